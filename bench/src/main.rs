@@ -1,0 +1,2 @@
+//! Benchmarks (being written).
+fn main() {}

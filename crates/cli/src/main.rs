@@ -1,0 +1,58 @@
+//! `hearth`: the terminal front end over the same core as the desktop app.
+//! For headless runs, scripts and benchmarks. It only wires the core to
+//! Ollama and prints events; no agent logic lives here.
+
+mod chat;
+mod ps;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Hearth from the terminal.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hearth",
+    version,
+    about = "Chat with local models through Ollama, from the terminal"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Send one message and stream the answer. Ctrl-C stops it at once
+    /// without unloading the model (exit code 130).
+    Chat(chat::ChatArgs),
+    /// List the models Ollama has resident, with VRAM and context.
+    Ps(ps::PsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HEARTH_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hearth: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        match cli.command {
+            Command::Chat(args) => chat::run(args).await,
+            Command::Ps(args) => ps::run(args).await,
+        }
+    })
+}

@@ -1,0 +1,139 @@
+//! Building what the model sees on each call (pure; DESIGN §2.3, seed 000
+//! "System prompt construction").
+//!
+//! The system message is persona + `---` + profile prompt, built fresh for
+//! every call and never stored, so profile and persona changes apply at once
+//! without rewriting history. Its bytes only change when the user changes
+//! them, which keeps the prompt prefix (and Ollama's KV cache) stable.
+
+use crate::message::{ChatMessage, Role};
+
+/// Heading of the memory message (seed 000).
+pub const MEMORY_HEADING: &str = "## What I remember about the user";
+
+/// The system prompt: persona, `---`, profile prompt (either may be empty).
+pub fn system_prompt(persona: &str, profile_prompt: &str) -> String {
+    match (persona.trim().is_empty(), profile_prompt.trim().is_empty()) {
+        (true, _) => profile_prompt.to_owned(),
+        (false, true) => persona.to_owned(),
+        (false, false) => format!("{persona}\n\n---\n\n{profile_prompt}"),
+    }
+}
+
+/// The full context for one model call: system message, memory message (when
+/// there is a memory summary), then the history with stored system messages
+/// stripped and tool results in call order.
+pub fn build_context(
+    persona: &str,
+    profile_prompt: &str,
+    memory: Option<&str>,
+    history: &[ChatMessage],
+) -> Vec<ChatMessage> {
+    let mut out = Vec::with_capacity(history.len() + 2);
+    out.push(ChatMessage::system(system_prompt(persona, profile_prompt)));
+    if let Some(m) = memory.map(str::trim).filter(|m| !m.is_empty()) {
+        out.push(ChatMessage::system(format!("{MEMORY_HEADING}\n\n{m}")));
+    }
+    out.extend(order_tool_results(
+        history
+            .iter()
+            .filter(|m| m.role != Role::System)
+            .cloned()
+            .collect(),
+    ));
+    out
+}
+
+/// Put each run of tool results back in the order of the calls of the
+/// assistant message before it. Results are stored as they complete
+/// (completion order, so the UI sees them at once); models expect them in
+/// call order. Results whose id matches no call keep their relative order
+/// after the matched ones.
+pub fn order_tool_results(mut messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut i = 0;
+    while i < messages.len() {
+        if messages[i].role == Role::Assistant && !messages[i].tool_calls.is_empty() {
+            let start = i + 1;
+            let end = messages[start..]
+                .iter()
+                .position(|m| m.role != Role::Tool)
+                .map_or(messages.len(), |p| start + p);
+            let calls: Vec<String> = messages[i]
+                .tool_calls
+                .iter()
+                .map(|c| c.id.clone())
+                .collect();
+            messages[start..end].sort_by_key(|m| {
+                m.tool_call_id
+                    .as_ref()
+                    .and_then(|id| calls.iter().position(|c| c == id))
+                    .unwrap_or(usize::MAX)
+            });
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolCall;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "t".into(),
+            arguments: json!({}),
+        }
+    }
+
+    #[test]
+    fn system_prompt_joins_persona_and_profile() {
+        assert_eq!(system_prompt("P", "Q"), "P\n\n---\n\nQ");
+        assert_eq!(system_prompt("", "Q"), "Q");
+        assert_eq!(system_prompt("P", " "), "P");
+    }
+
+    #[test]
+    fn context_strips_stored_system_messages_and_adds_memory() {
+        let history = vec![
+            ChatMessage::system("old system"),
+            ChatMessage::user("hi"),
+            ChatMessage::assistant("hello"),
+        ];
+        let ctx = build_context("P", "Q", Some("likes tea"), &history);
+        let roles: Vec<Role> = ctx.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            vec![Role::System, Role::System, Role::User, Role::Assistant]
+        );
+        assert_eq!(ctx[0].content, "P\n\n---\n\nQ");
+        assert_eq!(ctx[1].content, format!("{MEMORY_HEADING}\n\nlikes tea"));
+        assert_eq!(build_context("P", "Q", Some("  "), &history).len(), 3);
+    }
+
+    #[test]
+    fn tool_results_are_put_in_call_order() {
+        let mut a = ChatMessage::assistant("");
+        a.tool_calls = vec![call("a"), call("b"), call("c")];
+        let msgs = vec![
+            ChatMessage::user("go"),
+            a,
+            ChatMessage::tool_result(&call("c"), "C"),
+            ChatMessage::tool_result(&call("x"), "X"),
+            ChatMessage::tool_result(&call("a"), "A"),
+            ChatMessage::tool_result(&call("b"), "B"),
+            ChatMessage::assistant("done"),
+        ];
+        let out: Vec<String> = order_tool_results(msgs)
+            .iter()
+            .map(|m| m.content.clone())
+            .collect();
+        assert_eq!(out, vec!["go", "", "A", "B", "C", "X", "done"]);
+    }
+}

@@ -1,0 +1,555 @@
+//! The async driver of a run: the three entry points of seed 000 over one
+//! loop. It asks `step::next_step` what to do and only does I/O: streams
+//! (`turn`), runs tools (`tools_exec`), appends to the store, emits events.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use hearth_protocol::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{ModelBackend, ModelRequest};
+use crate::context::build_context;
+use crate::error::RunError;
+use crate::events::EventSink;
+use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::message::{ChatMessage, MessageStatus, ToolCall};
+use crate::profile::{Profile, ProfileProvider};
+use crate::settings::ModelSettings;
+use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
+use crate::store::{InMemoryStore, SessionStore};
+use crate::tool::{ToolContext, ToolRegistry};
+use crate::tools_exec::{BatchEnd, record, run_batch};
+use crate::turn::{CallEnd, Checkpoint, stream_call};
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// The model answered.
+    Answered {
+        /// The final answer's text.
+        text: String,
+        /// Model calls made.
+        iterations: u32,
+    },
+    /// The user stopped it.
+    Stopped {
+        /// Text of the answer in progress when it stopped.
+        partial_text: String,
+    },
+    /// It failed.
+    Failed {
+        /// Why.
+        error: RunError,
+        /// Text of the answer in progress when it failed (kept, flagged).
+        partial_text: String,
+    },
+}
+
+impl RunOutcome {
+    fn fail(error: impl Into<RunError>) -> Self {
+        Self::Failed {
+            error: error.into(),
+            partial_text: String::new(),
+        }
+    }
+
+    fn into_result(self) -> Result<String, RunError> {
+        match self {
+            Self::Answered { text, .. } => Ok(text),
+            Self::Stopped { .. } => Err(RunError::Stopped),
+            Self::Failed { error, .. } => Err(error),
+        }
+    }
+}
+
+/// A run in progress: its events, and the means to stop it.
+pub struct RunHandle {
+    /// The run's id.
+    pub run_id: String,
+    /// The session it belongs to.
+    pub session_id: String,
+    cancel: CancellationToken,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    task: JoinHandle<RunOutcome>,
+}
+
+impl RunHandle {
+    /// Stop the run at once (cooperative: the loop drops the request,
+    /// answers open tool calls, stores the partial text, emits
+    /// `stream_stopped`). The model stays loaded.
+    pub fn stop(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A token that stops the run when cancelled (for signal handlers).
+    pub fn stop_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// The next event; `None` once the run has ended and all were read.
+    pub async fn next_event(&mut self) -> Option<AgentEvent> {
+        self.events.recv().await
+    }
+
+    /// Wait for the end of the run (remaining events are dropped).
+    pub async fn outcome(self) -> RunOutcome {
+        match self.task.await {
+            Ok(o) => o,
+            Err(e) => RunOutcome::fail(RunError::Internal(e.to_string())),
+        }
+    }
+}
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    backend: Arc<dyn ModelBackend>,
+    profiles: Arc<dyn ProfileProvider>,
+    store: Arc<dyn SessionStore>,
+    tools: ToolRegistry,
+    settings: Arc<ModelSettings>,
+    memory: Option<String>,
+    max_depth: u32,
+}
+
+impl AgentBuilder {
+    /// Sessions in `store` (default: in memory).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Tools the model may call (default: none).
+    pub fn tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Per-model load options (default: [`ModelSettings::default`]).
+    pub fn settings(mut self, settings: Arc<ModelSettings>) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The user memory summary given to sessions (a snapshot: DESIGN §4).
+    pub fn memory(mut self, memory: Option<String>) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Arc<Agent> {
+        Arc::new(Agent {
+            backend: self.backend,
+            profiles: self.profiles,
+            store: self.store,
+            tools: self.tools,
+            settings: self.settings,
+            memory: self.memory,
+            max_depth: self.max_depth,
+        })
+    }
+}
+
+/// The agent: runs turns against a model backend.
+pub struct Agent {
+    backend: Arc<dyn ModelBackend>,
+    profiles: Arc<dyn ProfileProvider>,
+    store: Arc<dyn SessionStore>,
+    tools: ToolRegistry,
+    settings: Arc<ModelSettings>,
+    memory: Option<String>,
+    max_depth: u32,
+}
+
+/// Everything one run needs besides the agent.
+struct RunCtx {
+    session_id: String,
+    run_id: String,
+    text: String,
+    cancel: CancellationToken,
+    sink: EventSink,
+    store: Arc<dyn SessionStore>,
+    /// A fixed profile (sub-agents); `None` = the session's active profile,
+    /// re-read before every model call.
+    profile: Option<Profile>,
+    memory: Option<String>,
+    depth: u32,
+}
+
+impl Agent {
+    /// Start building an agent over `backend` with `profiles`.
+    pub fn builder(
+        backend: Arc<dyn ModelBackend>,
+        profiles: Arc<dyn ProfileProvider>,
+    ) -> AgentBuilder {
+        AgentBuilder {
+            backend,
+            profiles,
+            store: Arc::new(InMemoryStore::new()),
+            tools: ToolRegistry::new(),
+            settings: Arc::new(ModelSettings::default()),
+            memory: None,
+            max_depth: 2,
+        }
+    }
+
+    /// The per-model settings every request uses.
+    pub fn settings(&self) -> &Arc<ModelSettings> {
+        &self.settings
+    }
+
+    /// The session store.
+    pub fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Streaming entry point: starts the run in its own task (it goes on if
+    /// the consumer looks away) and returns its events and stop handle.
+    pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
+        let run_id = new_run_id();
+        let cancel = CancellationToken::new();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let ctx = RunCtx {
+            session_id: session_id.to_owned(),
+            run_id: run_id.clone(),
+            text: text.to_owned(),
+            cancel: cancel.clone(),
+            sink: EventSink::new(RunScope::top(session_id, &run_id), tx),
+            store: self.store.clone(),
+            profile: None,
+            memory: self.memory.clone(),
+            depth: 0,
+        };
+        let this = self.clone();
+        let task = tokio::spawn(async move { this.drive(ctx).await });
+        RunHandle {
+            run_id,
+            session_id: session_id.to_owned(),
+            cancel,
+            events: rx,
+            task,
+        }
+    }
+
+    /// Non-streaming entry point: runs the whole loop, returns the answer.
+    pub async fn run(
+        &self,
+        session_id: &str,
+        text: &str,
+        cancel: CancellationToken,
+    ) -> Result<String, RunError> {
+        let run_id = new_run_id();
+        let ctx = RunCtx {
+            session_id: session_id.to_owned(),
+            sink: EventSink::discard(RunScope::top(session_id, &run_id)),
+            run_id,
+            text: text.to_owned(),
+            cancel,
+            store: self.store.clone(),
+            profile: None,
+            memory: self.memory.clone(),
+            depth: 0,
+        };
+        self.drive(ctx).await.into_result()
+    }
+
+    /// Sub-agent entry point (seed 000): runs `task` with `profile` in a
+    /// fresh in-memory session `subagent_<12 hex>` — no database context of
+    /// its own — with its events forwarded into the parent's stream, marked
+    /// as a sub-agent's, and stopped with the parent.
+    pub async fn run_ephemeral(
+        &self,
+        task: &str,
+        profile: &str,
+        parent: &ToolContext,
+    ) -> Result<String, RunError> {
+        if parent.depth + 1 > self.max_depth {
+            return Err(RunError::InvalidInput(format!(
+                "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
+                self.max_depth,
+                parent.depth + 1
+            )));
+        }
+        let profile = self
+            .profiles
+            .by_name(profile)
+            .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
+        let session_id = new_subagent_session_id();
+        let run_id = new_run_id();
+        let ctx = RunCtx {
+            sink: parent
+                .events
+                .for_subagent(&session_id, &run_id, &parent.call_id),
+            session_id,
+            run_id,
+            text: task.to_owned(),
+            cancel: parent.cancel.child_token(),
+            store: Arc::new(InMemoryStore::new()),
+            profile: Some(profile),
+            memory: None,
+            depth: parent.depth + 1,
+        };
+        self.drive(ctx).await.into_result()
+    }
+
+    fn profile(&self, ctx: &RunCtx) -> Profile {
+        ctx.profile
+            .clone()
+            .unwrap_or_else(|| self.profiles.active(&ctx.session_id))
+    }
+
+    /// Run the loop and emit exactly one terminal event.
+    async fn drive(&self, ctx: RunCtx) -> RunOutcome {
+        let profile = self.profile(&ctx);
+        ctx.sink.emit(EventKind::RunStarted {
+            model: profile.model.clone(),
+            profile: profile.name.clone(),
+        });
+        let outcome = self.run_loop(&ctx).await;
+        match &outcome {
+            RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {
+                iterations: *iterations,
+            }),
+            RunOutcome::Stopped { partial_text } => ctx.sink.emit(EventKind::StreamStopped {
+                reason: StopReason::User,
+                partial_text: partial_text.clone(),
+            }),
+            RunOutcome::Failed {
+                error,
+                partial_text,
+            } => ctx.sink.emit(EventKind::Error {
+                error: error.to_info(),
+                partial_text: partial_text.clone(),
+            }),
+        }
+        outcome
+    }
+
+    async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
+        if ctx.text.trim().is_empty() {
+            return RunOutcome::fail(RunError::InvalidInput("the message is empty".into()));
+        }
+        // The user's message is durable before any request leaves.
+        if let Err(e) = ctx
+            .store
+            .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&ctx.text))
+            .await
+        {
+            return RunOutcome::fail(e);
+        }
+        let mut progress = Progress::Start;
+        let mut model_calls = 0u32;
+        let mut preloaded: HashSet<String> = HashSet::new();
+        let mut used_ids: HashSet<String> = HashSet::new();
+        let mut pending: Vec<ToolCall> = Vec::new();
+        let mut last_text = String::new();
+        loop {
+            let profile = self.profile(ctx);
+            match next_step(
+                progress,
+                model_calls,
+                profile.max_iterations,
+                ctx.cancel.is_cancelled(),
+            ) {
+                Step::Stop => {
+                    return RunOutcome::Stopped {
+                        partial_text: String::new(),
+                    };
+                }
+                Step::Done => {
+                    return RunOutcome::Answered {
+                        text: std::mem::take(&mut last_text),
+                        iterations: model_calls,
+                    };
+                }
+                Step::IterationCap => {
+                    let base = self.tool_context(ctx, &profile);
+                    for call in &pending {
+                        let r = not_run_result(profile.max_iterations);
+                        if let Err(e) =
+                            record(ctx.store.as_ref(), &base, call, ToolOutcome::Error, r, 0).await
+                        {
+                            return RunOutcome::fail(e);
+                        }
+                    }
+                    return RunOutcome::fail(RunError::MaxIterations(profile.max_iterations));
+                }
+                Step::CallTools => {
+                    let base = self.tool_context(ctx, &profile);
+                    let enabled = profile.tools.as_deref();
+                    match run_batch(&self.tools, enabled, &pending, &base, ctx.store.as_ref()).await
+                    {
+                        Ok(BatchEnd::Complete) => progress = Progress::ToolsRan,
+                        Ok(BatchEnd::Stopped) => {
+                            return RunOutcome::Stopped {
+                                partial_text: String::new(),
+                            };
+                        }
+                        Err(e) => return RunOutcome::fail(e),
+                    }
+                }
+                Step::CallModel => {
+                    if let Err(outcome) = self.ensure_loaded(ctx, &profile, &mut preloaded).await {
+                        return outcome;
+                    }
+                    model_calls += 1;
+                    let history = match ctx.store.history(&ctx.session_id).await {
+                        Ok(h) => h,
+                        Err(e) => return RunOutcome::fail(e),
+                    };
+                    let request = ModelRequest {
+                        messages: build_context(
+                            &self.profiles.persona(),
+                            &profile.system_prompt,
+                            ctx.memory.as_deref(),
+                            &history,
+                        ),
+                        tools: self.tools.specs(profile.tools.as_deref()),
+                        think: profile.think,
+                        temperature: profile.temperature,
+                        load: self.settings.load_options(&profile.model),
+                        model: profile.model.clone(),
+                    };
+                    let checkpoint = Checkpoint {
+                        store: ctx.store.as_ref(),
+                        session_id: &ctx.session_id,
+                        run_id: &ctx.run_id,
+                    };
+                    let result = stream_call(
+                        self.backend.as_ref(),
+                        request,
+                        &ctx.cancel,
+                        &ctx.sink,
+                        checkpoint,
+                    )
+                    .await;
+                    let status = match &result.end {
+                        CallEnd::Done(_) => MessageStatus::Complete,
+                        CallEnd::Stopped => MessageStatus::Interrupted,
+                        CallEnd::Failed(_) => MessageStatus::Error,
+                    };
+                    let mut message = result.message(status);
+                    message.tool_calls = assign_call_ids(result.tool_calls, &mut used_ids);
+                    let partial_text = message.content.clone();
+                    let calls = message.tool_calls.clone();
+                    // Keep the stored conversation valid: an answer that
+                    // carries tool calls is stored even when empty, and its
+                    // calls get results below.
+                    if (!message.content.is_empty()
+                        || !calls.is_empty()
+                        || status == MessageStatus::Complete)
+                        && let Err(e) = ctx
+                            .store
+                            .append(&ctx.session_id, &ctx.run_id, message)
+                            .await
+                    {
+                        return RunOutcome::fail(e);
+                    }
+                    for c in &calls {
+                        ctx.sink.emit(EventKind::ToolStarted {
+                            call_id: c.id.clone(),
+                            name: c.name.clone(),
+                            arguments: c.arguments.clone(),
+                        });
+                    }
+                    match result.end {
+                        CallEnd::Done(info) => {
+                            ctx.sink.emit(EventKind::Usage { usage: info.usage });
+                            progress = Progress::Answered {
+                                tool_calls: calls.len(),
+                            };
+                            last_text = partial_text;
+                            pending = calls;
+                        }
+                        CallEnd::Stopped => {
+                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
+                                return RunOutcome::fail(e);
+                            }
+                            return RunOutcome::Stopped { partial_text };
+                        }
+                        CallEnd::Failed(err) => {
+                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
+                                return RunOutcome::fail(e);
+                            }
+                            return RunOutcome::Failed {
+                                error: err.into(),
+                                partial_text,
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answer calls that will never run (stop or failure mid-answer).
+    async fn cancel_calls(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        calls: &[ToolCall],
+    ) -> Result<(), RunError> {
+        let base = self.tool_context(ctx, profile);
+        for call in calls {
+            let out = crate::step::CANCELLED_RESULT.to_owned();
+            record(
+                ctx.store.as_ref(),
+                &base,
+                call,
+                ToolOutcome::Cancelled,
+                out,
+                0,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Load the model with its own request, which Stop never cancels: a
+    /// disconnect during a load makes Ollama abort it and kill the runner
+    /// (DESIGN §3). The preload runs in a detached task; Stop only stops
+    /// waiting for it.
+    async fn ensure_loaded(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        preloaded: &mut HashSet<String>,
+    ) -> Result<(), RunOutcome> {
+        if preloaded.contains(&profile.model) {
+            return Ok(());
+        }
+        let backend = self.backend.clone();
+        let model = profile.model.clone();
+        let load = self.settings.load_options(&model);
+        let task = tokio::spawn(async move { backend.preload(&model, &load).await });
+        let joined = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Err(RunOutcome::Stopped { partial_text: String::new() }),
+            j = task => j,
+        };
+        match joined {
+            Ok(Ok(())) => {
+                preloaded.insert(profile.model.clone());
+                Ok(())
+            }
+            Ok(Err(e)) => Err(RunOutcome::fail(e)),
+            Err(e) => Err(RunOutcome::fail(RunError::Internal(e.to_string()))),
+        }
+    }
+
+    fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
+        ToolContext {
+            session_id: ctx.session_id.clone(),
+            run_id: ctx.run_id.clone(),
+            call_id: String::new(),
+            cancel: ctx.cancel.clone(),
+            events: ctx.sink.clone(),
+            workspace: profile.workspace.clone(),
+            approver: None,
+            depth: ctx.depth,
+        }
+    }
+}

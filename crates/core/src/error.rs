@@ -1,0 +1,51 @@
+//! How a run can fail, and how that reaches front ends.
+
+use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
+
+use crate::backend::BackendError;
+use crate::store::StoreError;
+
+/// Why a run ended without an answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    /// The model server failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The session could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The model kept calling tools until the profile's cap.
+    #[error(
+        "stopped after {0} model calls, the profile's limit, while the model was still calling tools; raise max_iterations in the profile or ask it to continue"
+    )]
+    MaxIterations(u32),
+    /// The user stopped the run.
+    #[error("stopped by the user")]
+    Stopped,
+    /// The request is invalid.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The run's task died (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl RunError {
+    /// The shape front ends receive.
+    pub fn to_info(&self) -> ErrorInfo {
+        let (code, recovery) = match self {
+            Self::Backend(b) => return b.to_info(),
+            Self::Store(_) => (ErrorCode::Storage, Recovery::Retry),
+            Self::MaxIterations(_) => (ErrorCode::MaxIterations, Recovery::FixConfig),
+            Self::Stopped => (ErrorCode::Internal, Recovery::None),
+            Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
+            Self::Internal(_) => (ErrorCode::Internal, Recovery::None),
+        };
+        ErrorInfo {
+            code,
+            recovery,
+            message: self.to_string(),
+            details: None,
+        }
+    }
+}

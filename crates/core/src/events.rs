@@ -1,0 +1,62 @@
+//! Where a run's events go. A sink stamps every event with its run's scope,
+//! so a sub-agent's sink writes into the parent's channel marked as a
+//! sub-agent's (flat `parent_run_id`, not nested boxes: STYLE §4).
+
+use hearth_protocol::{AgentEvent, EventKind, RunScope};
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Sends events of one run to its consumer.
+///
+/// Unbounded on purpose: the loop must never wait on a slow UI (a stop must
+/// not queue behind a full channel). Volume is bounded by the model's speed.
+#[derive(Debug, Clone)]
+pub struct EventSink {
+    scope: RunScope,
+    tx: Option<UnboundedSender<AgentEvent>>,
+}
+
+impl EventSink {
+    /// A sink for `scope` sending into `tx`.
+    pub fn new(scope: RunScope, tx: UnboundedSender<AgentEvent>) -> Self {
+        Self {
+            scope,
+            tx: Some(tx),
+        }
+    }
+
+    /// A sink that drops everything (for `run`, which returns text only).
+    pub fn discard(scope: RunScope) -> Self {
+        Self { scope, tx: None }
+    }
+
+    /// The scope stamped on events.
+    pub fn scope(&self) -> &RunScope {
+        &self.scope
+    }
+
+    /// Emit one event. A consumer that went away is not an error: the run
+    /// goes on and its results are stored.
+    pub fn emit(&self, kind: EventKind) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(AgentEvent {
+                scope: self.scope.clone(),
+                kind,
+            });
+        }
+    }
+
+    /// A sink for a sub-agent run spawned by tool call `call_id` of this
+    /// sink's run: same channel, sub-agent scope.
+    pub fn for_subagent(&self, session_id: &str, run_id: &str, call_id: &str) -> Self {
+        Self {
+            scope: RunScope {
+                session_id: session_id.to_owned(),
+                run_id: run_id.to_owned(),
+                parent_run_id: Some(self.scope.run_id.clone()),
+                parent_call_id: Some(call_id.to_owned()),
+                is_subagent: true,
+            },
+            tx: self.tx.clone(),
+        }
+    }
+}

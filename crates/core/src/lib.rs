@@ -1,0 +1,40 @@
+//! Hearth's agent core: one turn of the loop from the user's message to the
+//! final answer, with tools, stop semantics and per-model load options.
+//!
+//! It owns the traits that the outer crates implement — [`ModelBackend`]
+//! (crates/ollama), [`SessionStore`] (crates/store), [`Tool`] — and must not
+//! depend on Tauri, an HTTP client or SQL (`cargo tree -p hearth-core` shows
+//! none of them). Decisions are pure functions (`context`, `step`); the async
+//! driver (`driver`, `turn`, `tools_exec`) only streams, runs tools, saves
+//! and emits.
+
+mod backend;
+mod context;
+mod driver;
+mod error;
+mod events;
+mod ids;
+mod message;
+mod profile;
+mod settings;
+mod step;
+mod store;
+mod tool;
+pub mod tools;
+mod tools_exec;
+mod turn;
+
+pub use backend::{
+    BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
+};
+pub use context::{build_context, order_tool_results, system_prompt};
+pub use driver::{Agent, AgentBuilder, RunHandle, RunOutcome};
+pub use error::RunError;
+pub use events::EventSink;
+pub use ids::{new_run_id, new_session_id, new_subagent_session_id};
+pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
+pub use profile::{Profile, ProfileProvider, StaticProfiles};
+pub use settings::{KeepAlive, LoadOptions, ModelSettings};
+pub use step::{BatchMode, CANCELLED_RESULT, Step, batch_mode, next_step};
+pub use store::{InMemoryStore, SessionStore, StoreError};
+pub use tool::{Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec};

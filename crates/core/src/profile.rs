@@ -1,0 +1,115 @@
+//! Profiles: named bundles of model, prompt, tools and loop settings
+//! (DESIGN §7). Load-time options are not here: they belong to the model.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::RwLock;
+
+use serde::{Deserialize, Serialize};
+
+/// A profile. Re-read before every model call, so a switch takes effect at
+/// the next call even in the middle of a tool loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Unique name ("Chat", "Agent", …).
+    pub name: String,
+    /// Model to use.
+    pub model: String,
+    /// Profile prompt (after the persona and `---`).
+    pub system_prompt: String,
+    /// Tools enabled: `None` = every registered tool, `Some(vec![])` = none.
+    pub tools: Option<Vec<String>>,
+    /// Run the planning phase before the tool loop (streaming path only).
+    pub planning_enabled: bool,
+    /// Cap on model calls per run.
+    pub max_iterations: u32,
+    /// Sampling temperature (`None` = model default).
+    pub temperature: Option<f64>,
+    /// Ask for reasoning (`None` = don't send the field).
+    pub think: Option<bool>,
+    /// Folder file tools are confined to.
+    pub workspace: Option<PathBuf>,
+}
+
+impl Profile {
+    /// Default cap on model calls per run.
+    pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+
+    /// A profile with defaults: every tool, no planning, 20 iterations.
+    pub fn new(name: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            model: model.into(),
+            system_prompt:
+                "You are Hearth, a helpful assistant running on the user's own computer.".into(),
+            tools: None,
+            planning_enabled: false,
+            max_iterations: Self::DEFAULT_MAX_ITERATIONS,
+            temperature: None,
+            think: None,
+            workspace: None,
+        }
+    }
+}
+
+/// Where the loop gets the persona and the active profile.
+pub trait ProfileProvider: Send + Sync {
+    /// The global persona, prepended to every profile prompt.
+    fn persona(&self) -> String;
+    /// The profile a session uses now.
+    fn active(&self, session_id: &str) -> Profile;
+    /// A profile by name (for sub-agents).
+    fn by_name(&self, name: &str) -> Option<Profile>;
+}
+
+/// Profiles held in memory: one active profile for every session.
+#[derive(Debug)]
+pub struct StaticProfiles {
+    persona: String,
+    active: RwLock<String>,
+    profiles: RwLock<BTreeMap<String, Profile>>,
+}
+
+impl StaticProfiles {
+    /// Profiles with `active` as the only one.
+    pub fn single(persona: impl Into<String>, active: Profile) -> Self {
+        let name = active.name.clone();
+        Self {
+            persona: persona.into(),
+            active: RwLock::new(name.clone()),
+            profiles: RwLock::new(BTreeMap::from([(name, active)])),
+        }
+    }
+
+    /// Add or replace a profile.
+    pub fn upsert(&self, profile: Profile) {
+        if let Ok(mut p) = self.profiles.write() {
+            p.insert(profile.name.clone(), profile);
+        }
+    }
+
+    /// Make `name` the active profile; false when there is no such profile.
+    pub fn switch(&self, name: &str) -> bool {
+        let exists = self.profiles.read().is_ok_and(|p| p.contains_key(name));
+        if exists && let Ok(mut a) = self.active.write() {
+            *a = name.to_owned();
+        }
+        exists
+    }
+}
+
+impl ProfileProvider for StaticProfiles {
+    fn persona(&self) -> String {
+        self.persona.clone()
+    }
+
+    fn active(&self, _session_id: &str) -> Profile {
+        let name = self.active.read().map(|a| a.clone()).unwrap_or_default();
+        self.by_name(&name)
+            .unwrap_or_else(|| Profile::new(name, "llama3.2"))
+    }
+
+    fn by_name(&self, name: &str) -> Option<Profile> {
+        self.profiles.read().ok().and_then(|p| p.get(name).cloned())
+    }
+}

@@ -1,0 +1,86 @@
+//! Where sessions live. The core appends; it never rewrites a session.
+//! crates/store implements this on SQLite; [`InMemoryStore`] serves tests,
+//! the CLI without a database, and sub-agents (which keep no database
+//! context of their own).
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use tokio::sync::Mutex;
+
+use crate::message::ChatMessage;
+
+/// A storage failure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("session storage failed: {0}")]
+pub struct StoreError(pub String);
+
+/// Sessions as the loop needs them.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    /// The session's conversation (its current branch), oldest first.
+    /// An unknown session is empty.
+    async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, StoreError>;
+
+    /// Append one message. Durable when this returns: the loop appends the
+    /// user's message before any request leaves, and emits an event only
+    /// after what it announces is appended.
+    async fn append(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        message: ChatMessage,
+    ) -> Result<(), StoreError>;
+
+    /// Save the answer streamed so far, so a crash loses at most its last
+    /// moments. Replaced by the final message when it is appended.
+    async fn checkpoint(
+        &self,
+        _session_id: &str,
+        _run_id: &str,
+        _partial: &ChatMessage,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// Sessions in memory.
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    sessions: Mutex<HashMap<String, Vec<ChatMessage>>>,
+}
+
+impl InMemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+#[async_trait]
+impl SessionStore for InMemoryStore {
+    async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, StoreError> {
+        Ok(self
+            .sessions
+            .lock()
+            .await
+            .get(session_id)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn append(
+        &self,
+        session_id: &str,
+        _run_id: &str,
+        message: ChatMessage,
+    ) -> Result<(), StoreError> {
+        self.sessions
+            .lock()
+            .await
+            .entry(session_id.to_owned())
+            .or_default()
+            .push(message);
+        Ok(())
+    }
+}

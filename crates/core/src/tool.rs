@@ -1,0 +1,134 @@
+//! Tools the model can call, and what a call may reach.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::events::EventSink;
+
+/// A tool as the model sees it: name, description, JSON schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Name the model calls.
+    pub name: String,
+    /// What it does and when to use it.
+    pub description: String,
+    /// JSON schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// Whether a call changes anything outside the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolEffect {
+    /// Only reads: safe to run beside other read-only calls.
+    ReadOnly,
+    /// Writes or runs something: the batch it is in runs one call at a time
+    /// (seed 004), and it will ask the user first.
+    Mutating,
+}
+
+/// A tool failure. Its text goes back to the model as the tool result, so it
+/// should say what to do differently.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the schema.
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Asks the user before a mutating call (the approvals issue implements it;
+/// the seam is here so tools need not change then).
+#[async_trait]
+pub trait Approver: Send + Sync {
+    /// True when the user allows `tool` to run with `arguments`.
+    async fn approve(&self, ctx: &ToolContext, tool: &str, arguments: &serde_json::Value) -> bool;
+}
+
+/// What a tool call can see of the run it belongs to.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Session of the run (a sub-agent's own `subagent_…` id inside one).
+    pub session_id: String,
+    /// The run.
+    pub run_id: String,
+    /// This call's id.
+    pub call_id: String,
+    /// Cancelled when the user stops the run; long tools must watch it.
+    pub cancel: CancellationToken,
+    /// Where nested events go (a sub-agent's events reach the parent's
+    /// stream through it while the tool runs).
+    pub events: EventSink,
+    /// The folder file tools are confined to, when the profile sets one.
+    pub workspace: Option<PathBuf>,
+    /// Who to ask before mutating; `None` = no approval configured.
+    pub approver: Option<Arc<dyn Approver>>,
+    /// Sub-agent nesting depth of the run (0 = top level).
+    pub depth: u32,
+}
+
+/// A tool. Implementations must be cancel-safe: the loop drops the future
+/// when the user stops (it never aborts a task from outside mid-write, so a
+/// tool that writes must finish or roll back its write before it yields).
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// The schema shown to the model.
+    fn spec(&self) -> ToolSpec;
+
+    /// Whether this call with these arguments mutates anything.
+    fn effect(&self, _arguments: &serde_json::Value) -> ToolEffect {
+        ToolEffect::ReadOnly
+    }
+
+    /// Run the call.
+    async fn call(
+        &self,
+        arguments: serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<String, ToolError>;
+}
+
+/// The tools available to the loop, by name. Ordered by name so the tool list
+/// sent to the model is byte-identical on every call (prefix cache, DESIGN §4).
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add (or replace) a tool.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> &mut Self {
+        self.tools.insert(tool.spec().name, tool);
+        self
+    }
+
+    /// Look a tool up by name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// Names of all tools, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
+    }
+
+    /// The specs of the tools a profile enables (`None` = all), sorted.
+    pub fn specs(&self, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+        self.tools
+            .iter()
+            .filter(|(name, _)| enabled.is_none_or(|e| e.iter().any(|n| n == *name)))
+            .map(|(_, t)| t.spec())
+            .collect()
+    }
+}

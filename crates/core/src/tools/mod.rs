@@ -1,0 +1,20 @@
+//! Built-in tools. Each declares its JSON schema and whether it mutates.
+
+mod arith;
+mod calculator;
+mod time;
+
+pub use calculator::Calculator;
+pub use time::CurrentTime;
+
+use std::sync::Arc;
+
+use crate::tool::ToolRegistry;
+
+/// A registry with the harmless built-in tools.
+pub fn builtin_registry() -> ToolRegistry {
+    let mut r = ToolRegistry::new();
+    r.register(Arc::new(CurrentTime))
+        .register(Arc::new(Calculator));
+    r
+}

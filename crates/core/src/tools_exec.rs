@@ -1,0 +1,190 @@
+//! Running one batch of tool calls: in parallel unless a call mutates
+//! (seed 004), each raced against Stop, each result stored and announced as
+//! it completes. The context builder puts results back in call order.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
+use hearth_protocol::{EventKind, ToolOutcome};
+
+use crate::message::{ChatMessage, ToolCall};
+use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
+use crate::store::{SessionStore, StoreError};
+use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
+
+/// The end of one call.
+pub(crate) struct Finished {
+    pub index: usize,
+    pub outcome: ToolOutcome,
+    pub output: String,
+    pub duration_ms: u64,
+}
+
+/// How a batch ended.
+pub(crate) enum BatchEnd {
+    /// Every call has its result.
+    Complete,
+    /// Stopped: every unanswered call got [`CANCELLED_RESULT`].
+    Stopped,
+}
+
+/// Run `calls`, appending each result to the store and then emitting its
+/// `tool_event`. Only tools in `enabled` (all when `None`) may run.
+pub(crate) async fn run_batch(
+    registry: &ToolRegistry,
+    enabled: Option<&[String]>,
+    calls: &[ToolCall],
+    base: &ToolContext,
+    store: &dyn SessionStore,
+) -> Result<BatchEnd, StoreError> {
+    let tools: Vec<Option<Arc<dyn Tool>>> = calls
+        .iter()
+        .map(|c| {
+            let allowed = enabled.is_none_or(|e| e.iter().any(|n| *n == c.name));
+            registry.get(&c.name).filter(|_| allowed).cloned()
+        })
+        .collect();
+    let effects: Vec<ToolEffect> = calls
+        .iter()
+        .zip(&tools)
+        .map(|(c, t)| {
+            t.as_ref()
+                .map_or(ToolEffect::ReadOnly, |t| t.effect(&c.arguments))
+        })
+        .collect();
+    let mode = batch_mode(&effects);
+    let available = registry
+        .specs(enabled)
+        .into_iter()
+        .map(|s| s.name)
+        .collect::<Vec<_>>()
+        .join(", ");
+
+    let mut answered = vec![false; calls.len()];
+    let mut running: FuturesUnordered<BoxFuture<'_, Finished>> = FuturesUnordered::new();
+    let mut next = 0;
+    let start_next = |i: usize| call_one(i, &calls[i], tools[i].clone(), base, &available);
+    match mode {
+        BatchMode::Parallel => {
+            for i in 0..calls.len() {
+                running.push(start_next(i));
+            }
+            next = calls.len();
+        }
+        BatchMode::Sequential if !calls.is_empty() => {
+            running.push(start_next(0));
+            next = 1;
+        }
+        BatchMode::Sequential => {}
+    }
+
+    while !running.is_empty() {
+        let done = tokio::select! {
+            biased;
+            () = base.cancel.cancelled() => break,
+            Some(done) = running.next() => done,
+        };
+        answered[done.index] = true;
+        record(
+            store,
+            base,
+            &calls[done.index],
+            done.outcome,
+            done.output,
+            done.duration_ms,
+        )
+        .await?;
+        if mode == BatchMode::Sequential && next < calls.len() {
+            running.push(start_next(next));
+            next += 1;
+        }
+    }
+    drop(running);
+
+    if answered.iter().all(|a| *a) {
+        return Ok(BatchEnd::Complete);
+    }
+    for (i, call) in calls.iter().enumerate().filter(|(i, _)| !answered[*i]) {
+        let output = if effects[i] == ToolEffect::Mutating && i < next {
+            format!("{CANCELLED_RESULT} while it was running; it may have partly completed")
+        } else {
+            CANCELLED_RESULT.to_owned()
+        };
+        record(store, base, call, ToolOutcome::Cancelled, output, 0).await?;
+    }
+    Ok(BatchEnd::Stopped)
+}
+
+/// Append a result, then announce it (events follow what they announce).
+pub(crate) async fn record(
+    store: &dyn SessionStore,
+    base: &ToolContext,
+    call: &ToolCall,
+    outcome: ToolOutcome,
+    output: String,
+    duration_ms: u64,
+) -> Result<(), StoreError> {
+    store
+        .append(
+            &base.session_id,
+            &base.run_id,
+            ChatMessage::tool_result(call, output.clone()),
+        )
+        .await?;
+    base.events.emit(EventKind::ToolEvent {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        outcome,
+        output,
+        duration_ms,
+    });
+    Ok(())
+}
+
+fn call_one<'a>(
+    index: usize,
+    call: &'a ToolCall,
+    tool: Option<Arc<dyn Tool>>,
+    base: &'a ToolContext,
+    available: &'a str,
+) -> BoxFuture<'a, Finished> {
+    Box::pin(async move {
+        let started = Instant::now();
+        let result = match tool {
+            None => Err(ToolError::Failed(format!(
+                "unknown tool `{}`; the tools you can call are: {}",
+                call.name,
+                if available.is_empty() {
+                    "none"
+                } else {
+                    available
+                }
+            ))),
+            Some(_) if !call.arguments.is_object() => Err(ToolError::InvalidArguments(format!(
+                "arguments must be a JSON object, got {}",
+                call.arguments
+            ))),
+            Some(tool) => {
+                let ctx = ToolContext {
+                    call_id: call.id.clone(),
+                    ..base.clone()
+                };
+                tool.call(call.arguments.clone(), &ctx).await
+            }
+        };
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (outcome, output) = match result {
+            Ok(out) => (ToolOutcome::Ok, out),
+            Err(e) => (ToolOutcome::Error, format!("error: {e}")),
+        };
+        Finished {
+            index,
+            outcome,
+            output,
+            duration_ms,
+        }
+    })
+}

@@ -1,0 +1,5 @@
+//! Loop tests against a scripted fake model: one integration binary (STYLE §8).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod fake;
+mod suite;

@@ -1,0 +1,181 @@
+//! A scripted model backend: each call pops the next script, the test
+//! inspects every request the loop made.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use hearth_core::{
+    Agent, BackendError, DoneInfo, LoadOptions, ModelBackend, ModelDelta, ModelRequest,
+    ModelStream, Profile, RawToolCall, StaticProfiles, ToolRegistry,
+};
+use hearth_protocol::{AgentEvent, EventKind};
+use serde_json::Value;
+
+/// One step of a scripted answer.
+#[derive(Clone)]
+pub enum Piece {
+    Delta(ModelDelta),
+    Fail(BackendError),
+    Sleep(Duration),
+    /// Never yield again (until dropped).
+    Stall,
+}
+
+#[derive(Default)]
+pub struct FakeBackend {
+    scripts: Mutex<VecDeque<Vec<Piece>>>,
+    pub requests: Mutex<Vec<ModelRequest>>,
+    pub preloads: AtomicUsize,
+    pub preloads_done: AtomicUsize,
+    pub preload_delay: Mutex<Duration>,
+    pub open_delay: Mutex<Duration>,
+    /// Streams dropped before their end (connection closed by Stop).
+    pub dropped: Arc<AtomicUsize>,
+}
+
+pub fn text(s: &str) -> Piece {
+    Piece::Delta(ModelDelta::Text(s.into()))
+}
+
+pub fn done() -> Piece {
+    Piece::Delta(ModelDelta::Done(DoneInfo::default()))
+}
+
+pub fn call(id: Option<&str>, name: &str, args: Value) -> Piece {
+    Piece::Delta(ModelDelta::ToolCalls(vec![RawToolCall {
+        id: id.map(str::to_owned),
+        name: name.into(),
+        arguments: args,
+    }]))
+}
+
+impl FakeBackend {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub fn push(&self, pieces: Vec<Piece>) {
+        self.scripts.lock().unwrap().push_back(pieces);
+    }
+
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+struct DropGuard(Arc<AtomicUsize>, bool);
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[async_trait]
+impl ModelBackend for FakeBackend {
+    async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
+        self.requests.lock().unwrap().push(request);
+        let delay = *self.open_delay.lock().unwrap();
+        let guard = DropGuard(self.dropped.clone(), false);
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let pieces = self
+            .scripts
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| vec![text("(no script)"), done()]);
+        let s = futures::stream::unfold(
+            (pieces.into_iter(), guard),
+            |(mut it, mut guard)| async move {
+                loop {
+                    match it.next() {
+                        None => {
+                            guard.1 = true;
+                            return None;
+                        }
+                        Some(Piece::Sleep(d)) => tokio::time::sleep(d).await,
+                        Some(Piece::Stall) => futures::future::pending::<()>().await,
+                        Some(Piece::Fail(e)) => {
+                            guard.1 = true;
+                            return Some((Err(e), (it, guard)));
+                        }
+                        Some(Piece::Delta(d)) => {
+                            if matches!(d, ModelDelta::Done(_)) {
+                                guard.1 = true;
+                            }
+                            return Some((Ok(d), (it, guard)));
+                        }
+                    }
+                }
+            },
+        );
+        Ok(s.boxed())
+    }
+
+    async fn preload(&self, _model: &str, _load: &LoadOptions) -> Result<(), BackendError> {
+        self.preloads.fetch_add(1, Ordering::SeqCst);
+        let d = *self.preload_delay.lock().unwrap();
+        tokio::time::sleep(d).await;
+        self.preloads_done.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn unload(&self, _model: &str) -> Result<(), BackendError> {
+        Ok(())
+    }
+}
+
+pub fn agent(
+    backend: Arc<FakeBackend>,
+    tools: ToolRegistry,
+    profile: Profile,
+) -> (Arc<Agent>, Arc<StaticProfiles>) {
+    let profiles = Arc::new(StaticProfiles::single("Persona", profile));
+    let agent = Agent::builder(backend, profiles.clone())
+        .tools(tools)
+        .build();
+    (agent, profiles)
+}
+
+/// Drain a run's events (with a timeout so a hung loop fails the test).
+pub async fn events(handle: &mut hearth_core::RunHandle) -> Vec<AgentEvent> {
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), handle.next_event()).await {
+            Ok(Some(e)) => {
+                let end = e.kind.is_terminal() && !e.scope.is_subagent;
+                out.push(e);
+                if end {
+                    return out;
+                }
+            }
+            Ok(None) => return out,
+            Err(_) => panic!("run did not end; events so far: {out:#?}"),
+        }
+    }
+}
+
+pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|e| match e.kind {
+            EventKind::RunStarted { .. } => "run_started",
+            EventKind::PlanReady { .. } => "plan_ready",
+            EventKind::ThinkingDelta { .. } => "thinking",
+            EventKind::TextDelta { .. } => "text",
+            EventKind::ToolStarted { .. } => "tool_started",
+            EventKind::ToolEvent { .. } => "tool_event",
+            EventKind::Usage { .. } => "usage",
+            EventKind::StreamEnd { .. } => "end",
+            EventKind::StreamStopped { .. } => "stopped",
+            EventKind::Error { .. } => "error",
+        })
+        .collect()
+}

@@ -1,0 +1,3 @@
+mod probe;
+mod stop;
+mod tools;

@@ -1,0 +1,176 @@
+//! Stop semantics with the fake backend (DESIGN §3): raced against opening
+//! the request, every chunk and every tool; partial text kept and flagged;
+//! unanswered calls answered; the preload never cancelled.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use hearth_core::{BackendError, CANCELLED_RESULT, MessageStatus, Profile, Role, ToolRegistry};
+use hearth_protocol::{ErrorCode, EventKind};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::probe::Probe;
+use crate::fake::{FakeBackend, Piece, agent, call, done, events, kinds, text};
+
+fn profile() -> Profile {
+    Profile::new("Agent", "m")
+}
+
+async fn stop_after(run: &hearth_core::RunHandle, ms: u64) -> Instant {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    let t = Instant::now();
+    run.stop();
+    t
+}
+
+#[tokio::test]
+async fn stop_while_the_request_is_opening_ends_at_once() {
+    let backend = FakeBackend::new();
+    *backend.open_delay.lock().unwrap() = Duration::from_secs(5);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let mut run = agent.run_stream("s", "hi");
+    let t = stop_after(&run, 50).await;
+    let evs = events(&mut run).await;
+    assert!(
+        t.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(kinds(&evs), vec!["run_started", "stopped"]);
+    assert_eq!(
+        backend.dropped.load(Ordering::SeqCst),
+        1,
+        "the request future was dropped"
+    );
+}
+
+#[tokio::test]
+async fn stop_mid_stream_keeps_the_partial_text_flagged_interrupted() {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("Once "), text("upon"), Piece::Stall]);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let mut run = agent.run_stream("s", "tell a story");
+    stop_after(&run, 100).await;
+    let evs = events(&mut run).await;
+    let EventKind::StreamStopped { partial_text, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(partial_text, "Once upon");
+    assert_eq!(
+        backend.dropped.load(Ordering::SeqCst),
+        1,
+        "stream dropped = connection closed"
+    );
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1].content, "Once upon");
+    assert_eq!(history[1].status, MessageStatus::Interrupted);
+}
+
+#[tokio::test]
+async fn stop_during_tools_answers_every_open_call_and_keeps_history_valid() {
+    let backend = FakeBackend::new();
+    let probe = Probe::new("probe", true);
+    backend.push(vec![
+        call(None, "probe", json!({"ms": 10, "tag": "fast"})),
+        call(None, "probe", json!({"ms": 5000, "tag": "slow"})),
+        call(None, "probe", json!({"ms": 10, "tag": "never"})),
+        done(),
+    ]);
+    let mut reg = ToolRegistry::new();
+    reg.register(probe.clone());
+    let (agent, _) = agent(backend.clone(), reg, profile());
+    let mut run = agent.run_stream("s", "go");
+    let t = stop_after(&run, 200).await;
+    let evs = events(&mut run).await;
+    assert!(
+        t.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(kinds(&evs).last(), Some(&"stopped"));
+    assert_eq!(
+        probe.calls.load(Ordering::SeqCst),
+        2,
+        "the third call never started"
+    );
+    let history = agent.store().history("s").await.unwrap();
+    let results: Vec<&str> = history
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(results.len(), 3, "{history:#?}");
+    assert_eq!(results[0], "probe:fast");
+    assert!(
+        results[1].starts_with(CANCELLED_RESULT) && results[1].contains("may have partly"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(results[2], CANCELLED_RESULT);
+    assert_eq!(backend.requests().len(), 1, "no model call after the stop");
+}
+
+#[tokio::test]
+async fn stop_during_the_preload_does_not_cancel_it() {
+    let backend = FakeBackend::new();
+    *backend.preload_delay.lock().unwrap() = Duration::from_millis(300);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let mut run = agent.run_stream("s", "hi");
+    let t = stop_after(&run, 50).await;
+    let evs = events(&mut run).await;
+    assert!(t.elapsed() < Duration::from_millis(100));
+    assert_eq!(kinds(&evs), vec!["run_started", "stopped"]);
+    assert_eq!(backend.requests().len(), 0, "no chat was sent");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        backend.preloads_done.load(Ordering::SeqCst),
+        1,
+        "the load ran to its end"
+    );
+}
+
+#[tokio::test]
+async fn a_failure_mid_stream_keeps_the_partial_text_and_says_what_to_do() {
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        text("Half an ans"),
+        Piece::Fail(BackendError::Truncated),
+    ]);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error {
+        error,
+        partial_text,
+    } = &evs.last().unwrap().kind
+    else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::StreamTruncated);
+    assert_eq!(partial_text, "Half an ans");
+    assert_eq!(
+        kinds(&evs).iter().filter(|k| **k == "error").count(),
+        1,
+        "one terminal event"
+    );
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history[1].status, MessageStatus::Error);
+    // The session still works: the next turn goes through.
+    backend.push(vec![text("fine now"), done()]);
+    let mut run = agent.run_stream("s", "again?");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"));
+}
+
+#[tokio::test]
+async fn run_and_an_empty_message() {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("plain"), done()]);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let answer = agent.run("s", "hi", Default::default()).await.unwrap();
+    assert_eq!(answer, "plain");
+    let err = agent.run("s", "  ", Default::default()).await.unwrap_err();
+    assert!(err.to_string().contains("empty"), "{err}");
+}

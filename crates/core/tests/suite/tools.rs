@@ -1,0 +1,245 @@
+//! The tool loop: round trip, batches, ordering, errors, the iteration cap,
+//! profile reloads.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use hearth_core::{
+    Agent, MessageStatus, Profile, Role, StaticProfiles, ToolRegistry, tools::builtin_registry,
+};
+use hearth_protocol::{ErrorCode, EventKind, ToolOutcome};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::probe::{Probe, Switch};
+use crate::fake::{FakeBackend, agent, call, done, events, kinds, text};
+
+fn profile() -> Profile {
+    Profile::new("Agent", "m")
+}
+
+#[tokio::test]
+async fn a_tool_round_trip_sends_the_result_back_in_call_order() {
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        call(None, "calculator", json!({"expression": "6*7"})),
+        call(Some("id-b"), "current_time", json!({})),
+        done(),
+    ]);
+    backend.push(vec![text("It is "), text("42."), done()]);
+    let (agent, _) = agent(backend.clone(), builtin_registry(), profile());
+    let mut run = agent.run_stream("s", "what is 6*7?");
+    let evs = events(&mut run).await;
+    assert_eq!(
+        kinds(&evs),
+        vec![
+            "run_started",
+            "tool_started",
+            "tool_started",
+            "usage",
+            "tool_event",
+            "tool_event",
+            "text",
+            "text",
+            "usage",
+            "end"
+        ]
+    );
+
+    let reqs = backend.requests();
+    assert_eq!(reqs.len(), 2);
+    let second = &reqs[1].messages;
+    // system, user, assistant(tool calls), tool, tool
+    let roles: Vec<Role> = second.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        vec![
+            Role::System,
+            Role::User,
+            Role::Assistant,
+            Role::Tool,
+            Role::Tool
+        ]
+    );
+    assert_eq!(
+        second[0].content,
+        "Persona\n\n---\n\n".to_owned() + &profile().system_prompt
+    );
+    let calls = &second[2].tool_calls;
+    assert!(
+        calls[0].id.starts_with("call_"),
+        "minted id: {}",
+        calls[0].id
+    );
+    assert_eq!(calls[1].id, "id-b");
+    assert_eq!(
+        second[3].tool_call_id.as_deref(),
+        Some(calls[0].id.as_str())
+    );
+    assert_eq!(second[3].content, "42");
+    assert_eq!(second[4].tool_call_id.as_deref(), Some("id-b"));
+    // Tool specs are identical on every call (prompt prefix stability).
+    assert_eq!(reqs[0].tools, reqs[1].tools);
+    assert_eq!(reqs[0].messages[0], reqs[1].messages[0]);
+
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history.last().unwrap().content, "It is 42.");
+    assert_eq!(history.last().unwrap().status, MessageStatus::Complete);
+}
+
+#[tokio::test]
+async fn read_only_batches_run_in_parallel_mutating_ones_in_order() {
+    for mutating in [false, true] {
+        let backend = FakeBackend::new();
+        let slow = Probe::new("slow", false);
+        let other = Probe::new("other", mutating);
+        backend.push(vec![
+            call(None, "slow", json!({"ms": 150, "tag": "a"})),
+            call(None, "other", json!({"ms": 10, "tag": "b"})),
+            call(None, "slow", json!({"ms": 100, "tag": "c"})),
+            done(),
+        ]);
+        backend.push(vec![text("ok"), done()]);
+        let mut reg = ToolRegistry::new();
+        reg.register(slow.clone()).register(other.clone());
+        let (agent, _) = agent(backend.clone(), reg, profile());
+        let mut run = agent.run_stream("s", "go");
+        let evs = events(&mut run).await;
+        let max =
+            slow.max_in_flight.load(Ordering::SeqCst) + other.max_in_flight.load(Ordering::SeqCst);
+        let finished: Vec<String> = evs
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::ToolEvent { output, .. } => Some(output.clone()),
+                _ => None,
+            })
+            .collect();
+        if mutating {
+            assert_eq!(slow.max_in_flight.load(Ordering::SeqCst), 1);
+            assert_eq!(
+                finished,
+                vec!["slow:a", "other:b", "slow:c"],
+                "sequential, in call order"
+            );
+        } else {
+            assert_eq!(max, 3, "all three overlapped");
+            assert_eq!(
+                finished,
+                vec!["other:b", "slow:c", "slow:a"],
+                "events in completion order"
+            );
+        }
+        // Whatever the completion order, the model gets results in call order.
+        let next = &backend.requests()[1].messages;
+        let results: Vec<&str> = next
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(results, vec!["slow:a", "other:b", "slow:c"]);
+    }
+}
+
+#[tokio::test]
+async fn unknown_tools_bad_arguments_and_failures_go_back_to_the_model() {
+    let backend = FakeBackend::new();
+    let probe = Probe::new("probe", false);
+    backend.push(vec![
+        call(None, "does_not_exist", json!({})),
+        call(None, "probe", json!("not an object")),
+        call(None, "probe", json!({"fail": true})),
+        done(),
+    ]);
+    backend.push(vec![text("sorry"), done()]);
+    let mut reg = ToolRegistry::new();
+    reg.register(probe);
+    let (agent, _) = agent(backend.clone(), reg, profile());
+    let mut run = agent.run_stream("s", "go");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"));
+    let next = &backend.requests()[1].messages;
+    let results: Vec<&str> = next
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(results.len(), 3);
+    assert!(
+        results[0].contains("unknown tool `does_not_exist`") && results[0].contains("probe"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("arguments must be a JSON object"),
+        "{}",
+        results[1]
+    );
+    assert_eq!(results[2], "error: probe asked to fail");
+    let outcomes: Vec<ToolOutcome> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolEvent { outcome, .. } => Some(*outcome),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outcomes, vec![ToolOutcome::Error; 3]);
+}
+
+#[tokio::test]
+async fn a_model_that_keeps_calling_tools_hits_the_cap_with_a_valid_history() {
+    let backend = FakeBackend::new();
+    for _ in 0..10 {
+        backend.push(vec![call(None, "current_time", json!({})), done()]);
+    }
+    let mut p = profile();
+    p.max_iterations = 4;
+    let (agent, _) = agent(backend.clone(), builtin_registry(), p);
+    let mut run = agent.run_stream("s", "loop forever");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::MaxIterations);
+    assert!(error.message.contains("4 model calls"), "{}", error.message);
+    assert_eq!(backend.requests().len(), 4);
+    // Every call has its result: the last one says it was not run.
+    let history = agent.store().history("s").await.unwrap();
+    let calls: usize = history.iter().map(|m| m.tool_calls.len()).sum();
+    let results: Vec<_> = history.iter().filter(|m| m.role == Role::Tool).collect();
+    assert_eq!(calls, results.len());
+    assert!(results.last().unwrap().content.starts_with("not run"));
+}
+
+#[tokio::test]
+async fn a_profile_switch_mid_loop_applies_at_the_next_model_call() {
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        call(None, "switch_profile", json!({"name": "Coder"})),
+        done(),
+    ]);
+    backend.push(vec![text("now coding"), done()]);
+    let mut coder = Profile::new("Coder", "coder-model");
+    coder.system_prompt = "You write code.".into();
+    coder.tools = Some(vec![]);
+    let profiles = Arc::new(StaticProfiles::single("Persona", profile()));
+    profiles.upsert(coder);
+    let mut reg = ToolRegistry::new();
+    reg.register(Arc::new(Switch(profiles.clone())));
+    let agent = Agent::builder(backend.clone(), profiles).tools(reg).build();
+    let mut run = agent.run_stream("s", "switch please");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"));
+    let reqs = backend.requests();
+    assert_eq!(reqs[0].model, "m");
+    assert_eq!(reqs[1].model, "coder-model");
+    assert_eq!(
+        reqs[1].messages[0].content,
+        "Persona\n\n---\n\nYou write code."
+    );
+    assert!(reqs[1].tools.is_empty(), "the new profile enables no tools");
+    assert_eq!(
+        backend.preloads.load(Ordering::SeqCst),
+        2,
+        "the new model is preloaded too"
+    );
+}

@@ -1,0 +1,300 @@
+//! [`OllamaBackend`]: the core's `ModelBackend` over the Ollama client.
+//!
+//! Besides translating types it guards two Ollama traps: sending `tools` or
+//! `think` to a model without that capability is a 400, so capabilities are
+//! looked up once per model (`/api/show`) and the fields are left out for
+//! models that lack them; and the load-time options come from the request's
+//! `load`, which the core takes from the per-model settings, so they are the
+//! same on every request to a model.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use hearth_core::{
+    BackendError, ChatMessage, DoneInfo, LoadOptions, ModelBackend, ModelDelta, ModelRequest,
+    ModelStream, Role,
+};
+use hearth_protocol::Usage;
+use tokio::sync::Mutex;
+
+use crate::client::Client;
+use crate::wire::{self, ChatChunk, ChatRequest, Options};
+
+/// What a model can do, from `/api/show`.
+#[derive(Debug, Clone, Copy)]
+struct Caps {
+    tools: bool,
+    thinking: bool,
+}
+
+/// Ollama as a model backend.
+#[derive(Clone)]
+pub struct OllamaBackend {
+    client: Client,
+    caps: Arc<Mutex<HashMap<String, Caps>>>,
+}
+
+impl OllamaBackend {
+    /// A backend over `client`.
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            caps: Arc::default(),
+        }
+    }
+
+    /// The client (for model management: ps, tags, pull).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    async fn caps(&self, model: &str) -> Result<Caps, BackendError> {
+        if let Some(c) = self.caps.lock().await.get(model) {
+            return Ok(*c);
+        }
+        let show = self.client.show(model).await?;
+        // An old server without `capabilities` is assumed capable: the
+        // request then fails with Ollama's own clear 400 if it is not.
+        let caps = if show.capabilities.is_empty() {
+            Caps {
+                tools: true,
+                thinking: true,
+            }
+        } else {
+            Caps {
+                tools: show.has("tools"),
+                thinking: show.has("thinking"),
+            }
+        };
+        self.caps.lock().await.insert(model.to_owned(), caps);
+        Ok(caps)
+    }
+}
+
+/// Translate the core's request to Ollama's.
+pub(crate) fn to_wire(req: ModelRequest, tools_ok: bool, thinking_ok: bool) -> ChatRequest {
+    ChatRequest {
+        model: req.model,
+        messages: req.messages.into_iter().map(to_wire_message).collect(),
+        tools: if tools_ok {
+            req.tools
+                .into_iter()
+                .map(|t| wire::Tool {
+                    kind: "function",
+                    function: wire::ToolFunction {
+                        name: t.name,
+                        description: t.description,
+                        parameters: t.parameters,
+                    },
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        think: req.think.filter(|_| thinking_ok),
+        stream: true,
+        keep_alive: req.load.keep_alive.as_secs(),
+        options: Options {
+            num_ctx: Some(req.load.num_ctx),
+            temperature: req.temperature,
+        },
+        shift: Some(req.load.shift),
+        truncate: None,
+    }
+}
+
+fn to_wire_message(m: ChatMessage) -> wire::Message {
+    let role = match m.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    wire::Message {
+        role: role.to_owned(),
+        content: m.content,
+        // Reasoning is shown to the user, not sent back: it costs context
+        // and most chat templates drop it anyway.
+        thinking: None,
+        tool_calls: m
+            .tool_calls
+            .into_iter()
+            .map(|c| wire::ToolCall {
+                id: Some(c.id),
+                function: wire::ToolCallFunction {
+                    index: None,
+                    name: c.name,
+                    arguments: c.arguments,
+                },
+            })
+            .collect(),
+        tool_name: m.tool_name,
+        tool_call_id: m.tool_call_id,
+    }
+}
+
+/// The deltas one line carries, in order: thinking, text, tool calls, done.
+pub(crate) fn deltas(chunk: ChatChunk) -> Vec<ModelDelta> {
+    let mut out = Vec::with_capacity(1);
+    if let Some(m) = chunk.message {
+        if let Some(t) = m.thinking.filter(|t| !t.is_empty()) {
+            out.push(ModelDelta::Thinking(t));
+        }
+        if !m.content.is_empty() {
+            out.push(ModelDelta::Text(m.content));
+        }
+        if !m.tool_calls.is_empty() {
+            out.push(ModelDelta::ToolCalls(
+                m.tool_calls
+                    .into_iter()
+                    .map(|c| hearth_core::RawToolCall {
+                        id: c.id,
+                        name: c.function.name,
+                        arguments: arguments_object(c.function.arguments),
+                    })
+                    .collect(),
+            ));
+        }
+    }
+    if chunk.done {
+        let ms = |ns: Option<u64>| ns.map(|n| n as f64 / 1e6);
+        let tokens_per_second = match (chunk.eval_count, chunk.eval_duration) {
+            (Some(n), Some(d)) if d > 0 => Some(f64::from(n) / (d as f64 / 1e9)),
+            _ => None,
+        };
+        out.push(ModelDelta::Done(DoneInfo {
+            usage: Usage {
+                prompt_tokens: chunk.prompt_eval_count,
+                completion_tokens: chunk.eval_count,
+                load_ms: ms(chunk.load_duration),
+                prompt_eval_ms: ms(chunk.prompt_eval_duration),
+                eval_ms: ms(chunk.eval_duration),
+                tokens_per_second,
+                done_reason: chunk.done_reason,
+            },
+        }));
+    }
+    out
+}
+
+/// Ollama sends an object; some servers send the object as a JSON string.
+fn arguments_object(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::String(s) => {
+            serde_json::from_str(&s).unwrap_or(serde_json::Value::String(s))
+        }
+        serde_json::Value::Null => serde_json::json!({}),
+        other => other,
+    }
+}
+
+#[async_trait]
+impl ModelBackend for OllamaBackend {
+    async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
+        let wants_caps = !request.tools.is_empty() || request.think == Some(true);
+        let caps = if wants_caps {
+            self.caps(&request.model).await?
+        } else {
+            Caps {
+                tools: true,
+                thinking: true,
+            }
+        };
+        if !caps.tools && !request.tools.is_empty() {
+            tracing::warn!(model = %request.model, "model has no tools capability; sending no tools");
+        }
+        let wire = to_wire(request, caps.tools, caps.thinking);
+        let stream = self.client.chat_stream(&wire).await?;
+        let deltas = stream.flat_map(|item| {
+            let batch: Vec<Result<ModelDelta, BackendError>> = match item {
+                Ok(chunk) => deltas(chunk).into_iter().map(Ok).collect(),
+                Err(e) => vec![Err(e.into())],
+            };
+            futures::stream::iter(batch)
+        });
+        Ok(Box::pin(deltas))
+    }
+
+    async fn preload(&self, model: &str, load: &LoadOptions) -> Result<(), BackendError> {
+        Ok(self.client.preload(model, load).await?)
+    }
+
+    async fn unload(&self, model: &str) -> Result<(), BackendError> {
+        Ok(self.client.unload(model).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hearth_core::{KeepAlive, ToolCall};
+    use serde_json::json;
+
+    #[test]
+    fn requests_carry_the_model_load_options_and_tool_results() {
+        let mut assistant = ChatMessage::assistant("");
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "calculator".into(),
+            arguments: json!({"expression": "1+1"}),
+        };
+        assistant.tool_calls = vec![call.clone()];
+        let req = ModelRequest {
+            model: "m".into(),
+            messages: vec![
+                ChatMessage::user("hi"),
+                assistant,
+                ChatMessage::tool_result(&call, "2"),
+            ],
+            tools: vec![],
+            think: Some(true),
+            temperature: Some(0.3),
+            load: LoadOptions {
+                num_ctx: 4096,
+                keep_alive: KeepAlive::FOREVER,
+                shift: false,
+            },
+        };
+        let v = serde_json::to_value(to_wire(req, true, false)).unwrap();
+        assert_eq!(v["keep_alive"], -1);
+        assert_eq!(v["options"], json!({"num_ctx": 4096, "temperature": 0.3}));
+        assert_eq!(v["shift"], false);
+        assert!(
+            v.get("think").is_none(),
+            "think dropped for a model without thinking"
+        );
+        assert!(v.get("tools").is_none());
+        assert_eq!(
+            v["messages"][2],
+            json!({"role": "tool", "content": "2", "tool_name": "calculator", "tool_call_id": "c1"})
+        );
+        assert_eq!(
+            v["messages"][1]["tool_calls"][0]["function"]["arguments"],
+            json!({"expression": "1+1"})
+        );
+    }
+
+    #[test]
+    fn the_done_line_gives_tool_calls_and_usage() {
+        let chunk: ChatChunk = serde_json::from_value(json!({
+            "message": {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "t", "arguments": "{\"a\":1}"}}
+            ]},
+            "done": true, "done_reason": "stop", "eval_count": 10, "eval_duration": 500_000_000u64
+        }))
+        .unwrap();
+        let d = deltas(chunk);
+        assert_eq!(d.len(), 2);
+        let ModelDelta::ToolCalls(calls) = &d[0] else {
+            panic!("{d:?}")
+        };
+        assert_eq!(calls[0].arguments, json!({"a": 1}));
+        assert_eq!(calls[0].id, None);
+        let ModelDelta::Done(info) = &d[1] else {
+            panic!("{d:?}")
+        };
+        assert_eq!(info.usage.tokens_per_second, Some(20.0));
+    }
+}

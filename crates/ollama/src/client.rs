@@ -1,0 +1,302 @@
+//! The HTTP client: one method per Ollama endpoint Hearth uses.
+
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use hearth_core::LoadOptions;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::OllamaError;
+use crate::stream::{ChatStream, chat_stream, parse_line};
+use crate::wire::{
+    ChatChunk, ChatRequest, InstalledModel, Options, PsResponse, PullProgress, RunningModel,
+    ShowResponse, TagsResponse, VersionResponse,
+};
+
+/// Where Ollama listens unless told otherwise.
+pub const DEFAULT_URL: &str = "http://127.0.0.1:11434";
+
+/// Timeouts. There is no overall timeout: answers stream for minutes.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientOptions {
+    /// To open the TCP connection.
+    pub connect_timeout: Duration,
+    /// From sending a chat to its first byte: covers loading the model and
+    /// evaluating a long prompt, which on a slow GPU takes minutes.
+    pub first_byte_timeout: Duration,
+    /// Between two reads of a streaming answer.
+    pub idle_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            first_byte_timeout: Duration::from_secs(15 * 60),
+            idle_timeout: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
+/// The base URL: the argument, else `$OLLAMA_HOST`, else [`DEFAULT_URL`].
+/// Accepts what Ollama accepts in `OLLAMA_HOST`: `host`, `host:port`,
+/// `scheme://host:port`; `0.0.0.0` (a listen address) means this machine.
+pub fn resolve_base_url(explicit: Option<&str>) -> String {
+    let raw = explicit
+        .map(str::to_owned)
+        .or_else(|| std::env::var("OLLAMA_HOST").ok())
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_URL.to_owned());
+    let raw = raw.trim().trim_end_matches('/');
+    let (scheme, rest) = match raw.split_once("://") {
+        Some((s, r)) => (s.to_owned(), r.to_owned()),
+        None => ("http".to_owned(), raw.to_owned()),
+    };
+    let rest = rest.replacen("0.0.0.0", "127.0.0.1", 1);
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
+    if has_port || rest.contains('/') {
+        format!("{scheme}://{rest}")
+    } else {
+        let port = if scheme == "https" { 443 } else { 11434 };
+        format!("{scheme}://{rest}:{port}")
+    }
+}
+
+/// An Ollama client.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    options: ClientOptions,
+}
+
+impl Client {
+    /// A client for `base_url` (see [`resolve_base_url`]).
+    pub fn new(base_url: &str, options: ClientOptions) -> Result<Self, OllamaError> {
+        let base = base_url.trim_end_matches('/').to_owned();
+        if reqwest::Url::parse(&base).is_err() {
+            return Err(OllamaError::InvalidUrl {
+                url: base,
+                detail: "expected something like http://127.0.0.1:11434".into(),
+            });
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            // Ollama is usually on loopback; a system proxy would only get
+            // in the way (and see the user's prompts).
+            .no_proxy()
+            .build()
+            .map_err(|e| OllamaError::InvalidUrl {
+                url: base.clone(),
+                detail: e.to_string(),
+            })?;
+        Ok(Self {
+            http,
+            base,
+            options,
+        })
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Send a request; map transport errors and error statuses.
+    async fn send(
+        &self,
+        req: reqwest::RequestBuilder,
+        model: Option<&str>,
+    ) -> Result<reqwest::Response, OllamaError> {
+        let resp = tokio::time::timeout(self.options.first_byte_timeout, req.send())
+            .await
+            .map_err(|_| OllamaError::Timeout {
+                phase: "waiting for the first byte",
+                seconds: self.options.first_byte_timeout.as_secs(),
+            })?
+            .map_err(|e| OllamaError::from_send(&self.base, &e))?;
+        let status = resp.status().as_u16();
+        if resp.status().is_success() {
+            return Ok(resp);
+        }
+        let body = resp.text().await.unwrap_or_default();
+        Err(OllamaError::from_status(status, &body, model))
+    }
+
+    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, OllamaError> {
+        let resp = self.send(self.http.get(self.url(path)), None).await?;
+        json_body(resp).await
+    }
+
+    async fn post_json<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        model: Option<&str>,
+    ) -> Result<T, OllamaError> {
+        let resp = self
+            .send(self.http.post(self.url(path)).json(body), model)
+            .await?;
+        json_body(resp).await
+    }
+
+    /// Start a streaming chat. Resolves once Ollama has sent its status line,
+    /// which it does only with the first token (after load and prompt
+    /// evaluation).
+    pub async fn chat_stream(&self, request: &ChatRequest) -> Result<ChatStream, OllamaError> {
+        let mut request = request.clone();
+        request.stream = true;
+        let resp = self
+            .send(
+                self.http.post(self.url("/api/chat")).json(&request),
+                Some(&request.model),
+            )
+            .await?;
+        Ok(chat_stream(
+            Box::pin(resp.bytes_stream()),
+            self.options.idle_timeout,
+        ))
+    }
+
+    /// A non-streaming chat: the whole answer as one object.
+    pub async fn chat(&self, request: &ChatRequest) -> Result<ChatChunk, OllamaError> {
+        let mut request = request.clone();
+        request.stream = false;
+        let resp = self
+            .send(
+                self.http.post(self.url("/api/chat")).json(&request),
+                Some(&request.model),
+            )
+            .await?;
+        let text = resp.text().await.map_err(|_| OllamaError::Truncated)?;
+        let chunk = parse_line(text.trim())?;
+        if chunk.done {
+            Ok(chunk)
+        } else {
+            Err(OllamaError::Truncated)
+        }
+    }
+
+    /// Load `model` with `load` options and return when it is resident: an
+    /// empty chat, a request of its own so that stopping a chat never aborts
+    /// a load (DESIGN §3).
+    pub async fn preload(&self, model: &str, load: &LoadOptions) -> Result<(), OllamaError> {
+        let req = ChatRequest {
+            model: model.to_owned(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            think: None,
+            stream: false,
+            keep_alive: load.keep_alive.as_secs(),
+            options: Options {
+                num_ctx: Some(load.num_ctx),
+                temperature: None,
+            },
+            shift: Some(load.shift),
+            truncate: None,
+        };
+        let _: serde_json::Value = self.post_json("/api/chat", &req, Some(model)).await?;
+        Ok(())
+    }
+
+    /// Unload `model` now. The only request Hearth sends with `keep_alive: 0`.
+    pub async fn unload(&self, model: &str) -> Result<(), OllamaError> {
+        let body =
+            serde_json::json!({"model": model, "messages": [], "keep_alive": 0, "stream": false});
+        let _: serde_json::Value = self.post_json("/api/chat", &body, Some(model)).await?;
+        Ok(())
+    }
+
+    /// Server version.
+    pub async fn version(&self) -> Result<String, OllamaError> {
+        Ok(self
+            .get_json::<VersionResponse>("/api/version")
+            .await?
+            .version)
+    }
+
+    /// Installed models.
+    pub async fn tags(&self) -> Result<Vec<InstalledModel>, OllamaError> {
+        Ok(self.get_json::<TagsResponse>("/api/tags").await?.models)
+    }
+
+    /// Resident models.
+    pub async fn ps(&self) -> Result<Vec<RunningModel>, OllamaError> {
+        Ok(self.get_json::<PsResponse>("/api/ps").await?.models)
+    }
+
+    /// Capabilities and metadata of `model`.
+    pub async fn show(&self, model: &str) -> Result<ShowResponse, OllamaError> {
+        self.post_json(
+            "/api/show",
+            &serde_json::json!({"model": model}),
+            Some(model),
+        )
+        .await
+    }
+
+    /// Download `model`, with progress. An in-band error ends the stream
+    /// with an error.
+    pub async fn pull(
+        &self,
+        model: &str,
+    ) -> Result<impl Stream<Item = Result<PullProgress, OllamaError>> + Send + use<>, OllamaError>
+    {
+        let body = serde_json::json!({"model": model, "stream": true});
+        let resp = self
+            .send(self.http.post(self.url("/api/pull")).json(&body), None)
+            .await?;
+        let lines =
+            crate::stream::ndjson_values(Box::pin(resp.bytes_stream()), self.options.idle_timeout);
+        Ok(lines.map(|item| {
+            let v = item?;
+            let p: PullProgress =
+                serde_json::from_value(v).map_err(|e| OllamaError::Malformed {
+                    detail: e.to_string(),
+                })?;
+            match p.error {
+                Some(message) => Err(OllamaError::Server {
+                    status: None,
+                    message,
+                }),
+                None => Ok(p),
+            }
+        }))
+    }
+}
+
+async fn json_body<T: DeserializeOwned>(resp: reqwest::Response) -> Result<T, OllamaError> {
+    let bytes = resp.bytes().await.map_err(|_| OllamaError::Truncated)?;
+    serde_json::from_slice(&bytes).map_err(|e| OllamaError::Malformed {
+        detail: format!(
+            "{e} in `{}`",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(120)])
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_base_url;
+
+    #[test]
+    fn ollama_host_forms_resolve_like_ollama() {
+        assert_eq!(
+            resolve_base_url(Some("http://10.1.2.3:8080/")),
+            "http://10.1.2.3:8080"
+        );
+        assert_eq!(resolve_base_url(Some("0.0.0.0")), "http://127.0.0.1:11434");
+        assert_eq!(resolve_base_url(Some("myhost:1234")), "http://myhost:1234");
+        assert_eq!(
+            resolve_base_url(Some("https://ollama.example")),
+            "https://ollama.example:443"
+        );
+    }
+}

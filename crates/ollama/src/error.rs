@@ -1,0 +1,166 @@
+//! Errors of the Ollama client, each saying what to do.
+
+use hearth_core::BackendError;
+
+/// What went wrong talking to Ollama.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OllamaError {
+    /// Nothing answers at the URL.
+    #[error(
+        "cannot reach Ollama at {url}: is it running? Start it with `ollama serve`, or point Hearth at it with --url or OLLAMA_HOST ({detail})"
+    )]
+    Unreachable {
+        /// Base URL tried.
+        url: String,
+        /// The connection error.
+        detail: String,
+    },
+    /// The URL itself is unusable.
+    #[error("`{url}` is not a usable Ollama URL: {detail}")]
+    InvalidUrl {
+        /// What was given.
+        url: String,
+        /// Why it is unusable.
+        detail: String,
+    },
+    /// 404 for a model: it is not installed.
+    #[error("model `{model}` is not installed in Ollama: run `ollama pull {model}`")]
+    ModelNotFound {
+        /// The model name.
+        model: String,
+    },
+    /// 4xx: the request was refused.
+    #[error("Ollama rejected the request (HTTP {status}): {message}")]
+    BadRequest {
+        /// HTTP status.
+        status: u16,
+        /// Ollama's words.
+        message: String,
+    },
+    /// 5xx, or an `{"error"}` line inside a stream.
+    #[error("Ollama failed: {message}")]
+    Server {
+        /// HTTP status when it came as one; `None` for an in-band error.
+        status: Option<u16>,
+        /// Ollama's words.
+        message: String,
+    },
+    /// The stream ended (or the connection dropped) before the final line.
+    #[error("the answer broke off: the stream ended before the model finished")]
+    Truncated,
+    /// A line that is not a valid Ollama message.
+    #[error("Ollama sent an invalid line: {detail}")]
+    Malformed {
+        /// What was wrong, with the start of the line.
+        detail: String,
+    },
+    /// Nothing arrived within the allowed time.
+    #[error("Ollama sent nothing for {seconds} s ({phase}); it may be overloaded or stuck")]
+    Timeout {
+        /// Which wait.
+        phase: &'static str,
+        /// How long we waited.
+        seconds: u64,
+    },
+}
+
+impl OllamaError {
+    /// Classify a reqwest error from sending a request to `url`.
+    pub(crate) fn from_send(url: &str, e: &reqwest::Error) -> Self {
+        if e.is_connect() {
+            Self::Unreachable {
+                url: url.to_owned(),
+                detail: root_cause(e),
+            }
+        } else if e.is_timeout() {
+            Self::Timeout {
+                phase: "connecting",
+                seconds: 0,
+            }
+        } else {
+            Self::Server {
+                status: None,
+                message: root_cause(e),
+            }
+        }
+    }
+
+    /// Map an HTTP error status and body to an error, for `model`.
+    pub(crate) fn from_status(status: u16, body: &str, model: Option<&str>) -> Self {
+        let message = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| body.chars().take(500).collect());
+        match (status, model) {
+            (404, Some(m)) => Self::ModelNotFound {
+                model: m.to_owned(),
+            },
+            (400..=499, _) => Self::BadRequest { status, message },
+            _ => Self::Server {
+                status: Some(status),
+                message,
+            },
+        }
+    }
+}
+
+/// The innermost error text (reqwest's own Display is only "error sending
+/// request", which tells the user nothing).
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+impl From<OllamaError> for BackendError {
+    fn from(e: OllamaError) -> Self {
+        match e {
+            OllamaError::Unreachable { url, detail } => Self::Unreachable { url, detail },
+            OllamaError::InvalidUrl { url, detail } => Self::Unreachable { url, detail },
+            OllamaError::ModelNotFound { model } => Self::ModelNotFound { model },
+            OllamaError::BadRequest { message, .. } => Self::BadRequest { message },
+            OllamaError::Server { status, message } => Self::Server { status, message },
+            OllamaError::Truncated => Self::Truncated,
+            OllamaError::Malformed { detail } => Self::Malformed { detail },
+            e @ OllamaError::Timeout { .. } => Self::Timeout {
+                detail: e.to_string(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_mapping_names_the_pull_command() {
+        let e = OllamaError::from_status(
+            404,
+            r#"{"error":"model \"x\" not found"}"#,
+            Some("qwen3:8b"),
+        );
+        assert_eq!(
+            e.to_string(),
+            "model `qwen3:8b` is not installed in Ollama: run `ollama pull qwen3:8b`"
+        );
+        let e = OllamaError::from_status(400, r#"{"error":"bad"}"#, Some("m"));
+        assert_eq!(
+            e,
+            OllamaError::BadRequest {
+                status: 400,
+                message: "bad".into()
+            }
+        );
+        let e = OllamaError::from_status(503, "busy", None);
+        assert_eq!(
+            e,
+            OllamaError::Server {
+                status: Some(503),
+                message: "busy".into()
+            }
+        );
+    }
+}

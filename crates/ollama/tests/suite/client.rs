@@ -1,0 +1,70 @@
+//! The model-management endpoints: version, tags, show, ps, pull.
+
+use futures::StreamExt;
+use hearth_ollama::OllamaError;
+use hearth_sim::{ModelSpec, Script};
+
+use crate::support::{MODEL, client, model, sim};
+
+#[tokio::test]
+async fn version_tags_show_and_ps() {
+    let sim = sim(Script::with_models(vec![
+        model()
+            .with_context_length(32768)
+            .with_size(4_000_000_000)
+            .with_size_vram(3_000_000_000),
+        ModelSpec::new("small:1b"),
+    ]))
+    .await;
+    let c = client(&sim);
+    assert_eq!(c.version().await.unwrap(), hearth_sim::OLLAMA_VERSION);
+    let tags = c.tags().await.unwrap();
+    let names: Vec<_> = tags.iter().map(|m| m.name.as_str()).collect();
+    assert!(
+        names.contains(&MODEL) && names.contains(&"small:1b"),
+        "{names:?}"
+    );
+    let show = c.show(MODEL).await.unwrap();
+    assert!(show.has("tools"));
+    assert_eq!(show.context_length(), Some(32768));
+    assert!(c.ps().await.unwrap().is_empty());
+    c.preload(MODEL, &hearth_core::LoadOptions::default())
+        .await
+        .unwrap();
+    let ps = c.ps().await.unwrap();
+    assert_eq!(ps.len(), 1);
+    assert_eq!(ps[0].name, MODEL);
+    assert_eq!(ps[0].context_length, Some(8192));
+    assert_eq!(
+        (ps[0].size, ps[0].size_vram),
+        (4_000_000_000, 3_000_000_000)
+    );
+    assert!(ps[0].expires_at.is_some());
+    assert!(matches!(
+        c.show("nope:1b").await,
+        Err(OllamaError::ModelNotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn pull_reports_progress_and_in_band_failure() {
+    let sim = sim(Script::with_models(vec![
+        ModelSpec::new("fresh:7b").with_installed(false),
+    ]))
+    .await;
+    let c = client(&sim);
+    let progress: Vec<_> = c.pull("fresh:7b").await.unwrap().collect().await;
+    assert!(progress.iter().all(Result::is_ok), "{progress:?}");
+    let last = progress.last().unwrap().as_ref().unwrap();
+    assert_eq!(last.status, "success");
+    assert!(
+        progress
+            .iter()
+            .any(|p| p.as_ref().unwrap().completed.is_some())
+    );
+    assert!(c.tags().await.unwrap().iter().any(|m| m.name == "fresh:7b"));
+
+    let failed: Vec<_> = c.pull("no-such-model").await.unwrap().collect().await;
+    let err = failed.last().unwrap().as_ref().unwrap_err();
+    assert!(err.to_string().contains("file does not exist"), "{err}");
+}

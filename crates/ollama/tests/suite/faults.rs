@@ -1,0 +1,160 @@
+//! Every simulator fault ends with a typed error (or, for split UTF-8, the
+//! exact text), never a panic, and leaves the session usable.
+
+use std::time::Duration;
+
+use hearth_core::{MessageStatus, tools::builtin_registry};
+use hearth_ollama::ClientOptions;
+use hearth_protocol::{ErrorCode, EventKind, Recovery};
+use hearth_sim::{Fault, Reply, Script};
+
+use crate::support::{agent, agent_with, events, last, model, sim, text_of};
+
+const TEXT: &str = "alpha beta gamma delta epsilon";
+
+/// Run one turn whose reply carries `fault`; return the error code and the
+/// partial text, after checking the session stays valid and usable.
+async fn fault(fault: Fault, opts: ClientOptions) -> (ErrorCode, Recovery, String, String) {
+    let sim =
+        sim(Script::with_models(vec![model()]).with_reply(Reply::text(TEXT).with_fault(fault)))
+            .await;
+    let agent = agent_with(&sim, builtin_registry(), 20, opts);
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error {
+        error,
+        partial_text,
+    } = last(&evs)
+    else {
+        panic!("{fault:?}: {evs:#?}")
+    };
+    // Nothing complete was lost; the failed answer is stored with its status.
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history[0].content, "hi");
+    if history.len() > 1 {
+        assert_eq!(history[1].status, MessageStatus::Error);
+        assert_eq!(&history[1].content, partial_text);
+    }
+    // The next turn in the same session works.
+    let answer = agent
+        .run("s", "still there?", Default::default())
+        .await
+        .unwrap();
+    assert!(answer.contains("still there?"), "{answer}");
+    (
+        error.code,
+        error.recovery,
+        partial_text.clone(),
+        error.message.clone(),
+    )
+}
+
+#[tokio::test]
+async fn http_status_before_output() {
+    let (code, recovery, partial, msg) = fault(Fault::Status(500), ClientOptions::default()).await;
+    assert_eq!(
+        (code, recovery),
+        (ErrorCode::BackendFailed, Recovery::Retry)
+    );
+    assert_eq!(partial, "");
+    assert!(msg.contains("simulated error 500"), "{msg}");
+    let (code, ..) = fault(Fault::Status(400), ClientOptions::default()).await;
+    assert_eq!(code, ErrorCode::BadRequest);
+}
+
+#[tokio::test]
+async fn connection_dropped_mid_stream_is_truncated() {
+    let (code, _, partial, _) = fault(Fault::DropAfter(2), ClientOptions::default()).await;
+    assert_eq!(code, ErrorCode::StreamTruncated);
+    assert_eq!(partial, "alpha beta");
+}
+
+#[tokio::test]
+async fn in_band_error_is_an_error_not_an_end() {
+    let (code, _, partial, msg) = fault(Fault::ErrorAfter(3), ClientOptions::default()).await;
+    assert_eq!(code, ErrorCode::BackendFailed);
+    assert_eq!(partial, "alpha beta gamma");
+    assert!(msg.contains("simulated in-band error"), "{msg}");
+}
+
+#[tokio::test]
+async fn malformed_line() {
+    let (code, _, partial, _) = fault(Fault::MalformedAfter(1), ClientOptions::default()).await;
+    assert_eq!(code, ErrorCode::MalformedReply);
+    assert_eq!(partial, "alpha");
+}
+
+#[tokio::test]
+async fn stall_times_out_and_closes_the_connection() {
+    let opts = ClientOptions {
+        idle_timeout: Duration::from_millis(300),
+        ..ClientOptions::default()
+    };
+    let (code, recovery, partial, _) = fault(Fault::StallAfter(2), opts).await;
+    assert_eq!((code, recovery), (ErrorCode::Timeout, Recovery::Retry));
+    assert_eq!(partial, "alpha beta");
+}
+
+#[tokio::test]
+async fn no_done_line_is_reported_as_truncated() {
+    let (code, _, partial, _) = fault(Fault::NoDone, ClientOptions::default()).await;
+    assert_eq!(code, ErrorCode::StreamTruncated);
+    assert_eq!(partial, TEXT);
+}
+
+#[tokio::test]
+async fn utf8_split_inside_characters_arrives_exact() {
+    let text = "héllo wörld 🌍 — naïve café, 日本語 テキスト";
+    let sim =
+        sim(Script::with_models(vec![model()]).with_reply(Reply::text(text).with_split_utf8()))
+            .await;
+    let agent = agent(&sim);
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    assert!(
+        matches!(last(&evs), EventKind::StreamEnd { .. }),
+        "{evs:#?}"
+    );
+    assert_eq!(text_of(&evs), text);
+}
+
+#[tokio::test]
+async fn a_model_that_is_not_installed_names_the_pull_command() {
+    let sim = sim(Script::with_models(vec![model()])).await;
+    let mut p = hearth_core::Profile::new("P", "llama9:70b");
+    p.tools = Some(vec![]);
+    let profiles = std::sync::Arc::new(hearth_core::StaticProfiles::single("", p));
+    let backend = hearth_ollama::OllamaBackend::new(crate::support::client(&sim));
+    let agent = hearth_core::Agent::builder(std::sync::Arc::new(backend), profiles).build();
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = last(&evs) else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(
+        (error.code, error.recovery),
+        (ErrorCode::ModelNotFound, Recovery::PullModel)
+    );
+    assert!(
+        error.message.contains("ollama pull llama9:70b"),
+        "{}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn a_dead_server_asks_whether_ollama_is_running() {
+    // Bind then drop a listener: a loopback port where nothing listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let client = hearth_ollama::Client::new(&url, ClientOptions::default()).unwrap();
+    let err = client.ps().await.unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains(&url) && msg.contains("is it running"), "{msg}");
+    let backend: hearth_core::BackendError = err.into();
+    assert_eq!(backend.to_info().code, ErrorCode::BackendUnreachable);
+}

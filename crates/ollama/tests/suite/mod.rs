@@ -1,0 +1,5 @@
+mod client;
+mod faults;
+mod stop;
+mod tools;
+mod wire_rules;

@@ -1,0 +1,82 @@
+//! Shared setup: a simulator, an agent over the real client, event helpers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hearth_core::{
+    Agent, Profile, RunHandle, StaticProfiles, ToolRegistry, tools::builtin_registry,
+};
+use hearth_ollama::{Client, ClientOptions, OllamaBackend};
+use hearth_protocol::{AgentEvent, EventKind};
+use hearth_sim::{ModelSpec, Script, Sim, SimHandle};
+
+pub const MODEL: &str = "m:latest";
+
+pub fn model() -> ModelSpec {
+    ModelSpec::new(MODEL).with_capabilities(&["completion", "tools"])
+}
+
+pub async fn sim(script: Script) -> SimHandle {
+    Sim::start(script).await.expect("sim starts")
+}
+
+pub fn client(sim: &SimHandle) -> Client {
+    client_with(sim, ClientOptions::default())
+}
+
+pub fn client_with(sim: &SimHandle, opts: ClientOptions) -> Client {
+    Client::new(&sim.url(), opts).unwrap()
+}
+
+pub fn agent_with(
+    sim: &SimHandle,
+    tools: ToolRegistry,
+    max_iterations: u32,
+    opts: ClientOptions,
+) -> Arc<Agent> {
+    let mut p = Profile::new("Agent", MODEL);
+    p.max_iterations = max_iterations;
+    let profiles = Arc::new(StaticProfiles::single("", p));
+    Agent::builder(
+        Arc::new(OllamaBackend::new(client_with(sim, opts))),
+        profiles,
+    )
+    .tools(tools)
+    .build()
+}
+
+pub fn agent(sim: &SimHandle) -> Arc<Agent> {
+    agent_with(sim, builtin_registry(), 20, ClientOptions::default())
+}
+
+/// Events until the run's terminal event (10 s timeout).
+pub async fn events(run: &mut RunHandle) -> Vec<AgentEvent> {
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), run.next_event()).await {
+            Ok(Some(e)) => {
+                let end = e.kind.is_terminal();
+                out.push(e);
+                if end {
+                    return out;
+                }
+            }
+            Ok(None) => return out,
+            Err(_) => panic!("run did not end: {out:#?}"),
+        }
+    }
+}
+
+pub fn last(events: &[AgentEvent]) -> &EventKind {
+    &events.last().expect("some events").kind
+}
+
+pub fn text_of(events: &[AgentEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TextDelta { delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}

@@ -1,0 +1,178 @@
+//! Events out of a run: what front ends render and what the CLI prints.
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+/// Who an event belongs to. Flattened into every [`AgentEvent`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct RunScope {
+    /// Session the run belongs to (for a sub-agent: its own `subagent_…` id).
+    pub session_id: String,
+    /// The run (one user turn, or one sub-agent task).
+    pub run_id: String,
+    /// For sub-agent events: the run of the parent agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_run_id: Option<String>,
+    /// For sub-agent events: the parent's tool call that spawned this agent,
+    /// so a UI can nest the sub-agent's cards under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_call_id: Option<String>,
+    /// True for events forwarded from a sub-agent.
+    #[serde(default)]
+    pub is_subagent: bool,
+}
+
+impl RunScope {
+    /// Scope of a top-level run.
+    pub fn top(session_id: impl Into<String>, run_id: impl Into<String>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            run_id: run_id.into(),
+            parent_run_id: None,
+            parent_call_id: None,
+            is_subagent: false,
+        }
+    }
+}
+
+/// One event of a run, with its scope flattened beside the `type` tag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct AgentEvent {
+    /// Session and run ids (flat in the JSON).
+    #[serde(flatten)]
+    pub scope: RunScope,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// Token and timing figures of one model call, from the backend's own stats.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Type)]
+pub struct Usage {
+    /// Prompt tokens the backend evaluated (not counting a reused prefix).
+    pub prompt_tokens: Option<u32>,
+    /// Tokens generated.
+    pub completion_tokens: Option<u32>,
+    /// Time spent loading the model, in milliseconds (0 when it was resident).
+    pub load_ms: Option<f64>,
+    /// Prompt evaluation time in milliseconds.
+    pub prompt_eval_ms: Option<f64>,
+    /// Generation time in milliseconds.
+    pub eval_ms: Option<f64>,
+    /// Generation speed, tokens per second, when the backend reported both
+    /// the count and the duration.
+    pub tokens_per_second: Option<f64>,
+    /// Why generation ended, as the backend said it (`stop`, `length`, …).
+    pub done_reason: Option<String>,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutcome {
+    /// The tool returned a result.
+    Ok,
+    /// The tool failed, or the call was invalid (unknown tool, bad arguments);
+    /// the error text went back to the model as the result.
+    Error,
+    /// The user stopped the run before the tool finished.
+    Cancelled,
+}
+
+/// Why a run was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The user pressed Stop (or Ctrl-C).
+    User,
+    /// The front end went away (page reloaded, window closed).
+    FrontEndGone,
+}
+
+/// The events of a run, in the order a run emits them:
+/// `run_started`, then (`plan_ready`)? and per model call any number of
+/// `thinking_delta` / `text_delta` / `tool_started` / `tool_event`, a `usage`
+/// per model call, and exactly one of `stream_end`, `stream_stopped` or
+/// `error` last.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The run began.
+    RunStarted {
+        /// Model the run uses.
+        model: String,
+        /// Profile the run uses.
+        profile: String,
+    },
+    /// The planner produced a plan (numbered steps, as text).
+    PlanReady {
+        /// The plan as the model wrote it.
+        plan: String,
+    },
+    /// A piece of the model's reasoning.
+    ThinkingDelta {
+        /// Text to append to the thinking shown for the current answer.
+        delta: String,
+    },
+    /// A piece of the answer.
+    TextDelta {
+        /// Text to append to the current answer.
+        delta: String,
+    },
+    /// A tool call began (a pending card in the UI).
+    ToolStarted {
+        /// Id of the call, unique within the run.
+        call_id: String,
+        /// Tool name as the model called it.
+        name: String,
+        /// Arguments as the model gave them.
+        arguments: serde_json::Value,
+    },
+    /// A tool call ended (the card fills in).
+    ToolEvent {
+        /// Id of the call, as in `tool_started`.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// How it ended.
+        outcome: ToolOutcome,
+        /// The text that went back to the model.
+        output: String,
+        /// Wall time of the call in milliseconds.
+        duration_ms: u64,
+    },
+    /// Token counts and speed of one model call.
+    Usage {
+        /// The figures.
+        usage: Usage,
+    },
+    /// The run finished normally.
+    StreamEnd {
+        /// Model calls the run made.
+        iterations: u32,
+    },
+    /// The run was stopped; partial text was kept and flagged interrupted.
+    StreamStopped {
+        /// Who stopped it.
+        reason: StopReason,
+        /// Answer text received before the stop (also stored).
+        partial_text: String,
+    },
+    /// The run failed. Partial text, if any, was kept and flagged.
+    Error {
+        /// What went wrong and how to recover.
+        error: crate::ErrorInfo,
+        /// Answer text received before the failure (also stored).
+        partial_text: String,
+    },
+}
+
+impl EventKind {
+    /// True for the events that end a run (exactly one per run).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Self::StreamEnd { .. } | Self::StreamStopped { .. } | Self::Error { .. }
+        )
+    }
+}

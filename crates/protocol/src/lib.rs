@@ -1,0 +1,24 @@
+//! Hearth's wire format: the events a run emits and the commands front ends
+//! send back. Shared by the core, the CLI, the desktop shell and (through
+//! generated TypeScript) the web UI.
+//!
+//! Rules that keep this format stable (STYLE §4):
+//! - serde internally tagged with `type`, `snake_case` names;
+//! - deltas, never accumulated text, so a consumer that joins late can still
+//!   render from the stored transcript plus the deltas that follow;
+//! - every event carries its [`RunScope`] flat (session, run, and for
+//!   sub-agents the parent run and the tool call that spawned it).
+//!
+//! This crate depends on nothing of Hearth's and on no runtime.
+
+mod command;
+mod error;
+mod event;
+
+pub use command::{ApprovalDecision, Command};
+pub use error::{ErrorCode, ErrorInfo, Recovery};
+pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
+
+/// Version of this wire format. Bumped on any incompatible change so a front
+/// end built against another version can say so instead of misreading events.
+pub const PROTOCOL_VERSION: u32 = 1;

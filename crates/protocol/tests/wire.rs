@@ -1,0 +1,54 @@
+//! The JSON shape of events is a contract with the UI and with `--json`
+//! consumers: these tests pin it.
+#![allow(clippy::unwrap_used)]
+
+use hearth_protocol::{AgentEvent, ErrorCode, ErrorInfo, EventKind, Recovery, RunScope};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+#[test]
+fn events_are_flat_and_tagged() {
+    let ev = AgentEvent {
+        scope: RunScope::top("s1", "r1"),
+        kind: EventKind::TextDelta {
+            delta: "hé".into()
+        },
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(
+        v,
+        json!({"session_id":"s1","run_id":"r1","is_subagent":false,"type":"text_delta","delta":"hé"})
+    );
+    let back: AgentEvent = serde_json::from_value(v).unwrap();
+    assert_eq!(back, ev);
+}
+
+#[test]
+fn subagent_scope_and_error_round_trip() {
+    let ev = AgentEvent {
+        scope: RunScope {
+            session_id: "subagent_0123456789ab".into(),
+            run_id: "r2".into(),
+            parent_run_id: Some("r1".into()),
+            parent_call_id: Some("call_1".into()),
+            is_subagent: true,
+        },
+        kind: EventKind::Error {
+            error: ErrorInfo {
+                code: ErrorCode::ModelNotFound,
+                recovery: Recovery::PullModel,
+                message: "run `ollama pull x`".into(),
+                details: None,
+            },
+            partial_text: String::new(),
+        },
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["parent_run_id"], "r1");
+    assert_eq!(v["error"]["code"], "model_not_found");
+    assert_eq!(v["error"]["recovery"], "pull_model");
+    assert!(ev.kind.is_terminal());
+    let back: AgentEvent = serde_json::from_value(v).unwrap();
+    assert_eq!(back, ev);
+}

@@ -1,0 +1,56 @@
+//! The simulator's own endpoints under `/sim/`, the HTTP face of the
+//! library handle for a simulator run as a separate process:
+//! `GET /sim/stats`, `GET /sim/requests`, `POST /sim/script` (replace models
+//! and queued replies), `POST /sim/reply` (queue one reply),
+//! `POST /sim/reset` (zero counters, clear the capture). Not recorded in the
+//! capture and not counted.
+
+use std::sync::Arc;
+
+use crate::chat::reject;
+use crate::http::{Conn, Gone};
+use crate::script::{Reply, Script};
+use crate::server::Flow;
+use crate::state::Shared;
+use crate::wire;
+
+/// Serves a `/sim/*` request; `None` when the path is not one of them.
+pub(crate) async fn handle(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> Option<Result<Flow, Gone>> {
+    let ok = || wire::go_json(&serde_json::json!({ "status": "ok" }));
+    let out = match (method, path) {
+        ("GET", "/sim/stats") => {
+            let stats = shared.stats();
+            conn.respond_json(200, &wire::go_json(&stats)).await
+        }
+        ("GET", "/sim/requests") => {
+            let requests = shared.read(|inner| inner.requests.clone());
+            conn.respond_json(200, &wire::go_json(&requests)).await
+        }
+        ("POST", "/sim/script") => match serde_json::from_slice::<Script>(body) {
+            Ok(script) => {
+                shared.set_script(script);
+                conn.respond_json(200, &ok()).await
+            }
+            Err(e) => return Some(reject(conn, 400, &format!("invalid script: {e}")).await),
+        },
+        ("POST", "/sim/reply") => match serde_json::from_slice::<Reply>(body) {
+            Ok(reply) => {
+                shared.mutate(|inner| inner.replies.push_back(reply));
+                conn.respond_json(200, &ok()).await
+            }
+            Err(e) => return Some(reject(conn, 400, &format!("invalid reply: {e}")).await),
+        },
+        ("POST", "/sim/reset") => {
+            shared.reset();
+            conn.respond_json(200, &ok()).await
+        }
+        _ => return None,
+    };
+    Some(out.map(|()| Flow::Next))
+}

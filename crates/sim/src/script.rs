@@ -1,0 +1,537 @@
+//! The script: which models exist and what the next chat replies are.
+//!
+//! Owns the serde shape of a script file (documented in the crate docs), the
+//! builders tests use, and the parsing of fault strings. Pure data: no I/O,
+//! no clock, no server state.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A whole script: the model table and the queue of scripted chat replies.
+///
+/// `Script::default()` holds the default model table (see
+/// [`Script::default_models`]) and no replies; a script file that omits
+/// `"models"` gets the same table, while an explicit `"models": []` means no
+/// model at all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// The models the simulated Ollama knows, installed or pullable.
+    #[serde(default = "Script::default_models")]
+    pub models: Vec<ModelSpec>,
+    /// Replies consumed in order by `/api/chat` requests that carry messages.
+    #[serde(default)]
+    pub replies: Vec<Reply>,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Self {
+            models: Self::default_models(),
+            replies: Vec::new(),
+        }
+    }
+}
+
+impl Script {
+    /// The default model table: `llama3.2:3b` (tools), `qwen3:8b`
+    /// (tools + thinking) and `gemma3:1b` (neither), all installed, loading
+    /// and streaming without delay.
+    pub fn default_models() -> Vec<ModelSpec> {
+        vec![
+            ModelSpec::new("llama3.2:3b")
+                .with_capabilities(&["completion", "tools"])
+                .with_context_length(131_072)
+                .with_details("llama", "3.2B", "Q4_K_M")
+                .with_size(2_019_393_189),
+            ModelSpec::new("qwen3:8b")
+                .with_capabilities(&["completion", "tools", "thinking"])
+                .with_context_length(40_960)
+                .with_details("qwen3", "8.2B", "Q4_K_M")
+                .with_size(5_225_388_164),
+            ModelSpec::new("gemma3:1b")
+                .with_capabilities(&["completion"])
+                .with_context_length(32_768)
+                .with_details("gemma3", "999.89M", "Q4_K_M")
+                .with_size(815_319_791),
+        ]
+    }
+
+    /// A script with exactly these models and no replies.
+    pub fn with_models(models: Vec<ModelSpec>) -> Self {
+        Self {
+            models,
+            replies: Vec::new(),
+        }
+    }
+
+    /// Adds a model, replacing one of the same name.
+    #[must_use]
+    pub fn with_model(mut self, model: ModelSpec) -> Self {
+        self.models.retain(|m| m.name != model.name);
+        self.models.push(model);
+        self
+    }
+
+    /// Queues a reply after those already queued.
+    #[must_use]
+    pub fn with_reply(mut self, reply: Reply) -> Self {
+        self.replies.push(reply);
+        self
+    }
+
+    /// Parses a script from JSON text.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+/// One model of the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Name with tag, as clients send it (`llama3.2:3b`). A request for a
+    /// name without a tag also finds `NAME:latest`.
+    pub name: String,
+    /// How long a load takes, in milliseconds.
+    #[serde(default)]
+    pub load_ms: u64,
+    /// The context length the model was trained with (`/api/show`
+    /// `model_info`); a larger `num_ctx` is capped to it.
+    #[serde(default = "default_context_length")]
+    pub context_length: u64,
+    /// Capabilities as `/api/show` lists them: `completion`, `tools`,
+    /// `thinking`, `vision`, ...
+    #[serde(default = "default_capabilities")]
+    pub capabilities: Vec<String>,
+    /// Size in bytes (`/api/tags`, `/api/ps`).
+    #[serde(default = "default_size")]
+    pub size: u64,
+    /// Bytes in VRAM when loaded; defaults to `size` (fully on the GPU).
+    #[serde(default)]
+    pub size_vram: Option<u64>,
+    /// Whether the model is pulled; `false` makes it pullable via `/api/pull`.
+    #[serde(default = "default_true")]
+    pub installed: bool,
+    /// Per-token delay of replies that set none (echo replies included).
+    #[serde(default)]
+    pub token_ms: u64,
+    /// Prompt-evaluation cost per uncached prompt token, in microseconds.
+    #[serde(default)]
+    pub prompt_us_per_token: u64,
+    /// Model family (`/api/show` details and `model_info` keys).
+    #[serde(default = "default_family")]
+    pub family: String,
+    /// Parameter size as Ollama prints it (`3.2B`).
+    #[serde(default = "default_parameter_size")]
+    pub parameter_size: String,
+    /// Quantization level (`Q4_K_M`).
+    #[serde(default = "default_quantization")]
+    pub quantization_level: String,
+}
+
+fn default_context_length() -> u64 {
+    32_768
+}
+fn default_capabilities() -> Vec<String> {
+    vec!["completion".to_owned()]
+}
+fn default_size() -> u64 {
+    2_000_000_000
+}
+fn default_true() -> bool {
+    true
+}
+fn default_family() -> String {
+    "llama".to_owned()
+}
+fn default_parameter_size() -> String {
+    "3.2B".to_owned()
+}
+fn default_quantization() -> String {
+    "Q4_K_M".to_owned()
+}
+
+impl ModelSpec {
+    /// An installed model with the field defaults: no delays, context length
+    /// 32768, capabilities `["completion"]`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            load_ms: 0,
+            context_length: default_context_length(),
+            capabilities: default_capabilities(),
+            size: default_size(),
+            size_vram: None,
+            installed: true,
+            token_ms: 0,
+            prompt_us_per_token: 0,
+            family: default_family(),
+            parameter_size: default_parameter_size(),
+            quantization_level: default_quantization(),
+        }
+    }
+
+    /// Sets the load delay.
+    #[must_use]
+    pub fn with_load_ms(mut self, ms: u64) -> Self {
+        self.load_ms = ms;
+        self
+    }
+
+    /// Sets the capabilities; `completion` is added when missing.
+    #[must_use]
+    pub fn with_capabilities(mut self, caps: &[&str]) -> Self {
+        self.capabilities = caps.iter().map(|c| (*c).to_owned()).collect();
+        if !self.capabilities.iter().any(|c| c == "completion") {
+            self.capabilities.insert(0, "completion".to_owned());
+        }
+        self
+    }
+
+    /// Sets the trained context length.
+    #[must_use]
+    pub fn with_context_length(mut self, n: u64) -> Self {
+        self.context_length = n;
+        self
+    }
+
+    /// Sets the size (and, unless set apart, the VRAM size).
+    #[must_use]
+    pub fn with_size(mut self, bytes: u64) -> Self {
+        self.size = bytes;
+        self
+    }
+
+    /// Sets how much of the model sits in VRAM (less than `size` = CPU/GPU split).
+    #[must_use]
+    pub fn with_size_vram(mut self, bytes: u64) -> Self {
+        self.size_vram = Some(bytes);
+        self
+    }
+
+    /// Marks the model installed or merely pullable.
+    #[must_use]
+    pub fn with_installed(mut self, installed: bool) -> Self {
+        self.installed = installed;
+        self
+    }
+
+    /// Sets the default per-token delay.
+    #[must_use]
+    pub fn with_token_ms(mut self, ms: u64) -> Self {
+        self.token_ms = ms;
+        self
+    }
+
+    /// Sets the prompt-evaluation cost per uncached token.
+    #[must_use]
+    pub fn with_prompt_us_per_token(mut self, us: u64) -> Self {
+        self.prompt_us_per_token = us;
+        self
+    }
+
+    /// Sets family, parameter size and quantization level.
+    #[must_use]
+    pub fn with_details(mut self, family: &str, parameter_size: &str, quant: &str) -> Self {
+        family.clone_into(&mut self.family);
+        parameter_size.clone_into(&mut self.parameter_size);
+        quant.clone_into(&mut self.quantization_level);
+        self
+    }
+
+    /// Whether the model lists this capability.
+    pub fn has_capability(&self, cap: &str) -> bool {
+        self.capabilities.iter().any(|c| c == cap)
+    }
+
+    /// Bytes in VRAM when loaded.
+    pub fn vram(&self) -> u64 {
+        self.size_vram.unwrap_or(self.size)
+    }
+}
+
+/// One scripted reply to a chat request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    /// Only a request to this model takes the reply (others skip it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Prompt-evaluation delay, overriding the per-token cost of the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_eval_ms: Option<u64>,
+    /// Per-token delay, overriding the model's `token_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_ms: Option<u64>,
+    /// Thinking text, streamed first when the request's `think` is truthy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Answer text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Tool calls, after the content.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallSpec>,
+    /// Deliver the tool calls only on the `done: true` line.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool_calls_on_done: bool,
+    /// Write each line in two pieces cut inside a multi-byte character.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub split_utf8: bool,
+    /// A fault to inject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+}
+
+impl Reply {
+    /// A reply with this answer text.
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: Some(content.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A reply that only calls tools.
+    pub fn tool_calls(calls: Vec<ToolCallSpec>) -> Self {
+        Self {
+            tool_calls: calls,
+            ..Self::default()
+        }
+    }
+
+    /// A reply that fails with this HTTP status before any output.
+    pub fn status(code: u16) -> Self {
+        Self::default().with_fault(Fault::Status(code))
+    }
+
+    /// Restricts the reply to one model.
+    #[must_use]
+    pub fn for_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Sets the prompt-evaluation delay.
+    #[must_use]
+    pub fn with_prompt_eval_ms(mut self, ms: u64) -> Self {
+        self.prompt_eval_ms = Some(ms);
+        self
+    }
+
+    /// Sets the per-token delay.
+    #[must_use]
+    pub fn with_token_ms(mut self, ms: u64) -> Self {
+        self.token_ms = Some(ms);
+        self
+    }
+
+    /// Sets the thinking text.
+    #[must_use]
+    pub fn with_thinking(mut self, thinking: impl Into<String>) -> Self {
+        self.thinking = Some(thinking.into());
+        self
+    }
+
+    /// Sets the answer text.
+    #[must_use]
+    pub fn with_content(mut self, content: impl Into<String>) -> Self {
+        self.content = Some(content.into());
+        self
+    }
+
+    /// Adds a tool call.
+    #[must_use]
+    pub fn with_tool_call(mut self, call: ToolCallSpec) -> Self {
+        self.tool_calls.push(call);
+        self
+    }
+
+    /// Delivers the tool calls only on the done line.
+    #[must_use]
+    pub fn with_tool_calls_on_done(mut self) -> Self {
+        self.tool_calls_on_done = true;
+        self
+    }
+
+    /// Splits every line inside a multi-byte character.
+    #[must_use]
+    pub fn with_split_utf8(mut self) -> Self {
+        self.split_utf8 = true;
+        self
+    }
+
+    /// Injects a fault.
+    #[must_use]
+    pub fn with_fault(mut self, fault: Fault) -> Self {
+        self.fault = Some(fault);
+        self
+    }
+}
+
+/// One scripted tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallSpec {
+    /// Function name.
+    pub name: String,
+    /// Arguments, a JSON object as Ollama sends it (not a string).
+    #[serde(default = "empty_object")]
+    pub arguments: serde_json::Value,
+    /// Call id; none is sent when absent (as with many Ollama models).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
+impl ToolCallSpec {
+    /// A call without an id.
+    pub fn new(name: impl Into<String>, arguments: serde_json::Value) -> Self {
+        Self {
+            name: name.into(),
+            arguments,
+            id: None,
+        }
+    }
+
+    /// Gives the call an id.
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+}
+
+/// A fault injected into one reply. In a script it is a string:
+/// `status:CODE`, `drop_after:N`, `error_after:N`, `malformed_after:N`,
+/// `stall_after:N` or `no_done`. `N` counts streamed token lines (thinking
+/// and content alike); an `N` past the last token applies after the last one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Fault {
+    /// Answer this HTTP status and `{"error":"simulated error CODE"}` before
+    /// any output.
+    Status(u16),
+    /// After N tokens close the socket: no done line, no chunked terminator.
+    DropAfter(usize),
+    /// After N tokens an in-band `{"error":"simulated in-band error"}` line,
+    /// then a proper end of the response.
+    ErrorAfter(usize),
+    /// After N tokens a line that is not JSON, then a proper end.
+    MalformedAfter(usize),
+    /// After N tokens nothing more, the connection held open until the
+    /// client leaves (counted as cancelled).
+    StallAfter(usize),
+    /// Every token, then a proper end without a done line.
+    NoDone,
+}
+
+/// A fault string that is none of the accepted forms.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid fault {0:?}: expected status:CODE, drop_after:N, error_after:N, \
+     malformed_after:N, stall_after:N or no_done"
+)]
+pub struct FaultParseError(pub String);
+
+impl FromStr for Fault {
+    type Err = FaultParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || FaultParseError(s.to_owned());
+        if s == "no_done" {
+            return Ok(Self::NoDone);
+        }
+        let (kind, arg) = s.split_once(':').ok_or_else(bad)?;
+        if kind == "status" {
+            let code: u16 = arg.parse().map_err(|_| bad())?;
+            if !(100..=599).contains(&code) {
+                return Err(bad());
+            }
+            return Ok(Self::Status(code));
+        }
+        let n: usize = arg.parse().map_err(|_| bad())?;
+        match kind {
+            "drop_after" => Ok(Self::DropAfter(n)),
+            "error_after" => Ok(Self::ErrorAfter(n)),
+            "malformed_after" => Ok(Self::MalformedAfter(n)),
+            "stall_after" => Ok(Self::StallAfter(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl TryFrom<String> for Fault {
+    type Error = FaultParseError;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<Fault> for String {
+    fn from(f: Fault) -> Self {
+        f.to_string()
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Status(c) => write!(f, "status:{c}"),
+            Self::DropAfter(n) => write!(f, "drop_after:{n}"),
+            Self::ErrorAfter(n) => write!(f, "error_after:{n}"),
+            Self::MalformedAfter(n) => write!(f, "malformed_after:{n}"),
+            Self::StallAfter(n) => write!(f, "stall_after:{n}"),
+            Self::NoDone => f.write_str("no_done"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_round_trip() {
+        for s in [
+            "status:503",
+            "drop_after:3",
+            "error_after:0",
+            "malformed_after:2",
+            "stall_after:1",
+            "no_done",
+        ] {
+            let f: Fault = s.parse().unwrap();
+            assert_eq!(f.to_string(), s);
+        }
+        for bad in [
+            "status:99",
+            "drop_after:-1",
+            "drop",
+            "explode:3",
+            "status:x",
+        ] {
+            let err = bad.parse::<Fault>().unwrap_err();
+            assert!(err.to_string().contains("expected status:CODE"), "{err}");
+        }
+    }
+
+    #[test]
+    fn script_json_defaults() {
+        let s =
+            Script::from_json(r#"{"replies":[{"content":"hi","fault":"drop_after:1"}]}"#).unwrap();
+        assert_eq!(s.models, Script::default_models());
+        assert_eq!(s.replies[0].fault, Some(Fault::DropAfter(1)));
+        let err = Script::from_json(r#"{"replies":[{"fault":"boom"}]}"#).unwrap_err();
+        assert!(err.to_string().contains("invalid fault \"boom\""), "{err}");
+        let s = Script::from_json(r#"{"models":[{"name":"m"}]}"#).unwrap();
+        assert_eq!(s.models, vec![ModelSpec::new("m")]);
+    }
+}

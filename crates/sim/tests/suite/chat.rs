@@ -1,0 +1,300 @@
+//! `/api/chat` output: streaming and non-streaming shapes, thinking, tool
+//! calls, scripted replies, the prefix cache and truncation.
+
+use std::time::Duration;
+
+use hearth_sim::{ModelSpec, Reply, Script, Sim, ToolCallSpec};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::support::{Raw, ask, chat, done_line, with};
+
+#[tokio::test]
+async fn streams_the_echo_reply_token_by_token() {
+    let sim = Sim::start(Script::default()).await.unwrap();
+    let resp = chat(&sim, ask("llama3.2:3b", "hello <there> & you")).await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.header("content-type"), Some("application/x-ndjson"));
+    assert_eq!(resp.header("transfer-encoding"), Some("chunked"));
+    assert!(resp.complete);
+    // One chunk per line.
+    assert_eq!(resp.chunks.len(), resp.lines().len());
+    let lines = resp.lines();
+    let tokens: Vec<&str> = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| l["message"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tokens,
+        ["You", " said:", " hello", " <there>", " &", " you"]
+    );
+    // Go escapes HTML characters.
+    assert!(
+        resp.text().contains(r#"" \u003cthere\u003e""#),
+        "{}",
+        resp.text()
+    );
+    let first = &lines[0];
+    assert_eq!(first["model"], "llama3.2:3b");
+    assert_eq!(first["done"], false);
+    assert_eq!(first["message"]["role"], "assistant");
+    let created = first["created_at"].as_str().unwrap();
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(created).is_ok(),
+        "{created}"
+    );
+    assert!(created.ends_with('Z'));
+    let done = done_line(&resp);
+    assert_eq!(done["done_reason"], "stop");
+    assert_eq!(done["message"], json!({"role": "assistant", "content": ""}));
+    assert_eq!(done["eval_count"], 6);
+    for key in [
+        "total_duration",
+        "load_duration",
+        "prompt_eval_count",
+        "prompt_eval_duration",
+        "eval_duration",
+    ] {
+        assert!(done[key].as_u64().unwrap() > 0, "{key}: {done}");
+    }
+    assert_eq!(sim.stats().loads, 1);
+}
+
+#[tokio::test]
+async fn stream_false_answers_one_object() {
+    let script = Script::default().with_reply(Reply::text("Hi there").with_thinking("hmm"));
+    let sim = Sim::start(script).await.unwrap();
+    let body = with(
+        ask("qwen3:8b", "x"),
+        json!({"stream": false, "think": true}),
+    );
+    let resp = chat(&sim, body).await;
+    assert_eq!(resp.status, 200);
+    assert!(resp.header("content-length").is_some());
+    assert_eq!(
+        resp.header("content-type"),
+        Some("application/json; charset=utf-8")
+    );
+    let v = resp.json();
+    assert_eq!(
+        v["message"],
+        json!({"role": "assistant", "content": "Hi there", "thinking": "hmm"})
+    );
+    assert_eq!(v["done"], true);
+    assert_eq!(v["done_reason"], "stop");
+    assert_eq!(v["eval_count"], 3);
+}
+
+#[tokio::test]
+async fn nothing_is_written_before_the_first_token() {
+    let script = Script::default().with_reply(Reply::text("late").with_prompt_eval_ms(300));
+    let sim = Sim::start(script).await.unwrap();
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &ask("llama3.2:3b", "hi")).await;
+    assert_eq!(c.read_for(Duration::from_millis(150)).await, b"");
+    let resp = c.response().await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.content(), "late");
+}
+
+#[tokio::test]
+async fn thinking_streams_first_and_only_when_asked() {
+    let reply = || Reply::text("answer here").with_thinking("let me think");
+    let script = Script::default().with_reply(reply()).with_reply(reply());
+    let sim = Sim::start(script).await.unwrap();
+    let resp = chat(&sim, with(ask("qwen3:8b", "q"), json!({"think": "high"}))).await;
+    let lines = resp.lines();
+    let thinking: String = lines
+        .iter()
+        .filter_map(|l| l["message"]["thinking"].as_str())
+        .collect();
+    assert_eq!(thinking, "let me think");
+    assert_eq!(
+        lines[0]["message"],
+        json!({"role": "assistant", "content": "", "thinking": "let"})
+    );
+    let first_content = lines
+        .iter()
+        .position(|l| l["message"]["content"] != "")
+        .unwrap();
+    let last_thinking = lines
+        .iter()
+        .rposition(|l| l["message"].get("thinking").is_some())
+        .unwrap();
+    assert!(last_thinking < first_content);
+    assert_eq!(resp.content(), "answer here");
+
+    let resp = chat(&sim, with(ask("qwen3:8b", "q"), json!({"think": false}))).await;
+    assert!(
+        resp.lines()
+            .iter()
+            .all(|l| l["message"].get("thinking").is_none())
+    );
+    assert_eq!(resp.content(), "answer here");
+}
+
+#[tokio::test]
+async fn tool_calls_come_on_their_own_chunk_with_ids_only_when_scripted() {
+    let calls = vec![
+        ToolCallSpec::new("read_file", json!({"path": "a.txt"})),
+        ToolCallSpec::new("search", json!({"q": "x"})).with_id("call_7"),
+    ];
+    let script =
+        Script::default().with_reply(Reply::tool_calls(calls).with_content("Let me look."));
+    let sim = Sim::start(script).await.unwrap();
+    let tools = json!([{"type": "function", "function": {"name": "read_file"}}]);
+    let resp = chat(
+        &sim,
+        with(ask("llama3.2:3b", "go"), json!({"tools": tools})),
+    )
+    .await;
+    let lines = resp.lines();
+    let n = lines.len();
+    assert_eq!(
+        lines[n - 2]["message"],
+        json!({"role": "assistant", "content": "", "tool_calls": [
+            {"function": {"index": 0, "name": "read_file", "arguments": {"path": "a.txt"}}},
+            {"id": "call_7", "function": {"index": 1, "name": "search", "arguments": {"q": "x"}}},
+        ]})
+    );
+    assert_eq!(lines[n - 1]["done"], true);
+    assert!(lines[n - 1]["message"].get("tool_calls").is_none());
+    assert_eq!(resp.content(), "Let me look.");
+}
+
+#[tokio::test]
+async fn tool_calls_can_arrive_only_on_the_done_line() {
+    let call = ToolCallSpec::new("now", json!({}));
+    let script =
+        Script::default().with_reply(Reply::tool_calls(vec![call]).with_tool_calls_on_done());
+    let sim = Sim::start(script).await.unwrap();
+    let resp = chat(&sim, ask("llama3.2:3b", "time?")).await;
+    let lines = resp.lines();
+    assert_eq!(lines.len(), 1, "{}", resp.text());
+    assert_eq!(lines[0]["done"], true);
+    assert_eq!(
+        lines[0]["message"]["tool_calls"],
+        json!([{"function": {"index": 0, "name": "now", "arguments": {}}}])
+    );
+}
+
+#[tokio::test]
+async fn replies_for_another_model_are_skipped() {
+    let script = Script::default()
+        .with_reply(Reply::text("for qwen").for_model("qwen3:8b"))
+        .with_reply(Reply::text("for anyone"));
+    let sim = Sim::start(script).await.unwrap();
+    assert_eq!(
+        chat(&sim, ask("llama3.2:3b", "a")).await.content(),
+        "for anyone"
+    );
+    assert_eq!(chat(&sim, ask("qwen3:8b", "b")).await.content(), "for qwen");
+    assert_eq!(
+        chat(&sim, ask("qwen3:8b", "c")).await.content(),
+        "You said: c"
+    );
+    assert_eq!(sim.pending_replies(), 0);
+}
+
+#[tokio::test]
+async fn prefix_cache_counts_only_new_tokens() {
+    let sim = Sim::start(Script::default()).await.unwrap();
+    let sys =
+        json!({"role": "system", "content": "You are a helpful assistant who answers briefly."});
+    let first =
+        json!({"model": "llama3.2:3b", "messages": [sys, {"role": "user", "content": "hello"}]});
+    let done1 = done_line(&chat(&sim, first).await);
+    let whole = done1["prompt_eval_count"].as_u64().unwrap();
+    assert!(whole > 8, "{done1}");
+
+    // The history echoed back exactly: only the new turn is evaluated.
+    let second = json!({"model": "llama3.2:3b", "messages": [
+        sys,
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "You said: hello"},
+        {"role": "user", "content": "and again"},
+    ]});
+    let done2 = done_line(&chat(&sim, second.clone()).await);
+    let fresh = done2["prompt_eval_count"].as_u64().unwrap();
+    assert!(fresh <= 7 && fresh < whole, "only the new turn: {done2}");
+
+    // The same prompt again: fully cached, one token re-evaluated.
+    let again =
+        json!({"model": "llama3.2:3b", "messages": second["messages"].as_array().unwrap()[..3]});
+    let done3 = done_line(&chat(&sim, again.clone()).await);
+    assert!(done3["prompt_eval_count"].as_u64().unwrap() < whole);
+    let done4 = done_line(&chat(&sim, again.clone()).await);
+    assert_eq!(done4["prompt_eval_count"], 1, "{done4}");
+
+    // A different tool list changes the start of the prompt: all of it again.
+    let tools = json!([{"type": "function", "function": {"name": "t"}}]);
+    let done5 = done_line(&chat(&sim, with(again, json!({"tools": tools}))).await);
+    assert!(
+        done5["prompt_eval_count"].as_u64().unwrap() > whole,
+        "{done5}"
+    );
+    assert_eq!(sim.stats().loads, 1);
+}
+
+#[tokio::test]
+async fn prompt_eval_cost_follows_uncached_tokens() {
+    let model = ModelSpec::new("slow:1b").with_prompt_us_per_token(20_000);
+    let sim = Sim::start(Script::with_models(vec![model])).await.unwrap();
+    let long = "word ".repeat(20);
+    let done = done_line(&chat(&sim, ask("slow:1b", &long)).await);
+    let count = done["prompt_eval_count"].as_u64().unwrap();
+    assert!(count >= 20);
+    assert!(done["prompt_eval_duration"].as_u64().unwrap() >= count * 20_000_000);
+}
+
+#[tokio::test]
+async fn context_overflow_truncates_or_fails() {
+    let sim = Sim::start(Script::default()).await.unwrap();
+    let history: Vec<_> = (0..30)
+        .map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": format!("message number {i} with some words")}))
+        .chain([json!({"role": "user", "content": "the last question"})])
+        .collect();
+    let mut messages = vec![json!({"role": "system", "content": "system prompt"})];
+    messages.extend(history);
+    let body = json!({"model": "llama3.2:3b", "messages": messages, "options": {"num_ctx": 64}});
+    let resp = chat(&sim, body.clone()).await;
+    assert_eq!(resp.status, 200);
+    let done = done_line(&resp);
+    assert!(done["prompt_eval_count"].as_u64().unwrap() <= 64, "{done}");
+    assert_eq!(resp.content(), "You said: the last question");
+    assert_eq!(sim.stats().truncated_prompts, 1);
+
+    let resp = chat(&sim, with(body, json!({"truncate": false}))).await;
+    assert_eq!(resp.status, 400);
+    assert_eq!(
+        resp.json(),
+        json!({"error": "the input length exceeds the context length"})
+    );
+    assert_eq!(sim.stats().truncated_prompts, 1);
+}
+
+#[tokio::test]
+async fn keeps_the_connection_alive_between_requests() {
+    let sim = Sim::start(Script::default()).await.unwrap();
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &ask("gemma3:1b", "one")).await;
+    assert_eq!(c.response().await.content(), "You said: one");
+    c.send(
+        "POST",
+        "/api/chat",
+        &with(ask("gemma3:1b", "two"), json!({"stream": false})),
+    )
+    .await;
+    assert_eq!(
+        c.response().await.json()["message"]["content"],
+        "You said: two"
+    );
+    c.send_raw("GET", "/api/version", None, "Connection: close\r\n")
+        .await;
+    let resp = c.response().await;
+    assert_eq!(resp.header("connection"), Some("close"));
+    assert!(c.closed().await);
+    let bodies = sim.chat_bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[1]["messages"][0]["content"], "two");
+}
