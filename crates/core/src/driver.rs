@@ -164,6 +164,23 @@ pub struct Agent {
     max_depth: u32,
 }
 
+/// Emits `stream_stopped` if a run's future is dropped before it ended.
+struct TerminalGuard<'a> {
+    sink: &'a EventSink,
+    armed: bool,
+}
+
+impl Drop for TerminalGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.sink.emit(EventKind::StreamStopped {
+                reason: StopReason::User,
+                partial_text: String::new(),
+            });
+        }
+    }
+}
+
 /// Everything one run needs besides the agent.
 struct RunCtx {
     session_id: String,
@@ -308,7 +325,15 @@ impl Agent {
             model: profile.model.clone(),
             profile: profile.name.clone(),
         });
+        // A sub-agent's run is a future inside the parent's tool call; when
+        // the parent stops, that future is dropped mid-flight. The guard
+        // still gives the run its one terminal event.
+        let mut guard = TerminalGuard {
+            sink: &ctx.sink,
+            armed: true,
+        };
         let outcome = self.run_loop(&ctx).await;
+        guard.armed = false;
         match &outcome {
             RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {
                 iterations: *iterations,

@@ -66,7 +66,7 @@ pub enum BatchMode {
 
 /// A batch runs in parallel unless any call in it mutates.
 pub fn batch_mode(effects: &[ToolEffect]) -> BatchMode {
-    if effects.iter().any(|e| *e == ToolEffect::Mutating) {
+    if effects.contains(&ToolEffect::Mutating) {
         BatchMode::Sequential
     } else {
         BatchMode::Parallel

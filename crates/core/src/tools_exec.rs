@@ -43,7 +43,7 @@ pub(crate) async fn run_batch(
     let tools: Vec<Option<Arc<dyn Tool>>> = calls
         .iter()
         .map(|c| {
-            let allowed = enabled.is_none_or(|e| e.iter().any(|n| *n == c.name));
+            let allowed = enabled.is_none_or(|e| e.contains(&c.name));
             registry.get(&c.name).filter(|_| allowed).cloned()
         })
         .collect();

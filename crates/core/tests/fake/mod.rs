@@ -20,7 +20,6 @@ use serde_json::Value;
 pub enum Piece {
     Delta(ModelDelta),
     Fail(BackendError),
-    Sleep(Duration),
     /// Never yield again (until dropped).
     Stall,
 }
@@ -67,7 +66,13 @@ impl FakeBackend {
     }
 }
 
+/// Counts streams dropped before their end (as a closed connection).
 struct DropGuard(Arc<AtomicUsize>, bool);
+impl DropGuard {
+    fn finish(&mut self) {
+        self.1 = true;
+    }
+}
 impl Drop for DropGuard {
     fn drop(&mut self) {
         if !self.1 {
@@ -97,18 +102,17 @@ impl ModelBackend for FakeBackend {
                 loop {
                     match it.next() {
                         None => {
-                            guard.1 = true;
+                            guard.finish();
                             return None;
                         }
-                        Some(Piece::Sleep(d)) => tokio::time::sleep(d).await,
                         Some(Piece::Stall) => futures::future::pending::<()>().await,
                         Some(Piece::Fail(e)) => {
-                            guard.1 = true;
+                            guard.finish();
                             return Some((Err(e), (it, guard)));
                         }
                         Some(Piece::Delta(d)) => {
                             if matches!(d, ModelDelta::Done(_)) {
-                                guard.1 = true;
+                                guard.finish();
                             }
                             return Some((Ok(d), (it, guard)));
                         }

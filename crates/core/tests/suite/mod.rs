@@ -1,3 +1,4 @@
 mod probe;
 mod stop;
+mod subagent;
 mod tools;
