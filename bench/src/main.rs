@@ -8,9 +8,12 @@
 //! (b) Stop latency: stops at seeded random moments (during prompt
 //!     evaluation and mid-stream), each measured until `stream_stopped` is
 //!     delivered AND the simulator has seen the connection close.
+//! (c) Persistence: per-turn cost at 100 vs 10,000 messages, and opening a
+//!     10,000-message session to read its last 50 messages.
 //!
 //! Usage: `cargo run -p hearth-bench --release [-- --stops N --tokens N --rounds N]`
 
+mod persist;
 mod stop_latency;
 mod throughput;
 
@@ -99,6 +102,8 @@ fn main() -> ExitCode {
         println!("{}", t.markdown());
         let s = stop_latency::run(&sim, &agent, args.stops).await?;
         println!("{}", s.markdown());
+        let p = persist::run().await?;
+        println!("{}", p.markdown());
         Ok::<_, String>(())
     });
     match result {

@@ -1,6 +1,7 @@
 //! `hearth chat`: one message, streamed; Ctrl-C stops cooperatively.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -29,6 +30,12 @@ pub struct ChatArgs {
     /// Offer no tools to the model.
     #[arg(long)]
     no_tools: bool,
+    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Continue this session (default: a new one).
+    #[arg(long)]
+    session: Option<String>,
     /// Cap on model calls for this message.
     #[arg(long, default_value_t = Profile::DEFAULT_MAX_ITERATIONS)]
     max_iterations: u32,
@@ -54,11 +61,20 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         builtin_registry()
     };
     let profiles = Arc::new(StaticProfiles::single("", profile));
+    let store = match crate::db::open(args.db).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let agent = Agent::builder(Arc::new(OllamaBackend::new(client)), profiles)
         .tools(tools)
+        .store(Arc::new(store))
         .build();
 
-    let mut handle = agent.run_stream(&new_session_id(), &args.message);
+    let session = args.session.unwrap_or_else(new_session_id);
+    let mut handle = agent.run_stream(&session, &args.message);
     let stop = handle.stop_token();
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing: leave at once.
@@ -82,6 +98,9 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             };
         }
         printer.print(&event);
+    }
+    if !args.json {
+        eprintln!("[session {session}] continue with --session {session}");
     }
     code
 }

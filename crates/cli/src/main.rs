@@ -3,7 +3,9 @@
 //! Ollama and prints events; no agent logic lives here.
 
 mod chat;
+mod db;
 mod ps;
+mod sessions;
 
 use std::process::ExitCode;
 
@@ -28,6 +30,8 @@ enum Command {
     Chat(chat::ChatArgs),
     /// List the models Ollama has resident, with VRAM and context.
     Ps(ps::PsArgs),
+    /// List, show, rename, delete and restore stored sessions.
+    Sessions(sessions::SessionsArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Chat(args) => chat::run(args).await,
             Command::Ps(args) => ps::run(args).await,
+            Command::Sessions(args) => sessions::run(args).await,
         }
     })
 }

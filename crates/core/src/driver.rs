@@ -2,7 +2,7 @@
 //! loop. It asks `step::next_step` what to do and only does I/O: streams
 //! (`turn`), runs tools (`tools_exec`), appends to the store, emits events.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use hearth_protocol::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome};
@@ -106,6 +106,7 @@ impl RunHandle {
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
     backend: Arc<dyn ModelBackend>,
+    named: HashMap<String, Arc<dyn ModelBackend>>,
     profiles: Arc<dyn ProfileProvider>,
     store: Arc<dyn SessionStore>,
     tools: ToolRegistry,
@@ -118,6 +119,17 @@ impl AgentBuilder {
     /// Sessions in `store` (default: in memory).
     pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// A further backend that profiles select by `name` (`Profile::backend`);
+    /// profiles without one use the default backend.
+    pub fn named_backend(
+        mut self,
+        name: impl Into<String>,
+        backend: Arc<dyn ModelBackend>,
+    ) -> Self {
+        self.named.insert(name.into(), backend);
         self
     }
 
@@ -143,6 +155,7 @@ impl AgentBuilder {
     pub fn build(self) -> Arc<Agent> {
         Arc::new(Agent {
             backend: self.backend,
+            named: self.named,
             profiles: self.profiles,
             store: self.store,
             tools: self.tools,
@@ -156,6 +169,7 @@ impl AgentBuilder {
 /// The agent: runs turns against a model backend.
 pub struct Agent {
     backend: Arc<dyn ModelBackend>,
+    named: HashMap<String, Arc<dyn ModelBackend>>,
     profiles: Arc<dyn ProfileProvider>,
     store: Arc<dyn SessionStore>,
     tools: ToolRegistry,
@@ -204,6 +218,7 @@ impl Agent {
     ) -> AgentBuilder {
         AgentBuilder {
             backend,
+            named: HashMap::new(),
             profiles,
             store: Arc::new(InMemoryStore::new()),
             tools: ToolRegistry::new(),
@@ -312,6 +327,20 @@ impl Agent {
         self.drive(ctx).await.into_result()
     }
 
+    /// The backend a profile selects; an unknown name is an error the user
+    /// can fix in the profile.
+    fn backend_for(&self, profile: &Profile) -> Result<&Arc<dyn ModelBackend>, RunError> {
+        match &profile.backend {
+            None => Ok(&self.backend),
+            Some(name) => self.named.get(name).ok_or_else(|| {
+                RunError::InvalidInput(format!(
+                    "profile `{}` uses backend `{name}`, which is not configured",
+                    profile.name
+                ))
+            }),
+        }
+    }
+
     fn profile(&self, ctx: &RunCtx) -> Profile {
         ctx.profile
             .clone()
@@ -334,6 +363,15 @@ impl Agent {
         };
         let outcome = self.run_loop(&ctx).await;
         guard.armed = false;
+        let status = match &outcome {
+            RunOutcome::Answered { .. } => MessageStatus::Complete,
+            RunOutcome::Stopped { .. } => MessageStatus::Interrupted,
+            RunOutcome::Failed { .. } => MessageStatus::Error,
+        };
+        // The run's end is recorded before it is announced.
+        if let Err(e) = ctx.store.end_run(&ctx.run_id, status).await {
+            tracing::warn!("recording the end of run {} failed: {e}", ctx.run_id);
+        }
         match &outcome {
             RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {
                 iterations: *iterations,
@@ -356,6 +394,9 @@ impl Agent {
     async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
         if ctx.text.trim().is_empty() {
             return RunOutcome::fail(RunError::InvalidInput("the message is empty".into()));
+        }
+        if let Err(e) = ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await {
+            return RunOutcome::fail(e);
         }
         // The user's message is durable before any request leaves.
         if let Err(e) = ctx
@@ -417,7 +458,14 @@ impl Agent {
                     }
                 }
                 Step::CallModel => {
-                    if let Err(outcome) = self.ensure_loaded(ctx, &profile, &mut preloaded).await {
+                    let backend = match self.backend_for(&profile) {
+                        Ok(b) => b.clone(),
+                        Err(e) => return RunOutcome::fail(e),
+                    };
+                    if let Err(outcome) = self
+                        .ensure_loaded(ctx, &backend, &profile, &mut preloaded)
+                        .await
+                    {
                         return outcome;
                     }
                     model_calls += 1;
@@ -444,7 +492,7 @@ impl Agent {
                         run_id: &ctx.run_id,
                     };
                     let result = stream_call(
-                        self.backend.as_ref(),
+                        backend.as_ref(),
                         request,
                         &ctx.cancel,
                         &ctx.sink,
@@ -540,13 +588,19 @@ impl Agent {
     async fn ensure_loaded(
         &self,
         ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
         preloaded: &mut HashSet<String>,
     ) -> Result<(), RunOutcome> {
-        if preloaded.contains(&profile.model) {
+        let key = format!(
+            "{}\u{0}{}",
+            profile.backend.as_deref().unwrap_or(""),
+            profile.model
+        );
+        if preloaded.contains(&key) {
             return Ok(());
         }
-        let backend = self.backend.clone();
+        let backend = backend.clone();
         let model = profile.model.clone();
         let load = self.settings.load_options(&model);
         let task = tokio::spawn(async move { backend.preload(&model, &load).await });
@@ -557,7 +611,7 @@ impl Agent {
         };
         match joined {
             Ok(Ok(())) => {
-                preloaded.insert(profile.model.clone());
+                preloaded.insert(key);
                 Ok(())
             }
             Ok(Err(e)) => Err(RunOutcome::fail(e)),

@@ -29,6 +29,10 @@ pub struct Profile {
     pub think: Option<bool>,
     /// Folder file tools are confined to.
     pub workspace: Option<PathBuf>,
+    /// Which configured backend serves this profile (`None` = the default,
+    /// Ollama). Names are registered with `AgentBuilder::named_backend`.
+    #[serde(default)]
+    pub backend: Option<String>,
 }
 
 impl Profile {
@@ -48,6 +52,7 @@ impl Profile {
             temperature: None,
             think: None,
             workspace: None,
+            backend: None,
         }
     }
 }

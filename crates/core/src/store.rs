@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use tokio::sync::Mutex;
 
-use crate::message::ChatMessage;
+use crate::message::{ChatMessage, MessageStatus};
 
 /// A storage failure.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -31,6 +31,17 @@ pub trait SessionStore: Send + Sync {
         run_id: &str,
         message: ChatMessage,
     ) -> Result<(), StoreError>;
+
+    /// A run begins (before its user message is appended). A durable store
+    /// records it so that a run a crash left unfinished can be repaired.
+    async fn begin_run(&self, _session_id: &str, _run_id: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// A run ended: complete, interrupted (stopped) or error.
+    async fn end_run(&self, _run_id: &str, _status: MessageStatus) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Save the answer streamed so far, so a crash loses at most its last
     /// moments. Replaced by the final message when it is appended.

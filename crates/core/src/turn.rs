@@ -84,7 +84,9 @@ pub(crate) async fn stream_call(
             return out;
         }
     };
-    let mut last_checkpoint = Instant::now();
+    // `None` until the first checkpoint, which is taken at the first delta so
+    // that even a short-lived answer survives a crash.
+    let mut last_checkpoint: Option<Instant> = None;
     loop {
         let item = tokio::select! {
             biased;
@@ -119,8 +121,9 @@ pub(crate) async fn stream_call(
                 return out;
             }
         }
-        if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
-            last_checkpoint = Instant::now();
+        let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
+        if due && !(out.text.is_empty() && out.thinking.is_empty()) {
+            last_checkpoint = Some(Instant::now());
             let partial = out.message(MessageStatus::Interrupted);
             // A failed checkpoint only weakens crash safety; the final
             // append reports storage errors.

@@ -1,3 +1,4 @@
+mod backends;
 mod probe;
 mod stop;
 mod subagent;

@@ -1,0 +1,3 @@
+pub(crate) mod basics;
+mod crash;
+mod sessions;

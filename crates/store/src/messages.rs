@@ -1,0 +1,176 @@
+//! The `messages` table: append-only, each message with its parent, so a
+//! session is a tree whose current branch ends at `sessions.head_id`.
+//! Appending costs the same whatever the session's length.
+
+use hearth_core::{ChatMessage, MessageStatus, Role, ToolCall};
+use rusqlite::{Connection, Row, params};
+
+use crate::error::StoreError;
+use crate::migrate::Migration;
+use crate::sessions::{self, now_ms};
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "messages",
+    sql: "CREATE TABLE messages (
+              id INTEGER PRIMARY KEY,
+              session_id TEXT NOT NULL REFERENCES sessions(id),
+              parent_id INTEGER REFERENCES messages(id),
+              run_id TEXT,
+              role TEXT NOT NULL,
+              content TEXT NOT NULL,
+              thinking TEXT,
+              tool_calls TEXT,
+              tool_call_id TEXT,
+              tool_name TEXT,
+              status TEXT NOT NULL,
+              created_at INTEGER NOT NULL
+          );
+          CREATE INDEX messages_by_parent ON messages(parent_id);",
+}];
+
+fn role_str(r: Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+fn status_str(s: MessageStatus) -> &'static str {
+    match s {
+        MessageStatus::Complete => "complete",
+        MessageStatus::Interrupted => "interrupted",
+        MessageStatus::Error => "error",
+    }
+}
+
+pub(crate) fn parse_status(s: &str) -> MessageStatus {
+    match s {
+        "interrupted" => MessageStatus::Interrupted,
+        "error" => MessageStatus::Error,
+        _ => MessageStatus::Complete,
+    }
+}
+
+/// Append `m` as the new tip of the session's branch. Call inside a
+/// transaction.
+pub(crate) fn append(
+    conn: &Connection,
+    session_id: &str,
+    run_id: &str,
+    m: &ChatMessage,
+) -> Result<i64, StoreError> {
+    sessions::ensure(conn, session_id)?;
+    let parent = sessions::head(conn, session_id)?;
+    let tool_calls = if m.tool_calls.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(&m.tool_calls).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+    };
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO messages (session_id, parent_id, run_id, role, content, thinking, tool_calls,
+                               tool_call_id, tool_name, status, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            session_id,
+            parent,
+            run_id,
+            role_str(m.role),
+            m.content,
+            m.thinking,
+            tool_calls,
+            m.tool_call_id,
+            m.tool_name,
+            status_str(m.status),
+            now
+        ],
+    )?;
+    let id = conn.last_insert_rowid();
+    conn.execute(
+        "UPDATE sessions SET head_id = ?2, updated_at = ?3 WHERE id = ?1",
+        params![session_id, id, now],
+    )?;
+    Ok(id)
+}
+
+/// A stored message with its row id and run.
+pub(crate) struct Stored {
+    pub run_id: Option<String>,
+    pub message: ChatMessage,
+}
+
+fn from_row(
+    r: &Row<'_>,
+) -> rusqlite::Result<(
+    Option<String>,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    String,
+)> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+    ))
+}
+
+/// The current branch, oldest first; at most the last `limit` messages.
+pub(crate) fn branch(
+    conn: &Connection,
+    session_id: &str,
+    limit: Option<u64>,
+) -> Result<Vec<Stored>, StoreError> {
+    let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+    // Walk from the tip to the root; ids grow with time, so ordering by id
+    // restores the conversation order.
+    let mut stmt = conn.prepare_cached(
+        "WITH RECURSIVE chain(id, depth) AS (
+             SELECT head_id, 1 FROM sessions WHERE id = ?1 AND head_id IS NOT NULL
+             UNION ALL
+             SELECT m.parent_id, c.depth + 1 FROM messages m JOIN chain c ON m.id = c.id
+             WHERE m.parent_id IS NOT NULL AND (?2 < 0 OR c.depth < ?2))
+         SELECT m.run_id, m.role, m.content, m.thinking, m.tool_calls, m.tool_call_id, m.tool_name, m.status
+         FROM messages m JOIN chain c ON m.id = c.id ORDER BY m.id",
+    )?;
+    let rows = stmt.query_map(params![session_id, limit], from_row)?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (run_id, role, content, thinking, tool_calls, tool_call_id, tool_name, status) = row?;
+        let role = match role.as_str() {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            other => return Err(StoreError::Corrupt(format!("unknown role `{other}`"))),
+        };
+        let tool_calls: Vec<ToolCall> = match tool_calls {
+            None => Vec::new(),
+            Some(j) => serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        };
+        out.push(Stored {
+            run_id,
+            message: ChatMessage {
+                role,
+                content,
+                thinking,
+                tool_calls,
+                tool_call_id,
+                tool_name,
+                status: parse_status(&status),
+            },
+        });
+    }
+    Ok(out)
+}

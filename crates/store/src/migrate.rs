@@ -1,0 +1,92 @@
+//! Schema versions. Each table module declares the migrations that create or
+//! change its tables; this module orders and applies them, each in its own
+//! transaction, after a `VACUUM INTO` backup of the file (which includes the
+//! WAL) whenever an existing database is upgraded.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+use crate::error::StoreError;
+
+/// One schema step.
+pub(crate) struct Migration {
+    /// The `user_version` after this step.
+    pub version: i64,
+    /// What it does.
+    pub name: &'static str,
+    /// The SQL.
+    pub sql: &'static str,
+}
+
+/// Every migration, in order.
+fn all() -> Vec<&'static Migration> {
+    let mut v: Vec<&Migration> = crate::sessions::MIGRATIONS
+        .iter()
+        .chain(crate::messages::MIGRATIONS)
+        .chain(crate::runs::MIGRATIONS)
+        .collect();
+    v.sort_by_key(|m| m.version);
+    v
+}
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// What `migrate` did.
+#[derive(Debug, Default)]
+pub(crate) struct Migrated {
+    pub from: i64,
+    pub backup: Option<PathBuf>,
+}
+
+/// Bring the database at `path` up to `target` (tests pass an older one).
+pub(crate) fn migrate(
+    conn: &mut Connection,
+    path: &Path,
+    target: i64,
+) -> Result<Migrated, StoreError> {
+    let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if current > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            path: path.display().to_string(),
+            found: current,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    let mut out = Migrated {
+        from: current,
+        backup: None,
+    };
+    if current >= target {
+        return Ok(out);
+    }
+    if current > 0 {
+        out.backup = Some(backup(conn, path, current)?);
+    }
+    for m in all()
+        .into_iter()
+        .filter(|m| m.version > current && m.version <= target)
+    {
+        let tx = conn.transaction()?;
+        tx.execute_batch(m.sql)?;
+        tx.pragma_update(None, "user_version", m.version)?;
+        tx.commit()?;
+        tracing::info!(version = m.version, name = m.name, "database migrated");
+    }
+    Ok(out)
+}
+
+/// `VACUUM INTO <db>.v<N>-<millis>.bak`: a consistent copy, WAL included.
+fn backup(conn: &Connection, path: &Path, version: i64) -> Result<PathBuf, StoreError> {
+    let millis = crate::sessions::now_ms();
+    let name = format!(
+        "{}.v{version}-{millis}.bak",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    );
+    let dest = path.with_file_name(name);
+    conn.execute("VACUUM INTO ?1", [dest.to_string_lossy()])?;
+    Ok(dest)
+}

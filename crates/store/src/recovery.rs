@@ -1,0 +1,67 @@
+//! Repairing runs that a crash (or a kill) left unfinished, so every session
+//! loads as a valid conversation: the checkpointed answer becomes an
+//! interrupted message, and every tool call without a result gets
+//! [`OUTCOME_UNKNOWN`] — the call may or may not have run, so it is never
+//! reported as cancelled.
+
+use hearth_core::{ChatMessage, MessageStatus, Role};
+use rusqlite::Connection;
+
+use crate::error::StoreError;
+use crate::{instance, messages, runs};
+
+/// The result given to a tool call whose end was never recorded.
+pub const OUTCOME_UNKNOWN: &str = "outcome unknown: Hearth stopped (crash or kill) before this call's result was recorded; it may or may not have run";
+
+/// Repair the open runs of dead instances (in one session, or all).
+/// Returns how many runs were repaired.
+pub(crate) fn recover(
+    conn: &mut Connection,
+    me: &str,
+    session: Option<&str>,
+) -> Result<usize, StoreError> {
+    let mut repaired = 0;
+    for (run_id, session_id, owner) in runs::open_runs(conn, session)? {
+        if !instance::is_dead(conn, &owner, me)? {
+            continue;
+        }
+        let tx = conn.transaction()?;
+        // Tool calls of this run on the branch that have no result.
+        let branch = messages::branch(&tx, &session_id, None)?;
+        let answered: std::collections::HashSet<String> = branch
+            .iter()
+            .filter(|s| s.message.role == Role::Tool)
+            .filter_map(|s| s.message.tool_call_id.clone())
+            .collect();
+        let open_calls: Vec<_> = branch
+            .iter()
+            .filter(|s| s.run_id.as_deref() == Some(run_id.as_str()))
+            .flat_map(|s| s.message.tool_calls.iter())
+            .filter(|c| !answered.contains(&c.id))
+            .cloned()
+            .collect();
+        for call in &open_calls {
+            messages::append(
+                &tx,
+                &session_id,
+                &run_id,
+                &ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
+            )?;
+        }
+        if let Some((content, thinking)) = runs::take_draft(&tx, &run_id)? {
+            if !content.is_empty() || thinking.as_deref().is_some_and(|t| !t.is_empty()) {
+                let m = ChatMessage {
+                    thinking,
+                    status: MessageStatus::Interrupted,
+                    ..ChatMessage::assistant(content)
+                };
+                messages::append(&tx, &session_id, &run_id, &m)?;
+            }
+        }
+        runs::end(&tx, &run_id, MessageStatus::Interrupted)?;
+        tx.commit()?;
+        tracing::info!(run = %run_id, session = %session_id, calls = open_calls.len(), "repaired an interrupted run");
+        repaired += 1;
+    }
+    Ok(repaired)
+}

@@ -1,0 +1,112 @@
+//! The `runs`, `instances` and `drafts` tables: which process owns a run in
+//! progress, and the answer it has streamed so far. What lets a crash be
+//! repaired instead of leaving a half-written turn.
+
+use hearth_core::{ChatMessage, MessageStatus};
+use rusqlite::{Connection, params};
+
+use crate::error::StoreError;
+use crate::migrate::Migration;
+use crate::sessions::{self, now_ms};
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 2,
+    name: "runs, instances, drafts",
+    sql: "CREATE TABLE instances (
+              id TEXT PRIMARY KEY,
+              pid INTEGER NOT NULL,
+              started_at INTEGER NOT NULL,
+              heartbeat_at INTEGER NOT NULL
+          );
+          CREATE TABLE runs (
+              id TEXT PRIMARY KEY,
+              session_id TEXT NOT NULL REFERENCES sessions(id),
+              instance_id TEXT NOT NULL,
+              status TEXT,
+              started_at INTEGER NOT NULL,
+              ended_at INTEGER
+          );
+          CREATE INDEX runs_open ON runs(session_id) WHERE ended_at IS NULL;
+          CREATE TABLE drafts (
+              run_id TEXT PRIMARY KEY REFERENCES runs(id),
+              session_id TEXT NOT NULL,
+              content TEXT NOT NULL,
+              thinking TEXT,
+              updated_at INTEGER NOT NULL
+          );",
+}];
+
+/// Record a run's start, owned by `instance`.
+pub(crate) fn begin(
+    conn: &Connection,
+    session_id: &str,
+    run_id: &str,
+    instance: &str,
+) -> Result<(), StoreError> {
+    sessions::ensure(conn, session_id)?;
+    conn.execute(
+        "INSERT OR IGNORE INTO runs (id, session_id, instance_id, started_at) VALUES (?1, ?2, ?3, ?4)",
+        params![run_id, session_id, instance, now_ms()],
+    )?;
+    Ok(())
+}
+
+/// Record a run's end and drop its draft.
+pub(crate) fn end(
+    conn: &Connection,
+    run_id: &str,
+    status: MessageStatus,
+) -> Result<(), StoreError> {
+    let s = match status {
+        MessageStatus::Complete => "complete",
+        MessageStatus::Interrupted => "interrupted",
+        MessageStatus::Error => "error",
+    };
+    conn.execute(
+        "UPDATE runs SET status = ?2, ended_at = ?3 WHERE id = ?1 AND ended_at IS NULL",
+        params![run_id, s, now_ms()],
+    )?;
+    conn.execute("DELETE FROM drafts WHERE run_id = ?1", [run_id])?;
+    Ok(())
+}
+
+/// Save the partial answer of a run (replacing the previous checkpoint).
+pub(crate) fn checkpoint(
+    conn: &Connection,
+    session_id: &str,
+    run_id: &str,
+    m: &ChatMessage,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO drafts (run_id, session_id, content, thinking, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT(run_id) DO UPDATE SET content = ?3, thinking = ?4, updated_at = ?5",
+        params![run_id, session_id, m.content, m.thinking, now_ms()],
+    )?;
+    Ok(())
+}
+
+/// The partial answer of a run, if one was checkpointed.
+pub(crate) fn take_draft(
+    conn: &Connection,
+    run_id: &str,
+) -> Result<Option<(String, Option<String>)>, StoreError> {
+    let mut stmt = conn.prepare("SELECT content, thinking FROM drafts WHERE run_id = ?1")?;
+    let mut rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let draft = rows.next().transpose()?;
+    drop(rows);
+    conn.execute("DELETE FROM drafts WHERE run_id = ?1", [run_id])?;
+    Ok(draft)
+}
+
+/// Runs not ended, with their owner, optionally in one session.
+pub(crate) fn open_runs(
+    conn: &Connection,
+    session: Option<&str>,
+) -> Result<Vec<(String, String, String)>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT id, session_id, instance_id FROM runs
+         WHERE ended_at IS NULL AND (?1 IS NULL OR session_id = ?1)",
+    )?;
+    let rows = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

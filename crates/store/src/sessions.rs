@@ -1,0 +1,113 @@
+//! The `sessions` table: one row per conversation, with the tip of its
+//! current branch (`head_id`) and a soft delete that can be undone.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::error::StoreError;
+use crate::migrate::Migration;
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "sessions",
+    sql: "CREATE TABLE sessions (
+              id TEXT PRIMARY KEY,
+              title TEXT NOT NULL DEFAULT '',
+              head_id INTEGER,
+              created_at INTEGER NOT NULL,
+              updated_at INTEGER NOT NULL,
+              deleted_at INTEGER
+          );
+          CREATE INDEX sessions_by_update ON sessions(updated_at DESC);",
+}];
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A session as a list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Title ("" until one is set or generated).
+    pub title: String,
+    /// Messages on the current branch.
+    pub messages: u64,
+    /// Created, ms since the epoch.
+    pub created_at: i64,
+    /// Last change, ms since the epoch.
+    pub updated_at: i64,
+}
+
+/// Create the session if it does not exist.
+pub(crate) fn ensure(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    let now = now_ms();
+    conn.execute(
+        "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?1, ?2, ?2)",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+/// The tip of the session's current branch.
+pub(crate) fn head(conn: &Connection, id: &str) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .query_row("SELECT head_id FROM sessions WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .flatten())
+}
+
+/// Sessions not deleted, newest first, with the length of their branch.
+pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT s.id, s.title, s.created_at, s.updated_at,
+                (WITH RECURSIVE chain(id) AS (
+                     SELECT s.head_id
+                     UNION ALL
+                     SELECT m.parent_id FROM messages m JOIN chain c ON m.id = c.id
+                     WHERE m.parent_id IS NOT NULL)
+                 SELECT count(*) FROM chain WHERE id IS NOT NULL)
+         FROM sessions s WHERE s.deleted_at IS NULL
+         ORDER BY s.updated_at DESC, s.id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(SessionSummary {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            created_at: r.get(2)?,
+            updated_at: r.get(3)?,
+            messages: r.get::<_, i64>(4)?.try_into().unwrap_or(0),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Rename; an unknown id is an error.
+pub(crate) fn rename(conn: &Connection, id: &str, title: &str) -> Result<(), StoreError> {
+    let n = conn.execute(
+        "UPDATE sessions SET title = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, title, now_ms()],
+    )?;
+    if n == 0 {
+        return Err(StoreError::NoSession(id.to_owned()));
+    }
+    Ok(())
+}
+
+/// Soft-delete (`deleted = true`) or undo it.
+pub(crate) fn set_deleted(conn: &Connection, id: &str, deleted: bool) -> Result<(), StoreError> {
+    let at = deleted.then(now_ms);
+    let n = conn.execute(
+        "UPDATE sessions SET deleted_at = ?2 WHERE id = ?1",
+        params![id, at],
+    )?;
+    if n == 0 {
+        return Err(StoreError::NoSession(id.to_owned()));
+    }
+    Ok(())
+}

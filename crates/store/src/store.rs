@@ -1,0 +1,226 @@
+//! [`Store`]: the public handle, and the core's `SessionStore` on it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use hearth_core::{ChatMessage, MessageStatus, Role, SessionStore};
+
+use crate::db::{Db, connect};
+use crate::error::StoreError;
+use crate::migrate::{SCHEMA_VERSION, migrate};
+use crate::sessions::SessionSummary;
+use crate::{instance, messages, recovery, runs, sessions};
+
+/// What opening the database did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenReport {
+    /// The schema version found, when an upgrade ran.
+    pub migrated_from: Option<i64>,
+    /// The backup taken before the upgrade.
+    pub backup: Option<PathBuf>,
+    /// Runs left unfinished by a dead process, now repaired.
+    pub recovered_runs: usize,
+}
+
+/// Hearth's database.
+#[derive(Clone)]
+pub struct Store {
+    db: Db,
+    instance: Arc<str>,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating, migrating and repairing as needed) the database at
+    /// `path`.
+    pub async fn open(path: impl AsRef<Path>) -> Result<(Self, OpenReport), StoreError> {
+        Self::open_at_version(path.as_ref().to_owned(), SCHEMA_VERSION).await
+    }
+
+    /// Open at an older schema version (tests of upgrades).
+    #[doc(hidden)]
+    pub async fn open_at_version(
+        path: PathBuf,
+        version: i64,
+    ) -> Result<(Self, OpenReport), StoreError> {
+        let p = path.clone();
+        let opened = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
+            if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                    path: dir.display().to_string(),
+                    detail: e.to_string(),
+                })?;
+            }
+            let mut conn = connect(&p)?;
+            let migrated = migrate(&mut conn, &p, version)?;
+            let mut report = OpenReport {
+                migrated_from: (migrated.from > 0 && migrated.from < version)
+                    .then_some(migrated.from),
+                backup: migrated.backup,
+                recovered_runs: 0,
+            };
+            let instance = if version >= 2 {
+                let id = instance::register(&conn)?;
+                report.recovered_runs = recovery::recover(&mut conn, &id, None)?;
+                id
+            } else {
+                String::new()
+            };
+            Ok((conn, instance, report))
+        })
+        .await
+        .map_err(|e| StoreError::Io {
+            path: path.display().to_string(),
+            detail: e.to_string(),
+        })??;
+        let (conn, instance, report) = opened;
+        let me = instance.clone();
+        let db = Db::spawn(conn, move |c| {
+            if !me.is_empty() {
+                instance::heartbeat(c, &me);
+            }
+        })?;
+        Ok((
+            Self {
+                db,
+                instance: instance.into(),
+                path,
+            },
+            report,
+        ))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Sessions, newest first (deleted ones left out).
+    pub async fn sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        self.db.call(|c| sessions::list(c)).await
+    }
+
+    /// Rename a session.
+    pub async fn rename(&self, id: &str, title: &str) -> Result<(), StoreError> {
+        let (id, title) = (id.to_owned(), title.to_owned());
+        self.db
+            .call(move |c| sessions::rename(c, &id, &title))
+            .await
+    }
+
+    /// Delete a session (it can be restored until purged).
+    pub async fn delete(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.db
+            .call(move |c| sessions::set_deleted(c, &id, true))
+            .await
+    }
+
+    /// Undo a delete.
+    pub async fn restore(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.db
+            .call(move |c| sessions::set_deleted(c, &id, false))
+            .await
+    }
+
+    /// The last `n` messages of a session's current branch.
+    pub async fn last_messages(
+        &self,
+        session_id: &str,
+        n: u64,
+    ) -> Result<Vec<ChatMessage>, StoreError> {
+        let id = session_id.to_owned();
+        let rows = self
+            .db
+            .call(move |c| messages::branch(c, &id, Some(n)))
+            .await?;
+        Ok(rows.into_iter().map(|s| s.message).collect())
+    }
+
+    /// Run SQLite's `PRAGMA integrity_check`; `"ok"` when sound.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.db
+            .call(|c| Ok(c.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))?))
+            .await
+    }
+}
+
+#[async_trait]
+impl SessionStore for Store {
+    async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, hearth_core::StoreError> {
+        let id = session_id.to_owned();
+        let rows = self
+            .db
+            .call(move |c| messages::branch(c, &id, None))
+            .await?;
+        Ok(rows.into_iter().map(|s| s.message).collect())
+    }
+
+    async fn append(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        message: ChatMessage,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (sid, rid) = (session_id.to_owned(), run_id.to_owned());
+        self.db
+            .call(move |c| {
+                let tx = c.transaction()?;
+                messages::append(&tx, &sid, &rid, &message)?;
+                // The final answer replaces the run's checkpoint.
+                if message.role == Role::Assistant {
+                    tx.execute("DELETE FROM drafts WHERE run_id = ?1", [&rid])?;
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await?;
+        Ok(())
+    }
+
+    async fn begin_run(
+        &self,
+        session_id: &str,
+        run_id: &str,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (sid, rid, me) = (
+            session_id.to_owned(),
+            run_id.to_owned(),
+            self.instance.clone(),
+        );
+        self.db
+            .call(move |c| {
+                // A run of this session that a dead process left open is
+                // repaired first, so the new turn sees a valid conversation.
+                recovery::recover(c, &me, Some(&sid))?;
+                runs::begin(c, &sid, &rid, &me)
+            })
+            .await?;
+        Ok(())
+    }
+
+    async fn end_run(
+        &self,
+        run_id: &str,
+        status: MessageStatus,
+    ) -> Result<(), hearth_core::StoreError> {
+        let rid = run_id.to_owned();
+        self.db.call(move |c| runs::end(c, &rid, status)).await?;
+        Ok(())
+    }
+
+    async fn checkpoint(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        partial: &ChatMessage,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (sid, rid, m) = (session_id.to_owned(), run_id.to_owned(), partial.clone());
+        self.db
+            .call(move |c| runs::checkpoint(c, &sid, &rid, &m))
+            .await?;
+        Ok(())
+    }
+}

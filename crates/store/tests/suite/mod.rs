@@ -1,0 +1,3 @@
+mod crash;
+mod migrations;
+mod sessions;

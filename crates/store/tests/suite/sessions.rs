@@ -1,0 +1,111 @@
+//! Appending, reading the branch, managing sessions.
+
+use hearth_core::{ChatMessage, MessageStatus, SessionStore, ToolCall};
+use hearth_store::Store;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+#[tokio::test]
+async fn messages_round_trip_in_order_with_status_and_tool_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, report) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    assert_eq!(report.recovered_runs, 0);
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "calculator".into(),
+        arguments: json!({"expression": "1+1"}),
+    };
+    let mut assistant = ChatMessage::assistant("");
+    assistant.tool_calls = vec![call.clone()];
+    assistant.thinking = Some("hmm".into());
+    let interrupted = ChatMessage {
+        status: MessageStatus::Interrupted,
+        ..ChatMessage::assistant("partial é 🌍")
+    };
+    let msgs = vec![
+        ChatMessage::user("hi"),
+        assistant,
+        ChatMessage::tool_result(&call, "2"),
+        interrupted,
+    ];
+    store.begin_run("s1", "r1").await.unwrap();
+    for m in &msgs {
+        store.append("s1", "r1", m.clone()).await.unwrap();
+    }
+    store
+        .end_run("r1", MessageStatus::Interrupted)
+        .await
+        .unwrap();
+    assert_eq!(store.history("s1").await.unwrap(), msgs);
+    assert_eq!(
+        store.last_messages("s1", 2).await.unwrap(),
+        msgs[2..].to_vec()
+    );
+    assert!(store.history("unknown").await.unwrap().is_empty());
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn sessions_list_rename_delete_and_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    store
+        .append("a", "r", ChatMessage::user("one"))
+        .await
+        .unwrap();
+    store
+        .append("b", "r", ChatMessage::user("two"))
+        .await
+        .unwrap();
+    store
+        .append("b", "r", ChatMessage::assistant("three"))
+        .await
+        .unwrap();
+    let list = store.sessions().await.unwrap();
+    assert_eq!(
+        list.iter()
+            .map(|s| (s.id.as_str(), s.messages))
+            .collect::<Vec<_>>(),
+        vec![("b", 2), ("a", 1)]
+    );
+    store.rename("a", "Groceries").await.unwrap();
+    assert_eq!(
+        store.sessions().await.unwrap()[0].title,
+        "Groceries",
+        "a rename counts as an update"
+    );
+    store.delete("b").await.unwrap();
+    assert_eq!(store.sessions().await.unwrap().len(), 1);
+    store.restore("b").await.unwrap();
+    assert_eq!(store.sessions().await.unwrap().len(), 2);
+    assert!(
+        store
+            .rename("zzz", "x")
+            .await
+            .unwrap_err()
+            .to_string()
+            .contains("no session `zzz`")
+    );
+    // A deleted session keeps its messages until purged.
+    store.delete("b").await.unwrap();
+    assert_eq!(store.history("b").await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn reopening_sees_everything_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    {
+        let (store, _) = Store::open(&path).await.unwrap();
+        for i in 0..50 {
+            store
+                .append("s", "r", ChatMessage::user(format!("m{i}")))
+                .await
+                .unwrap();
+        }
+    }
+    let (store, _) = Store::open(&path).await.unwrap();
+    let h = store.history("s").await.unwrap();
+    assert_eq!(h.len(), 50);
+    assert_eq!(h[49].content, "m49");
+}
