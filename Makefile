@@ -1,0 +1,74 @@
+# Everyday commands. The scripts do the work; this file only names them.
+# Every cargo command says --workspace (the root manifest is also the app
+# package, so a bare `cargo test` would test only the app) and uses the
+# feature set of the tests, so one variant of the app is compiled.
+
+FEATURES := --features tauri/custom-protocol
+
+.PHONY: help setup app dev test fmt ui lint check e2e sim bench icons clean
+
+help:
+	@echo "make setup   install what building needs (scripts/setup.sh)"
+	@echo "make app     build and open the desktop app (scripts/app.sh)"
+	@echo "make dev     the app with Vite hot reload (tauri dev)"
+	@echo "make test    every check CI runs (scripts/test.sh)"
+	@echo "make fmt     format Rust code"
+	@echo "make ui      build the web UI into ui/dist"
+	@echo "make lint    clippy (warnings are errors) + svelte-check"
+	@echo "make check   cargo check of the whole workspace + svelte-check"
+	@echo "make e2e     build the app and run the desktop end-to-end test"
+	@echo "make sim     run the Ollama simulator on port 11435"
+	@echo "make bench   run the benchmarks (release build)"
+	@echo "make icons   regenerate icons/ with ImageMagick"
+	@echo "make clean   remove build outputs"
+
+setup:
+	scripts/setup.sh
+
+app:
+	scripts/app.sh
+
+dev:
+	scripts/app.sh --dev
+
+test:
+	scripts/test.sh
+
+fmt:
+	cargo fmt --all
+
+# The app embeds ui/dist at compile time (custom-protocol): build it first.
+ui:
+	npm run --silent build
+
+lint: ui
+	cargo clippy --workspace --all-targets $(FEATURES) -- -D warnings
+	npm run --silent check
+
+check: ui
+	cargo check --workspace --all-targets $(FEATURES)
+	npm run --silent check
+
+e2e:
+	npx tauri build --debug --no-bundle
+	tests/e2e/run.sh
+
+sim:
+	cargo run -p hearth-sim -- --port 11435
+
+bench:
+	cargo run -p hearth-bench --release
+
+icons:
+	scripts/icons.sh
+
+clean:
+	cargo clean
+	rm -rf ui/dist gen
+
+# The CLI against a real llama.cpp server and a small real model, through the
+# OpenAI-compatible backend. Not part of CI or `make test`: the first run
+# builds llama-server and downloads ~500 MB, and it needs quiet cores.
+.PHONY: test-real
+test-real:
+	scripts/test-real.sh

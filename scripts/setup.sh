@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Prepares this machine to build and run Hearth. Idempotent: every step first
+# checks whether it is already done.
+#
+#   scripts/setup.sh          what building and running the app needs
+#   scripts/setup.sh --test   plus what the tests need (Xvfb, WebKitWebDriver,
+#                             ImageMagick, Chromium, cargo-nextest, tauri-driver)
+#
+# Rust and Node are checked, not installed: when one is missing or too old the
+# script says how to get it and exits non-zero before doing anything else.
+# Debian packages are installed with apt-get (through sudo when not root).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+want_test=0
+for arg in "$@"; do
+    case "$arg" in
+        --test) want_test=1 ;;
+        -h | --help)
+            sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            echo "setup.sh: unknown option '$arg' (try --help)" >&2
+            exit 2
+            ;;
+    esac
+done
+
+# Minimums. Rust: the workspace's rust-version. Node: what Vite 8 needs.
+rust_min=1.90
+node_min=20.19
+
+say() { printf '==> %s\n' "$*"; }
+fail() {
+    printf '\nsetup.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+# version_ge A B: true when dotted version A >= B.
+version_ge() {
+    [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" == "$2" ]]
+}
+
+# ---------------------------------------------------------------- toolchains
+problems=()
+
+if ! command -v cargo >/dev/null 2>&1 || ! command -v rustc >/dev/null 2>&1; then
+    problems+=("Rust >= $rust_min is missing. Install it with rustup:
+      curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y
+      . \"\$HOME/.cargo/env\"")
+else
+    rust_version="$(rustc --version | awk '{print $2}')"
+    if ! version_ge "${rust_version%%-*}" "$rust_min"; then
+        problems+=("Rust $rust_version is too old (need >= $rust_min). Update it with:
+      rustup update stable && rustup default stable")
+    fi
+fi
+
+if ! command -v node >/dev/null 2>&1; then
+    problems+=("Node.js >= $node_min is missing. Install it from Debian/Ubuntu
+      (sudo apt-get install nodejs npm; Debian 13 / Ubuntu 24.10 or later ship
+      a recent enough Node) or from NodeSource (https://github.com/nodesource/distributions).")
+else
+    node_version="$(node --version)"
+    node_version="${node_version#v}"
+    if ! version_ge "$node_version" "$node_min"; then
+        problems+=("Node.js $node_version is too old (need >= $node_min). Install a newer
+      one from NodeSource (https://github.com/nodesource/distributions) or with nvm.")
+    fi
+fi
+
+if ! command -v npm >/dev/null 2>&1; then
+    problems+=("npm is missing. Install it with: sudo apt-get install npm
+      (NodeSource's nodejs package includes it).")
+fi
+
+if ((${#problems[@]} > 0)); then
+    printf '\nsetup.sh cannot continue:\n' >&2
+    for p in "${problems[@]}"; do
+        printf '  - %s\n' "$p" >&2
+    done
+    exit 1
+fi
+say "rust $(rustc --version | awk '{print $2}'), node $(node --version), npm $(npm --version 2>/dev/null)"
+
+if ((want_test)); then
+    for component in rustfmt clippy; do
+        if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+            if command -v rustup >/dev/null 2>&1; then
+                say "adding the Rust component $component"
+                rustup component add "$component"
+            else
+                fail "cargo ${component/rustfmt/fmt} is missing; install the Rust component '$component' (rustup component add $component)."
+            fi
+        fi
+    done
+fi
+
+# ----------------------------------------------------------- Debian packages
+# What Tauri needs to build on Linux (WebKitGTK 4.1 and friends).
+build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
+    libssl-dev libayatana-appindicator3-dev librsvg2-dev)
+# What the tests need: a headless X server, the WebKit WebDriver, screenshots,
+# and Debian's Chromium for the UI tests (no browser is ever downloaded).
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium chromium-driver)
+
+pkgs=("${build_pkgs[@]}")
+if ((want_test)); then
+    pkgs+=("${test_pkgs[@]}")
+fi
+
+if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    missing=()
+    for p in "${pkgs[@]}"; do
+        if ! dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed'; then
+            missing+=("$p")
+        fi
+    done
+    if ((${#missing[@]} > 0)); then
+        if [[ "$(id -u)" -eq 0 ]]; then
+            sudo=()
+        elif command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            fail "these Debian packages are missing and neither root nor sudo is available:
+  ${missing[*]}
+Install them as root with:
+  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+        fi
+        say "installing Debian packages: ${missing[*]}"
+        apt_opts=(-y -q --no-install-recommends -o DPkg::Lock::Timeout=600)
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout=600 update
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install "${apt_opts[@]}" "${missing[@]}"
+    else
+        say "Debian packages present"
+    fi
+else
+    say "not a Debian/Ubuntu system: make sure the equivalents of these are installed:"
+    say "  ${pkgs[*]}"
+fi
+
+# ------------------------------------------------------------- cargo tools
+if ((want_test)); then
+    if ! cargo nextest --version >/dev/null 2>&1; then
+        say "installing cargo-nextest (a few minutes, once)"
+        cargo install cargo-nextest --locked
+    fi
+    if ! command -v tauri-driver >/dev/null 2>&1; then
+        say "installing tauri-driver 2.1.0 (about a minute, once)"
+        cargo install --locked tauri-driver@2.1.0
+    fi
+fi
+
+# -------------------------------------------------------------- npm packages
+# npm ci when node_modules is missing or was installed from another lockfile.
+lock_hash="$(sha256sum package-lock.json | awk '{print $1}')"
+stamp=node_modules/.hearth-lock-sha256
+if [[ ! -d node_modules || ! -f "$stamp" || "$(cat "$stamp")" != "$lock_hash" ]]; then
+    say "npm ci"
+    npm ci --no-audit --no-fund
+    printf '%s\n' "$lock_hash" >"$stamp"
+else
+    say "node_modules up to date"
+fi
+
+say "setup done"

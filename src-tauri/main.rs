@@ -1,0 +1,36 @@
+//! Entry point of the `hearth-app` binary: starts the desktop shell from
+//! `hearth_app::run` and turns a startup failure into a message and a
+//! non-zero exit status.
+
+// No console window next to the app in Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    if let Some(problem) = missing_display() {
+        eprintln!("hearth-app: {problem}");
+        return ExitCode::FAILURE;
+    }
+    match hearth_app::run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("hearth-app: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Says why no window can open, when that is known before starting: on
+/// Linux, GTK aborts the process with a panic and a backtrace when there is
+/// no display, which tells a user nothing.
+fn missing_display() -> Option<&'static str> {
+    let linux = cfg!(target_os = "linux");
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+    (linux && !has_display).then_some(
+        "no display: neither DISPLAY nor WAYLAND_DISPLAY is set. Start Hearth from a \
+         graphical session, or on a virtual display with `xvfb-run -a hearth-app`.",
+    )
+}

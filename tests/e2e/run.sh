@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Desktop end-to-end test: runs the built app in a real WebKitGTK webview on a
+# virtual X display and drives it through tauri-driver + WebKitWebDriver.
+#
+#   tests/e2e/run.sh [PATH_TO_APP_BINARY]
+#
+# The binary must be built with the UI embedded, i.e. `npx tauri build --debug
+# --no-bundle` (= cargo build --features tauri/custom-protocol); a plain cargo
+# build loads the Vite dev URL and shows an empty window. Default binary:
+# $CARGO_TARGET_DIR/debug/hearth-app (target/ when unset).
+#
+# Starts Xvfb and tauri-driver, runs tests/e2e/*.e2e.mjs with node's test
+# runner, and stops both on exit (tauri-driver with SIGTERM: SIGKILL would
+# orphan WebKitWebDriver). Screenshot: tests/e2e/screenshots/shell.png.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+
+app="${1:-${CARGO_TARGET_DIR:-$root/target}/debug/hearth-app}"
+
+fail() {
+    echo "e2e: $*" >&2
+    exit 1
+}
+
+[[ -x "$app" ]] || fail "no app binary at $app; build it first with: npx tauri build --debug --no-bundle"
+for tool in Xvfb tauri-driver WebKitWebDriver import node; do
+    command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing; run scripts/setup.sh --test"
+done
+
+# The version the window must show: the app package's, from cargo itself.
+version="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="hearth-app");if(p)console.log(p.version)})')"
+[[ -n "$version" ]] || fail "could not read the hearth-app version from cargo metadata"
+
+xvfb_pid=""
+driver_pid=""
+# shellcheck disable=SC2317  # reached through the EXIT trap
+cleanup() {
+    local rc=$?
+    if [[ -n "$driver_pid" ]] && kill -0 "$driver_pid" 2>/dev/null; then
+        kill -TERM "$driver_pid" 2>/dev/null || true
+        for _ in $(seq 50); do
+            kill -0 "$driver_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$driver_pid" 2>/dev/null; then
+            echo "e2e: tauri-driver ignored SIGTERM for 5 s; killing it" >&2
+            kill -KILL "$driver_pid" 2>/dev/null || true
+        fi
+    fi
+    if [[ -n "$xvfb_pid" ]] && kill -0 "$xvfb_pid" 2>/dev/null; then
+        kill -TERM "$xvfb_pid" 2>/dev/null || true
+        wait "$xvfb_pid" 2>/dev/null || true
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A free display number (another test run or a developer's Xvfb may hold :99).
+display_num=""
+for n in $(seq 99 140); do
+    if [[ ! -e "/tmp/.X$n-lock" && ! -e "/tmp/.X11-unix/X$n" ]]; then
+        display_num=$n
+        break
+    fi
+done
+[[ -n "$display_num" ]] || fail "no free X display between :99 and :140"
+export DISPLAY=":$display_num"
+
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb_pid=$!
+for _ in $(seq 100); do
+    [[ -S "/tmp/.X11-unix/X$display_num" ]] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || fail "Xvfb exited at start"
+    sleep 0.1
+done
+[[ -S "/tmp/.X11-unix/X$display_num" ]] || fail "Xvfb did not open $DISPLAY within 10 s"
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Two free ports: tauri-driver's and the WebKitWebDriver's behind it.
+port=""
+for p in $(seq 4444 2 4500); do
+    if ! port_busy "$p" && ! port_busy "$((p + 1))"; then
+        port=$p
+        break
+    fi
+done
+[[ -n "$port" ]] || fail "no free port pair between 4444 and 4501"
+
+driver_log="$(mktemp -t hearth-tauri-driver.XXXXXX.log)"
+tauri-driver --port "$port" --native-port "$((port + 1))" >"$driver_log" 2>&1 &
+driver_pid=$!
+for _ in $(seq 200); do
+    port_busy "$port" && break
+    kill -0 "$driver_pid" 2>/dev/null || {
+        cat "$driver_log" >&2
+        fail "tauri-driver exited at start"
+    }
+    sleep 0.1
+done
+port_busy "$port" || fail "tauri-driver did not listen on $port within 20 s"
+
+echo "e2e: app $app, version $version, display $DISPLAY, tauri-driver :$port"
+rc=0
+HEARTH_APP="$app" HEARTH_VERSION="$version" HEARTH_E2E_PORT="$port" \
+    HEARTH_SCREENSHOT="$root/tests/e2e/screenshots/shell.png" \
+    timeout --kill-after=10 180 node --test --test-timeout=120000 tests/e2e/*.e2e.mjs || rc=$?
+if ((rc != 0)); then
+    echo "e2e: failed (exit $rc); tauri-driver log:" >&2
+    tail -n 50 "$driver_log" >&2
+fi
+rm -f "$driver_log"
+exit "$rc"

@@ -1,0 +1,11 @@
+// Mounts the UI into index.html's #app element.
+import { mount } from 'svelte';
+import App from './App.svelte';
+import './app.css';
+
+const target = document.getElementById('app');
+if (!target) {
+  throw new Error('index.html has no #app element');
+}
+
+export default mount(App, { target });
