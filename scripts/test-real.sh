@@ -78,8 +78,12 @@ fi
 echo "      \"$answer\""
 
 echo "== 2+3. a tool call is made and executed; the runaway loop ends at the cap"
+# A profile that offers the calculator and plans nothing (the seeded "Chat"
+# profile offers no tools; "Agent" adds a planning call).
+"$BIN" profiles set Tools --model "$MODEL" --tools calculator --planning off >/dev/null \
+  || echo "note: could not create the Tools profile" >&2
 t0=$(now_ms)
-hearth --json --max-iterations "$MAX_ITERATIONS" \
+hearth --profile Tools --json --max-iterations "$MAX_ITERATIONS" \
   "Use the calculator tool to compute 1234*5678." | stamp "$t0" >"$TMP/tool.log"
 rc=${PIPESTATUS[0]}
 calls=$(events_of "$TMP/tool.log" | jq -c 'select(.type == "tool_started") | {name, arguments}')

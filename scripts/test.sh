@@ -44,6 +44,7 @@ step() {
 # generous, and exist so that a hang fails the run instead of stalling it.
 step "setup" 1800 scripts/setup.sh --test
 step "cargo fmt" 300 cargo fmt --all -- --check
+step "dependency rules" 600 scripts/check-deps.sh
 step "svelte-check" 300 npm run --silent check
 # Before any cargo step: with custom-protocol the app embeds ui/dist at
 # compile time, and does not compile without it.

@@ -6,11 +6,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use hearth_core::{
-    Agent, Profile, StaticProfiles, ToolRegistry, new_session_id, tools::builtin_registry,
-};
-use hearth_ollama::{Client, ClientOptions, OllamaBackend, resolve_base_url};
+use hearth_core::tools::{ProfileSwitcher, Remember, SwitchProfile, builtin_registry};
+use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
+use hearth_core::{Agent, LoadOptions, new_session_id};
 use hearth_protocol::{AgentEvent, EventKind, ToolOutcome};
+use hearth_store::Profiles;
+
+use crate::backend::{BackendKind, KeyArg, build};
+use crate::overrides::Overrides;
 
 /// Exit code after a stop, as a shell reports a SIGINT'd program.
 const EXIT_STOPPED: u8 = 130;
@@ -18,12 +21,23 @@ const EXIT_STOPPED: u8 = 130;
 /// Arguments of `hearth chat`.
 #[derive(Debug, Args)]
 pub struct ChatArgs {
-    /// Ollama's URL (default: $OLLAMA_HOST, else http://127.0.0.1:11434).
+    /// The model server's URL: Ollama's (default: $OLLAMA_HOST, else
+    /// http://127.0.0.1:11434), or with --backend openai the server's
+    /// OpenAI root (default: http://127.0.0.1:8080/v1).
     #[arg(long)]
     url: Option<String>,
-    /// Model to use, as Ollama names it (e.g. qwen3:8b).
+    /// Which kind of server to talk to.
+    #[arg(long, value_enum, default_value_t)]
+    backend: BackendKind,
+    /// API key for --backend openai, sent as a bearer token (never shown).
+    #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
+    api_key: Option<KeyArg>,
+    /// Model to use instead of the profile's, as the server names it (e.g. qwen3:8b).
     #[arg(long)]
-    model: String,
+    model: Option<String>,
+    /// Profile to use for this session from now on (see `hearth profiles`).
+    #[arg(long)]
+    profile: Option<String>,
     /// Print one protocol event per line (JSON) instead of plain text.
     #[arg(long)]
     json: bool,
@@ -36,31 +50,22 @@ pub struct ChatArgs {
     /// Continue this session (default: a new one).
     #[arg(long)]
     session: Option<String>,
-    /// Cap on model calls for this message.
-    #[arg(long, default_value_t = Profile::DEFAULT_MAX_ITERATIONS)]
-    max_iterations: u32,
+    /// Cap on model calls for this message (default: the profile's).
+    #[arg(long)]
+    max_iterations: Option<u32>,
     /// The message.
     message: String,
 }
 
 /// Run `hearth chat`.
 pub async fn run(args: ChatArgs) -> ExitCode {
-    let url = resolve_base_url(args.url.as_deref());
-    let client = match Client::new(&url, ClientOptions::default()) {
-        Ok(c) => c,
+    let backends = match build(args.backend, args.url.as_deref(), args.api_key.clone()) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("hearth: {e}");
             return ExitCode::from(2);
         }
     };
-    let mut profile = Profile::new("CLI", &args.model);
-    profile.max_iterations = args.max_iterations.max(1);
-    let tools = if args.no_tools {
-        ToolRegistry::new()
-    } else {
-        builtin_registry()
-    };
-    let profiles = Arc::new(StaticProfiles::single("", profile));
     let store = match crate::db::open(args.db).await {
         Ok(s) => s,
         Err(e) => {
@@ -68,12 +73,48 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let agent = Agent::builder(Arc::new(OllamaBackend::new(client)), profiles)
-        .tools(tools)
-        .store(Arc::new(store))
-        .build();
-
+    let (profiles, settings) = match (
+        Profiles::load(&store).await,
+        store.model_settings(LoadOptions::default()).await,
+    ) {
+        (Ok(p), Ok(s)) => (p, s),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let session = args.session.unwrap_or_else(new_session_id);
+    if let Some(name) = &args.profile
+        && let Err(e) = profiles.switch(&session, name).await
+    {
+        eprintln!("hearth: {e}");
+        return ExitCode::from(2);
+    }
+    let provider = Arc::new(Overrides {
+        inner: profiles.clone(),
+        model: args.model,
+        no_tools: args.no_tools,
+        max_iterations: args.max_iterations,
+        backend: backends.profile_backend(),
+    });
+    let store = Arc::new(store);
+    let mut tools = builtin_registry();
+    tools
+        .register(Arc::new(SwitchProfile(profiles)))
+        .register(Arc::new(Remember(store.clone())));
+    let mut builder = Agent::builder(backends.default, provider)
+        .tools(tools)
+        .settings(Arc::new(settings))
+        .memory_source(store.clone())
+        .worker(Arc::new(TitleWorker))
+        .worker(Arc::new(MemoryWorker(store.clone())))
+        .worker(Arc::new(CompactionWorker))
+        .store(store);
+    if let Some((name, backend)) = backends.named {
+        builder = builder.named_backend(name, backend);
+    }
+    let agent = builder.build();
+
     let mut handle = agent.run_stream(&session, &args.message);
     let stop = handle.stop_token();
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A

@@ -2,8 +2,12 @@
 //! For headless runs, scripts and benchmarks. It only wires the core to
 //! Ollama and prints events; no agent logic lives here.
 
+mod backend;
 mod chat;
 mod db;
+mod memory;
+mod overrides;
+mod profiles;
 mod ps;
 mod sessions;
 
@@ -30,8 +34,12 @@ enum Command {
     Chat(chat::ChatArgs),
     /// List the models Ollama has resident, with VRAM and context.
     Ps(ps::PsArgs),
-    /// List, show, rename, delete and restore stored sessions.
+    /// List, show, rename, delete, restore, search and export stored sessions.
     Sessions(sessions::SessionsArgs),
+    /// List and edit profiles and the persona.
+    Profiles(profiles::ProfilesArgs),
+    /// Read, edit and delete what Hearth remembers about you.
+    Memory(memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +66,8 @@ fn main() -> ExitCode {
             Command::Chat(args) => chat::run(args).await,
             Command::Ps(args) => ps::run(args).await,
             Command::Sessions(args) => sessions::run(args).await,
+            Command::Profiles(args) => profiles::run(args).await,
+            Command::Memory(args) => memory::run(args).await,
         }
     })
 }

@@ -1,10 +1,13 @@
-//! `hearth sessions`: list, show, rename, delete and restore sessions.
+//! `hearth sessions`: list, show, rename, delete and restore sessions;
+//! search them and export one. Presentation only: the store does the work.
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use hearth_core::{MessageStatus, Role, SessionStore};
+use hearth_store::{MATCH_END, MATCH_START, SearchHit, Store};
 
 /// Arguments of `hearth sessions`.
 #[derive(Debug, Args)]
@@ -42,6 +45,36 @@ enum Action {
         /// Session id.
         id: String,
     },
+    /// Find messages containing every word (also as a prefix; accents
+    /// ignored), newest first, in every branch of every session not deleted.
+    Search {
+        /// Words to find; quotes and search operators are plain text.
+        #[arg(required = true)]
+        query: Vec<String>,
+        /// At most this many results.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Write a session's current branch as Markdown or JSON.
+    Export {
+        /// Session id.
+        id: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// Markdown, for reading.
+    Md,
+    /// JSON (`hearth.session`, version 1), for programs.
+    Json,
 }
 
 /// Run `hearth sessions`.
@@ -70,12 +103,7 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
         Action::Show { id } => match store.history(&id).await {
             Ok(h) => {
                 for m in h {
-                    let who = match m.role {
-                        Role::System => "system",
-                        Role::User => "you",
-                        Role::Assistant => "model",
-                        Role::Tool => "tool",
-                    };
+                    let who = who(m.role);
                     let flag = match m.status {
                         MessageStatus::Complete => "",
                         MessageStatus::Interrupted => " [interrupted]",
@@ -99,6 +127,12 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
             .await
             .map(|()| eprintln!("deleted; undo with `hearth sessions restore {id}`")),
         Action::Restore { id } => store.restore(&id).await,
+        Action::Search { query, limit } => {
+            return report(search(&store, &query.join(" "), limit).await);
+        }
+        Action::Export { id, format, out } => {
+            return report(export(&store, &id, format, out).await);
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -106,5 +140,99 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
             eprintln!("hearth: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn report(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Print the hits, two lines each: where, then the extract with the matched
+/// words in bold (on a terminal) or between `**` (in a pipe).
+async fn search(store: &Store, query: &str, limit: usize) -> Result<(), String> {
+    let hits = store
+        .search(query, limit)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (bold, plain) = if std::io::stdout().is_terminal() {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("**", "**")
+    };
+    let mut text = String::new();
+    if hits.is_empty() {
+        text.push_str("(no matches)\n");
+    }
+    for SearchHit {
+        session_id,
+        session_title,
+        message_id,
+        role,
+        snippet,
+    } in hits
+    {
+        let title = if session_title.is_empty() {
+            "(untitled)"
+        } else {
+            &session_title
+        };
+        let snippet = snippet
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(MATCH_START, bold)
+            .replace(MATCH_END, plain);
+        text.push_str(&format!(
+            "{session_id}  #{message_id}  {}  {title}\n    {snippet}\n",
+            who(role)
+        ));
+    }
+    write(None, &text)
+}
+
+/// Export to `out`, or to standard output.
+async fn export(
+    store: &Store,
+    id: &str,
+    format: Format,
+    out: Option<PathBuf>,
+) -> Result<(), String> {
+    let text = match format {
+        Format::Md => store.export_markdown(id).await,
+        Format::Json => store.export_json(id).await.map(|j| format!("{j:#}\n")),
+    }
+    .map_err(|e| e.to_string())?;
+    write(out.as_ref(), &text)?;
+    if let Some(path) = out {
+        eprintln!("exported session {id} to {}", path.display());
+    }
+    Ok(())
+}
+
+fn write(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        }
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write to standard output: {e}")),
+    }
+}
+
+/// How `show` and `search` name an author.
+fn who(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "you",
+        Role::Assistant => "model",
+        Role::Tool => "tool",
     }
 }

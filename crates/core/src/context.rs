@@ -6,6 +6,7 @@
 //! without rewriting history. Its bytes only change when the user changes
 //! them, which keeps the prompt prefix (and Ollama's KV cache) stable.
 
+use crate::compaction::{SUMMARY_HEADING, Summary};
 use crate::message::{ChatMessage, Role};
 
 /// Heading of the memory message (seed 000).
@@ -21,21 +22,30 @@ pub fn system_prompt(persona: &str, profile_prompt: &str) -> String {
 }
 
 /// The full context for one model call: system message, memory message (when
-/// there is a memory summary), then the history with stored system messages
-/// stripped and tool results in call order.
+/// there is a memory summary), the compaction summary (which stands for the
+/// messages it covers), then the rest of the history with stored system
+/// messages stripped and tool results in call order.
 pub fn build_context(
     persona: &str,
     profile_prompt: &str,
     memory: Option<&str>,
+    summary: Option<&Summary>,
     history: &[ChatMessage],
 ) -> Vec<ChatMessage> {
-    let mut out = Vec::with_capacity(history.len() + 2);
+    let mut out = Vec::with_capacity(history.len() + 3);
     out.push(ChatMessage::system(system_prompt(persona, profile_prompt)));
     if let Some(m) = memory.map(str::trim).filter(|m| !m.is_empty()) {
         out.push(ChatMessage::system(format!("{MEMORY_HEADING}\n\n{m}")));
     }
+    let covered = summary.map_or(0, |s| s.covered.min(history.len()));
+    if let Some(s) = summary.filter(|s| !s.content.trim().is_empty()) {
+        out.push(ChatMessage::system(format!(
+            "{SUMMARY_HEADING}\n\n{}",
+            s.content.trim()
+        )));
+    }
     out.extend(order_tool_results(
-        history
+        history[covered..]
             .iter()
             .filter(|m| m.role != Role::System)
             .cloned()
@@ -106,7 +116,7 @@ mod tests {
             ChatMessage::user("hi"),
             ChatMessage::assistant("hello"),
         ];
-        let ctx = build_context("P", "Q", Some("likes tea"), &history);
+        let ctx = build_context("P", "Q", Some("likes tea"), None, &history);
         let roles: Vec<Role> = ctx.iter().map(|m| m.role).collect();
         assert_eq!(
             roles,
@@ -114,7 +124,30 @@ mod tests {
         );
         assert_eq!(ctx[0].content, "P\n\n---\n\nQ");
         assert_eq!(ctx[1].content, format!("{MEMORY_HEADING}\n\nlikes tea"));
-        assert_eq!(build_context("P", "Q", Some("  "), &history).len(), 3);
+        assert_eq!(build_context("P", "Q", Some("  "), None, &history).len(), 3);
+    }
+
+    #[test]
+    fn a_summary_stands_for_the_messages_it_covers() {
+        let history = vec![
+            ChatMessage::user("old q"),
+            ChatMessage::assistant("old a"),
+            ChatMessage::user("new q"),
+        ];
+        let summary = Summary {
+            covered: 2,
+            content: "They talked about tea.".into(),
+        };
+        let ctx = build_context("", "S", None, Some(&summary), &history);
+        let contents: Vec<&str> = ctx.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(
+            contents,
+            vec![
+                "S",
+                "## Summary of the earlier conversation\n\nThey talked about tea.",
+                "new q"
+            ]
+        );
     }
 
     #[test]

@@ -5,16 +5,18 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hearth_protocol::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome};
+use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{ModelBackend, ModelRequest};
+use crate::builder::AgentBuilder;
 use crate::context::build_context;
 use crate::error::RunError;
 use crate::events::EventSink;
+use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::memory::{MemorySource, PostTurnWorker};
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
@@ -24,158 +26,20 @@ use crate::tool::{ToolContext, ToolRegistry};
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
 
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunOutcome {
-    /// The model answered.
-    Answered {
-        /// The final answer's text.
-        text: String,
-        /// Model calls made.
-        iterations: u32,
-    },
-    /// The user stopped it.
-    Stopped {
-        /// Text of the answer in progress when it stopped.
-        partial_text: String,
-    },
-    /// It failed.
-    Failed {
-        /// Why.
-        error: RunError,
-        /// Text of the answer in progress when it failed (kept, flagged).
-        partial_text: String,
-    },
-}
-
-impl RunOutcome {
-    fn fail(error: impl Into<RunError>) -> Self {
-        Self::Failed {
-            error: error.into(),
-            partial_text: String::new(),
-        }
-    }
-
-    fn into_result(self) -> Result<String, RunError> {
-        match self {
-            Self::Answered { text, .. } => Ok(text),
-            Self::Stopped { .. } => Err(RunError::Stopped),
-            Self::Failed { error, .. } => Err(error),
-        }
-    }
-}
-
-/// A run in progress: its events, and the means to stop it.
-pub struct RunHandle {
-    /// The run's id.
-    pub run_id: String,
-    /// The session it belongs to.
-    pub session_id: String,
-    cancel: CancellationToken,
-    events: mpsc::UnboundedReceiver<AgentEvent>,
-    task: JoinHandle<RunOutcome>,
-}
-
-impl RunHandle {
-    /// Stop the run at once (cooperative: the loop drops the request,
-    /// answers open tool calls, stores the partial text, emits
-    /// `stream_stopped`). The model stays loaded.
-    pub fn stop(&self) {
-        self.cancel.cancel();
-    }
-
-    /// A token that stops the run when cancelled (for signal handlers).
-    pub fn stop_token(&self) -> CancellationToken {
-        self.cancel.clone()
-    }
-
-    /// The next event; `None` once the run has ended and all were read.
-    pub async fn next_event(&mut self) -> Option<AgentEvent> {
-        self.events.recv().await
-    }
-
-    /// Wait for the end of the run (remaining events are dropped).
-    pub async fn outcome(self) -> RunOutcome {
-        match self.task.await {
-            Ok(o) => o,
-            Err(e) => RunOutcome::fail(RunError::Internal(e.to_string())),
-        }
-    }
-}
-
-/// Builds an [`Agent`].
-pub struct AgentBuilder {
-    backend: Arc<dyn ModelBackend>,
-    named: HashMap<String, Arc<dyn ModelBackend>>,
-    profiles: Arc<dyn ProfileProvider>,
-    store: Arc<dyn SessionStore>,
-    tools: ToolRegistry,
-    settings: Arc<ModelSettings>,
-    memory: Option<String>,
-    max_depth: u32,
-}
-
-impl AgentBuilder {
-    /// Sessions in `store` (default: in memory).
-    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.store = store;
-        self
-    }
-
-    /// A further backend that profiles select by `name` (`Profile::backend`);
-    /// profiles without one use the default backend.
-    pub fn named_backend(
-        mut self,
-        name: impl Into<String>,
-        backend: Arc<dyn ModelBackend>,
-    ) -> Self {
-        self.named.insert(name.into(), backend);
-        self
-    }
-
-    /// Tools the model may call (default: none).
-    pub fn tools(mut self, tools: ToolRegistry) -> Self {
-        self.tools = tools;
-        self
-    }
-
-    /// Per-model load options (default: [`ModelSettings::default`]).
-    pub fn settings(mut self, settings: Arc<ModelSettings>) -> Self {
-        self.settings = settings;
-        self
-    }
-
-    /// The user memory summary given to sessions (a snapshot: DESIGN §4).
-    pub fn memory(mut self, memory: Option<String>) -> Self {
-        self.memory = memory;
-        self
-    }
-
-    /// The agent.
-    pub fn build(self) -> Arc<Agent> {
-        Arc::new(Agent {
-            backend: self.backend,
-            named: self.named,
-            profiles: self.profiles,
-            store: self.store,
-            tools: self.tools,
-            settings: self.settings,
-            memory: self.memory,
-            max_depth: self.max_depth,
-        })
-    }
-}
-
 /// The agent: runs turns against a model backend.
 pub struct Agent {
-    backend: Arc<dyn ModelBackend>,
-    named: HashMap<String, Arc<dyn ModelBackend>>,
-    profiles: Arc<dyn ProfileProvider>,
-    store: Arc<dyn SessionStore>,
-    tools: ToolRegistry,
-    settings: Arc<ModelSettings>,
-    memory: Option<String>,
-    max_depth: u32,
+    pub(crate) backend: Arc<dyn ModelBackend>,
+    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
+    pub(crate) profiles: Arc<dyn ProfileProvider>,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) tools: ToolRegistry,
+    pub(crate) settings: Arc<ModelSettings>,
+    pub(crate) memory: Option<String>,
+    pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
+    pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
+    /// Cancels the post-turn work in progress when a new turn starts.
+    pub(crate) background: std::sync::Mutex<Option<CancellationToken>>,
+    pub(crate) max_depth: u32,
 }
 
 /// Emits `stream_stopped` if a run's future is dropped before it ended.
@@ -196,18 +60,18 @@ impl Drop for TerminalGuard<'_> {
 }
 
 /// Everything one run needs besides the agent.
-struct RunCtx {
-    session_id: String,
-    run_id: String,
-    text: String,
-    cancel: CancellationToken,
-    sink: EventSink,
-    store: Arc<dyn SessionStore>,
+pub(crate) struct RunCtx {
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) text: String,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: EventSink,
+    pub(crate) store: Arc<dyn SessionStore>,
     /// A fixed profile (sub-agents); `None` = the session's active profile,
     /// re-read before every model call.
-    profile: Option<Profile>,
-    memory: Option<String>,
-    depth: u32,
+    pub(crate) profile: Option<Profile>,
+    pub(crate) memory: Option<String>,
+    pub(crate) depth: u32,
 }
 
 impl Agent {
@@ -224,6 +88,8 @@ impl Agent {
             tools: ToolRegistry::new(),
             settings: Arc::new(ModelSettings::default()),
             memory: None,
+            memory_source: None,
+            workers: Vec::new(),
             max_depth: 2,
         }
     }
@@ -255,8 +121,20 @@ impl Agent {
             memory: self.memory.clone(),
             depth: 0,
         };
+        // A user turn pre-empts background work (DESIGN §7).
+        if let Ok(mut bg) = self.background.lock()
+            && let Some(t) = bg.take()
+        {
+            t.cancel();
+        }
         let this = self.clone();
-        let task = tokio::spawn(async move { this.drive(ctx).await });
+        let task = tokio::spawn(async move {
+            let outcome = this.drive(&ctx).await;
+            if matches!(outcome, RunOutcome::Answered { .. }) {
+                this.run_workers(&ctx).await;
+            }
+            outcome
+        });
         RunHandle {
             run_id,
             session_id: session_id.to_owned(),
@@ -285,7 +163,7 @@ impl Agent {
             memory: self.memory.clone(),
             depth: 0,
         };
-        self.drive(ctx).await.into_result()
+        self.drive(&ctx).await.into_result()
     }
 
     /// Sub-agent entry point (seed 000): runs `task` with `profile` in a
@@ -324,12 +202,15 @@ impl Agent {
             memory: None,
             depth: parent.depth + 1,
         };
-        self.drive(ctx).await.into_result()
+        self.drive(&ctx).await.into_result()
     }
 
-    /// The backend a profile selects; an unknown name is an error the user
+    /// Compact a long session before its turn (after the preload, so a stop
     /// can fix in the profile.
-    fn backend_for(&self, profile: &Profile) -> Result<&Arc<dyn ModelBackend>, RunError> {
+    pub(crate) fn backend_for(
+        &self,
+        profile: &Profile,
+    ) -> Result<&Arc<dyn ModelBackend>, RunError> {
         match &profile.backend {
             None => Ok(&self.backend),
             Some(name) => self.named.get(name).ok_or_else(|| {
@@ -341,15 +222,15 @@ impl Agent {
         }
     }
 
-    fn profile(&self, ctx: &RunCtx) -> Profile {
+    pub(crate) fn profile(&self, ctx: &RunCtx) -> Profile {
         ctx.profile
             .clone()
             .unwrap_or_else(|| self.profiles.active(&ctx.session_id))
     }
 
     /// Run the loop and emit exactly one terminal event.
-    async fn drive(&self, ctx: RunCtx) -> RunOutcome {
-        let profile = self.profile(&ctx);
+    async fn drive(&self, ctx: &RunCtx) -> RunOutcome {
+        let profile = self.profile(ctx);
         ctx.sink.emit(EventKind::RunStarted {
             model: profile.model.clone(),
             profile: profile.name.clone(),
@@ -361,7 +242,7 @@ impl Agent {
             sink: &ctx.sink,
             armed: true,
         };
-        let outcome = self.run_loop(&ctx).await;
+        let outcome = self.run_loop(ctx).await;
         guard.armed = false;
         let status = match &outcome {
             RunOutcome::Answered { .. } => MessageStatus::Complete,
@@ -398,6 +279,13 @@ impl Agent {
         if let Err(e) = ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await {
             return RunOutcome::fail(e);
         }
+        let memory = match (&self.memory_source, ctx.depth) {
+            (Some(source), 0) => match source.snapshot(&ctx.session_id).await {
+                Ok(m) => m,
+                Err(e) => return RunOutcome::fail(e),
+            },
+            _ => ctx.memory.clone(),
+        };
         // The user's message is durable before any request leaves.
         if let Err(e) = ctx
             .store
@@ -468,19 +356,36 @@ impl Agent {
                     {
                         return outcome;
                     }
+                    let persona = self.profiles.persona();
+                    let tools = self.tools.specs(profile.tools.as_deref());
+                    if model_calls == 0 && ctx.depth == 0 {
+                        self.compact_before_turn(
+                            ctx,
+                            &backend,
+                            &profile,
+                            &persona,
+                            memory.as_deref(),
+                            &tools,
+                        )
+                        .await;
+                    }
                     model_calls += 1;
-                    let history = match ctx.store.history(&ctx.session_id).await {
-                        Ok(h) => h,
-                        Err(e) => return RunOutcome::fail(e),
+                    let (history, summary) = match (
+                        ctx.store.history(&ctx.session_id).await,
+                        ctx.store.summary(&ctx.session_id).await,
+                    ) {
+                        (Ok(h), Ok(s)) => (h, s),
+                        (Err(e), _) | (_, Err(e)) => return RunOutcome::fail(e),
                     };
                     let request = ModelRequest {
                         messages: build_context(
-                            &self.profiles.persona(),
+                            &persona,
                             &profile.system_prompt,
-                            ctx.memory.as_deref(),
+                            memory.as_deref(),
+                            summary.as_ref(),
                             &history,
                         ),
-                        tools: self.tools.specs(profile.tools.as_deref()),
+                        tools,
                         think: profile.think,
                         temperature: profile.temperature,
                         load: self.settings.load_options(&profile.model),
@@ -558,68 +463,7 @@ impl Agent {
         }
     }
 
-    /// Answer calls that will never run (stop or failure mid-answer).
-    async fn cancel_calls(
-        &self,
-        ctx: &RunCtx,
-        profile: &Profile,
-        calls: &[ToolCall],
-    ) -> Result<(), RunError> {
-        let base = self.tool_context(ctx, profile);
-        for call in calls {
-            let out = crate::step::CANCELLED_RESULT.to_owned();
-            record(
-                ctx.store.as_ref(),
-                &base,
-                call,
-                ToolOutcome::Cancelled,
-                out,
-                0,
-            )
-            .await?;
-        }
-        Ok(())
-    }
-
-    /// Load the model with its own request, which Stop never cancels: a
-    /// disconnect during a load makes Ollama abort it and kill the runner
-    /// (DESIGN §3). The preload runs in a detached task; Stop only stops
-    /// waiting for it.
-    async fn ensure_loaded(
-        &self,
-        ctx: &RunCtx,
-        backend: &Arc<dyn ModelBackend>,
-        profile: &Profile,
-        preloaded: &mut HashSet<String>,
-    ) -> Result<(), RunOutcome> {
-        let key = format!(
-            "{}\u{0}{}",
-            profile.backend.as_deref().unwrap_or(""),
-            profile.model
-        );
-        if preloaded.contains(&key) {
-            return Ok(());
-        }
-        let backend = backend.clone();
-        let model = profile.model.clone();
-        let load = self.settings.load_options(&model);
-        let task = tokio::spawn(async move { backend.preload(&model, &load).await });
-        let joined = tokio::select! {
-            biased;
-            () = ctx.cancel.cancelled() => return Err(RunOutcome::Stopped { partial_text: String::new() }),
-            j = task => j,
-        };
-        match joined {
-            Ok(Ok(())) => {
-                preloaded.insert(key);
-                Ok(())
-            }
-            Ok(Err(e)) => Err(RunOutcome::fail(e)),
-            Err(e) => Err(RunOutcome::fail(RunError::Internal(e.to_string()))),
-        }
-    }
-
-    fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
+    pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
         ToolContext {
             session_id: ctx.session_id.clone(),
             run_id: ctx.run_id.clone(),

@@ -9,13 +9,18 @@
 //! and emits.
 
 mod backend;
+mod builder;
+pub mod compaction;
 mod context;
 mod driver;
 mod error;
 mod events;
+mod handle;
 mod ids;
+mod memory;
 mod message;
 mod profile;
+mod run_support;
 mod settings;
 mod step;
 mod store;
@@ -23,15 +28,20 @@ mod tool;
 pub mod tools;
 mod tools_exec;
 mod turn;
+pub mod workers;
 
 pub use backend::{
     BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
 };
+pub use builder::AgentBuilder;
+pub use compaction::Summary;
 pub use context::{build_context, order_tool_results, system_prompt};
-pub use driver::{Agent, AgentBuilder, RunHandle, RunOutcome};
+pub use driver::Agent;
 pub use error::RunError;
 pub use events::EventSink;
+pub use handle::{RunHandle, RunOutcome};
 pub use ids::{new_run_id, new_session_id, new_subagent_session_id};
+pub use memory::{MemorySource, MemoryWriter, PostTurnWorker, WorkerContext};
 pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
 pub use profile::{Profile, ProfileProvider, StaticProfiles};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};

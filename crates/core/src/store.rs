@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use tokio::sync::Mutex;
 
+use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus};
 
 /// A storage failure.
@@ -40,6 +41,34 @@ pub trait SessionStore: Send + Sync {
 
     /// A run ended: complete, interrupted (stopped) or error.
     async fn end_run(&self, _run_id: &str, _status: MessageStatus) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The latest compaction summary of the session's current branch: it
+    /// stands for the first `covered` messages. `None` when there is none.
+    async fn summary(&self, _session_id: &str) -> Result<Option<Summary>, StoreError> {
+        Ok(None)
+    }
+
+    /// Add a summary of the branch's first `covered` messages. Compaction
+    /// only ever adds summaries; messages are never deleted.
+    async fn add_summary(
+        &self,
+        _session_id: &str,
+        _summary: &Summary,
+        _model: &str,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The session's title (`Some("")` when untitled); `None` when this
+    /// store keeps no titles.
+    async fn title(&self, _session_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
+    /// Set a generated title, unless the session got one meanwhile.
+    async fn set_generated_title(&self, _session_id: &str, _title: &str) -> Result<(), StoreError> {
         Ok(())
     }
 

@@ -5,7 +5,14 @@
 //! socket: a client that leaves while the model loads aborts the load; one
 //! that leaves later cancels the generation and leaves the model loaded.
 //!
-//! Generation itself (tokens, tool calls, faults) is in `generate`.
+//! The OpenAI API (`/v1/chat/completions`, in `openai`) arrives here too,
+//! translated to an Ollama request as Ollama's own compatibility layer does,
+//! so both APIs share the queue, the runners, the prefix cache, the replies
+//! and the counters; only the error bodies and the reply format differ
+//! ([`Dialect`]).
+//!
+//! Generation itself (tokens, tool calls, faults) is in `generate` (NDJSON)
+//! and `sse` (server-sent events).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,11 +22,12 @@ use tokio::time::Instant;
 use crate::duration::KeepAlive;
 use crate::generate::{self, Plan, Timing};
 use crate::http::{Conn, Gone};
-use crate::prompt;
 use crate::script::{Fault, ModelSpec, Reply};
 use crate::server::Flow;
+use crate::sse::{self, V1Options};
 use crate::state::{Inner, Lease, LoadOptions, Runner, Shared};
 use crate::wire::{self, ChatRequest, ChatResponse, Message, OutMessage};
+use crate::{openai, prompt};
 
 /// A request that passed validation.
 struct Checked {
@@ -34,20 +42,42 @@ struct Checked {
 /// An error answered before any output.
 type Rejection = (u16, String);
 
-/// Serves one chat request.
+/// Which API a chat came in on: it decides the error bodies and how the
+/// reply is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `POST /api/chat`: NDJSON lines (or one object), `{"error": "…"}`.
+    Ollama,
+    /// `POST /v1/chat/completions`: server-sent events (or one object),
+    /// `{"error": {"message": …, "type": …}}`. Scripted thinking is always
+    /// streamed (as `reasoning_content`): there is no `think` switch.
+    OpenAi(V1Options),
+}
+
+/// Serves one `POST /api/chat`.
 pub(crate) async fn handle(
     shared: &Arc<Shared>,
     conn: &mut Conn,
     body: &[u8],
 ) -> Result<Flow, Gone> {
+    match parse(body) {
+        Ok(req) => serve(shared, conn, req, Dialect::Ollama).await,
+        Err(message) => reject(conn, 400, &message).await,
+    }
+}
+
+/// Serves one chat request of either API, from validation to the last
+/// byte of the reply.
+pub(crate) async fn serve(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    req: ChatRequest,
+    dialect: Dialect,
+) -> Result<Flow, Gone> {
     let started = Instant::now();
-    let req = match parse(body) {
-        Ok(req) => req,
-        Err(message) => return reject(conn, 400, &message).await,
-    };
     let checked = match shared.read(|inner| validate(inner, &req)) {
         Ok(checked) => checked,
-        Err((status, message)) => return reject(conn, status, &message).await,
+        Err((status, message)) => return reject_as(conn, dialect, status, &message).await,
     };
     let name = checked.spec.name.clone();
     if checked.unload_only {
@@ -75,7 +105,7 @@ pub(crate) async fn handle(
     };
     if let Some(Fault::Status(code)) = reply.as_ref().and_then(|r| r.fault) {
         let message = format!("simulated error {code}");
-        return reject(conn, code, &message).await;
+        return reject_as(conn, dialect, code, &message).await;
     }
 
     let load_started = Instant::now();
@@ -91,7 +121,13 @@ pub(crate) async fn handle(
     let num_ctx = usize::try_from(num_ctx).unwrap_or(usize::MAX);
     let truncate = req.truncate.unwrap_or(true);
     let Some(fitted) = prompt::fit(&req.messages, &tools, num_ctx, truncate) else {
-        return reject(conn, 400, "the input length exceeds the context length").await;
+        return reject_as(
+            conn,
+            dialect,
+            400,
+            "the input length exceeds the context length",
+        )
+        .await;
     };
     let eval_count = shared.mutate(|inner| {
         if fitted.dropped > 0 {
@@ -126,17 +162,20 @@ pub(crate) async fn handle(
         }
     });
 
-    let plan = Plan::new(&req.model, &reply, checked.think, checked.spec.token_ms);
+    let think = checked.think || matches!(dialect, Dialect::OpenAi(_));
+    let plan = Plan::new(&req.model, &reply, think, checked.spec.token_ms);
     let timing = Timing {
         started,
         load_ns,
+        prompt_tokens: fitted.tokens.len() as u64,
         prompt_eval_count: eval_count as u64,
         prompt_eval_ns,
     };
-    let outcome = if req.stream.unwrap_or(true) {
-        generate::stream(conn, &plan, &timing).await
-    } else {
-        generate::whole(conn, &plan, &timing).await
+    let outcome = match (dialect, req.stream.unwrap_or(true)) {
+        (Dialect::Ollama, true) => generate::stream(conn, &plan, &timing).await,
+        (Dialect::Ollama, false) => generate::whole(conn, &plan, &timing).await,
+        (Dialect::OpenAi(v1), true) => sse::stream(conn, &plan, &timing, v1).await,
+        (Dialect::OpenAi(v1), false) => sse::whole(conn, &plan, &timing, v1).await,
     };
     match outcome {
         Err(Gone) => {
@@ -277,6 +316,19 @@ pub(crate) async fn reject(conn: &mut Conn, status: u16, message: &str) -> Resul
     conn.respond_json(status, &wire::error_body(message))
         .await?;
     Ok(Flow::Next)
+}
+
+/// An error before any output, in the error shape of `dialect`.
+pub(crate) async fn reject_as(
+    conn: &mut Conn,
+    dialect: Dialect,
+    status: u16,
+    message: &str,
+) -> Result<Flow, Gone> {
+    match dialect {
+        Dialect::Ollama => reject(conn, status, message).await,
+        Dialect::OpenAi(_) => openai::reject(conn, status, message).await,
+    }
 }
 
 /// The reply when none is scripted: echoes the last user message.

@@ -17,7 +17,7 @@ use crate::wire::{self, ChatResponse, Metrics, OutFunction, OutMessage, OutToolC
 
 /// Pause between the two pieces of a split line, long enough for them to
 /// arrive as separate reads on loopback.
-const SPLIT_PAUSE_MS: u64 = 15;
+pub(crate) const SPLIT_PAUSE_MS: u64 = 15;
 
 /// The line `malformed_after` writes: the start of a chunk, cut off.
 const MALFORMED_LINE: &[u8] = b"{\"model\": \"x\", \"message\": {\n";
@@ -25,14 +25,14 @@ const MALFORMED_LINE: &[u8] = b"{\"model\": \"x\", \"message\": {\n";
 /// What to write for one reply.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    model: String,
-    thinking: Vec<String>,
-    content: Vec<String>,
-    calls: Vec<OutToolCall>,
-    calls_on_done: bool,
-    token_ms: u64,
-    split_utf8: bool,
-    fault: Option<Fault>,
+    pub model: String,
+    pub thinking: Vec<String>,
+    pub content: Vec<String>,
+    pub calls: Vec<OutToolCall>,
+    pub calls_on_done: bool,
+    pub token_ms: u64,
+    pub split_utf8: bool,
+    pub fault: Option<Fault>,
 }
 
 /// Timings measured before generation, for the done line.
@@ -40,6 +40,9 @@ pub(crate) struct Plan {
 pub(crate) struct Timing {
     pub started: Instant,
     pub load_ns: u64,
+    /// Tokens of the whole prompt, cached ones included.
+    pub prompt_tokens: u64,
+    /// Tokens of the prompt that were evaluated (not cached).
     pub prompt_eval_count: u64,
     pub prompt_eval_ns: u64,
 }
@@ -77,17 +80,17 @@ impl Plan {
     }
 
     /// Token lines in order: `(is_thinking, text)`.
-    fn tokens(&self) -> impl Iterator<Item = (bool, &str)> {
+    pub(crate) fn tokens(&self) -> impl Iterator<Item = (bool, &str)> {
         let thinking = self.thinking.iter().map(|t| (true, t.as_str()));
         thinking.chain(self.content.iter().map(|t| (false, t.as_str())))
     }
 
-    fn token_count(&self) -> usize {
+    pub(crate) fn token_count(&self) -> usize {
         self.thinking.len() + self.content.len()
     }
 
     /// The token after which the fault strikes (capped at the last token).
-    fn fault_at(&self) -> Option<(usize, Fault)> {
+    pub(crate) fn fault_at(&self) -> Option<(usize, Fault)> {
         let n = match self.fault? {
             Fault::DropAfter(n)
             | Fault::ErrorAfter(n)
@@ -103,7 +106,7 @@ impl Plan {
         prompt::render_reply(&self.content.concat(), &self.call_pairs())
     }
 
-    fn metrics(&self, timing: &Timing, gen_started: Instant) -> Metrics {
+    pub(crate) fn metrics(&self, timing: &Timing, gen_started: Instant) -> Metrics {
         let call_tokens = if self.calls.is_empty() {
             0
         } else {
@@ -268,7 +271,7 @@ pub(crate) async fn whole(conn: &mut Conn, plan: &Plan, timing: &Timing) -> Resu
 
 /// Writes one NDJSON line as one chunk, or, when splitting, as two chunks
 /// cut inside its first multi-byte character with a pause between them.
-async fn write_line(conn: &mut Conn, line: &[u8], split: bool) -> Result<(), Gone> {
+pub(crate) async fn write_line(conn: &mut Conn, line: &[u8], split: bool) -> Result<(), Gone> {
     if split && let Some(at) = split_point(line) {
         conn.stream_piece(&line[..at]).await?;
         conn.pause(SPLIT_PAUSE_MS).await?;
@@ -278,7 +281,7 @@ async fn write_line(conn: &mut Conn, line: &[u8], split: bool) -> Result<(), Gon
 }
 
 /// One byte into the first multi-byte UTF-8 character, if any.
-fn split_point(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn split_point(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b >= 0xC0).map(|i| i + 1)
 }
 

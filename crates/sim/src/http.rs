@@ -37,6 +37,8 @@ pub(crate) struct Request {
     pub method: String,
     /// Path without the query string.
     pub path: String,
+    /// The `Authorization` header, if sent (the `/v1` API checks keys).
+    pub authorization: Option<String>,
     /// The body (empty when none).
     pub body: Bytes,
 }
@@ -70,6 +72,9 @@ pub(crate) struct Conn {
     closing: bool,
     /// The current request is a `HEAD`: heads without bodies.
     head_only: bool,
+    /// `Content-Type` of a streamed response (NDJSON unless a handler says
+    /// otherwise).
+    stream_type: &'static str,
 }
 
 impl Conn {
@@ -86,7 +91,14 @@ impl Conn {
             phase: Phase::Idle,
             closing: false,
             head_only: false,
+            stream_type: NDJSON,
         }
+    }
+
+    /// Sets the `Content-Type` of the streamed response about to start
+    /// (the default is NDJSON; the OpenAI API streams `text/event-stream`).
+    pub(crate) fn set_stream_type(&mut self, content_type: &'static str) {
+        self.stream_type = content_type;
     }
 
     /// Makes the current response the last on this connection.
@@ -103,7 +115,8 @@ impl Conn {
     /// (cleanly between requests, or in the middle of one).
     pub(crate) async fn read_request(&mut self) -> Result<Option<Request>, Reject> {
         self.phase = Phase::Idle;
-        let (method, path, content_length, keep_alive, expect_continue) = loop {
+        self.stream_type = NDJSON;
+        let head = loop {
             let mut headers = [httparse::EMPTY_HEADER; 64];
             let mut req = httparse::Request::new(&mut headers);
             match req.parse(&self.buf) {
@@ -125,6 +138,14 @@ impl Conn {
                 return Ok(None);
             }
         };
+        let Head {
+            method,
+            path,
+            content_length,
+            keep_alive,
+            expect_continue,
+            authorization,
+        } = head;
         self.closing = !keep_alive;
         self.head_only = method == "HEAD";
         if content_length > MAX_BODY {
@@ -142,7 +163,12 @@ impl Conn {
             }
         }
         let body = self.buf.split_to(content_length).freeze();
-        Ok(Some(Request { method, path, body }))
+        Ok(Some(Request {
+            method,
+            path,
+            authorization,
+            body,
+        }))
     }
 
     /// Reads more bytes; false on EOF or error.
@@ -229,12 +255,13 @@ impl Conn {
         }
     }
 
-    /// Writes one piece of a chunked NDJSON response as its own chunk; the
-    /// first piece carries the `200` head.
+    /// Writes one piece of a chunked streamed response (NDJSON, or what
+    /// [`Conn::set_stream_type`] set) as its own chunk; the first piece
+    /// carries the `200` head.
     pub(crate) async fn stream_piece(&mut self, piece: &[u8]) -> Result<(), Gone> {
         let mut out = if self.phase == Phase::Idle {
             self.phase = Phase::Streaming;
-            self.head(200, "application/x-ndjson", None)
+            self.head(200, self.stream_type, None)
         } else {
             Vec::with_capacity(piece.len() + 16)
         };
@@ -310,9 +337,20 @@ fn reject(status: u16, message: &'static str) -> Reject {
     Reject { status, message }
 }
 
-type Head = (String, String, usize, bool, bool);
+/// `Content-Type` of NDJSON streams.
+const NDJSON: &str = "application/x-ndjson";
 
-/// Method, path, body length, keep-alive, `Expect: 100-continue`.
+/// What the request head says.
+struct Head {
+    method: String,
+    path: String,
+    content_length: usize,
+    keep_alive: bool,
+    expect_continue: bool,
+    authorization: Option<String>,
+}
+
+/// Reads the parts of a request head the simulator uses.
 fn interpret(req: &httparse::Request<'_, '_>) -> Result<Head, Reject> {
     let method = req.method.unwrap_or("GET").to_owned();
     let target = req.path.unwrap_or("/");
@@ -321,6 +359,7 @@ fn interpret(req: &httparse::Request<'_, '_>) -> Result<Head, Reject> {
     let mut keep_alive = http11;
     let mut length = 0usize;
     let mut expect_continue = false;
+    let mut authorization = None;
     for h in req.headers.iter() {
         let value = String::from_utf8_lossy(h.value);
         let value = value.trim();
@@ -343,9 +382,18 @@ fn interpret(req: &httparse::Request<'_, '_>) -> Result<Head, Reject> {
             }
         } else if h.name.eq_ignore_ascii_case("expect") {
             expect_continue = value.eq_ignore_ascii_case("100-continue");
+        } else if h.name.eq_ignore_ascii_case("authorization") {
+            authorization = Some(value.to_owned());
         }
     }
-    Ok((method, path, length, keep_alive, expect_continue))
+    Ok(Head {
+        method,
+        path,
+        content_length: length,
+        keep_alive,
+        expect_continue,
+        authorization,
+    })
 }
 
 /// Reason phrases for the statuses the simulator answers (or is scripted to).

@@ -48,6 +48,43 @@
 //!   `/api/version` (`0.12.6`), `/api/pull` (NDJSON progress; an unknown
 //!   name fails in-band after the 200). Anything else: 404.
 //!
+//! ## The OpenAI-compatible API (`/v1`)
+//!
+//! Like Ollama (and llama.cpp's server, vLLM, LM Studio), the simulator
+//! also speaks OpenAI's API, from the same model table, replies, faults,
+//! queues, runners and counters:
+//!
+//! - `POST /v1/chat/completions`: validated with OpenAI's rules and 400
+//!   texts (`tool_calls[].function.arguments` must be a JSON string; a
+//!   `tool` message needs the `tool_call_id` of a call in the assistant
+//!   message before it; every call needs its result), then served as the
+//!   equivalent `/api/chat` request would be (`stream` defaults to false;
+//!   no `keep_alive` or `options`, so the defaults apply). A stream is
+//!   `text/event-stream`: `data: {chat.completion.chunk}` events — one per
+//!   token (`reasoning_content` for scripted thinking, always streamed;
+//!   then `content`), each tool call as a first piece with `index`, `id`
+//!   (minted `call_<n>_<index>` when the script gives none), `type` and
+//!   `function.name`, then `function.arguments` fragments of up to six
+//!   characters (a scripted `arguments` string goes out as it is, to
+//!   script arguments that are not JSON); a chunk with `finish_reason` (`stop` or `tool_calls`;
+//!   calls scripted `tool_calls_on_done` come whole in it); with
+//!   `stream_options.include_usage` a chunk with no choices, `usage`
+//!   (`prompt_tokens_details.cached_tokens` from the prefix cache) and
+//!   llama.cpp's `timings`; then `data: [DONE]`. Errors before output are
+//!   `{"error": {"message", "type", "param", "code"}}` (an unknown model is
+//!   a 404 with code `model_not_found`).
+//! - `GET /v1/models`: the installed models (`{"object":"list","data":[{"id"}]}`).
+//! - With a script `api_key`, a `/v1` request without `Authorization:
+//!   Bearer KEY` is a 401 (`invalid_api_key`). Other `/v1` paths: 404.
+//! - Faults: `status:CODE` answers CODE with the OpenAI error body;
+//!   `drop_after:N` closes the socket (no `finish_reason`, no `[DONE]`);
+//!   `error_after:N` sends `data: {"error": {...}}` then `[DONE]`;
+//!   `malformed_after:N` a data line that is not JSON, then `[DONE]`;
+//!   `stall_after:N` holds the connection; `no_done` ends the body with
+//!   neither a `finish_reason` nor `[DONE]`; `split_utf8` cuts every event
+//!   inside a character. A client that leaves counts in `cancelled` as on
+//!   `/api/chat`.
+//!
 //! ## Script format
 //!
 //! ```json
@@ -68,10 +105,12 @@
 //!     {"model": "qwen3:8b", "prompt_eval_ms": 3000, "token_ms": 50,
 //!      "content": "héllo wörld 🌍", "split_utf8": true},
 //!     {"content": "one two three four", "fault": "drop_after:2"}
-//!   ]
+//!   ],
+//!   "api_key": "sk-test"
 //! }
 //! ```
 //!
+//! `api_key` (absent: none) is the key `/v1` requests must carry.
 //! `models` (absent: the default table of [`Script::default_models`]):
 //! `name` (required), `load_ms` (0), `context_length` (32768),
 //! `capabilities` (`["completion"]`), `size`, `size_vram` (= `size`),
@@ -79,7 +118,8 @@
 //! of replies that set none), `prompt_us_per_token` (0), `family`,
 //! `parameter_size`, `quantization_level`.
 //!
-//! `replies` are taken in order by chat requests that carry messages, when
+//! `replies` are taken in order by chat requests that carry messages (on
+//! either API), when
 //! the request reaches the front of its model's queue; a reply with `model`
 //! only matches that model (the first matching reply is taken). Fields:
 //! `prompt_eval_ms` (else `prompt_us_per_token` × uncached tokens),
@@ -137,9 +177,11 @@ mod control;
 mod duration;
 mod generate;
 mod http;
+mod openai;
 mod prompt;
 mod script;
 mod server;
+mod sse;
 mod state;
 mod wire;
 
@@ -221,11 +263,21 @@ impl SimHandle {
 
     /// The bodies of the `POST /api/chat` requests, in arrival order.
     pub fn chat_bodies(&self) -> Vec<serde_json::Value> {
+        self.bodies("/api/chat")
+    }
+
+    /// The bodies of the `POST /v1/chat/completions` requests, in arrival
+    /// order.
+    pub fn completion_bodies(&self) -> Vec<serde_json::Value> {
+        self.bodies("/v1/chat/completions")
+    }
+
+    fn bodies(&self, path: &str) -> Vec<serde_json::Value> {
         self.shared.read(|inner| {
             inner
                 .requests
                 .iter()
-                .filter(|r| r.method == "POST" && r.path == "/api/chat")
+                .filter(|r| r.method == "POST" && r.path == path)
                 .map(|r| r.body.clone())
                 .collect()
         })

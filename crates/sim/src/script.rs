@@ -21,9 +21,14 @@ pub struct Script {
     /// The models the simulated Ollama knows, installed or pullable.
     #[serde(default = "Script::default_models")]
     pub models: Vec<ModelSpec>,
-    /// Replies consumed in order by `/api/chat` requests that carry messages.
+    /// Replies consumed in order by chat requests (`/api/chat` with
+    /// messages, `/v1/chat/completions`).
     #[serde(default)]
     pub replies: Vec<Reply>,
+    /// The key the OpenAI API (`/v1/*`) wants as `Authorization: Bearer
+    /// KEY`; `None` = no key needed. The Ollama API never asks for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
 }
 
 impl Default for Script {
@@ -31,6 +36,7 @@ impl Default for Script {
         Self {
             models: Self::default_models(),
             replies: Vec::new(),
+            api_key: None,
         }
     }
 }
@@ -64,7 +70,16 @@ impl Script {
         Self {
             models,
             replies: Vec::new(),
+            api_key: None,
         }
+    }
+
+    /// Makes the OpenAI API (`/v1/*`) answer 401 unless a request carries
+    /// `Authorization: Bearer KEY`.
+    #[must_use]
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
     }
 
     /// Adds a model, replacing one of the same name.

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 
 use crate::http::{Conn, Gone, Request};
 use crate::state::{RecordedRequest, Shared};
-use crate::{api, chat, control};
+use crate::{api, chat, control, openai};
 
 /// What a connection does after a handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,9 @@ async fn dispatch(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> Result
         return not_found(conn).await;
     }
     record(shared, &req);
+    if path.starts_with("/v1/") {
+        return openai::dispatch(shared, conn, &req).await;
+    }
     match (method, path) {
         ("GET" | "HEAD", "/") => {
             conn.respond(200, "text/plain; charset=utf-8", b"Ollama is running")
@@ -94,7 +97,7 @@ async fn dispatch(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> Result
 }
 
 /// Gin's answer to an unknown route.
-async fn not_found(conn: &mut Conn) -> Result<Flow, Gone> {
+pub(crate) async fn not_found(conn: &mut Conn) -> Result<Flow, Gone> {
     conn.respond(404, "text/plain", b"404 page not found")
         .await?;
     Ok(Flow::Next)
@@ -102,7 +105,8 @@ async fn not_found(conn: &mut Conn) -> Result<Flow, Gone> {
 
 fn record(shared: &Shared, req: &Request) {
     let body = serde_json::from_slice(&req.body).unwrap_or(serde_json::Value::Null);
-    let is_chat = req.method == "POST" && req.path == "/api/chat";
+    let is_chat =
+        req.method == "POST" && matches!(req.path.as_str(), "/api/chat" | "/v1/chat/completions");
     let recorded = RecordedRequest {
         method: req.method.clone(),
         path: req.path.clone(),

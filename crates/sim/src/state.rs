@@ -24,7 +24,8 @@ use crate::script::{ModelSpec, Reply, Script};
 pub struct Stats {
     /// Requests seen, `/sim/*` excluded.
     pub requests: u64,
-    /// `POST /api/chat` requests seen (load and unload requests included).
+    /// Chat requests seen: `POST /api/chat` (load and unload requests
+    /// included) and `POST /v1/chat/completions`.
     pub chat_requests: u64,
     /// Completed model loads.
     pub loads: u64,
@@ -129,6 +130,8 @@ pub(crate) struct Runner {
 pub(crate) struct Inner {
     pub models: Vec<ModelSpec>,
     pub replies: VecDeque<Reply>,
+    /// The key `/v1/*` requests must carry, if any.
+    pub api_key: Option<String>,
     pub counters: Stats,
     pub runners: BTreeMap<String, Runner>,
     pub requests: Vec<RecordedRequest>,
@@ -205,6 +208,7 @@ impl Shared {
             inner: Mutex::new(Inner {
                 models: script.models,
                 replies: script.replies.into(),
+                api_key: script.api_key,
                 counters: Stats::default(),
                 runners: BTreeMap::new(),
                 requests: Vec::new(),
@@ -262,11 +266,13 @@ impl Shared {
         Arc::clone(queues.entry(model.to_owned()).or_default())
     }
 
-    /// Replaces the script: models and queued replies. Loaded runners stay.
+    /// Replaces the script: models, queued replies, API key. Loaded runners
+    /// stay.
     pub(crate) fn set_script(&self, script: Script) {
         self.mutate(|inner| {
             inner.models = script.models;
             inner.replies = script.replies.into();
+            inner.api_key = script.api_key;
         });
     }
 

@@ -29,9 +29,29 @@ pub enum StoreError {
     /// A stored value could not be decoded.
     #[error("a stored value is corrupt: {0}")]
     Corrupt(String),
+    /// No such memory (or it was deleted).
+    #[error("no memory #{0}")]
+    NoMemory(i64),
     /// No such session.
     #[error("no session `{0}`")]
     NoSession(String),
+    /// No such message.
+    #[error("no message {0}")]
+    NoMessage(i64),
+    /// The message exists but in another session.
+    #[error("message {message_id} is not in session `{session_id}`")]
+    NotInSession {
+        /// The message.
+        message_id: i64,
+        /// The session it was asked about.
+        session_id: String,
+    },
+    /// An answer is still being written in the session; its branch cannot
+    /// move until it ends.
+    #[error(
+        "session `{0}` has an answer in progress; stop it or wait for it to end, then try again"
+    )]
+    RunInProgress(String),
     /// The writer thread is gone (the store was closed).
     #[error("the database is closed")]
     Closed,

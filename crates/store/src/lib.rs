@@ -12,21 +12,34 @@
 //!   died is repaired at open ([`recovery`]): its checkpointed answer becomes
 //!   an interrupted message, and tool calls without a result get an
 //!   "outcome unknown" result — never "cancelled".
+//! - Branch switching ([`branches`]), full-text search over every branch
+//!   ([`search`], FTS5) and Markdown/JSON export ([`export`]).
 //!
 //! Depends on the core for the `SessionStore` trait; never on Tauri or HTTP.
 
+mod branches;
 mod db;
 mod error;
+mod export;
 mod instance;
+mod memories;
 mod messages;
 mod migrate;
+mod profiles;
 mod recovery;
 mod runs;
+mod search;
 mod sessions;
 mod store;
+mod summaries;
 
+pub use branches::StoredMessage;
 pub use error::StoreError;
+pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
+pub use memories::{Memory, MemoryVersion, same_fact};
 pub use migrate::SCHEMA_VERSION;
+pub use profiles::{Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;
+pub use search::{MATCH_END, MATCH_START, SearchHit};
 pub use sessions::SessionSummary;
 pub use store::{OpenReport, Store};

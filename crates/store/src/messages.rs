@@ -29,7 +29,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
           CREATE INDEX messages_by_parent ON messages(parent_id);",
 }];
 
-fn role_str(r: Role) -> &'static str {
+pub(crate) fn role_str(r: Role) -> &'static str {
     match r {
         Role::System => "system",
         Role::User => "user",
@@ -38,7 +38,7 @@ fn role_str(r: Role) -> &'static str {
     }
 }
 
-fn status_str(s: MessageStatus) -> &'static str {
+pub(crate) fn status_str(s: MessageStatus) -> &'static str {
     match s {
         MessageStatus::Complete => "complete",
         MessageStatus::Interrupted => "interrupted",
@@ -96,34 +96,85 @@ pub(crate) fn append(
     Ok(id)
 }
 
-/// A stored message with its row id and run.
+/// A stored message with its row id, parent, run and time.
 pub(crate) struct Stored {
+    pub id: i64,
+    pub parent_id: Option<i64>,
     pub run_id: Option<String>,
+    pub created_at: i64,
     pub message: ChatMessage,
 }
 
-fn from_row(
-    r: &Row<'_>,
-) -> rusqlite::Result<(
-    Option<String>,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    String,
-)> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        r.get(7)?,
-    ))
+/// The columns [`from_row`] reads, in order, from `messages` aliased `m`.
+const COLUMNS_M: &str = "m.id, m.parent_id, m.run_id, m.created_at, m.role, m.content, \
+     m.thinking, m.tool_calls, m.tool_call_id, m.tool_name, m.status";
+
+pub(crate) fn parse_role(s: &str) -> Result<Role, StoreError> {
+    match s {
+        "system" => Ok(Role::System),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        "tool" => Ok(Role::Tool),
+        other => Err(StoreError::Corrupt(format!("unknown role `{other}`"))),
+    }
+}
+
+/// The raw columns of one row, decoded later so a bad value is a
+/// [`StoreError::Corrupt`] rather than a SQLite error.
+struct Raw {
+    id: i64,
+    parent_id: Option<i64>,
+    run_id: Option<String>,
+    created_at: i64,
+    role: String,
+    content: String,
+    thinking: Option<String>,
+    tool_calls: Option<String>,
+    tool_call_id: Option<String>,
+    tool_name: Option<String>,
+    status: String,
+}
+
+/// Read a row selected with [`COLUMNS_M`].
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Raw> {
+    Ok(Raw {
+        id: r.get(0)?,
+        parent_id: r.get(1)?,
+        run_id: r.get(2)?,
+        created_at: r.get(3)?,
+        role: r.get(4)?,
+        content: r.get(5)?,
+        thinking: r.get(6)?,
+        tool_calls: r.get(7)?,
+        tool_call_id: r.get(8)?,
+        tool_name: r.get(9)?,
+        status: r.get(10)?,
+    })
+}
+
+impl Raw {
+    /// Decode the role and the tool calls.
+    fn decode(self) -> Result<Stored, StoreError> {
+        let tool_calls: Vec<ToolCall> = match self.tool_calls {
+            None => Vec::new(),
+            Some(j) => serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        };
+        Ok(Stored {
+            id: self.id,
+            parent_id: self.parent_id,
+            run_id: self.run_id,
+            created_at: self.created_at,
+            message: ChatMessage {
+                role: parse_role(&self.role)?,
+                content: self.content,
+                thinking: self.thinking,
+                tool_calls,
+                tool_call_id: self.tool_call_id,
+                tool_name: self.tool_name,
+                status: parse_status(&self.status),
+            },
+        })
+    }
 }
 
 /// The current branch, oldest first; at most the last `limit` messages.
@@ -135,42 +186,14 @@ pub(crate) fn branch(
     let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
     // Walk from the tip to the root; ids grow with time, so ordering by id
     // restores the conversation order.
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "WITH RECURSIVE chain(id, depth) AS (
              SELECT head_id, 1 FROM sessions WHERE id = ?1 AND head_id IS NOT NULL
              UNION ALL
              SELECT m.parent_id, c.depth + 1 FROM messages m JOIN chain c ON m.id = c.id
              WHERE m.parent_id IS NOT NULL AND (?2 < 0 OR c.depth < ?2))
-         SELECT m.run_id, m.role, m.content, m.thinking, m.tool_calls, m.tool_call_id, m.tool_name, m.status
-         FROM messages m JOIN chain c ON m.id = c.id ORDER BY m.id",
-    )?;
+         SELECT {COLUMNS_M} FROM messages m JOIN chain c ON m.id = c.id ORDER BY m.id"
+    ))?;
     let rows = stmt.query_map(params![session_id, limit], from_row)?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (run_id, role, content, thinking, tool_calls, tool_call_id, tool_name, status) = row?;
-        let role = match role.as_str() {
-            "system" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" => Role::Tool,
-            other => return Err(StoreError::Corrupt(format!("unknown role `{other}`"))),
-        };
-        let tool_calls: Vec<ToolCall> = match tool_calls {
-            None => Vec::new(),
-            Some(j) => serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        };
-        out.push(Stored {
-            run_id,
-            message: ChatMessage {
-                role,
-                content,
-                thinking,
-                tool_calls,
-                tool_call_id,
-                tool_name,
-                status: parse_status(&status),
-            },
-        });
-    }
-    Ok(out)
+    rows.map(|r| r?.decode()).collect()
 }

@@ -25,13 +25,17 @@ fn all() -> Vec<&'static Migration> {
         .iter()
         .chain(crate::messages::MIGRATIONS)
         .chain(crate::runs::MIGRATIONS)
+        .chain(crate::profiles::MIGRATIONS)
+        .chain(crate::search::MIGRATIONS)
+        .chain(crate::memories::MIGRATIONS)
+        .chain(crate::summaries::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -48,15 +48,15 @@ pub(crate) fn recover(
                 &ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
             )?;
         }
-        if let Some((content, thinking)) = runs::take_draft(&tx, &run_id)? {
-            if !content.is_empty() || thinking.as_deref().is_some_and(|t| !t.is_empty()) {
-                let m = ChatMessage {
-                    thinking,
-                    status: MessageStatus::Interrupted,
-                    ..ChatMessage::assistant(content)
-                };
-                messages::append(&tx, &session_id, &run_id, &m)?;
-            }
+        if let Some((content, thinking)) = runs::take_draft(&tx, &run_id)?
+            && (!content.is_empty() || thinking.as_deref().is_some_and(|t| !t.is_empty()))
+        {
+            let m = ChatMessage {
+                thinking,
+                status: MessageStatus::Interrupted,
+                ..ChatMessage::assistant(content)
+            };
+            messages::append(&tx, &session_id, &run_id, &m)?;
         }
         runs::end(&tx, &run_id, MessageStatus::Interrupted)?;
         tx.commit()?;

@@ -91,6 +91,16 @@ impl Store {
         ))
     }
 
+    /// The writer thread (for the table modules).
+    pub(crate) fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// This process's instance id (owner of the runs it starts).
+    pub(crate) fn instance(&self) -> &str {
+        &self.instance
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
@@ -209,6 +219,50 @@ impl SessionStore for Store {
         let rid = run_id.to_owned();
         self.db.call(move |c| runs::end(c, &rid, status)).await?;
         Ok(())
+    }
+
+    async fn summary(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<hearth_core::Summary>, hearth_core::StoreError> {
+        let id = session_id.to_owned();
+        Ok(self
+            .db
+            .call(move |c| crate::summaries::latest(c, &id))
+            .await?)
+    }
+
+    async fn add_summary(
+        &self,
+        session_id: &str,
+        summary: &hearth_core::Summary,
+        model: &str,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (id, s, m) = (session_id.to_owned(), summary.clone(), model.to_owned());
+        Ok(self
+            .db
+            .call(move |c| crate::summaries::add(c, &id, &s, &m))
+            .await?)
+    }
+
+    async fn title(&self, session_id: &str) -> Result<Option<String>, hearth_core::StoreError> {
+        let id = session_id.to_owned();
+        Ok(self
+            .db
+            .call(move |c| crate::summaries::title(c, &id))
+            .await?)
+    }
+
+    async fn set_generated_title(
+        &self,
+        session_id: &str,
+        title: &str,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (id, t) = (session_id.to_owned(), title.to_owned());
+        Ok(self
+            .db
+            .call(move |c| crate::summaries::set_generated_title(c, &id, &t))
+            .await?)
     }
 
     async fn checkpoint(

@@ -202,3 +202,17 @@ async fn a_dead_server_and_a_missing_model_say_what_to_do() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ollama pull llama9:70b"), "{err}");
 }
+
+/// Bodies of the conversation's own model calls: not the preloads (no
+/// messages) and not the memory worker's (one user message, no system).
+pub(crate) fn turn_bodies(sim: &SimHandle) -> Vec<serde_json::Value> {
+    sim.chat_bodies()
+        .into_iter()
+        .filter(|b| {
+            b["messages"]
+                .as_array()
+                .and_then(|m| m.first())
+                .is_some_and(|m| m["role"] == "system")
+        })
+        .collect()
+}

@@ -2,7 +2,7 @@
 
 use hearth_sim::{Reply, Script};
 
-use super::basics::{hearth, output, sim};
+use super::basics::{hearth, output, sim, turn_bodies};
 use crate::MODEL;
 
 #[tokio::test]
@@ -12,6 +12,8 @@ async fn a_session_continues_across_invocations_and_can_be_managed() {
     let db = db.to_str().unwrap();
     let sim = sim(Script::default()
         .with_reply(Reply::text("Noted: blue."))
+        .with_reply(Reply::text("Colour chat"))
+        .with_reply(Reply::text("NONE"))
         .with_reply(Reply::text("Blue.")))
     .await;
     let url = sim.url();
@@ -48,7 +50,7 @@ async fn a_session_continues_across_invocations_and_can_be_managed() {
     .await;
     assert!(second.status.success());
     // The second request carried the first exchange.
-    let last = sim.chat_bodies().last().unwrap().clone();
+    let last = turn_bodies(&sim).last().unwrap().clone();
     let contents: Vec<&str> = last["messages"]
         .as_array()
         .unwrap()

@@ -2,9 +2,13 @@
 
 mod arith;
 mod calculator;
+mod remember;
+mod switch_profile;
 mod time;
 
 pub use calculator::Calculator;
+pub use remember::Remember;
+pub use switch_profile::{ProfileSwitcher, SwitchProfile};
 pub use time::CurrentTime;
 
 use std::sync::Arc;

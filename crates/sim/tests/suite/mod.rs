@@ -6,4 +6,5 @@ mod chat;
 mod errors;
 mod faults;
 mod lifecycle;
+mod openai;
 mod support;

@@ -1,3 +1,6 @@
+mod branches;
 mod crash;
+mod export;
 mod migrations;
+mod search;
 mod sessions;

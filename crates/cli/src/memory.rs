@@ -1,0 +1,115 @@
+//! `hearth memory`: read, add, edit and delete what Hearth remembers about
+//! you, and see where each memory came from.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+/// Arguments of `hearth memory`.
+#[derive(Debug, Args)]
+pub struct MemoryArgs {
+    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    action: Option<Action>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Action {
+    /// List memories with their source (the default).
+    List {
+        /// Include deleted memories.
+        #[arg(long)]
+        all: bool,
+    },
+    /// One memory with its earlier versions.
+    Show {
+        /// Memory id.
+        id: i64,
+    },
+    /// Add a memory.
+    Add {
+        /// The fact.
+        text: String,
+    },
+    /// Rewrite a memory (the old text is kept and never learned again).
+    Edit {
+        /// Memory id.
+        id: i64,
+        /// New text.
+        text: String,
+    },
+    /// Delete a memory (it is never learned again).
+    Delete {
+        /// Memory id.
+        id: i64,
+    },
+    /// The summary new sessions start with.
+    Summary,
+}
+
+fn provenance(source: &str, session: Option<&str>) -> String {
+    match (source, session) {
+        ("user", _) => "written by you".to_owned(),
+        (s, Some(sess)) => format!("learned by {s} in {sess}"),
+        (s, None) => format!("learned by {s}"),
+    }
+}
+
+/// Run `hearth memory`.
+pub async fn run(args: MemoryArgs) -> ExitCode {
+    let result = async {
+        let store = crate::db::open(args.db).await?;
+        let e = |e: hearth_store::StoreError| e.to_string();
+        match args.action.unwrap_or(Action::List { all: false }) {
+            Action::List { all } => {
+                let list = store.memories(all).await.map_err(e)?;
+                if list.is_empty() {
+                    println!("(nothing remembered)");
+                }
+                for m in list {
+                    let deleted = if m.deleted_at.is_some() {
+                        " [deleted]"
+                    } else {
+                        ""
+                    };
+                    println!(
+                        "#{}  {}{deleted}  ({})",
+                        m.id,
+                        m.content,
+                        provenance(&m.source, m.session_id.as_deref())
+                    );
+                }
+            }
+            Action::Show { id } => {
+                let (m, versions) = store.memory(id).await.map_err(e)?;
+                println!("#{} v{}: {}", m.id, m.version, m.content);
+                println!("  {}", provenance(&m.source, m.session_id.as_deref()));
+                if let Some(run) = &m.run_id {
+                    println!("  run {run}");
+                }
+                for v in versions {
+                    println!("  v{} ({}): {}", v.version, v.source, v.content);
+                }
+            }
+            Action::Add { text } => {
+                let id = store.add_memory(&text).await.map_err(e)?;
+                println!("#{id}");
+            }
+            Action::Edit { id, text } => store.edit_memory(id, &text).await.map_err(e)?,
+            Action::Delete { id } => store.delete_memory(id).await.map_err(e)?,
+            Action::Summary => println!("{}", store.memory_summary().await.map_err(e)?),
+        }
+        Ok::<(), String>(())
+    }
+    .await;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! `hearth profiles`: list, show, create or edit, delete profiles; set the
+//! default profile and the persona.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use hearth_core::{Profile, ProfileProvider};
+use hearth_store::Profiles;
+
+/// Arguments of `hearth profiles`.
+#[derive(Debug, Args)]
+pub struct ProfilesArgs {
+    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    action: Option<Action>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Action {
+    /// List profiles (the default).
+    List,
+    /// Print one profile as JSON.
+    Show {
+        /// Profile name.
+        name: String,
+    },
+    /// Create a profile or change fields of one.
+    Set {
+        /// Profile name.
+        name: String,
+        /// Model.
+        #[arg(long)]
+        model: Option<String>,
+        /// Profile prompt.
+        #[arg(long)]
+        prompt: Option<String>,
+        /// Tools: `all`, `none`, or a comma-separated list.
+        #[arg(long)]
+        tools: Option<String>,
+        /// Planning phase: on or off.
+        #[arg(long)]
+        planning: Option<Toggle>,
+        /// Cap on model calls per message.
+        #[arg(long)]
+        max_iterations: Option<u32>,
+        /// Sampling temperature (0–2).
+        #[arg(long)]
+        temperature: Option<f64>,
+    },
+    /// Delete a profile.
+    Delete {
+        /// Profile name.
+        name: String,
+    },
+    /// Make a profile the one new sessions start with.
+    Default {
+        /// Profile name.
+        name: String,
+    },
+    /// Show the persona, or set it.
+    Persona {
+        /// New persona text ("" clears it).
+        text: Option<String>,
+    },
+}
+
+/// on/off.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Toggle {
+    On,
+    Off,
+}
+
+fn summary(p: &Profile, default: &str) -> String {
+    let tools = match &p.tools {
+        None => "all tools".to_owned(),
+        Some(t) if t.is_empty() => "no tools".to_owned(),
+        Some(t) => t.join(","),
+    };
+    let mark = if p.name == default { " (default)" } else { "" };
+    format!(
+        "{}{mark}  model={}  {tools}  planning={}  max_iterations={}",
+        p.name,
+        p.model,
+        if p.planning_enabled { "on" } else { "off" },
+        p.max_iterations
+    )
+}
+
+/// Run `hearth profiles`.
+pub async fn run(args: ProfilesArgs) -> ExitCode {
+    let result = async {
+        let store = crate::db::open(args.db).await?;
+        let profiles = Profiles::load(&store).await.map_err(|e| e.to_string())?;
+        match args.action.unwrap_or(Action::List) {
+            Action::List => {
+                let default = profiles.default_name();
+                for p in profiles.list() {
+                    println!("{}", summary(&p, &default));
+                }
+            }
+            Action::Show { name } => {
+                let p = profiles
+                    .by_name(&name)
+                    .ok_or(format!("no profile named `{name}`"))?;
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?
+                );
+            }
+            Action::Set {
+                name,
+                model,
+                prompt,
+                tools,
+                planning,
+                max_iterations,
+                temperature,
+            } => {
+                let existing = profiles.by_name(&name);
+                let created = existing.is_none();
+                let mut p =
+                    existing.unwrap_or_else(|| Profile::new(&name, hearth_store::SEED_MODEL));
+                if let Some(m) = model {
+                    p.model = m;
+                }
+                if let Some(t) = prompt {
+                    p.system_prompt = t;
+                }
+                if let Some(t) = tools {
+                    p.tools = match t.as_str() {
+                        "all" => None,
+                        "none" => Some(Vec::new()),
+                        list => Some(
+                            list.split(',')
+                                .map(|s| s.trim().to_owned())
+                                .filter(|s| !s.is_empty())
+                                .collect(),
+                        ),
+                    };
+                }
+                if let Some(t) = planning {
+                    p.planning_enabled = matches!(t, Toggle::On);
+                }
+                if let Some(n) = max_iterations {
+                    p.max_iterations = n;
+                }
+                if temperature.is_some() {
+                    p.temperature = temperature;
+                }
+                profiles.upsert(p.clone()).await?;
+                eprintln!(
+                    "{} profile `{name}`",
+                    if created { "created" } else { "updated" }
+                );
+                println!("{}", summary(&p, &profiles.default_name()));
+            }
+            Action::Delete { name } => profiles.delete(&name).await?,
+            Action::Default { name } => profiles.set_default(&name).await?,
+            Action::Persona { text: None } => println!("{}", profiles.persona()),
+            Action::Persona { text: Some(t) } => profiles.set_persona(&t).await?,
+        }
+        Ok::<(), String>(())
+    }
+    .await;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Post-turn work as the CLI runs it: a title after the first answer, and
+//! compaction of a long session into summaries that stand in for old
+//! messages in what is sent — while every message stays stored and no
+//! request ever forces a reload. (The simulator's echo answers the workers.)
+
+use hearth_sim::Script;
+use serde_json::json;
+
+use super::basics::{hearth, output, sim, turn_bodies};
+use crate::MODEL;
+
+async fn ok(args: &[&str]) -> String {
+    let out = output(hearth(args)).await;
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn a_title_after_the_first_answer_and_compaction_of_a_long_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let db = path.to_str().unwrap().to_owned();
+    let sim = sim(Script::default()).await;
+    let url = sim.url();
+    // A small window for this model, so a few turns pass the threshold.
+    ok(&["profiles", "--db", &db]).await;
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute(
+            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 600, 1800, 1, 0)",
+            [MODEL],
+        )
+        .unwrap();
+    }
+    let long = "Please remember this detail about the garden plan: ".to_owned()
+        + &"tomatoes and basil ".repeat(8);
+    for i in 0..6 {
+        let msg = format!("turn {i}: {long}");
+        ok(&[
+            "chat",
+            "--db",
+            &db,
+            "--url",
+            &url,
+            "--model",
+            MODEL,
+            "--session",
+            "s",
+            &msg,
+        ])
+        .await;
+    }
+
+    // A title was generated once, after the first answer.
+    let list = ok(&["sessions", "--db", &db]).await;
+    let row = list
+        .lines()
+        .find(|l| l.starts_with("s "))
+        .unwrap_or_else(|| panic!("{list}"));
+    assert!(row.contains("You said: Write a title"), "{row}");
+    let title_calls = sim
+        .chat_bodies()
+        .iter()
+        .filter(|b| b.to_string().contains("Write a title"))
+        .count();
+    assert_eq!(title_calls, 1);
+
+    // Compaction: the last turn sent a summary instead of the oldest turns.
+    let last = turn_bodies(&sim).last().cloned().unwrap();
+    let msgs = last["messages"].as_array().unwrap();
+    assert!(
+        msgs.iter().any(|m| m["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Summary of the earlier conversation")),
+        "{last}"
+    );
+    let users = msgs.iter().filter(|m| m["role"] == "user").count();
+    assert!(
+        users < 6,
+        "old turns were replaced by the summary: {users} user messages sent"
+    );
+    // Nothing was deleted: all 12 messages are stored.
+    let shown = ok(&["sessions", "--db", &db, "show", "s"]).await;
+    assert_eq!(
+        shown.lines().filter(|l| l.starts_with("you: turn")).count(),
+        6,
+        "{shown}"
+    );
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let summaries: i64 = c
+        .query_row("SELECT count(*) FROM summaries", [], |r| r.get(0))
+        .unwrap();
+    assert!(summaries >= 1);
+
+    // Every request to the model — turns, title, memory, compaction, preloads
+    // — carried the same load options: loaded once, never reloaded.
+    for b in sim.chat_bodies() {
+        assert_eq!(
+            (b["options"]["num_ctx"].clone(), b["keep_alive"].clone()),
+            (json!(600), json!(1800)),
+            "{b}"
+        );
+    }
+    let stats = sim.stats();
+    assert_eq!((stats.loads, stats.unloads), (1, 0));
+}

@@ -1,0 +1,93 @@
+//! Building an [`Agent`]: backends, store, tools, settings, memory, workers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::backend::ModelBackend;
+use crate::driver::Agent;
+use crate::memory::{MemorySource, PostTurnWorker};
+use crate::profile::ProfileProvider;
+use crate::settings::ModelSettings;
+use crate::store::SessionStore;
+use crate::tool::ToolRegistry;
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    pub(crate) backend: Arc<dyn ModelBackend>,
+    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
+    pub(crate) profiles: Arc<dyn ProfileProvider>,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) tools: ToolRegistry,
+    pub(crate) settings: Arc<ModelSettings>,
+    pub(crate) memory: Option<String>,
+    pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
+    pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
+    pub(crate) max_depth: u32,
+}
+
+impl AgentBuilder {
+    /// Where each session's memory snapshot comes from (overrides
+    /// [`AgentBuilder::memory`] for top-level runs).
+    pub fn memory_source(mut self, source: Arc<dyn MemorySource>) -> Self {
+        self.memory_source = Some(source);
+        self
+    }
+
+    /// A worker run after each completed streaming turn, in the order added.
+    pub fn worker(mut self, worker: Arc<dyn PostTurnWorker>) -> Self {
+        self.workers.push(worker);
+        self
+    }
+
+    /// Sessions in `store` (default: in memory).
+    pub fn store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// A further backend that profiles select by `name` (`Profile::backend`);
+    /// profiles without one use the default backend.
+    pub fn named_backend(
+        mut self,
+        name: impl Into<String>,
+        backend: Arc<dyn ModelBackend>,
+    ) -> Self {
+        self.named.insert(name.into(), backend);
+        self
+    }
+
+    /// Tools the model may call (default: none).
+    pub fn tools(mut self, tools: ToolRegistry) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Per-model load options (default: [`ModelSettings::default`]).
+    pub fn settings(mut self, settings: Arc<ModelSettings>) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The user memory summary given to sessions (a snapshot: DESIGN §4).
+    pub fn memory(mut self, memory: Option<String>) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Arc<Agent> {
+        Arc::new(Agent {
+            backend: self.backend,
+            named: self.named,
+            profiles: self.profiles,
+            store: self.store,
+            tools: self.tools,
+            settings: self.settings,
+            memory: self.memory,
+            memory_source: self.memory_source,
+            workers: self.workers,
+            background: std::sync::Mutex::new(None),
+            max_depth: self.max_depth,
+        })
+    }
+}

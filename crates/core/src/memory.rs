@@ -1,0 +1,74 @@
+//! Long-term memory seams (DESIGN §7): where the memory snapshot of a
+//! session comes from, where learned facts go, and the post-turn workers
+//! that learn them. The store implements the first two; the memory worker
+//! lives in `workers`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::ModelBackend;
+use crate::message::ChatMessage;
+use crate::profile::Profile;
+use crate::settings::LoadOptions;
+use crate::store::{SessionStore, StoreError};
+
+/// The user memory summary a session sees.
+#[async_trait]
+pub trait MemorySource: Send + Sync {
+    /// The summary for `session_id`, fixed when the session starts (so the
+    /// prompt prefix stays stable: DESIGN §4); `None` when there is none.
+    async fn snapshot(&self, session_id: &str) -> Result<Option<String>, StoreError>;
+}
+
+/// Where facts about the user are written.
+#[async_trait]
+pub trait MemoryWriter: Send + Sync {
+    /// The live memories, one fact per entry (for the worker's prompt).
+    async fn facts(&self) -> Result<Vec<String>, StoreError>;
+    /// Facts the user deleted or edited away: never to be learned again.
+    async fn forgotten(&self) -> Result<Vec<String>, StoreError>;
+    /// Add facts learned in `session_id`/`run_id` by `source` ("worker",
+    /// "tool"). Facts the user deleted or edited away, and duplicates, are
+    /// dropped by the store whatever the model says. Returns how many were
+    /// added.
+    async fn learn(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        source: &str,
+        facts: &[String],
+    ) -> Result<usize, StoreError>;
+}
+
+/// What a post-turn worker gets.
+pub struct WorkerContext {
+    /// The session the turn belongs to.
+    pub session_id: String,
+    /// The turn's run.
+    pub run_id: String,
+    /// The session's conversation after the turn.
+    pub history: Vec<ChatMessage>,
+    /// The profile the turn ended with.
+    pub profile: Profile,
+    /// The backend serving that profile.
+    pub backend: Arc<dyn ModelBackend>,
+    /// The session store (titles, summaries).
+    pub store: Arc<dyn SessionStore>,
+    /// The model's load options: a worker must send these, so it never
+    /// forces a reload (DESIGN §3).
+    pub load: LoadOptions,
+    /// Cancelled when a new user turn starts or the user stops: background
+    /// work never competes with the user's stream.
+    pub cancel: CancellationToken,
+}
+
+/// Work done after a turn completes (memory, titles, compaction).
+#[async_trait]
+pub trait PostTurnWorker: Send + Sync {
+    /// Name, for logs.
+    fn name(&self) -> &'static str;
+    /// Do the work. Errors are logged, never shown as a failed turn.
+    async fn run(&self, ctx: &WorkerContext) -> Result<(), String>;
+}

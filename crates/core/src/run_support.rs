@@ -1,0 +1,150 @@
+//! The run's supporting I/O, beside the loop in `driver`: loading the model
+//! with a request Stop never cancels, compacting before a turn, answering
+//! calls that will never run, and the post-turn workers.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use hearth_protocol::ToolOutcome;
+
+use crate::backend::ModelBackend;
+use crate::compaction::Compactor;
+use crate::driver::{Agent, RunCtx};
+use crate::error::RunError;
+use crate::handle::RunOutcome;
+use crate::memory::WorkerContext;
+use crate::message::ToolCall;
+use crate::profile::Profile;
+use crate::tools_exec::record;
+
+impl Agent {
+    /// cannot abort a load). A failure only means a longer prompt.
+    pub(crate) async fn compact_before_turn(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        profile: &Profile,
+        persona: &str,
+        memory: Option<&str>,
+        tools: &[crate::tool::ToolSpec],
+    ) {
+        let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
+        let fixed =
+            (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len)
+                / 4
+                + 32;
+        let compactor = Compactor {
+            store: ctx.store.as_ref(),
+            backend,
+            profile,
+            load: self.settings.load_options(&profile.model),
+            cancel: &ctx.cancel,
+        };
+        if let Err(e) = compactor.maybe_compact(&ctx.session_id, fixed).await {
+            tracing::warn!("compaction before the turn failed: {e}");
+        }
+    }
+
+    /// Run the post-turn workers, one after the other, cancelled by the
+    /// next turn or by the user's stop. Their failures are logged only.
+    pub(crate) async fn run_workers(&self, ctx: &RunCtx) {
+        if self.workers.is_empty() {
+            return;
+        }
+        let cancel = ctx.cancel.child_token();
+        if let Ok(mut bg) = self.background.lock() {
+            *bg = Some(cancel.clone());
+        }
+        let profile = self.profile(ctx);
+        let Ok(backend) = self.backend_for(&profile).cloned() else {
+            return;
+        };
+        let history = match ctx.store.history(&ctx.session_id).await {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!("post-turn workers skipped: {e}");
+                return;
+            }
+        };
+        let wctx = WorkerContext {
+            store: ctx.store.clone(),
+            session_id: ctx.session_id.clone(),
+            run_id: ctx.run_id.clone(),
+            history,
+            load: self.settings.load_options(&profile.model),
+            profile,
+            backend,
+            cancel: cancel.clone(),
+        };
+        for w in &self.workers {
+            if cancel.is_cancelled() {
+                break;
+            }
+            if let Err(e) = w.run(&wctx).await {
+                tracing::warn!(worker = w.name(), "post-turn worker failed: {e}");
+            }
+        }
+    }
+
+    /// The backend a profile selects; an unknown name is an error the user
+    /// Answer calls that will never run (stop or failure mid-answer).
+    pub(crate) async fn cancel_calls(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        calls: &[ToolCall],
+    ) -> Result<(), RunError> {
+        let base = self.tool_context(ctx, profile);
+        for call in calls {
+            let out = crate::step::CANCELLED_RESULT.to_owned();
+            record(
+                ctx.store.as_ref(),
+                &base,
+                call,
+                ToolOutcome::Cancelled,
+                out,
+                0,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Load the model with its own request, which Stop never cancels: a
+    /// disconnect during a load makes Ollama abort it and kill the runner
+    /// (DESIGN §3). The preload runs in a detached task; Stop only stops
+    /// waiting for it.
+    pub(crate) async fn ensure_loaded(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        profile: &Profile,
+        preloaded: &mut HashSet<String>,
+    ) -> Result<(), RunOutcome> {
+        let key = format!(
+            "{}\u{0}{}",
+            profile.backend.as_deref().unwrap_or(""),
+            profile.model
+        );
+        if preloaded.contains(&key) {
+            return Ok(());
+        }
+        let backend = backend.clone();
+        let model = profile.model.clone();
+        let load = self.settings.load_options(&model);
+        let task = tokio::spawn(async move { backend.preload(&model, &load).await });
+        let joined = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Err(RunOutcome::Stopped { partial_text: String::new() }),
+            j = task => j,
+        };
+        match joined {
+            Ok(Ok(())) => {
+                preloaded.insert(key);
+                Ok(())
+            }
+            Ok(Err(e)) => Err(RunOutcome::fail(e)),
+            Err(e) => Err(RunOutcome::fail(RunError::Internal(e.to_string()))),
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Post-turn workers shipped with the core.
+
+mod memory;
+mod title;
+
+pub use crate::compaction::CompactionWorker;
+pub use memory::{MemoryWorker, parse_facts};
+pub use title::{TitleWorker, clean_title};

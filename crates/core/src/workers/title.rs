@@ -1,0 +1,107 @@
+//! The title worker: after a session's first answer, the model names the
+//! session (same model, same load options: no reload). Runs after the
+//! answer, never beside it; a new turn cancels it and it tries again after
+//! the next answer while the session has no title.
+
+use async_trait::async_trait;
+
+use crate::backend::ModelRequest;
+use crate::compaction::complete;
+use crate::memory::{PostTurnWorker, WorkerContext};
+use crate::message::{ChatMessage, Role};
+
+/// Names untitled sessions.
+pub struct TitleWorker;
+
+/// A clean title from a model's answer: first non-empty line, without
+/// quotes, markdown or a "Title:" prefix, at most 60 characters.
+pub fn clean_title(answer: &str) -> Option<String> {
+    let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = line.trim_start_matches('#').trim();
+    let line = line
+        .strip_prefix("Title:")
+        .or_else(|| line.strip_prefix("title:"))
+        .unwrap_or(line)
+        .trim();
+    let line = line.trim_matches(|c: char| matches!(c, '"' | '\'' | '*' | '`' | '“' | '”' | '.'));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut title = words.join(" ");
+    if title.chars().count() > 60 {
+        title = title.chars().take(59).collect::<String>() + "…";
+    }
+    (!title.is_empty()).then_some(title)
+}
+
+#[async_trait]
+impl PostTurnWorker for TitleWorker {
+    fn name(&self) -> &'static str {
+        "title"
+    }
+
+    async fn run(&self, ctx: &WorkerContext) -> Result<(), String> {
+        match ctx
+            .store
+            .title(&ctx.session_id)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            Some(t) if t.is_empty() => {}
+            _ => return Ok(()),
+        }
+        let first_user = ctx.history.iter().find(|m| m.role == Role::User);
+        let first_answer = ctx
+            .history
+            .iter()
+            .find(|m| m.role == Role::Assistant && !m.content.is_empty());
+        let (Some(q), Some(a)) = (first_user, first_answer) else {
+            return Ok(());
+        };
+        let prompt = format!(
+            "Write a title of at most 6 words for this conversation. Answer with the title only.\n\nUser: {}\nAssistant: {}",
+            q.content.chars().take(1500).collect::<String>(),
+            a.content.chars().take(1500).collect::<String>()
+        );
+        let request = ModelRequest {
+            model: ctx.profile.model.clone(),
+            messages: vec![ChatMessage::user(prompt)],
+            tools: Vec::new(),
+            think: ctx.profile.think.map(|_| false),
+            temperature: Some(0.3),
+            load: ctx.load,
+        };
+        let answer = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Ok(()),
+            a = complete(ctx.backend.as_ref(), request) => a?,
+        };
+        if let Some(title) = clean_title(&answer) {
+            ctx.store
+                .set_generated_title(&ctx.session_id, &title)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_title;
+
+    #[test]
+    fn titles_are_cleaned() {
+        assert_eq!(
+            clean_title("\"Planning a Trip to Kyoto.\"\nmore"),
+            Some("Planning a Trip to Kyoto".into())
+        );
+        assert_eq!(
+            clean_title("## Title: **Rust   lifetimes**"),
+            Some("Rust lifetimes".into())
+        );
+        assert_eq!(clean_title("   \n"), None);
+        assert_eq!(
+            clean_title(&"word ".repeat(40)).unwrap().chars().count(),
+            60
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! [`OpenAiBackend`]: the core's `ModelBackend` over the OpenAI-compatible
+//! client.
+//!
+//! What does not translate is left out on purpose: the model's load-time
+//! options (`num_ctx`, `keep_alive`, `shift`) belong to Ollama, and these
+//! servers fix them when they start; `think` has no standard field (servers
+//! that reason stream `reasoning_content` on their own), and an unknown
+//! field is a 400 on some of them. There is nothing to preload or unload.
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use hearth_core::{
+    BackendError, ChatMessage, LoadOptions, ModelBackend, ModelRequest, ModelStream, Role,
+};
+
+use crate::client::Client;
+use crate::wire::{self, ChatRequest, StreamOptions};
+
+/// An OpenAI-compatible server as a model backend.
+#[derive(Debug, Clone)]
+pub struct OpenAiBackend {
+    client: Client,
+}
+
+impl OpenAiBackend {
+    /// A backend over `client`.
+    pub fn new(client: Client) -> Self {
+        Self { client }
+    }
+
+    /// The client (for listing models).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+}
+
+/// Translate the core's request to the wire.
+pub(crate) fn to_wire(req: ModelRequest) -> ChatRequest {
+    ChatRequest {
+        model: req.model,
+        messages: req.messages.into_iter().map(to_wire_message).collect(),
+        tools: req
+            .tools
+            .into_iter()
+            .map(|t| wire::Tool {
+                kind: "function",
+                function: wire::ToolFunction {
+                    name: t.name,
+                    description: t.description,
+                    parameters: t.parameters,
+                },
+            })
+            .collect(),
+        stream: true,
+        stream_options: Some(StreamOptions {
+            include_usage: true,
+        }),
+        temperature: req.temperature,
+    }
+}
+
+fn to_wire_message(m: ChatMessage) -> wire::Message {
+    let role = match m.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    let tool_calls: Vec<wire::ToolCall> = m
+        .tool_calls
+        .into_iter()
+        .map(|c| wire::ToolCall {
+            id: c.id,
+            kind: "function",
+            function: wire::FunctionCall {
+                name: c.name,
+                arguments: match c.arguments {
+                    // Arguments that were not JSON go back as the model
+                    // wrote them, so it sees its own mistake.
+                    serde_json::Value::String(raw) => raw,
+                    other => other.to_string(),
+                },
+            },
+        })
+        .collect();
+    wire::Message {
+        role,
+        // Reasoning is shown to the user, not sent back.
+        content: if m.content.is_empty() && !tool_calls.is_empty() {
+            None
+        } else {
+            Some(m.content)
+        },
+        tool_calls,
+        tool_call_id: m.tool_call_id.filter(|_| m.role == Role::Tool),
+    }
+}
+
+#[async_trait]
+impl ModelBackend for OpenAiBackend {
+    async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
+        let stream = self.client.chat_stream(&to_wire(request)).await?;
+        Ok(Box::pin(
+            stream.map(|item| item.map_err(BackendError::from)),
+        ))
+    }
+
+    /// Nothing to do: there is no load API; llama.cpp and vLLM load their
+    /// model when they start. Servers that load on demand (LM Studio's
+    /// just-in-time loading, Ollama's own `/v1`) load on the first chat, and
+    /// a Stop during that load may abort it; for Ollama, use its own backend,
+    /// which preloads with a request Stop never cancels (DESIGN §3).
+    async fn preload(&self, _model: &str, _load: &LoadOptions) -> Result<(), BackendError> {
+        Ok(())
+    }
+
+    /// Nothing to do: there is no unload API.
+    async fn unload(&self, _model: &str) -> Result<(), BackendError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hearth_core::{KeepAlive, ToolCall, ToolSpec};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn requests_follow_the_openai_shape() {
+        let mut assistant = ChatMessage::assistant("");
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "calculator".into(),
+            arguments: json!({"expression": "1+1"}),
+        };
+        let bad = ToolCall {
+            id: "c2".into(),
+            name: "calculator".into(),
+            arguments: json!("{\"expression\": "),
+        };
+        assistant.tool_calls = vec![call.clone(), bad.clone()];
+        let req = ModelRequest {
+            model: "m".into(),
+            messages: vec![
+                ChatMessage::system("be brief"),
+                ChatMessage::user("hi"),
+                assistant,
+                ChatMessage::tool_result(&call, "2"),
+                ChatMessage::tool_result(&bad, "invalid arguments"),
+            ],
+            tools: vec![ToolSpec {
+                name: "calculator".into(),
+                description: "math".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            think: Some(true),
+            temperature: Some(0.3),
+            load: LoadOptions {
+                num_ctx: 4096,
+                keep_alive: KeepAlive::FOREVER,
+                shift: false,
+            },
+        };
+        let v = serde_json::to_value(to_wire(req)).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "model": "m",
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c1", "type": "function",
+                         "function": {"name": "calculator", "arguments": "{\"expression\":\"1+1\"}"}},
+                        {"id": "c2", "type": "function",
+                         "function": {"name": "calculator", "arguments": "{\"expression\": "}}
+                    ]},
+                    {"role": "tool", "content": "2", "tool_call_id": "c1"},
+                    {"role": "tool", "content": "invalid arguments", "tool_call_id": "c2"}
+                ],
+                "tools": [{"type": "function",
+                           "function": {"name": "calculator", "description": "math",
+                                        "parameters": {"type": "object"}}}],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "temperature": 0.3
+            })
+        );
+    }
+}

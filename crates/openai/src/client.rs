@@ -1,0 +1,257 @@
+//! The HTTP client: `POST {base}/chat/completions` (streamed) and
+//! `GET {base}/models`, where `base` is the server's OpenAI root, usually
+//! ending in `/v1`.
+
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+
+use crate::error::OpenAiError;
+use crate::key::ApiKey;
+use crate::stream::{DeltaStream, delta_stream};
+use crate::wire::{ChatRequest, ModelList};
+
+/// Where llama.cpp's `llama-server` listens unless told otherwise.
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/v1";
+
+/// Timeouts. There is no overall timeout: answers stream for minutes.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientOptions {
+    /// To open the TCP connection.
+    pub connect_timeout: Duration,
+    /// From sending a chat to the response head. Servers that hold the head
+    /// back until the first token (as Ollama does) include loading and
+    /// prompt evaluation in it, which on a CPU takes minutes.
+    pub first_byte_timeout: Duration,
+    /// Between two reads of a streaming answer.
+    pub idle_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            first_byte_timeout: Duration::from_secs(15 * 60),
+            idle_timeout: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
+/// The base URL from what a person typed: the argument, else
+/// [`DEFAULT_URL`]. Adds `http://` when no scheme is given and `/v1` when no
+/// path is (every server Hearth targets serves the API there); drops a
+/// trailing `/chat/completions` pasted from a curl example.
+pub fn resolve_base_url(explicit: Option<&str>) -> String {
+    let raw = explicit
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(DEFAULT_URL);
+    let raw = raw.trim_end_matches('/');
+    let raw = raw.strip_suffix("/chat/completions").unwrap_or(raw);
+    let (scheme, rest) = raw.split_once("://").unwrap_or(("http", raw));
+    let rest = rest.replacen("0.0.0.0", "127.0.0.1", 1);
+    if rest.contains('/') {
+        format!("{scheme}://{rest}")
+    } else {
+        format!("{scheme}://{rest}/v1")
+    }
+}
+
+/// A client for one OpenAI-compatible server.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    key: Option<ApiKey>,
+    /// `Bearer <key>`, marked sensitive.
+    auth: Option<HeaderValue>,
+    options: ClientOptions,
+}
+
+impl Client {
+    /// A client for `base_url` (see [`resolve_base_url`]), sending
+    /// `Authorization: Bearer <key>` when a key is given.
+    pub fn new(
+        base_url: &str,
+        key: Option<ApiKey>,
+        options: ClientOptions,
+    ) -> Result<Self, OpenAiError> {
+        let base = base_url.trim_end_matches('/').to_owned();
+        let url = reqwest::Url::parse(&base).map_err(|_| OpenAiError::InvalidUrl {
+            url: base.clone(),
+            detail: format!("expected something like {DEFAULT_URL}"),
+        })?;
+        let auth = match &key {
+            None => None,
+            Some(k) => {
+                let mut v =
+                    HeaderValue::from_str(&format!("Bearer {}", k.expose())).map_err(|_| {
+                        OpenAiError::InvalidUrl {
+                            url: base.clone(),
+                            detail: "the API key holds characters an HTTP header cannot carry"
+                                .into(),
+                        }
+                    })?;
+                v.set_sensitive(true);
+                Some(v)
+            }
+        };
+        let mut http = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+        // A local server is reached directly: a system proxy would only get
+        // in the way (and see the user's prompts). A remote one may need it.
+        if is_loopback(&url) {
+            http = http.no_proxy();
+        }
+        let http = http.build().map_err(|e| OpenAiError::InvalidUrl {
+            url: base.clone(),
+            detail: e.to_string(),
+        })?;
+        Ok(Self {
+            http,
+            base,
+            key,
+            auth,
+            options,
+        })
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// Send a request; map transport errors and error statuses.
+    async fn send(
+        &self,
+        req: reqwest::RequestBuilder,
+        endpoint: &str,
+        model: Option<&str>,
+    ) -> Result<reqwest::Response, OpenAiError> {
+        let req = match &self.auth {
+            Some(v) => req.header(AUTHORIZATION, v.clone()),
+            None => req,
+        };
+        let resp = tokio::time::timeout(self.options.first_byte_timeout, req.send())
+            .await
+            .map_err(|_| OpenAiError::Timeout {
+                phase: "waiting for the response to start",
+                seconds: self.options.first_byte_timeout.as_secs(),
+            })?
+            .map_err(|e| OpenAiError::from_send(&self.base, &e))?;
+        let status = resp.status().as_u16();
+        if resp.status().is_success() {
+            return Ok(resp);
+        }
+        let body = resp.text().await.unwrap_or_default();
+        Err(OpenAiError::from_status(
+            status,
+            &body,
+            &self.base,
+            endpoint,
+            model,
+            self.key.as_ref(),
+        ))
+    }
+
+    /// Start a streaming chat. Resolves once the server has sent the
+    /// response head (some servers hold it back until the first token).
+    pub async fn chat_stream(&self, request: &ChatRequest) -> Result<DeltaStream, OpenAiError> {
+        let endpoint = format!("{}/chat/completions", self.base);
+        let mut request = request.clone();
+        request.stream = true;
+        let req = self
+            .http
+            .post(&endpoint)
+            .header(ACCEPT, "text/event-stream")
+            .json(&request);
+        let resp = self.send(req, &endpoint, Some(&request.model)).await?;
+        let json = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("application/json"));
+        if json {
+            // One object instead of events: an error some servers send with
+            // a 200, or a server that does not stream.
+            let body = resp.text().await.map_err(|_| OpenAiError::Truncated)?;
+            let (message, _) = crate::error::error_message(&body);
+            return Err(if body.contains("\"error\"") {
+                OpenAiError::Server {
+                    status: None,
+                    message,
+                }
+            } else {
+                OpenAiError::Malformed {
+                    detail: "one JSON object instead of an event stream: the server may not support `stream: true`".into(),
+                }
+            });
+        }
+        Ok(delta_stream(
+            Box::pin(resp.bytes_stream()),
+            self.options.idle_timeout,
+        ))
+    }
+
+    /// The names of the models the server offers.
+    pub async fn models(&self) -> Result<Vec<String>, OpenAiError> {
+        let endpoint = format!("{}/models", self.base);
+        let resp = self.send(self.http.get(&endpoint), &endpoint, None).await?;
+        let bytes = resp.bytes().await.map_err(|_| OpenAiError::Truncated)?;
+        let list: ModelList =
+            serde_json::from_slice(&bytes).map_err(|e| OpenAiError::Malformed {
+                detail: format!(
+                    "{e} in `{}`",
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(120)])
+                ),
+            })?;
+        Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_resolve_to_the_v1_root() {
+        assert_eq!(resolve_base_url(None), DEFAULT_URL);
+        assert_eq!(
+            resolve_base_url(Some("127.0.0.1:1234")),
+            "http://127.0.0.1:1234/v1"
+        );
+        assert_eq!(
+            resolve_base_url(Some("http://0.0.0.0:8000/")),
+            "http://127.0.0.1:8000/v1"
+        );
+        assert_eq!(
+            resolve_base_url(Some("https://openrouter.ai/api/v1")),
+            "https://openrouter.ai/api/v1"
+        );
+        assert_eq!(
+            resolve_base_url(Some("http://h:8080/v1/chat/completions")),
+            "http://h:8080/v1"
+        );
+    }
+
+    #[test]
+    fn the_key_is_not_in_the_debug_output() {
+        let c = Client::new(
+            "http://127.0.0.1:1/v1",
+            ApiKey::new("sk-topsecret"),
+            ClientOptions::default(),
+        )
+        .unwrap();
+        let dbg = format!("{c:?}");
+        assert!(!dbg.contains("topsecret"), "{dbg}");
+        assert!(Client::new("not a url", None, ClientOptions::default()).is_err());
+    }
+}

@@ -1,0 +1,232 @@
+//! A `/chat/completions` event stream as a stream of the core's deltas.
+//!
+//! Bytes → events ([`SseSplitter`]) → chunks (JSON) → deltas
+//! ([`Assembler`]), with an idle timeout on every read. Ends after
+//! `ModelDelta::Done`, or with one typed error: an in-band error event, an
+//! event that is not JSON, a dropped connection or an end with neither
+//! `[DONE]` nor a `finish_reason`. Dropping it closes the connection, which
+//! is how Stop reaches the server (llama.cpp, vLLM and Ollama cancel the
+//! generation and keep the model loaded).
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use hearth_core::ModelDelta;
+
+use crate::assemble::Assembler;
+use crate::error::OpenAiError;
+use crate::sse::{SseError, SseEvent, SseSplitter};
+use crate::wire::ChatChunk;
+
+type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
+
+/// The deltas of one streamed answer.
+pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<ModelDelta, OpenAiError>> + Send>>;
+
+/// Reads whole events from a response body, with an idle timeout.
+struct EventReader {
+    body: ByteStream,
+    sse: SseSplitter,
+    idle_timeout: Duration,
+    drained: bool,
+}
+
+impl EventReader {
+    /// The next event; `None` at the end of the body.
+    async fn next(&mut self) -> Option<Result<SseEvent, OpenAiError>> {
+        loop {
+            if let Some(event) = self.sse.next_event() {
+                return Some(event.map_err(sse_error));
+            }
+            if self.drained {
+                return None;
+            }
+            match tokio::time::timeout(self.idle_timeout, self.body.next()).await {
+                Err(_) => {
+                    return Some(Err(OpenAiError::Timeout {
+                        phase: "between chunks of the answer",
+                        seconds: self.idle_timeout.as_secs(),
+                    }));
+                }
+                Ok(Some(Ok(bytes))) => self.sse.push(&bytes),
+                // The connection dropped mid-body: the answer broke off.
+                Ok(Some(Err(_))) => return Some(Err(OpenAiError::Truncated)),
+                Ok(None) => {
+                    self.drained = true;
+                    return self.sse.finish().map(Ok);
+                }
+            }
+        }
+    }
+}
+
+fn sse_error(e: SseError) -> OpenAiError {
+    OpenAiError::Malformed {
+        detail: match e {
+            SseError::TooLong => "an event longer than the 64 MiB limit".into(),
+            SseError::NotUtf8 => "an event that is not UTF-8".into(),
+        },
+    }
+}
+
+/// What one event means.
+fn interpret(
+    event: SseEvent,
+    assembler: &mut Assembler,
+) -> Result<(Vec<ModelDelta>, bool), OpenAiError> {
+    let data = event.data.trim();
+    if event.event.as_deref() == Some("error") {
+        let (message, _) = crate::error::error_message(data);
+        return Err(OpenAiError::Server {
+            status: None,
+            message,
+        });
+    }
+    if data == "[DONE]" {
+        return Ok((assembler.done(), true));
+    }
+    // Keep-alive events with no data.
+    if data.is_empty() {
+        return Ok((Vec::new(), false));
+    }
+    let chunk: ChatChunk = serde_json::from_str(data).map_err(|e| OpenAiError::Malformed {
+        detail: format!("{e} in `{}`", data.chars().take(120).collect::<String>()),
+    })?;
+    Ok((assembler.chunk(chunk)?, false))
+}
+
+struct State {
+    reader: EventReader,
+    assembler: Assembler,
+    queue: VecDeque<Result<ModelDelta, OpenAiError>>,
+    finished: bool,
+}
+
+/// Wrap an event-stream response body. Yields deltas in order; ends after
+/// `Done` or after the first error.
+pub(crate) fn delta_stream(body: ByteStream, idle_timeout: Duration) -> DeltaStream {
+    let state = State {
+        reader: EventReader {
+            body,
+            sse: SseSplitter::new(),
+            idle_timeout,
+            drained: false,
+        },
+        assembler: Assembler::default(),
+        queue: VecDeque::new(),
+        finished: false,
+    };
+    Box::pin(futures::stream::unfold(state, |mut s| async move {
+        loop {
+            if let Some(item) = s.queue.pop_front() {
+                return Some((item, s));
+            }
+            if s.finished {
+                return None;
+            }
+            let result = match s.reader.next().await {
+                Some(Ok(event)) => interpret(event, &mut s.assembler),
+                Some(Err(e)) => Err(e),
+                None => s.assembler.end_of_body().map(|d| (d, true)),
+            };
+            match result {
+                Ok((deltas, end)) => {
+                    s.queue.extend(deltas.into_iter().map(Ok));
+                    s.finished = end;
+                }
+                Err(e) => {
+                    s.queue.push_back(Err(e));
+                    s.finished = true;
+                }
+            }
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hearth_core::RawToolCall;
+    use serde_json::json;
+
+    fn stream_of(chunks: Vec<&'static [u8]>) -> DeltaStream {
+        let body = futures::stream::iter(chunks.into_iter().map(|c| Ok(Bytes::from_static(c))));
+        delta_stream(Box::pin(body), Duration::from_secs(5))
+    }
+
+    async fn collect(chunks: Vec<&'static [u8]>) -> Vec<Result<ModelDelta, OpenAiError>> {
+        stream_of(chunks).collect().await
+    }
+
+    #[tokio::test]
+    async fn a_whole_answer_split_anywhere() {
+        let got = collect(vec![
+            b": ping\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"h\xc3",
+            b"\xa9\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"function\":{\"name\":\"t\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n",
+            b"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\r\n\r\n",
+            b"data: [DONE]\n\ndata: {\"junk",
+        ])
+        .await;
+        let got: Vec<ModelDelta> = got.into_iter().map(Result::unwrap).collect();
+        assert_eq!(got[0], ModelDelta::Text("hé".into()));
+        assert_eq!(
+            got[1],
+            ModelDelta::ToolCalls(vec![RawToolCall {
+                id: Some("c".into()),
+                name: "t".into(),
+                arguments: json!({"a": 1})
+            }])
+        );
+        assert!(matches!(got[2], ModelDelta::Done(_)));
+        assert_eq!(got.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn in_band_errors_malformed_events_and_truncation() {
+        let got = collect(vec![
+            b"data: {\"choices\":[]}\n\ndata: {\"error\":{\"message\":\"boom\"}}\n\ndata: [DONE]\n\n",
+        ])
+        .await;
+        assert_eq!(
+            got,
+            vec![Err(OpenAiError::Server {
+                status: None,
+                message: "boom".into()
+            })]
+        );
+        let got = collect(vec![b"error: {\"code\":500,\"message\":\"slot gone\"}\n\n"]).await;
+        assert!(
+            matches!(&got[0], Err(OpenAiError::Server { message, .. }) if message == "slot gone"),
+            "{got:?}"
+        );
+        let got = collect(vec![b"data: {\"choices\": [{\n\n"]).await;
+        assert!(
+            matches!(got[0], Err(OpenAiError::Malformed { .. })),
+            "{got:?}"
+        );
+        let got = collect(vec![
+            b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n",
+        ])
+        .await;
+        assert_eq!(
+            got,
+            vec![
+                Ok(ModelDelta::Text("a".into())),
+                Err(OpenAiError::Truncated)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_finish_reason_without_done_is_a_complete_answer() {
+        let got = collect(vec![
+            b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\n",
+        ])
+        .await;
+        assert!(matches!(got[1], Ok(ModelDelta::Done(_))), "{got:?}");
+        assert_eq!(got.len(), 2);
+    }
+}

@@ -1,0 +1,4 @@
+mod client;
+mod faults;
+mod stop;
+mod tools;

@@ -1,0 +1,369 @@
+//! Long-term memory about the user (DESIGN §7): facts with provenance
+//! (which session and run, learned by the worker, a tool, or written by the
+//! user), every earlier version kept, deletions as tombstones. The user
+//! wins: a fact they deleted or edited away is never learned again.
+//!
+//! A session sees the memory as it was when the session started
+//! (`sessions.memory_snapshot`), so its prompt prefix stays stable.
+
+use std::collections::HashSet;
+
+use async_trait::async_trait;
+use hearth_core::{MemorySource, MemoryWriter};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::error::StoreError;
+use crate::migrate::Migration;
+use crate::sessions::now_ms;
+use crate::store::Store;
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 5,
+    name: "memories",
+    sql: "CREATE TABLE memories (
+              id INTEGER PRIMARY KEY,
+              content TEXT NOT NULL,
+              source TEXT NOT NULL,
+              session_id TEXT,
+              run_id TEXT,
+              created_at INTEGER NOT NULL,
+              updated_at INTEGER NOT NULL,
+              version INTEGER NOT NULL DEFAULT 1,
+              deleted_at INTEGER
+          );
+          CREATE TABLE memory_versions (
+              memory_id INTEGER NOT NULL REFERENCES memories(id),
+              version INTEGER NOT NULL,
+              content TEXT NOT NULL,
+              source TEXT NOT NULL,
+              replaced_at INTEGER NOT NULL,
+              PRIMARY KEY (memory_id, version)
+          );
+          ALTER TABLE sessions ADD COLUMN memory_snapshot TEXT;",
+}];
+
+/// One remembered fact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Memory {
+    /// Id (stable across edits).
+    pub id: i64,
+    /// The fact.
+    pub content: String,
+    /// Who wrote this version: `worker`, `tool` or `user`.
+    pub source: String,
+    /// Where it was learned.
+    pub session_id: Option<String>,
+    /// The run that learned it.
+    pub run_id: Option<String>,
+    /// First written, ms since the epoch.
+    pub created_at: i64,
+    /// Last changed.
+    pub updated_at: i64,
+    /// 1 + number of edits.
+    pub version: i64,
+    /// Set when the user deleted it (a tombstone).
+    pub deleted_at: Option<i64>,
+}
+
+/// An earlier version of a memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryVersion {
+    /// Version number.
+    pub version: i64,
+    /// Its text.
+    pub content: String,
+    /// Who wrote it.
+    pub source: String,
+    /// When it was replaced.
+    pub replaced_at: i64,
+}
+
+/// Lowercase words, for comparing facts: "Likes tea." ≈ "likes  TEA".
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// True when two facts say the same thing in (nearly) the same words:
+/// identical word lists, or word sets overlapping ≥ 80 %.
+pub fn same_fact(a: &str, b: &str) -> bool {
+    let (wa, wb) = (words(a), words(b));
+    if wa.is_empty() || wb.is_empty() {
+        return false;
+    }
+    if wa == wb {
+        return true;
+    }
+    let (sa, sb): (HashSet<&String>, HashSet<&String>) = (wa.iter().collect(), wb.iter().collect());
+    let inter = sa.intersection(&sb).count() as f64;
+    let union = sa.union(&sb).count() as f64;
+    inter / union >= 0.8
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
+    Ok(Memory {
+        id: r.get(0)?,
+        content: r.get(1)?,
+        source: r.get(2)?,
+        session_id: r.get(3)?,
+        run_id: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+        version: r.get(7)?,
+        deleted_at: r.get(8)?,
+    })
+}
+
+const COLUMNS: &str =
+    "id, content, source, session_id, run_id, created_at, updated_at, version, deleted_at";
+
+fn live(conn: &Connection) -> Result<Vec<Memory>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM memories WHERE deleted_at IS NULL ORDER BY id"
+    ))?;
+    Ok(stmt.query_map([], row)?.collect::<Result<_, _>>()?)
+}
+
+/// Deleted facts and every version the user edited away.
+fn forgotten(conn: &Connection) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT content FROM memories WHERE deleted_at IS NOT NULL
+         UNION SELECT content FROM memory_versions",
+    )?;
+    Ok(stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+fn summary(memories: &[Memory]) -> String {
+    memories
+        .iter()
+        .map(|m| format!("- {}", m.content))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Store {
+    /// Every memory, deleted ones included when asked.
+    pub async fn memories(&self, include_deleted: bool) -> Result<Vec<Memory>, StoreError> {
+        self.db()
+            .call(move |c| {
+                let sql = format!(
+                    "SELECT {COLUMNS} FROM memories {} ORDER BY id",
+                    if include_deleted {
+                        ""
+                    } else {
+                        "WHERE deleted_at IS NULL"
+                    }
+                );
+                let mut stmt = c.prepare(&sql)?;
+                Ok(stmt.query_map([], row)?.collect::<Result<_, _>>()?)
+            })
+            .await
+    }
+
+    /// One memory and its earlier versions (newest first).
+    pub async fn memory(&self, id: i64) -> Result<(Memory, Vec<MemoryVersion>), StoreError> {
+        self.db()
+            .call(move |c| {
+                let m = c
+                    .query_row(
+                        &format!("SELECT {COLUMNS} FROM memories WHERE id = ?1"),
+                        [id],
+                        row,
+                    )
+                    .optional()?
+                    .ok_or_else(|| StoreError::NoMemory(id))?;
+                let mut stmt = c.prepare(
+                    "SELECT version, content, source, replaced_at FROM memory_versions
+                     WHERE memory_id = ?1 ORDER BY version DESC",
+                )?;
+                let versions = stmt
+                    .query_map([id], |r| {
+                        Ok(MemoryVersion {
+                            version: r.get(0)?,
+                            content: r.get(1)?,
+                            source: r.get(2)?,
+                            replaced_at: r.get(3)?,
+                        })
+                    })?
+                    .collect::<Result<_, _>>()?;
+                Ok((m, versions))
+            })
+            .await
+    }
+
+    /// The user rewrites a memory; the previous text is kept as a version
+    /// and never learned again.
+    pub async fn edit_memory(&self, id: i64, content: &str) -> Result<(), StoreError> {
+        let content = content.trim().to_owned();
+        self.db()
+            .call(move |c| {
+                let tx = c.transaction()?;
+                let (old, source, version): (String, String, i64) = tx
+                    .query_row(
+                        "SELECT content, source, version FROM memories WHERE id = ?1 AND deleted_at IS NULL",
+                        [id],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                    .optional()?
+                    .ok_or_else(|| StoreError::NoMemory(id))?;
+                let now = now_ms();
+                tx.execute(
+                    "INSERT INTO memory_versions (memory_id, version, content, source, replaced_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![id, version, old, source, now],
+                )?;
+                tx.execute(
+                    "UPDATE memories SET content = ?2, source = 'user', version = version + 1, updated_at = ?3 WHERE id = ?1",
+                    params![id, content, now],
+                )?;
+                tx.commit()?;
+                Ok(())
+            })
+            .await
+    }
+
+    /// The user deletes a memory (a tombstone: it is never learned again).
+    pub async fn delete_memory(&self, id: i64) -> Result<(), StoreError> {
+        self.db()
+            .call(move |c| {
+                let n = c.execute(
+                    "UPDATE memories SET deleted_at = ?2 WHERE id = ?1 AND deleted_at IS NULL",
+                    params![id, now_ms()],
+                )?;
+                if n == 0 {
+                    return Err(StoreError::NoMemory(id));
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    /// The user adds a memory by hand (even one they once deleted).
+    pub async fn add_memory(&self, content: &str) -> Result<i64, StoreError> {
+        let content = content.trim().to_owned();
+        self.db()
+            .call(move |c| {
+                let now = now_ms();
+                c.execute(
+                    "INSERT INTO memories (content, source, created_at, updated_at) VALUES (?1, 'user', ?2, ?2)",
+                    params![content, now],
+                )?;
+                Ok(c.last_insert_rowid())
+            })
+            .await
+    }
+
+    /// The user memory summary as new sessions get it now.
+    pub async fn memory_summary(&self) -> Result<String, StoreError> {
+        self.db().call(|c| Ok(summary(&live(c)?))).await
+    }
+}
+
+#[async_trait]
+impl MemorySource for Store {
+    async fn snapshot(&self, session_id: &str) -> Result<Option<String>, hearth_core::StoreError> {
+        let id = session_id.to_owned();
+        let snap = self
+            .db()
+            .call(move |c| {
+                crate::sessions::ensure(c, &id)?;
+                let taken: Option<String> = c
+                    .query_row(
+                        "SELECT memory_snapshot FROM sessions WHERE id = ?1",
+                        [&id],
+                        |r| r.get(0),
+                    )
+                    .optional()?
+                    .flatten();
+                if let Some(s) = taken {
+                    return Ok(s);
+                }
+                let s = summary(&live(c)?);
+                c.execute(
+                    "UPDATE sessions SET memory_snapshot = ?2 WHERE id = ?1",
+                    params![id, s],
+                )?;
+                Ok(s)
+            })
+            .await?;
+        Ok((!snap.is_empty()).then_some(snap))
+    }
+}
+
+#[async_trait]
+impl MemoryWriter for Store {
+    async fn facts(&self) -> Result<Vec<String>, hearth_core::StoreError> {
+        Ok(self
+            .db()
+            .call(|c| Ok(live(c)?.into_iter().map(|m| m.content).collect()))
+            .await?)
+    }
+
+    async fn forgotten(&self) -> Result<Vec<String>, hearth_core::StoreError> {
+        Ok(self.db().call(|c| forgotten(c)).await?)
+    }
+
+    async fn learn(
+        &self,
+        session_id: &str,
+        run_id: &str,
+        source: &str,
+        facts: &[String],
+    ) -> Result<usize, hearth_core::StoreError> {
+        let (sid, rid, src, facts) = (
+            session_id.to_owned(),
+            run_id.to_owned(),
+            source.to_owned(),
+            facts.to_vec(),
+        );
+        Ok(self
+            .db()
+            .call(move |c| {
+                let tx = c.transaction()?;
+                let mut known: Vec<String> = live(&tx)?.into_iter().map(|m| m.content).collect();
+                let gone = forgotten(&tx)?;
+                let now = now_ms();
+                let mut added = 0;
+                for f in facts.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
+                    if gone.iter().chain(known.iter()).any(|k| same_fact(k, f)) {
+                        continue;
+                    }
+                    tx.execute(
+                        "INSERT INTO memories (content, source, session_id, run_id, created_at, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                        params![f, src, sid, rid, now],
+                    )?;
+                    known.push(f.to_owned());
+                    added += 1;
+                }
+                tx.commit()?;
+                Ok(added)
+            })
+            .await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_fact;
+
+    #[test]
+    fn facts_match_on_words_not_punctuation() {
+        assert!(same_fact(
+            "Favourite colour: blue.",
+            "favourite colour blue"
+        ));
+        assert!(same_fact(
+            "The user's favourite colour is blue",
+            "The user's favourite colour is blue!"
+        ));
+        assert!(!same_fact(
+            "Favourite colour: blue",
+            "Favourite colour: green"
+        ));
+        assert!(!same_fact("", "x"));
+    }
+}

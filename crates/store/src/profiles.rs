@@ -1,0 +1,382 @@
+//! Profiles, the persona and per-model load options (DESIGN §7), and
+//! [`Profiles`]: the core's `ProfileProvider` over them.
+//!
+//! The loop asks for the active profile before every model call, so reads
+//! come from an in-memory copy; every change is written to SQLite first and
+//! then to the copy (write-through), so the CLI and the app share them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+use async_trait::async_trait;
+use hearth_core::tools::ProfileSwitcher;
+use hearth_core::{KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
+use rusqlite::{Connection, params};
+
+use crate::error::StoreError;
+use crate::migrate::Migration;
+use crate::sessions::{self, now_ms};
+use crate::store::Store;
+
+pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
+    version: 3,
+    name: "profiles, persona, model settings",
+    sql: "CREATE TABLE profiles (
+              name TEXT PRIMARY KEY,
+              body TEXT NOT NULL,
+              updated_at INTEGER NOT NULL
+          );
+          CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+          CREATE TABLE model_settings (
+              model TEXT PRIMARY KEY,
+              num_ctx INTEGER NOT NULL,
+              keep_alive INTEGER NOT NULL,
+              shift INTEGER NOT NULL,
+              updated_at INTEGER NOT NULL
+          );
+          ALTER TABLE sessions ADD COLUMN profile TEXT;",
+}];
+
+/// The model the seeded profiles start with (users change it).
+pub const SEED_MODEL: &str = "llama3.2";
+
+/// The profiles a new database starts with.
+fn seeds() -> Vec<Profile> {
+    let mut chat = Profile::new("Chat", SEED_MODEL);
+    chat.tools = Some(Vec::new());
+    chat.system_prompt = "You are Hearth, a helpful assistant running on the user's own computer. Answer clearly and concisely.".into();
+    let mut agent = Profile::new("Agent", SEED_MODEL);
+    agent.tools = None;
+    agent.planning_enabled = true;
+    agent.system_prompt = "You are Hearth, an assistant that can use tools on the user's computer. Plan multi-step work, \
+                           use tools when they help, and say plainly what you did."
+        .into();
+    vec![chat, agent]
+}
+
+/// Why a profile is refused.
+pub fn validate(p: &Profile) -> Result<(), String> {
+    if p.name.trim().is_empty() || p.name.chars().count() > 64 {
+        return Err("a profile needs a name of 1 to 64 characters".into());
+    }
+    if p.name.trim() != p.name {
+        return Err("a profile name cannot start or end with spaces".into());
+    }
+    if p.model.trim().is_empty() {
+        return Err(format!("profile `{}` needs a model", p.name));
+    }
+    if !(1..=100).contains(&p.max_iterations) {
+        return Err(format!(
+            "max_iterations must be between 1 and 100, not {}",
+            p.max_iterations
+        ));
+    }
+    if let Some(t) = p.temperature
+        && !(0.0..=2.0).contains(&t)
+    {
+        return Err(format!("temperature must be between 0 and 2, not {t}"));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    persona: String,
+    default: String,
+    profiles: BTreeMap<String, Profile>,
+    sessions: HashMap<String, String>,
+}
+
+/// Profiles and persona from the database, as the loop reads them.
+pub struct Profiles {
+    store: Store,
+    cache: RwLock<Cache>,
+}
+
+fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
+    let n: i64 = conn.query_row("SELECT count(*) FROM profiles", [], |r| r.get(0))?;
+    if n == 0 {
+        for p in seeds() {
+            write_profile(conn, &p)?;
+        }
+        conn.execute(
+            "INSERT OR IGNORE INTO settings (key, value) VALUES ('default_profile', 'Chat')",
+            [],
+        )?;
+    }
+    let mut cache = Cache::default();
+    let mut stmt = conn.prepare("SELECT body FROM profiles")?;
+    for body in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        let p: Profile =
+            serde_json::from_str(&body?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        cache.profiles.insert(p.name.clone(), p);
+    }
+    let setting = |k: &str| -> Result<Option<String>, StoreError> {
+        let mut s = conn.prepare("SELECT value FROM settings WHERE key = ?1")?;
+        Ok(s.query_map([k], |r| r.get(0))?.next().transpose()?)
+    };
+    cache.persona = setting("persona")?.unwrap_or_default();
+    cache.default = setting("default_profile")?.unwrap_or_else(|| "Chat".into());
+    let mut stmt = conn.prepare("SELECT id, profile FROM sessions WHERE profile IS NOT NULL")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (s, p) = row?;
+        cache.sessions.insert(s, p);
+    }
+    Ok(cache)
+}
+
+fn write_profile(conn: &Connection, p: &Profile) -> Result<(), StoreError> {
+    let body = serde_json::to_string(p).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    conn.execute(
+        "INSERT INTO profiles (name, body, updated_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT(name) DO UPDATE SET body = ?2, updated_at = ?3",
+        params![p.name, body, now_ms()],
+    )?;
+    Ok(())
+}
+
+impl Profiles {
+    /// Load profiles (seeding the defaults into an empty database).
+    pub async fn load(store: &Store) -> Result<Arc<Self>, StoreError> {
+        let cache = store.db().call(|c| load_cache(c)).await?;
+        Ok(Arc::new(Self {
+            store: store.clone(),
+            cache: RwLock::new(cache),
+        }))
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Cache) -> T) -> T {
+        match self.cache.read() {
+            Ok(c) => f(&c),
+            Err(poisoned) => f(&poisoned.into_inner()),
+        }
+    }
+
+    fn write(&self, f: impl FnOnce(&mut Cache)) {
+        match self.cache.write() {
+            Ok(mut c) => f(&mut c),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// All profiles, by name.
+    pub fn list(&self) -> Vec<Profile> {
+        self.read(|c| c.profiles.values().cloned().collect())
+    }
+
+    /// The profile new sessions start with.
+    pub fn default_name(&self) -> String {
+        self.read(|c| c.default.clone())
+    }
+
+    /// Create or replace a profile, after validation.
+    pub async fn upsert(&self, profile: Profile) -> Result<(), String> {
+        validate(&profile)?;
+        let p = profile.clone();
+        self.store
+            .db()
+            .call(move |c| write_profile(c, &p))
+            .await
+            .map_err(|e| e.to_string())?;
+        self.write(|c| {
+            c.profiles.insert(profile.name.clone(), profile);
+        });
+        Ok(())
+    }
+
+    /// Delete a profile. The last one cannot go; sessions that used it fall
+    /// back to the default (another profile if it was the default).
+    pub async fn delete(&self, name: &str) -> Result<(), String> {
+        let (exists, count, default) = self.read(|c| {
+            (
+                c.profiles.contains_key(name),
+                c.profiles.len(),
+                c.default.clone(),
+            )
+        });
+        if !exists {
+            return Err(format!("no profile named `{name}`"));
+        }
+        if count == 1 {
+            return Err("the last profile cannot be deleted; create another first".into());
+        }
+        let new_default = if default == name {
+            self.read(|c| c.profiles.keys().find(|k| *k != name).cloned())
+        } else {
+            None
+        };
+        let (n, nd) = (name.to_owned(), new_default.clone());
+        self.store
+            .db()
+            .call(move |c| {
+                let tx = c.transaction()?;
+                tx.execute("DELETE FROM profiles WHERE name = ?1", [&n])?;
+                tx.execute(
+                    "UPDATE sessions SET profile = NULL WHERE profile = ?1",
+                    [&n],
+                )?;
+                if let Some(d) = &nd {
+                    tx.execute(
+                        "UPDATE settings SET value = ?1 WHERE key = 'default_profile'",
+                        [d],
+                    )?;
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        self.write(|c| {
+            c.profiles.remove(name);
+            c.sessions.retain(|_, p| p != name);
+            if let Some(d) = new_default {
+                c.default = d;
+            }
+        });
+        Ok(())
+    }
+
+    /// Make `name` the profile new sessions start with.
+    pub async fn set_default(&self, name: &str) -> Result<(), String> {
+        if !self.read(|c| c.profiles.contains_key(name)) {
+            return Err(format!("no profile named `{name}`"));
+        }
+        let n = name.to_owned();
+        self.store
+            .db()
+            .call(move |c| {
+                c.execute(
+                    "INSERT OR REPLACE INTO settings (key, value) VALUES ('default_profile', ?1)",
+                    [&n],
+                )?;
+                Ok(())
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        self.write(|c| c.default = name.to_owned());
+        Ok(())
+    }
+
+    /// Set the persona prepended to every profile prompt.
+    pub async fn set_persona(&self, persona: &str) -> Result<(), String> {
+        let p = persona.to_owned();
+        self.store
+            .db()
+            .call(move |c| {
+                c.execute(
+                    "INSERT OR REPLACE INTO settings (key, value) VALUES ('persona', ?1)",
+                    [&p],
+                )?;
+                Ok(())
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        self.write(|c| c.persona = persona.to_owned());
+        Ok(())
+    }
+}
+
+impl ProfileProvider for Profiles {
+    fn persona(&self) -> String {
+        self.read(|c| c.persona.clone())
+    }
+
+    fn active(&self, session_id: &str) -> Profile {
+        self.read(|c| {
+            let name = c.sessions.get(session_id).unwrap_or(&c.default);
+            c.profiles
+                .get(name)
+                .or_else(|| c.profiles.get(&c.default))
+                .or_else(|| c.profiles.values().next())
+                .cloned()
+                .unwrap_or_else(|| Profile::new("Chat", SEED_MODEL))
+        })
+    }
+
+    fn by_name(&self, name: &str) -> Option<Profile> {
+        self.read(|c| c.profiles.get(name).cloned())
+    }
+}
+
+#[async_trait]
+impl ProfileSwitcher for Profiles {
+    fn names(&self) -> Vec<String> {
+        self.read(|c| c.profiles.keys().cloned().collect())
+    }
+
+    async fn switch(&self, session_id: &str, name: &str) -> Result<(), String> {
+        if !self.read(|c| c.profiles.contains_key(name)) {
+            return Err(format!(
+                "no profile named `{name}`; the profiles are: {}",
+                self.names().join(", ")
+            ));
+        }
+        let (s, n) = (session_id.to_owned(), name.to_owned());
+        self.store
+            .db()
+            .call(move |c| {
+                sessions::ensure(c, &s)?;
+                c.execute(
+                    "UPDATE sessions SET profile = ?2 WHERE id = ?1",
+                    params![s, n],
+                )?;
+                Ok(())
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        self.write(|c| {
+            c.sessions.insert(session_id.to_owned(), name.to_owned());
+        });
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Per-model load options as stored, over `defaults` for other models.
+    pub async fn model_settings(&self, defaults: LoadOptions) -> Result<ModelSettings, StoreError> {
+        let rows = self
+            .db()
+            .call(|c| {
+                let mut stmt =
+                    c.prepare("SELECT model, num_ctx, keep_alive, shift FROM model_settings")?;
+                let rows = stmt.query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, u32>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, bool>(3)?,
+                    ))
+                })?;
+                Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            })
+            .await?;
+        let settings = ModelSettings::with_defaults(defaults);
+        for (model, num_ctx, keep_alive, shift) in rows {
+            let keep_alive = KeepAlive::try_from(keep_alive).map_err(StoreError::Corrupt)?;
+            settings.set(
+                &model,
+                LoadOptions {
+                    num_ctx,
+                    keep_alive,
+                    shift,
+                },
+            );
+        }
+        Ok(settings)
+    }
+
+    /// Store one model's load options (its next request reloads it).
+    pub async fn set_model_settings(&self, model: &str, o: LoadOptions) -> Result<(), StoreError> {
+        let m = model.to_owned();
+        self.db()
+            .call(move |c| {
+                c.execute(
+                    "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(model) DO UPDATE SET num_ctx = ?2, keep_alive = ?3, shift = ?4, updated_at = ?5",
+                    params![m, o.num_ctx, o.keep_alive.as_secs(), o.shift, now_ms()],
+                )?;
+                Ok(())
+            })
+            .await
+    }
+}

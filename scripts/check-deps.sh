@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The dependency rules of docs/architecture.md, checked on the real graph:
+# the core knows no Tauri, HTTP client or SQL; the simulator knows no other
+# Hearth crate (a client bug must not hide behind the same bug in it).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+fail=0
+core=$(cargo tree -p hearth-core -e normal --prefix none)
+for banned in tauri reqwest rusqlite hyper; do
+    if grep -qE "^${banned} v" <<<"$core"; then
+        echo "check-deps: hearth-core depends on ${banned}" >&2
+        fail=1
+    fi
+done
+sim=$(cargo tree -p hearth-sim -e normal --prefix none)
+if grep -E "^hearth-" <<<"$sim" | grep -qv "^hearth-sim v"; then
+    echo "check-deps: hearth-sim depends on another hearth crate:" >&2
+    grep -E "^hearth-" <<<"$sim" | grep -v "^hearth-sim v" >&2
+    fail=1
+fi
+if ((fail == 0)); then
+    echo "check-deps: core has no tauri/reqwest/rusqlite/hyper; sim has no hearth dependency"
+fi
+exit "$fail"
