@@ -53,8 +53,13 @@ pub struct ChatArgs {
     /// Cap on model calls for this message (default: the profile's).
     #[arg(long)]
     max_iterations: Option<u32>,
+    /// Answer the session's last message again (needs --session); the
+    /// previous answer stays on its own branch.
+    #[arg(long, requires = "session", conflicts_with = "message")]
+    regenerate: bool,
     /// The message.
-    message: String,
+    #[arg(required_unless_present = "regenerate")]
+    message: Option<String>,
 }
 
 /// Run `hearth chat`.
@@ -97,6 +102,12 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         max_iterations: args.max_iterations,
         backend: backends.profile_backend(),
     });
+    if args.regenerate
+        && let Err(e) = fork_before_last_answer(&store, &session).await
+    {
+        eprintln!("hearth: {e}");
+        return ExitCode::FAILURE;
+    }
     let store = Arc::new(store);
     let mut tools = builtin_registry();
     tools
@@ -115,7 +126,10 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let agent = builder.build();
 
-    let mut handle = agent.run_stream(&session, &args.message);
+    let mut handle = match &args.message {
+        Some(text) if !args.regenerate => agent.run_stream(&session, text),
+        _ => agent.regenerate_stream(&session),
+    };
     let stop = handle.stop_token();
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing: leave at once.
@@ -238,4 +252,24 @@ impl Printer {
             | EventKind::Usage { .. } => {}
         }
     }
+}
+
+/// Move the branch head back to the last user message, so the answer after
+/// it (kept on its own branch) can be generated again.
+async fn fork_before_last_answer(store: &hearth_store::Store, session: &str) -> Result<(), String> {
+    let msgs = store
+        .branch_messages(session)
+        .await
+        .map_err(|e| e.to_string())?;
+    let last_user = msgs
+        .iter()
+        .rposition(|m| m.message.role == hearth_core::Role::User)
+        .ok_or_else(|| format!("session `{session}` has no message to answer again"))?;
+    if let Some(answer) = msgs.get(last_user + 1) {
+        store
+            .fork(session, answer.id)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }

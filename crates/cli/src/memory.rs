@@ -1,5 +1,6 @@
 //! `hearth memory`: read, add, edit and delete what Hearth remembers about
-//! you, and see where each memory came from.
+//! you and the compaction summaries of long sessions, and see where each
+//! came from.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +49,27 @@ enum Action {
     },
     /// The summary new sessions start with.
     Summary,
+    /// Compaction summaries of long sessions, with where they came from.
+    Summaries {
+        /// Only this session's.
+        #[arg(long)]
+        session: Option<String>,
+        /// Include replaced and deleted ones.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Rewrite a compaction summary (the old one is kept).
+    EditSummary {
+        /// Summary id.
+        id: i64,
+        /// New text.
+        text: String,
+    },
+    /// Delete a compaction summary (the session is sent in full again).
+    DeleteSummary {
+        /// Summary id.
+        id: i64,
+    },
 }
 
 fn provenance(source: &str, session: Option<&str>) -> String {
@@ -101,6 +123,32 @@ pub async fn run(args: MemoryArgs) -> ExitCode {
             Action::Edit { id, text } => store.edit_memory(id, &text).await.map_err(e)?,
             Action::Delete { id } => store.delete_memory(id).await.map_err(e)?,
             Action::Summary => println!("{}", store.memory_summary().await.map_err(e)?),
+            Action::Summaries { session, all } => {
+                let list = store.summaries(session.as_deref(), all).await.map_err(e)?;
+                if list.is_empty() {
+                    println!("(no summaries)");
+                }
+                for s in list {
+                    let state = match (s.deleted_at, s.replaced_by) {
+                        (Some(_), _) => " [deleted]".to_owned(),
+                        (None, Some(by)) => format!(" [replaced by #{by}]"),
+                        (None, None) => String::new(),
+                    };
+                    let when = chrono::DateTime::from_timestamp_millis(s.created_at)
+                        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+                        .unwrap_or_default();
+                    println!(
+                        "#{}{state}  session {} up to message {}, by {} ({}), {when}",
+                        s.id, s.session_id, s.upto_message_id, s.model, s.source
+                    );
+                    println!("    {}", s.content.replace('\n', "\n    "));
+                }
+            }
+            Action::EditSummary { id, text } => {
+                let new = store.edit_summary(id, &text).await.map_err(e)?;
+                println!("#{new} replaces #{id}");
+            }
+            Action::DeleteSummary { id } => store.delete_summary(id).await.map_err(e)?,
         }
         Ok::<(), String>(())
     }

@@ -72,6 +72,9 @@ pub(crate) struct RunCtx {
     pub(crate) profile: Option<Profile>,
     pub(crate) memory: Option<String>,
     pub(crate) depth: u32,
+    /// Answer the branch's last user message again instead of appending
+    /// `text` (regenerate, retry after an error).
+    pub(crate) regenerate: bool,
 }
 
 impl Agent {
@@ -107,6 +110,18 @@ impl Agent {
     /// Streaming entry point: starts the run in its own task (it goes on if
     /// the consumer looks away) and returns its events and stop handle.
     pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
+        self.start(session_id, text, false)
+    }
+
+    /// Answer the session's last user message again (regenerate, or retry
+    /// after an error). The caller first moves the branch head to that user
+    /// message (the store's `fork`), so the previous answer stays on its own
+    /// branch. Fails when the branch does not end with a user message.
+    pub fn regenerate_stream(self: &Arc<Self>, session_id: &str) -> RunHandle {
+        self.start(session_id, "", true)
+    }
+
+    fn start(self: &Arc<Self>, session_id: &str, text: &str, regenerate: bool) -> RunHandle {
         let run_id = new_run_id();
         let cancel = CancellationToken::new();
         let (tx, rx) = mpsc::unbounded_channel();
@@ -120,6 +135,7 @@ impl Agent {
             profile: None,
             memory: self.memory.clone(),
             depth: 0,
+            regenerate,
         };
         // A user turn pre-empts background work (DESIGN §7).
         if let Ok(mut bg) = self.background.lock()
@@ -162,6 +178,7 @@ impl Agent {
             profile: None,
             memory: self.memory.clone(),
             depth: 0,
+            regenerate: false,
         };
         self.drive(&ctx).await.into_result()
     }
@@ -201,6 +218,7 @@ impl Agent {
             profile: Some(profile),
             memory: None,
             depth: parent.depth + 1,
+            regenerate: false,
         };
         self.drive(&ctx).await.into_result()
     }
@@ -273,7 +291,7 @@ impl Agent {
     }
 
     async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
-        if ctx.text.trim().is_empty() {
+        if ctx.text.trim().is_empty() && !ctx.regenerate {
             return RunOutcome::fail(RunError::InvalidInput("the message is empty".into()));
         }
         if let Err(e) = ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await {
@@ -286,8 +304,19 @@ impl Agent {
             },
             _ => ctx.memory.clone(),
         };
+        if ctx.regenerate {
+            let last = match ctx.store.history(&ctx.session_id).await {
+                Ok(h) => h.last().map(|m| m.role),
+                Err(e) => return RunOutcome::fail(e),
+            };
+            if last != Some(crate::message::Role::User) {
+                return RunOutcome::fail(RunError::InvalidInput(
+                    "nothing to answer again: the conversation does not end with your message"
+                        .into(),
+                ));
+            }
         // The user's message is durable before any request leaves.
-        if let Err(e) = ctx
+        } else if let Err(e) = ctx
             .store
             .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&ctx.text))
             .await
@@ -396,6 +425,7 @@ impl Agent {
                         session_id: &ctx.session_id,
                         run_id: &ctx.run_id,
                     };
+                    let started = std::time::Instant::now();
                     let result = stream_call(
                         backend.as_ref(),
                         request,
@@ -404,6 +434,8 @@ impl Agent {
                         checkpoint,
                     )
                     .await;
+                    self.record_model_span(ctx, &profile.model, started, &result.end)
+                        .await;
                     let status = match &result.end {
                         CallEnd::Done(_) => MessageStatus::Complete,
                         CallEnd::Stopped => MessageStatus::Interrupted,

@@ -46,5 +46,5 @@ pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
 pub use profile::{Profile, ProfileProvider, StaticProfiles};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use step::{BatchMode, CANCELLED_RESULT, Step, batch_mode, next_step};
-pub use store::{InMemoryStore, SessionStore, StoreError};
+pub use store::{InMemoryStore, SessionStore, Span, StoreError};
 pub use tool::{Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec};

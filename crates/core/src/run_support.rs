@@ -15,7 +15,9 @@ use crate::handle::RunOutcome;
 use crate::memory::WorkerContext;
 use crate::message::ToolCall;
 use crate::profile::Profile;
+use crate::store::Span;
 use crate::tools_exec::record;
+use crate::turn::CallEnd;
 
 impl Agent {
     /// cannot abort a load). A failure only means a longer prompt.
@@ -145,6 +147,33 @@ impl Agent {
             }
             Ok(Err(e)) => Err(RunOutcome::fail(e)),
             Err(e) => Err(RunOutcome::fail(RunError::Internal(e.to_string()))),
+        }
+    }
+
+    /// Trace one model call: tokens and time from the server's own stats,
+    /// or how it ended. A failed write only loses the trace.
+    pub(crate) async fn record_model_span(
+        &self,
+        ctx: &RunCtx,
+        model: &str,
+        started: std::time::Instant,
+        end: &CallEnd,
+    ) {
+        let (tokens_in, tokens_out, error) = match end {
+            CallEnd::Done(info) => (info.usage.prompt_tokens, info.usage.completion_tokens, None),
+            CallEnd::Stopped => (None, None, Some("stopped by the user".to_owned())),
+            CallEnd::Failed(e) => (None, None, Some(e.to_string())),
+        };
+        let span = Span {
+            kind: "model",
+            name: model.to_owned(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            tokens_in,
+            tokens_out,
+            error,
+        };
+        if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+            tracing::warn!("recording a model span failed: {e}");
         }
     }
 }

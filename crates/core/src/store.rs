@@ -11,6 +11,23 @@ use tokio::sync::Mutex;
 use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus};
 
+/// One step of a run, for its trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    /// `model` or `tool`.
+    pub kind: &'static str,
+    /// The model's or the tool's name.
+    pub name: String,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Prompt tokens evaluated (model calls).
+    pub tokens_in: Option<u32>,
+    /// Tokens generated (model calls).
+    pub tokens_out: Option<u32>,
+    /// How it failed, if it did.
+    pub error: Option<String>,
+}
+
 /// A storage failure.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("session storage failed: {0}")]
@@ -69,6 +86,11 @@ pub trait SessionStore: Send + Sync {
 
     /// Set a generated title, unless the session got one meanwhile.
     async fn set_generated_title(&self, _session_id: &str, _title: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Record one step of a run for its trace (a model call or a tool call).
+    async fn record_span(&self, _run_id: &str, _span: &Span) -> Result<(), StoreError> {
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use hearth_protocol::{EventKind, ToolOutcome};
 
 use crate::message::{ChatMessage, ToolCall};
 use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
-use crate::store::{SessionStore, StoreError};
+use crate::store::{SessionStore, Span, StoreError};
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
 
 /// The end of one call.
@@ -134,6 +134,17 @@ pub(crate) async fn record(
             ChatMessage::tool_result(call, output.clone()),
         )
         .await?;
+    let span = Span {
+        kind: "tool",
+        name: call.name.clone(),
+        duration_ms,
+        tokens_in: None,
+        tokens_out: None,
+        error: (outcome != ToolOutcome::Ok).then(|| output.chars().take(500).collect()),
+    };
+    if let Err(e) = store.record_span(&base.run_id, &span).await {
+        tracing::warn!("recording a tool span failed: {e}");
+    }
     base.events.emit(EventKind::ToolEvent {
         call_id: call.id.clone(),
         name: call.name.clone(),

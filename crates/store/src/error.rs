@@ -29,6 +29,9 @@ pub enum StoreError {
     /// A stored value could not be decoded.
     #[error("a stored value is corrupt: {0}")]
     Corrupt(String),
+    /// No such summary (or it was deleted or replaced).
+    #[error("no summary #{0} (deleted or replaced summaries cannot be changed)")]
+    NoSummary(i64),
     /// No such memory (or it was deleted).
     #[error("no memory #{0}")]
     NoMemory(i64),

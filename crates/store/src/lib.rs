@@ -30,6 +30,7 @@ mod recovery;
 mod runs;
 mod search;
 mod sessions;
+mod spans;
 mod store;
 mod summaries;
 
@@ -41,5 +42,7 @@ pub use migrate::SCHEMA_VERSION;
 pub use profiles::{Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;
 pub use search::{MATCH_END, MATCH_START, SearchHit};
-pub use sessions::SessionSummary;
+pub use sessions::{SessionSummary, UNDO_DAYS};
+pub use spans::SpanRecord;
 pub use store::{OpenReport, Store};
+pub use summaries::SummaryRecord;

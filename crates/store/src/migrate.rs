@@ -29,13 +29,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::search::MIGRATIONS)
         .chain(crate::memories::MIGRATIONS)
         .chain(crate::summaries::MIGRATIONS)
+        .chain(crate::spans::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

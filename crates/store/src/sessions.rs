@@ -111,3 +111,33 @@ pub(crate) fn set_deleted(conn: &Connection, id: &str, deleted: bool) -> Result<
     }
     Ok(())
 }
+
+/// How long a deleted session can be restored.
+pub const UNDO_DAYS: i64 = 30;
+
+/// Remove for good the sessions deleted more than [`UNDO_DAYS`] ago, with
+/// everything that belongs to them. Returns how many went.
+pub(crate) fn purge_deleted(conn: &mut Connection) -> Result<usize, StoreError> {
+    let cutoff = now_ms() - UNDO_DAYS * 86_400_000;
+    let tx = conn.transaction()?;
+    let ids: Vec<String> = {
+        let mut stmt =
+            tx.prepare("SELECT id FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?1")?;
+        stmt.query_map([cutoff], |r| r.get(0))?
+            .collect::<Result<_, _>>()?
+    };
+    for id in &ids {
+        tx.execute(
+            "DELETE FROM spans WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)",
+            [id],
+        )?;
+        tx.execute("DELETE FROM drafts WHERE session_id = ?1", [id])?;
+        tx.execute("DELETE FROM runs WHERE session_id = ?1", [id])?;
+        tx.execute("DELETE FROM summaries WHERE session_id = ?1", [id])?;
+        tx.execute("UPDATE sessions SET head_id = NULL WHERE id = ?1", [id])?;
+        tx.execute("DELETE FROM messages WHERE session_id = ?1", [id])?;
+        tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+    }
+    tx.commit()?;
+    Ok(ids.len())
+}

@@ -63,6 +63,16 @@ impl Store {
             let instance = if version >= 2 {
                 let id = instance::register(&conn)?;
                 report.recovered_runs = recovery::recover(&mut conn, &id, None)?;
+                if version >= crate::migrate::SCHEMA_VERSION {
+                    let purged = sessions::purge_deleted(&mut conn)?;
+                    if purged > 0 {
+                        tracing::info!(
+                            purged,
+                            "removed sessions deleted over {} days ago",
+                            sessions::UNDO_DAYS
+                        );
+                    }
+                }
                 id
             } else {
                 String::new()
@@ -147,6 +157,12 @@ impl Store {
             .call(move |c| messages::branch(c, &id, Some(n)))
             .await?;
         Ok(rows.into_iter().map(|s| s.message).collect())
+    }
+
+    /// The trace of a run: its model and tool calls, in order.
+    pub async fn spans(&self, run_id: &str) -> Result<Vec<crate::spans::SpanRecord>, StoreError> {
+        let rid = run_id.to_owned();
+        self.db.call(move |c| crate::spans::of_run(c, &rid)).await
     }
 
     /// Run SQLite's `PRAGMA integrity_check`; `"ok"` when sound.
@@ -262,6 +278,18 @@ impl SessionStore for Store {
         Ok(self
             .db
             .call(move |c| crate::summaries::set_generated_title(c, &id, &t))
+            .await?)
+    }
+
+    async fn record_span(
+        &self,
+        run_id: &str,
+        span: &hearth_core::Span,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (rid, s) = (run_id.to_owned(), span.clone());
+        Ok(self
+            .db
+            .call(move |c| crate::spans::record(c, &rid, &s))
             .await?)
     }
 

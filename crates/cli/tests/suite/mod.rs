@@ -5,4 +5,5 @@ mod openai;
 mod profiles;
 mod search_export;
 mod sessions;
+mod traces;
 mod workers;

@@ -90,3 +90,70 @@ async fn a_session_continues_across_invocations_and_can_be_managed() {
     let list = output(hearth(&["sessions", "--db", db])).await;
     assert!(String::from_utf8_lossy(&list.stdout).contains("Colours"));
 }
+
+#[tokio::test]
+async fn regenerate_keeps_the_old_answer_on_its_own_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let db = path.to_str().unwrap();
+    let sim = sim(Script::default()
+        .with_reply(Reply::text("First try."))
+        .with_reply(Reply::text("A title"))
+        .with_reply(Reply::text("NONE"))
+        .with_reply(Reply::text("Second try.")))
+    .await;
+    let url = sim.url();
+    let first = output(hearth(&[
+        "chat",
+        "--db",
+        db,
+        "--url",
+        &url,
+        "--model",
+        MODEL,
+        "--session",
+        "s",
+        "Tell me a joke",
+    ]))
+    .await;
+    assert!(first.status.success());
+    let again = output(hearth(&[
+        "chat",
+        "--db",
+        db,
+        "--url",
+        &url,
+        "--model",
+        MODEL,
+        "--session",
+        "s",
+        "--regenerate",
+    ]))
+    .await;
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), "Second try.");
+    let show = output(hearth(&["sessions", "--db", db, "show", "s"])).await;
+    let show = String::from_utf8_lossy(&show.stdout).to_string();
+    assert_eq!(
+        show, "you: Tell me a joke\nmodel: Second try.\n",
+        "one question, the new answer"
+    );
+    // The first answer is still stored, as a sibling.
+    let (store, _) = hearth_store::Store::open(&path).await.unwrap();
+    let msgs = store.branch_messages("s").await.unwrap();
+    let siblings = store.branches_at(msgs[1].id).await.unwrap();
+    assert_eq!(siblings.len(), 2);
+    // The regenerated request carried the question once.
+    let last = turn_bodies(&sim).last().unwrap().clone();
+    let users = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .count();
+    assert_eq!(users, 1);
+}

@@ -174,3 +174,46 @@ async fn run_and_an_empty_message() {
     let err = agent.run("s", "  ", Default::default()).await.unwrap_err();
     assert!(err.to_string().contains("empty"), "{err}");
 }
+
+#[tokio::test]
+async fn regenerate_answers_the_last_user_message_without_repeating_it() {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("first answer"), done()]);
+    backend.push(vec![text("second answer"), done()]);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), profile());
+    let mut run = agent.run_stream("s", "question");
+    events(&mut run).await;
+    // Nothing to regenerate while the branch ends with an answer.
+    let mut run = agent.regenerate_stream("s");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::InvalidInput);
+    // An in-memory "fork": a session whose branch ends with the question.
+    let store = agent.store().clone();
+    store
+        .append("t", "r", hearth_core::ChatMessage::user("question"))
+        .await
+        .unwrap();
+    let agent2 = hearth_core::Agent::builder(
+        backend.clone(),
+        std::sync::Arc::new(hearth_core::StaticProfiles::single("Persona", profile())),
+    )
+    .store(store.clone())
+    .build();
+    let mut run = agent2.regenerate_stream("t");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"));
+    let h = store.history("t").await.unwrap();
+    assert_eq!(
+        h.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(),
+        vec!["question", "second answer"]
+    );
+    let sent = backend.requests().last().unwrap().messages.clone();
+    assert_eq!(
+        sent.iter().filter(|m| m.role == Role::User).count(),
+        1,
+        "the question is not repeated"
+    );
+}

@@ -4,3 +4,4 @@ mod export;
 mod migrations;
 mod search;
 mod sessions;
+mod summaries;

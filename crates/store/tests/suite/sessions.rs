@@ -109,3 +109,49 @@ async fn reopening_sees_everything_committed() {
     assert_eq!(h.len(), 50);
     assert_eq!(h[49].content, "m49");
 }
+
+#[tokio::test]
+async fn deleted_sessions_can_be_restored_for_a_while_then_are_purged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    {
+        let (store, _) = Store::open(&path).await.unwrap();
+        for s in ["old", "recent"] {
+            store.begin_run(s, &format!("r-{s}")).await.unwrap();
+            store
+                .append(
+                    s,
+                    &format!("r-{s}"),
+                    ChatMessage::user(format!("unique{s}word")),
+                )
+                .await
+                .unwrap();
+            store
+                .end_run(&format!("r-{s}"), MessageStatus::Complete)
+                .await
+                .unwrap();
+            store.delete(s).await.unwrap();
+        }
+    }
+    // "old" was deleted 31 days ago.
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let long_ago = 31 * 86_400_000_i64;
+        c.execute(
+            "UPDATE sessions SET deleted_at = deleted_at - ?1 WHERE id = 'old'",
+            [long_ago],
+        )
+        .unwrap();
+    }
+    let (store, _) = Store::open(&path).await.unwrap();
+    assert!(store.history("old").await.unwrap().is_empty(), "purged");
+    assert!(store.search("uniqueoldword", 10).await.unwrap().is_empty());
+    store.restore("recent").await.unwrap();
+    assert_eq!(
+        store.history("recent").await.unwrap().len(),
+        1,
+        "still restorable"
+    );
+    assert!(store.restore("old").await.is_err());
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+}
