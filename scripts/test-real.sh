@@ -19,7 +19,7 @@ ROOT=$(git rev-parse --show-toplevel)
 REALMODEL=$ROOT/../shared/tools/realmodel
 PORT=${HEARTH_REAL_PORT:-18080}
 MODEL=qwen2.5-coder:0.5b # the alias start.sh gives qwen05
-MAX_ITERATIONS=4
+MAX_ITERATIONS=8
 cd "$ROOT"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -77,7 +77,7 @@ else
 fi
 echo "      \"$answer\""
 
-echo "== 2+3. a tool call is made and executed; the runaway loop ends at the cap"
+echo "== 2+3. a tool call is made and executed; the runaway loop is ended (repeat guard or cap)"
 # A profile that offers the calculator and plans nothing (the seeded "Chat"
 # profile offers no tools; "Agent" adds a planning call).
 "$BIN" profiles set Tools --model "$MODEL" --tools calculator --planning off >/dev/null \
@@ -99,9 +99,13 @@ last=$(events_of "$TMP/tool.log" | tail -1)
 code=$(echo "$last" | jq -r '.error.code // empty')
 message=$(echo "$last" | jq -r '.error.message // empty')
 n_calls=$(echo "$calls" | grep -c . || true)
-if [ "$rc" = 1 ] && [ "$code" = max_iterations ] && echo "$message" | grep -q "stopped after $MAX_ITERATIONS model calls"; then
-  pass "runaway loop: $n_calls tool calls, ended by the iteration cap after $(($(first_at "$TMP/tool.log" error))) ms, exit 1: $message"
-  echo "      (the repeat guard is issue 6's; here the iteration cap ends the loop)"
+type=$(echo "$last" | jq -r '.type // empty')
+if [ "$rc" = 1 ] && [ "$code" = repeated_tool_calls ]; then
+  pass "runaway loop: $n_calls tool calls, ended by the repeat guard after $(first_at "$TMP/tool.log" error) ms, exit 1: $message"
+elif [ "$rc" = 1 ] && [ "$code" = max_iterations ]; then
+  pass "runaway loop: $n_calls tool calls, ended by the iteration cap after $(first_at "$TMP/tool.log" error) ms, exit 1: $message"
+elif [ "$rc" = 0 ] && [ "$type" = stream_end ] && grep -q '"output":"Not run: you already' "$TMP/tool.log"; then
+  pass "runaway loop: $n_calls tool calls; after the repeat guard's reflect prompt the model changed course and answered"
 else
   fail "runaway loop: exit $rc, last event: $last"
 fi

@@ -22,6 +22,7 @@ use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
 use crate::store::{InMemoryStore, SessionStore};
+use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
 use crate::tool::{ToolContext, ToolRegistry};
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
@@ -328,6 +329,7 @@ impl Agent {
         let mut preloaded: HashSet<String> = HashSet::new();
         let mut used_ids: HashSet<String> = HashSet::new();
         let mut pending: Vec<ToolCall> = Vec::new();
+        let mut storm = StormBreaker::default();
         let mut last_text = String::new();
         loop {
             let profile = self.profile(ctx);
@@ -363,7 +365,47 @@ impl Agent {
                 Step::CallTools => {
                     let base = self.tool_context(ctx, &profile);
                     let enabled = profile.tools.as_deref();
-                    match run_batch(&self.tools, enabled, &pending, &base, ctx.store.as_ref()).await
+                    let to_run = match storm.judge(&pending) {
+                        Verdict::RunAll => std::mem::take(&mut pending),
+                        Verdict::Suppress { indexes, result } => {
+                            let mut run = Vec::new();
+                            for (i, call) in pending.drain(..).enumerate() {
+                                if indexes.contains(&i) {
+                                    let r = record(
+                                        ctx.store.as_ref(),
+                                        &base,
+                                        &call,
+                                        ToolOutcome::Error,
+                                        result.into(),
+                                        0,
+                                    );
+                                    if let Err(e) = r.await {
+                                        return RunOutcome::fail(e);
+                                    }
+                                } else {
+                                    run.push(call);
+                                }
+                            }
+                            run
+                        }
+                        Verdict::GiveUp => {
+                            for call in &pending {
+                                let r = record(
+                                    ctx.store.as_ref(),
+                                    &base,
+                                    call,
+                                    ToolOutcome::Error,
+                                    SUPPRESSED.into(),
+                                    0,
+                                );
+                                if let Err(e) = r.await {
+                                    return RunOutcome::fail(e);
+                                }
+                            }
+                            return RunOutcome::fail(RunError::Repetition);
+                        }
+                    };
+                    match run_batch(&self.tools, enabled, &to_run, &base, ctx.store.as_ref()).await
                     {
                         Ok(BatchEnd::Complete) => progress = Progress::ToolsRan,
                         Ok(BatchEnd::Stopped) => {

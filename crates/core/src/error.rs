@@ -19,6 +19,12 @@ pub enum RunError {
         "stopped after {0} model calls, the profile's limit, while the model was still calling tools; raise max_iterations in the profile or ask it to continue"
     )]
     MaxIterations(u32),
+    /// The model kept repeating the same tool call after it was asked to
+    /// change course (the repeat guard).
+    #[error(
+        "stopped: the model kept making the same tool call after it was asked to change course; rephrase the request, or use a larger model"
+    )]
+    Repetition,
     /// The user stopped the run.
     #[error("stopped by the user")]
     Stopped,
@@ -37,6 +43,7 @@ impl RunError {
             Self::Backend(b) => return b.to_info(),
             Self::Store(_) => (ErrorCode::Storage, Recovery::Retry),
             Self::MaxIterations(_) => (ErrorCode::MaxIterations, Recovery::FixConfig),
+            Self::Repetition => (ErrorCode::RepeatedToolCalls, Recovery::None),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
             Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
             Self::Internal(_) => (ErrorCode::Internal, Recovery::None),

@@ -24,6 +24,8 @@ pub enum ErrorCode {
     Timeout,
     /// The tool loop reached the profile's iteration cap.
     MaxIterations,
+    /// The model kept repeating one tool call (the repeat guard ended it).
+    RepeatedToolCalls,
     /// Reading or writing the session failed.
     Storage,
     /// The request itself is invalid (unknown session, empty message, …).

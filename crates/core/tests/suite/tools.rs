@@ -243,3 +243,56 @@ async fn a_profile_switch_mid_loop_applies_at_the_next_model_call() {
         "the new model is preloaded too"
     );
 }
+
+#[tokio::test]
+async fn the_repeat_guard_asks_once_to_pivot_then_ends_a_runaway_loop() {
+    let backend = FakeBackend::new();
+    for _ in 0..20 {
+        backend.push(vec![
+            call(None, "calculator", json!({"expression": "7006652"})),
+            done(),
+        ]);
+    }
+    let (agent, _) = agent(backend.clone(), builtin_registry(), profile());
+    let mut run = agent.run_stream("s", "multiply");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::RepeatedToolCalls);
+    assert_eq!(
+        backend.requests().len(),
+        4,
+        "two runs, one reflection, then the end — not 20"
+    );
+    let history = agent.store().history("s").await.unwrap();
+    let results: Vec<&str> = history
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(results.len(), 4, "every call has a result");
+    assert_eq!(&results[..2], &["7006652", "7006652"]);
+    assert_eq!(results[2], hearth_core::REFLECT_PROMPT);
+    assert!(results[3].starts_with("Not run"));
+    // The model saw the reflect prompt before its last call.
+    let last = backend.requests().last().unwrap().messages.clone();
+    assert_eq!(last.last().unwrap().content, hearth_core::REFLECT_PROMPT);
+}
+
+#[tokio::test]
+async fn a_pivot_after_the_reflect_prompt_is_allowed() {
+    let backend = FakeBackend::new();
+    for _ in 0..3 {
+        backend.push(vec![
+            call(None, "calculator", json!({"expression": "1+1"})),
+            done(),
+        ]);
+    }
+    backend.push(vec![call(None, "current_time", json!({})), done()]);
+    backend.push(vec![text("Done differently."), done()]);
+    let (agent, _) = agent(backend.clone(), builtin_registry(), profile());
+    let mut run = agent.run_stream("s", "go");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"), "{evs:#?}");
+}

@@ -1,0 +1,149 @@
+//! The repeat guard (seed 004 "StormBreaker"): small models often call the
+//! same tool with the same arguments again and again. The third identical
+//! call in a sliding window is suppressed; the first time a whole batch is
+//! suppressed the model gets one structured chance to change course
+//! (reflect, then pivot); if it keeps repeating, the run ends instead of
+//! spinning to the iteration cap. Pure: no I/O, no clock.
+
+use std::collections::VecDeque;
+
+use crate::message::ToolCall;
+
+/// Calls remembered.
+const WINDOW: usize = 12;
+/// The call that makes this many identical ones is suppressed.
+const LIMIT: usize = 3;
+
+/// The result given to a suppressed call the first time a whole batch is
+/// suppressed: not "don't repeat yourself", which tends to reinforce the
+/// loop, but a prompt to reflect and pick a different approach.
+pub const REFLECT_PROMPT: &str = "Not run: you already made this exact call twice and got its result above. \
+Before you go on:\n\
+1. State what the call was trying to achieve and why repeating it is not working.\n\
+2. Name the assumption that might be wrong, and what the earlier results actually show.\n\
+3. Propose 2-3 fundamentally different approaches (another tool, other arguments, another reading of the request) and pick one.\n\
+4. Proceed with that approach; or, if nothing can work with the tools you have, say so plainly instead of retrying.";
+
+/// The result of a suppressed call when some other call in its batch ran.
+pub const SUPPRESSED: &str = "Not run: you already made this exact call twice; its result is above. Use it, or try something different.";
+
+/// What to do with one batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Run every call.
+    RunAll,
+    /// Run the calls not listed; answer the listed ones (by index) with
+    /// `result` instead.
+    Suppress {
+        /// Indexes of the suppressed calls.
+        indexes: Vec<usize>,
+        /// The result they get.
+        result: &'static str,
+    },
+    /// Every call repeats again after the model was asked to pivot: end
+    /// the run.
+    GiveUp,
+}
+
+/// Tracks recent calls of one run.
+#[derive(Debug, Default)]
+pub struct StormBreaker {
+    recent: VecDeque<String>,
+    reflected: bool,
+}
+
+fn key(call: &ToolCall) -> String {
+    // serde_json sorts object keys, so equal arguments give equal text.
+    format!("{}\u{0}{}", call.name, call.arguments)
+}
+
+impl StormBreaker {
+    /// Judge a batch and remember its calls.
+    pub fn judge(&mut self, calls: &[ToolCall]) -> Verdict {
+        let mut suppressed = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            let k = key(call);
+            let seen = self.recent.iter().filter(|r| **r == k).count();
+            if seen + 1 >= LIMIT {
+                suppressed.push(i);
+            }
+            self.recent.push_back(k);
+            if self.recent.len() > WINDOW {
+                self.recent.pop_front();
+            }
+        }
+        if suppressed.is_empty() {
+            return Verdict::RunAll;
+        }
+        if suppressed.len() < calls.len() {
+            return Verdict::Suppress {
+                indexes: suppressed,
+                result: SUPPRESSED,
+            };
+        }
+        if self.reflected {
+            return Verdict::GiveUp;
+        }
+        self.reflected = true;
+        Verdict::Suppress {
+            indexes: suppressed,
+            result: REFLECT_PROMPT,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, args: serde_json::Value) -> ToolCall {
+        ToolCall {
+            id: "x".into(),
+            name: name.into(),
+            arguments: args,
+        }
+    }
+
+    #[test]
+    fn the_third_identical_call_is_suppressed_then_the_run_gives_up() {
+        let mut s = StormBreaker::default();
+        let c = || vec![call("calculator", json!({"expression": "1+1"}))];
+        assert_eq!(s.judge(&c()), Verdict::RunAll);
+        assert_eq!(s.judge(&c()), Verdict::RunAll);
+        assert_eq!(
+            s.judge(&c()),
+            Verdict::Suppress {
+                indexes: vec![0],
+                result: REFLECT_PROMPT
+            }
+        );
+        assert_eq!(s.judge(&c()), Verdict::GiveUp);
+    }
+
+    #[test]
+    fn argument_order_does_not_matter_and_different_calls_pass() {
+        let mut s = StormBreaker::default();
+        let a = call("t", serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap());
+        let b = call("t", serde_json::from_str(r#"{"b":2,"a":1}"#).unwrap());
+        assert_eq!(s.judge(&[a.clone()]), Verdict::RunAll);
+        assert_eq!(s.judge(&[b.clone()]), Verdict::RunAll);
+        // A mixed batch: only the repeat is suppressed.
+        let other = call("t", json!({"a": 9}));
+        assert_eq!(
+            s.judge(&[other, a]),
+            Verdict::Suppress {
+                indexes: vec![1],
+                result: SUPPRESSED
+            }
+        );
+        // Varying arguments are progress, not a storm.
+        let mut s = StormBreaker::default();
+        for i in 0..30 {
+            assert_eq!(
+                s.judge(&[call("read", json!({"page": i}))]),
+                Verdict::RunAll
+            );
+        }
+    }
+}
