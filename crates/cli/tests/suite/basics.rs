@@ -216,3 +216,14 @@ pub(crate) fn turn_bodies(sim: &SimHandle) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// Run `hearth` with `args`, assert it succeeded, return its stdout.
+pub(crate) async fn ok(args: &[&str]) -> String {
+    let out = output(hearth(args)).await;
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

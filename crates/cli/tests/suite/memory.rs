@@ -6,20 +6,10 @@
 
 use hearth_sim::{Reply, Script};
 
-use super::basics::{hearth, output, sim, turn_bodies};
+use super::basics::{ok, sim, turn_bodies};
 use crate::MODEL;
 
 const HEADING: &str = "## What I remember about the user";
-
-async fn ok(args: &[&str]) -> String {
-    let out = output(hearth(args)).await;
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// The memory message of the last turn's request, if any.
 fn memory_message(sim: &hearth_sim::SimHandle) -> Option<String> {

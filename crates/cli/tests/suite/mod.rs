@@ -1,3 +1,4 @@
+//! The hearth-cli integration suites, one module per concern (STYLE §8).
 pub(crate) mod basics;
 mod crash;
 mod memory;

@@ -4,23 +4,13 @@
 use hearth_sim::{ModelSpec, Reply, Script, ToolCallSpec};
 use serde_json::json;
 
-use super::basics::{hearth, output, sim, turn_bodies};
+use super::basics::{hearth, ok, output, sim, turn_bodies};
 use crate::MODEL;
 
 fn db() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     (dir, path)
-}
-
-async fn ok(args: &[&str]) -> String {
-    let out = output(hearth(args)).await;
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[tokio::test]

@@ -6,18 +6,8 @@
 use hearth_sim::Script;
 use serde_json::json;
 
-use super::basics::{hearth, output, sim, turn_bodies};
+use super::basics::{ok, sim, turn_bodies};
 use crate::MODEL;
-
-async fn ok(args: &[&str]) -> String {
-    let out = output(hearth(args)).await;
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 #[tokio::test]
 async fn a_title_after_the_first_answer_and_compaction_of_a_long_session() {

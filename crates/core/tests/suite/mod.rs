@@ -1,3 +1,4 @@
+//! The hearth-core integration suites, one module per concern (STYLE §8).
 mod backends;
 mod probe;
 mod stop;

@@ -1,3 +1,4 @@
+//! The hearth-openai integration suites, one module per concern (STYLE §8).
 mod client;
 mod faults;
 mod stop;

@@ -1,3 +1,4 @@
+//! The hearth-store integration suites, one module per concern (STYLE §8).
 mod branches;
 mod crash;
 mod export;
