@@ -126,8 +126,8 @@ mod tests {
         let mut s = StormBreaker::default();
         let a = call("t", serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap());
         let b = call("t", serde_json::from_str(r#"{"b":2,"a":1}"#).unwrap());
-        assert_eq!(s.judge(&[a.clone()]), Verdict::RunAll);
-        assert_eq!(s.judge(&[b.clone()]), Verdict::RunAll);
+        assert_eq!(s.judge(std::slice::from_ref(&a)), Verdict::RunAll);
+        assert_eq!(s.judge(std::slice::from_ref(&b)), Verdict::RunAll);
         // A mixed batch: only the repeat is suppressed.
         let other = call("t", json!({"a": 9}));
         assert_eq!(

@@ -11,13 +11,70 @@ use futures::StreamExt;
 use hearth_protocol::EventKind;
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, RawToolCall};
+use crate::backend::{
+    BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
+};
 use crate::events::EventSink;
 use crate::message::{ChatMessage, MessageStatus};
 use crate::store::SessionStore;
 
 /// How often a growing answer is checkpointed to the store.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// Attempts at one model call when the failures are transient (seed 004).
+pub(crate) const MAX_ATTEMPTS: u32 = 3;
+
+/// Transient failures worth another attempt: rate limits and server errors
+/// (HTTP 429/5xx), an in-band error or a dropped connection before any
+/// output. Not a refused connection (the server is not running) nor a
+/// timeout (the user has already waited long).
+fn retryable(e: &BackendError) -> bool {
+    match e {
+        BackendError::Server {
+            status: Some(s), ..
+        } => *s == 429 || *s >= 500,
+        BackendError::Server { status: None, .. } | BackendError::Truncated => true,
+        _ => false,
+    }
+}
+
+/// Wait before the next attempt (250 ms, then 750 ms); false when the user
+/// stopped meanwhile.
+async fn backoff(attempt: u32, cancel: &CancellationToken) -> bool {
+    let delay = Duration::from_millis(250 * 3u64.pow(attempt.saturating_sub(1)));
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => false,
+        () = tokio::time::sleep(delay) => true,
+    }
+}
+
+/// Open the stream, retrying transient failures with backoff; `Ok(None)`
+/// when the user stopped. `attempt` counts attempts across the whole call.
+async fn open(
+    backend: &dyn ModelBackend,
+    request: &ModelRequest,
+    cancel: &CancellationToken,
+    attempt: &mut u32,
+) -> Result<Option<ModelStream>, BackendError> {
+    loop {
+        *attempt += 1;
+        let opened = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Ok(None),
+            r = backend.chat(request.clone()) => r,
+        };
+        match opened {
+            Ok(s) => return Ok(Some(s)),
+            Err(e) if retryable(&e) && *attempt < MAX_ATTEMPTS => {
+                if !backoff(*attempt, cancel).await {
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
 
 /// How a model call ended.
 #[derive(Debug)]
@@ -58,7 +115,9 @@ pub(crate) struct Checkpoint<'a> {
     pub run_id: &'a str,
 }
 
-/// Stream one model call, emitting deltas, until it ends, fails or is stopped.
+/// Stream one model call, emitting deltas, until it ends, fails or is
+/// stopped. Transient failures before any output are retried (seed 004);
+/// once something has streamed, an error passes through.
 pub(crate) async fn stream_call(
     backend: &dyn ModelBackend,
     request: ModelRequest,
@@ -72,13 +131,10 @@ pub(crate) async fn stream_call(
         tool_calls: Vec::new(),
         end: CallEnd::Stopped,
     };
-    let opened = tokio::select! {
-        biased;
-        () = cancel.cancelled() => return out,
-        r = backend.chat(request) => r,
-    };
-    let mut stream = match opened {
-        Ok(s) => s,
+    let mut attempt = 0;
+    let mut stream = match open(backend, &request, cancel, &mut attempt).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return out,
         Err(e) => {
             out.end = CallEnd::Failed(e);
             return out;
@@ -98,28 +154,50 @@ pub(crate) async fn stream_call(
             }
             item = stream.next() => item,
         };
-        match item {
+        let failure = match item {
             Some(Ok(ModelDelta::Text(t))) => {
                 out.text.push_str(&t);
                 sink.emit(EventKind::TextDelta { delta: t });
+                None
             }
             Some(Ok(ModelDelta::Thinking(t))) => {
                 out.thinking.push_str(&t);
                 sink.emit(EventKind::ThinkingDelta { delta: t });
+                None
             }
-            Some(Ok(ModelDelta::ToolCalls(calls))) => out.tool_calls.extend(calls),
+            Some(Ok(ModelDelta::ToolCalls(calls))) => {
+                out.tool_calls.extend(calls);
+                None
+            }
             Some(Ok(ModelDelta::Done(info))) => {
                 out.end = CallEnd::Done(info);
                 return out;
             }
-            Some(Err(e)) => {
-                out.end = CallEnd::Failed(e);
-                return out;
+            Some(Err(e)) => Some(e),
+            None => Some(BackendError::Truncated),
+        };
+        if let Some(e) = failure {
+            // Retry only while nothing has streamed: after that a retry would
+            // glue a different answer onto what the user already saw.
+            let nothing_yet =
+                out.text.is_empty() && out.thinking.is_empty() && out.tool_calls.is_empty();
+            if nothing_yet && retryable(&e) && attempt < MAX_ATTEMPTS {
+                drop(stream);
+                if !backoff(attempt, cancel).await {
+                    return out;
+                }
+                stream = match open(backend, &request, cancel, &mut attempt).await {
+                    Ok(Some(s)) => s,
+                    Ok(None) => return out,
+                    Err(e) => {
+                        out.end = CallEnd::Failed(e);
+                        return out;
+                    }
+                };
+                continue;
             }
-            None => {
-                out.end = CallEnd::Failed(BackendError::Truncated);
-                return out;
-            }
+            out.end = CallEnd::Failed(e);
+            return out;
         }
         let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
         if due && !(out.text.is_empty() && out.thinking.is_empty()) {

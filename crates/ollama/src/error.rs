@@ -95,6 +95,11 @@ impl OllamaError {
             (404, Some(m)) => Self::ModelNotFound {
                 model: m.to_owned(),
             },
+            // Too many requests is transient: retried, not a settings problem.
+            (429, _) => Self::Server {
+                status: Some(status),
+                message,
+            },
             (400..=499, _) => Self::BadRequest { status, message },
             _ => Self::Server {
                 status: Some(status),

@@ -166,6 +166,11 @@ impl OpenAiError {
                     endpoint: endpoint.to_owned(),
                 },
             },
+            // Too many requests is transient: retried, not a settings problem.
+            429 => Self::Server {
+                status: Some(status),
+                message,
+            },
             400..=499 => Self::BadRequest { status, message },
             _ => Self::Server {
                 status: Some(status),

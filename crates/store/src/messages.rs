@@ -91,7 +91,7 @@ pub(crate) fn append(
     let id = conn.last_insert_rowid();
     conn.execute(
         "UPDATE sessions SET head_id = ?2, updated_at = ?3 WHERE id = ?1",
-        params![session_id, id, now],
+        params![session_id, id, sessions::change_stamp(conn)?],
     )?;
     Ok(id)
 }

@@ -27,6 +27,17 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// A time stamp for a session change: now, but always after every earlier
+/// change, so "newest first" holds even for changes in the same millisecond.
+pub(crate) fn change_stamp(conn: &Connection) -> Result<i64, StoreError> {
+    let last: i64 = conn.query_row(
+        "SELECT coalesce(max(updated_at), 0) FROM sessions",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(now_ms().max(last + 1))
+}
+
 /// A session as a list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
@@ -44,7 +55,7 @@ pub struct SessionSummary {
 
 /// Create the session if it does not exist.
 pub(crate) fn ensure(conn: &Connection, id: &str) -> Result<(), StoreError> {
-    let now = now_ms();
+    let now = change_stamp(conn)?;
     conn.execute(
         "INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?1, ?2, ?2)",
         params![id, now],
@@ -73,7 +84,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
                      WHERE m.parent_id IS NOT NULL)
                  SELECT count(*) FROM chain WHERE id IS NOT NULL)
          FROM sessions s WHERE s.deleted_at IS NULL
-         ORDER BY s.updated_at DESC, s.id",
+         ORDER BY s.updated_at DESC, s.rowid DESC",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok(SessionSummary {
@@ -91,7 +102,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
 pub(crate) fn rename(conn: &Connection, id: &str, title: &str) -> Result<(), StoreError> {
     let n = conn.execute(
         "UPDATE sessions SET title = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, title, now_ms()],
+        params![id, title, change_stamp(conn)?],
     )?;
     if n == 0 {
         return Err(StoreError::NoSession(id.to_owned()));

@@ -15,9 +15,18 @@ const TEXT: &str = "alpha beta gamma delta epsilon";
 /// Run one turn whose reply carries `fault`; return the error code and the
 /// partial text, after checking the session stays valid and usable.
 async fn fault(fault: Fault, opts: ClientOptions) -> (ErrorCode, Recovery, String, String) {
-    let sim =
-        sim(Script::with_models(vec![model()]).with_reply(Reply::text(TEXT).with_fault(fault)))
-            .await;
+    // Transient failures before any output are retried (3 attempts in
+    // all): the fault is scripted once per attempt it must survive.
+    let attempts = match fault {
+        Fault::Status(s) if s == 429 || s >= 500 => 3,
+        Fault::ErrorAfter(0) | Fault::DropAfter(0) => 3,
+        _ => 1,
+    };
+    let mut script = Script::with_models(vec![model()]);
+    for _ in 0..attempts {
+        script = script.with_reply(Reply::text(TEXT).with_fault(fault));
+    }
+    let sim = sim(script).await;
     let agent = agent_with(&sim, builtin_registry(), 20, opts);
     let mut run = agent.run_stream("s", "hi");
     let evs = events(&mut run).await;
@@ -157,4 +166,50 @@ async fn a_dead_server_asks_whether_ollama_is_running() {
     assert!(msg.contains(&url) && msg.contains("is it running"), "{msg}");
     let backend: hearth_core::BackendError = err.into();
     assert_eq!(backend.to_info().code, ErrorCode::BackendUnreachable);
+}
+
+#[tokio::test]
+async fn transient_failures_before_output_are_retried_then_the_answer_streams() {
+    let sim = sim(Script::with_models(vec![model()])
+        .with_reply(Reply::text(TEXT).with_fault(Fault::Status(503)))
+        .with_reply(Reply::text(TEXT).with_fault(Fault::ErrorAfter(0)))
+        .with_reply(Reply::text("Third time lucky.")))
+    .await;
+    let agent = agent(&sim);
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    assert!(
+        matches!(last(&evs), EventKind::StreamEnd { .. }),
+        "{evs:#?}"
+    );
+    assert_eq!(text_of(&evs), "Third time lucky.");
+    let turns = sim
+        .chat_bodies()
+        .iter()
+        .filter(|b| !b["messages"].as_array().unwrap().is_empty())
+        .count();
+    assert_eq!(turns, 3, "two retries");
+    // Nothing of the failed attempts reached the history.
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history.len(), 2);
+}
+
+#[tokio::test]
+async fn a_429_is_retried_but_a_400_is_not() {
+    let sim = sim(Script::with_models(vec![model()])
+        .with_reply(Reply::text(TEXT).with_fault(Fault::Status(429)))
+        .with_reply(Reply::text("ok")))
+    .await;
+    let agent = agent(&sim);
+    assert_eq!(
+        agent.run("s", "hi", Default::default()).await.unwrap(),
+        "ok"
+    );
+    sim.push_reply(Reply::text(TEXT).with_fault(Fault::Status(400)));
+    sim.push_reply(Reply::text("never"));
+    let err = agent
+        .run("s", "again", Default::default())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("simulated error 400"), "{err}");
 }

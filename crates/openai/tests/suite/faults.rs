@@ -17,9 +17,18 @@ const TEXT: &str = "alpha beta gamma delta epsilon";
 /// recovery, the partial text and the message, after checking the session
 /// stays valid and usable.
 async fn fault(fault: Fault, opts: ClientOptions) -> (ErrorCode, Recovery, String, String) {
-    let sim =
-        sim(Script::with_models(vec![model()]).with_reply(Reply::text(TEXT).with_fault(fault)))
-            .await;
+    // Transient failures before any output are retried (3 attempts in
+    // all): the fault is scripted once per attempt it must survive.
+    let attempts = match fault {
+        Fault::Status(s) if s == 429 || s >= 500 => 3,
+        Fault::ErrorAfter(0) | Fault::DropAfter(0) => 3,
+        _ => 1,
+    };
+    let mut script = Script::with_models(vec![model()]);
+    for _ in 0..attempts {
+        script = script.with_reply(Reply::text(TEXT).with_fault(fault));
+    }
+    let sim = sim(script).await;
     let agent = agent_with(&sim, 20, opts);
     let mut run = agent.run_stream("s", "hi");
     let evs = events(&mut run).await;
