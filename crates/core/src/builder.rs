@@ -86,7 +86,7 @@ impl AgentBuilder {
             memory: self.memory,
             memory_source: self.memory_source,
             workers: self.workers,
-            background: std::sync::Mutex::new(None),
+            background: std::sync::Mutex::new(tokio_util::sync::CancellationToken::new()),
             max_depth: self.max_depth,
         })
     }

@@ -157,6 +157,16 @@ impl Compactor<'_> {
         if text.trim().is_empty() {
             return Err("the model returned an empty summary".into());
         }
+        // The user may have switched branches while the summary was written:
+        // store it only if the messages it covers are still the branch's.
+        let now = self
+            .store
+            .history(session_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        if now.get(..cut) != history.get(..cut) {
+            return Ok(false);
+        }
         let summary = Summary {
             covered: cut,
             content: text.trim().to_owned(),

@@ -39,7 +39,9 @@ pub struct Agent {
     pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
     pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
     /// Cancels the post-turn work in progress when a new turn starts.
-    pub(crate) background: std::sync::Mutex<Option<CancellationToken>>,
+    /// Root of the post-turn work in progress; every new turn cancels it
+    /// and installs a fresh one (a user turn pre-empts background work).
+    pub(crate) background: std::sync::Mutex<CancellationToken>,
     pub(crate) max_depth: u32,
 }
 
@@ -76,6 +78,9 @@ pub(crate) struct RunCtx {
     /// Answer the branch's last user message again instead of appending
     /// `text` (regenerate, retry after an error).
     pub(crate) regenerate: bool,
+    /// The background root current when the run started: its post-turn
+    /// workers are cancelled when the next turn starts.
+    pub(crate) background: CancellationToken,
 }
 
 impl Agent {
@@ -126,7 +131,18 @@ impl Agent {
         let run_id = new_run_id();
         let cancel = CancellationToken::new();
         let (tx, rx) = mpsc::unbounded_channel();
+        // A user turn pre-empts background work (DESIGN §7): cancel the root
+        // every earlier run's workers hang from, and give this run a new one.
+        let background = match self.background.lock() {
+            Ok(mut root) => {
+                let old = std::mem::replace(&mut *root, CancellationToken::new());
+                old.cancel();
+                root.clone()
+            }
+            Err(_) => CancellationToken::new(),
+        };
         let ctx = RunCtx {
+            background,
             session_id: session_id.to_owned(),
             run_id: run_id.clone(),
             text: text.to_owned(),
@@ -138,12 +154,6 @@ impl Agent {
             depth: 0,
             regenerate,
         };
-        // A user turn pre-empts background work (DESIGN §7).
-        if let Ok(mut bg) = self.background.lock()
-            && let Some(t) = bg.take()
-        {
-            t.cancel();
-        }
         let this = self.clone();
         let task = tokio::spawn(async move {
             let outcome = this.drive(&ctx).await;
@@ -180,6 +190,7 @@ impl Agent {
             memory: self.memory.clone(),
             depth: 0,
             regenerate: false,
+            background: CancellationToken::new(),
         };
         self.drive(&ctx).await.into_result()
     }
@@ -220,11 +231,12 @@ impl Agent {
             memory: None,
             depth: parent.depth + 1,
             regenerate: false,
+            background: CancellationToken::new(),
         };
         self.drive(&ctx).await.into_result()
     }
 
-    /// Compact a long session before its turn (after the preload, so a stop
+    /// The backend a profile selects; an unknown name is an error the user
     /// can fix in the profile.
     pub(crate) fn backend_for(
         &self,
@@ -262,7 +274,6 @@ impl Agent {
             armed: true,
         };
         let outcome = self.run_loop(ctx).await;
-        guard.armed = false;
         let status = match &outcome {
             RunOutcome::Answered { .. } => MessageStatus::Complete,
             RunOutcome::Stopped { .. } => MessageStatus::Interrupted,
@@ -272,6 +283,7 @@ impl Agent {
         if let Err(e) = ctx.store.end_run(&ctx.run_id, status).await {
             tracing::warn!("recording the end of run {} failed: {e}", ctx.run_id);
         }
+        guard.armed = false;
         match &outcome {
             RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {
                 iterations: *iterations,
@@ -330,6 +342,7 @@ impl Agent {
         let mut used_ids: HashSet<String> = HashSet::new();
         let mut pending: Vec<ToolCall> = Vec::new();
         let mut storm = StormBreaker::default();
+        let mut offered_tools: Option<Vec<String>> = None;
         let mut last_text = String::new();
         loop {
             let profile = self.profile(ctx);
@@ -340,8 +353,13 @@ impl Agent {
                 ctx.cancel.is_cancelled(),
             ) {
                 Step::Stop => {
+                    // A stop between an answer and its tools: the calls
+                    // still get their results, the answer stays as it was.
+                    if let Err(e) = self.cancel_calls(ctx, &profile, &pending).await {
+                        return RunOutcome::fail(e);
+                    }
                     return RunOutcome::Stopped {
-                        partial_text: String::new(),
+                        partial_text: std::mem::take(&mut last_text),
                     };
                 }
                 Step::Done => {
@@ -364,8 +382,15 @@ impl Agent {
                 }
                 Step::CallTools => {
                     let base = self.tool_context(ctx, &profile);
-                    let enabled = profile.tools.as_deref();
-                    let to_run = match storm.judge(&pending) {
+                    // The tools offered to the call that asked for them, even
+                    // if a switch happened since.
+                    let enabled = offered_tools.as_deref();
+                    let mutates = |c: &ToolCall| {
+                        self.tools.get(&c.name).is_some_and(|t| {
+                            t.effect(&c.arguments) == crate::tool::ToolEffect::Mutating
+                        })
+                    };
+                    let to_run = match storm.judge(&pending, mutates) {
                         Verdict::RunAll => std::mem::take(&mut pending),
                         Verdict::Suppress { indexes, result } => {
                             let mut run = Vec::new();
@@ -405,6 +430,9 @@ impl Agent {
                             return RunOutcome::fail(RunError::Repetition);
                         }
                     };
+                    if to_run.iter().any(mutates) {
+                        storm.forget_reads();
+                    }
                     match run_batch(&self.tools, enabled, &to_run, &base, ctx.store.as_ref()).await
                     {
                         Ok(BatchEnd::Complete) => progress = Progress::ToolsRan,
@@ -429,6 +457,7 @@ impl Agent {
                     }
                     let persona = self.profiles.persona();
                     let tools = self.tools.specs(profile.tools.as_deref());
+                    offered_tools.clone_from(&profile.tools);
                     if model_calls == 0 && ctx.depth == 0 {
                         self.compact_before_turn(
                             ctx,

@@ -20,6 +20,7 @@ use crate::tools_exec::record;
 use crate::turn::CallEnd;
 
 impl Agent {
+    /// Compact a long session before its turn (after the preload, so a stop
     /// cannot abort a load). A failure only means a longer prompt.
     pub(crate) async fn compact_before_turn(
         &self,
@@ -53,10 +54,6 @@ impl Agent {
         if self.workers.is_empty() {
             return;
         }
-        let cancel = ctx.cancel.child_token();
-        if let Ok(mut bg) = self.background.lock() {
-            *bg = Some(cancel.clone());
-        }
         let profile = self.profile(ctx);
         let Ok(backend) = self.backend_for(&profile).cloned() else {
             return;
@@ -67,6 +64,16 @@ impl Agent {
                 tracing::warn!("post-turn workers skipped: {e}");
                 return;
             }
+        };
+        // Cancelled by the next turn (through the run's background root) or
+        // by a stop of this run.
+        let cancel = ctx.background.child_token();
+        let link = {
+            let (stop, cancel) = (ctx.cancel.clone(), cancel.clone());
+            tokio::spawn(async move {
+                stop.cancelled().await;
+                cancel.cancel();
+            })
         };
         let wctx = WorkerContext {
             store: ctx.store.clone(),
@@ -86,9 +93,9 @@ impl Agent {
                 tracing::warn!(worker = w.name(), "post-turn worker failed: {e}");
             }
         }
+        link.abort();
     }
 
-    /// The backend a profile selects; an unknown name is an error the user
     /// Answer calls that will never run (stop or failure mid-answer).
     pub(crate) async fn cancel_calls(
         &self,

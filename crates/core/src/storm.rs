@@ -48,7 +48,8 @@ pub enum Verdict {
 /// Tracks recent calls of one run.
 #[derive(Debug, Default)]
 pub struct StormBreaker {
-    recent: VecDeque<String>,
+    /// Recent calls: key, and whether the call mutates.
+    recent: VecDeque<(String, bool)>,
     reflected: bool,
 }
 
@@ -58,21 +59,32 @@ fn key(call: &ToolCall) -> String {
 }
 
 impl StormBreaker {
-    /// Judge a batch and remember its calls.
-    pub fn judge(&mut self, calls: &[ToolCall]) -> Verdict {
+    /// A mutating call ran: the state changed, so reading again is not a
+    /// loop. Reads are forgotten; identical mutating calls still count (the
+    /// same failing command run again and again is a storm).
+    pub fn forget_reads(&mut self) {
+        self.recent.retain(|(_, mutating)| *mutating);
+    }
+
+    /// Judge a batch and remember its calls; `mutating(call)` tells which
+    /// calls change state.
+    pub fn judge(&mut self, calls: &[ToolCall], mutating: impl Fn(&ToolCall) -> bool) -> Verdict {
         let mut suppressed = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let k = key(call);
-            let seen = self.recent.iter().filter(|r| **r == k).count();
+            let seen = self.recent.iter().filter(|(r, _)| *r == k).count();
             if seen + 1 >= LIMIT {
                 suppressed.push(i);
             }
-            self.recent.push_back(k);
+            self.recent.push_back((k, mutating(call)));
             if self.recent.len() > WINDOW {
                 self.recent.pop_front();
             }
         }
         if suppressed.is_empty() {
+            // A batch that runs in full is progress: a later storm gets its
+            // own reflect prompt.
+            self.reflected = false;
             return Verdict::RunAll;
         }
         if suppressed.len() < calls.len() {
@@ -109,16 +121,44 @@ mod tests {
     fn the_third_identical_call_is_suppressed_then_the_run_gives_up() {
         let mut s = StormBreaker::default();
         let c = || vec![call("calculator", json!({"expression": "1+1"}))];
-        assert_eq!(s.judge(&c()), Verdict::RunAll);
-        assert_eq!(s.judge(&c()), Verdict::RunAll);
+        assert_eq!(s.judge(&c(), |_| false), Verdict::RunAll);
+        assert_eq!(s.judge(&c(), |_| false), Verdict::RunAll);
         assert_eq!(
-            s.judge(&c()),
+            s.judge(&c(), |_| false),
             Verdict::Suppress {
                 indexes: vec![0],
                 result: REFLECT_PROMPT
             }
         );
-        assert_eq!(s.judge(&c()), Verdict::GiveUp);
+        assert_eq!(s.judge(&c(), |_| false), Verdict::GiveUp);
+    }
+
+    #[test]
+    fn a_write_makes_reading_again_fresh_but_not_writing_again() {
+        let mut s = StormBreaker::default();
+        let read = call("read", json!({"path": "a"}));
+        let write = call("write", json!({"path": "a", "text": "x"}));
+        let is_write = |c: &ToolCall| c.name == "write";
+        for _ in 0..2 {
+            assert_eq!(
+                s.judge(std::slice::from_ref(&read), is_write),
+                Verdict::RunAll
+            );
+            assert_eq!(
+                s.judge(std::slice::from_ref(&write), is_write),
+                Verdict::RunAll
+            );
+            s.forget_reads();
+        }
+        // A third read after a write is fine; a third identical write is not.
+        assert_eq!(
+            s.judge(std::slice::from_ref(&read), is_write),
+            Verdict::RunAll
+        );
+        assert!(matches!(
+            s.judge(std::slice::from_ref(&write), is_write),
+            Verdict::Suppress { .. }
+        ));
     }
 
     #[test]
@@ -126,12 +166,18 @@ mod tests {
         let mut s = StormBreaker::default();
         let a = call("t", serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap());
         let b = call("t", serde_json::from_str(r#"{"b":2,"a":1}"#).unwrap());
-        assert_eq!(s.judge(std::slice::from_ref(&a)), Verdict::RunAll);
-        assert_eq!(s.judge(std::slice::from_ref(&b)), Verdict::RunAll);
+        assert_eq!(
+            s.judge(std::slice::from_ref(&a), |_| false),
+            Verdict::RunAll
+        );
+        assert_eq!(
+            s.judge(std::slice::from_ref(&b), |_| false),
+            Verdict::RunAll
+        );
         // A mixed batch: only the repeat is suppressed.
         let other = call("t", json!({"a": 9}));
         assert_eq!(
-            s.judge(&[other, a]),
+            s.judge(&[other, a], |_| false),
             Verdict::Suppress {
                 indexes: vec![1],
                 result: SUPPRESSED
@@ -141,7 +187,7 @@ mod tests {
         let mut s = StormBreaker::default();
         for i in 0..30 {
             assert_eq!(
-                s.judge(&[call("read", json!({"page": i}))]),
+                s.judge(&[call("read", json!({"page": i}))], |_| false),
                 Verdict::RunAll
             );
         }

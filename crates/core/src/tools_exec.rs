@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
 use hearth_protocol::{EventKind, ToolOutcome};
 
 use crate::message::{ChatMessage, ToolCall};
@@ -183,7 +183,17 @@ fn call_one<'a>(
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                tool.call(call.arguments.clone(), &ctx).await
+                // A panicking tool is a failed call, not a dead run.
+                match std::panic::AssertUnwindSafe(tool.call(call.arguments.clone(), &ctx))
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(_) => Err(ToolError::Failed(format!(
+                        "the tool `{}` crashed",
+                        call.name
+                    ))),
+                }
             }
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

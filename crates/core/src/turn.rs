@@ -25,15 +25,17 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 pub(crate) const MAX_ATTEMPTS: u32 = 3;
 
 /// Transient failures worth another attempt: rate limits and server errors
-/// (HTTP 429/5xx), an in-band error or a dropped connection before any
-/// output. Not a refused connection (the server is not running) nor a
+/// (HTTP 429/5xx), or a connection dropped before any output. Not a refused connection (the server is not running) nor a
 /// timeout (the user has already waited long).
 fn retryable(e: &BackendError) -> bool {
     match e {
         BackendError::Server {
             status: Some(s), ..
         } => *s == 429 || *s >= 500,
-        BackendError::Server { status: None, .. } | BackendError::Truncated => true,
+        // A connection dropped before the first token. An error line inside
+        // the stream is not retried: it is usually the model's own failure
+        // (a template, a crashed runner) and would fail again.
+        BackendError::Truncated => true,
         _ => false,
     }
 }
@@ -205,11 +207,14 @@ pub(crate) async fn stream_call(
             let partial = out.message(MessageStatus::Interrupted);
             // A failed checkpoint only weakens crash safety; the final
             // append reports storage errors.
-            if let Err(e) = checkpoint
-                .store
-                .checkpoint(checkpoint.session_id, checkpoint.run_id, &partial)
-                .await
-            {
+            // Raced with Stop: a database busy with another process must not
+            // delay it (the write still completes on the writer thread).
+            let saved = tokio::select! {
+                biased;
+                () = cancel.cancelled() => Ok(()),
+                r = checkpoint.store.checkpoint(checkpoint.session_id, checkpoint.run_id, &partial) => r,
+            };
+            if let Err(e) = saved {
                 tracing::warn!("checkpoint failed: {e}");
             }
         }

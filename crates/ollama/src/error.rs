@@ -78,10 +78,10 @@ impl OllamaError {
                 seconds: 0,
             }
         } else {
-            Self::Server {
-                status: None,
-                message: root_cause(e),
-            }
+            // The server closed the connection before it answered (Ollama
+            // sends no status line until the first token): the answer broke
+            // off before it began.
+            Self::Truncated
         }
     }
 

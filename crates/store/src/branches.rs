@@ -5,7 +5,7 @@
 //! that is still writing.
 
 use hearth_core::ChatMessage;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::messages;
@@ -151,7 +151,7 @@ impl Store {
         self.db()
             .call(move |c| {
                 ensure_idle(c, &me, &sid)?;
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let parent = parent_in(&tx, &sid, at_message_id)?;
                 set_head(&tx, &sid, parent)?;
                 tx.commit()?;
@@ -176,7 +176,7 @@ impl Store {
         self.db()
             .call(move |c| {
                 ensure_idle(c, &me, &sid)?;
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 parent_in(&tx, &sid, message_id)?;
                 let leaf = newest_leaf(&tx, message_id)?;
                 set_head(&tx, &sid, Some(leaf))?;

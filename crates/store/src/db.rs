@@ -44,11 +44,19 @@ impl Db {
         std::thread::Builder::new()
             .name("hearth-store".into())
             .spawn(move || {
+                // Tick on time even while jobs keep coming (a long streamed
+                // answer checkpoints every 250 ms): a silent heartbeat would
+                // let another process take a live run for a dead one.
+                let mut last_tick = std::time::Instant::now();
                 loop {
                     match rx.recv_timeout(HEARTBEAT) {
                         Ok(job) => job(&mut conn),
-                        Err(RecvTimeoutError::Timeout) => tick(&mut conn),
+                        Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                    if last_tick.elapsed() >= HEARTBEAT {
+                        tick(&mut conn);
+                        last_tick = std::time::Instant::now();
                     }
                 }
             })

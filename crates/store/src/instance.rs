@@ -3,7 +3,7 @@
 //! can be repaired, one whose instance lives (the desktop app while the CLI
 //! opens the same file) must not be touched.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::db::HEARTBEAT;
 use crate::error::StoreError;
@@ -50,7 +50,7 @@ pub(crate) fn is_dead(conn: &Connection, id: &str, me: &str) -> Result<bool, Sto
             [id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
-        .ok();
+        .optional()?;
     let Some((pid, heartbeat_at)) = row else {
         return Ok(true);
     };

@@ -37,7 +37,7 @@ mod summaries;
 pub use branches::StoredMessage;
 pub use error::StoreError;
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
-pub use memories::{Memory, MemoryVersion, same_fact};
+pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
 pub use profiles::{Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;

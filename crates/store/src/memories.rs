@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use async_trait::async_trait;
 use hearth_core::{MemorySource, MemoryWriter};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::migrate::Migration;
@@ -84,6 +84,33 @@ fn words(s: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect()
+}
+
+/// Words that carry no fact ("the user's favourite colour is blue" and
+/// "favourite colour blue" say the same).
+const FILLER: &[&str] = &[
+    "the", "a", "an", "user", "user's", "users", "s", "is", "are", "was", "has", "have", "their",
+    "his", "her", "my", "i", "of", "to", "and",
+];
+
+fn content_words(s: &str) -> HashSet<String> {
+    words(s)
+        .into_iter()
+        .filter(|w| !FILLER.contains(&w.as_str()))
+        .collect()
+}
+
+/// True when `candidate` restates the forgotten fact `gone`: most of the
+/// shorter one's content words are in the other ("Lives in Berlin" is
+/// restated by "The user lives in Berlin, Germany"). Stricter than
+/// [`same_fact`] on purpose: a deleted fact must never come back.
+pub fn restates(gone: &str, candidate: &str) -> bool {
+    let (a, b) = (content_words(gone), content_words(candidate));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let shorter = a.len().min(b.len()) as f64;
+    a.intersection(&b).count() as f64 / shorter >= 0.8
 }
 
 /// True when two facts say the same thing in (nearly) the same words:
@@ -201,7 +228,7 @@ impl Store {
         let content = content.trim().to_owned();
         self.db()
             .call(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let (old, source, version): (String, String, i64) = tx
                     .query_row(
                         "SELECT content, source, version FROM memories WHERE id = ?1 AND deleted_at IS NULL",
@@ -313,6 +340,11 @@ impl MemoryWriter for Store {
         source: &str,
         facts: &[String],
     ) -> Result<usize, hearth_core::StoreError> {
+        if session_id.starts_with("subagent_") {
+            // A sub-agent's session is in memory only; what it learns is
+            // reported to its parent, which may remember it.
+            return Ok(0);
+        }
         let (sid, rid, src, facts) = (
             session_id.to_owned(),
             run_id.to_owned(),
@@ -322,13 +354,13 @@ impl MemoryWriter for Store {
         Ok(self
             .db()
             .call(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let mut known: Vec<String> = live(&tx)?.into_iter().map(|m| m.content).collect();
                 let gone = forgotten(&tx)?;
                 let now = now_ms();
                 let mut added = 0;
                 for f in facts.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
-                    if gone.iter().chain(known.iter()).any(|k| same_fact(k, f)) {
+                    if gone.iter().any(|g| restates(g, f)) || known.iter().any(|k| same_fact(k, f)) {
                         continue;
                     }
                     tx.execute(
@@ -365,5 +397,23 @@ mod tests {
             "Favourite colour: green"
         ));
         assert!(!same_fact("", "x"));
+    }
+
+    #[test]
+    fn a_forgotten_fact_is_recognised_when_restated() {
+        use super::restates;
+        assert!(restates(
+            "Lives in Berlin",
+            "The user lives in Berlin, Germany"
+        ));
+        assert!(restates(
+            "Favourite colour is blue",
+            "The user's favourite colour is blue."
+        ));
+        assert!(!restates("Lives in Berlin", "Works in Munich"));
+        assert!(!restates(
+            "Favourite colour is blue",
+            "Favourite colour is green"
+        ));
     }
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::StoreError;
 
@@ -69,15 +69,29 @@ pub(crate) fn migrate(
     if current > 0 {
         out.backup = Some(backup(conn, path, current)?);
     }
-    for m in all()
-        .into_iter()
-        .filter(|m| m.version > current && m.version <= target)
-    {
-        let tx = conn.transaction()?;
-        tx.execute_batch(m.sql)?;
-        tx.pragma_update(None, "user_version", m.version)?;
+    // One transaction per version (a version may span several table
+    // modules), IMMEDIATE so a second process opening the file waits, and
+    // the version re-read inside it so that process then skips what the
+    // first one did.
+    let steps = all();
+    let mut versions: Vec<i64> = steps
+        .iter()
+        .map(|m| m.version)
+        .filter(|v| *v > current && *v <= target)
+        .collect();
+    versions.dedup();
+    for version in versions {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if now >= version {
+            continue;
+        }
+        for m in steps.iter().filter(|m| m.version == version) {
+            tx.execute_batch(m.sql)?;
+            tracing::info!(version, name = m.name, "database migrated");
+        }
+        tx.pragma_update(None, "user_version", version)?;
         tx.commit()?;
-        tracing::info!(version = m.version, name = m.name, "database migrated");
     }
     Ok(out)
 }

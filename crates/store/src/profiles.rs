@@ -11,7 +11,7 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use hearth_core::tools::ProfileSwitcher;
 use hearth_core::{KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::migrate::Migration;
@@ -209,7 +209,7 @@ impl Profiles {
         self.store
             .db()
             .call(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 tx.execute("DELETE FROM profiles WHERE name = ?1", [&n])?;
                 tx.execute(
                     "UPDATE sessions SET profile = NULL WHERE profile = ?1",
@@ -305,6 +305,9 @@ impl ProfileSwitcher for Profiles {
     }
 
     async fn switch(&self, session_id: &str, name: &str) -> Result<(), String> {
+        if session_id.starts_with("subagent_") {
+            return Err("a sub-agent runs with the profile it was given; it cannot switch".into());
+        }
         if !self.read(|c| c.profiles.contains_key(name)) {
             return Err(format!(
                 "no profile named `{name}`; the profiles are: {}",

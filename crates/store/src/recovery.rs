@@ -5,7 +5,7 @@
 //! reported as cancelled.
 
 use hearth_core::{ChatMessage, MessageStatus, Role};
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::StoreError;
 use crate::{instance, messages, runs};
@@ -25,12 +25,15 @@ pub(crate) fn recover(
         if !instance::is_dead(conn, &owner, me)? {
             continue;
         }
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Tool calls of this run on the branch that have no result.
         let branch = messages::branch(&tx, &session_id, None)?;
+        // Only this run's results count: ids may repeat across turns.
         let answered: std::collections::HashSet<String> = branch
             .iter()
-            .filter(|s| s.message.role == Role::Tool)
+            .filter(|s| {
+                s.message.role == Role::Tool && s.run_id.as_deref() == Some(run_id.as_str())
+            })
             .filter_map(|s| s.message.tool_call_id.clone())
             .collect();
         let open_calls: Vec<_> = branch

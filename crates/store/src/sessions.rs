@@ -1,7 +1,7 @@
 //! The `sessions` table: one row per conversation, with the tip of its
 //! current branch (`head_id`) and a soft delete that can be undone.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::migrate::Migration;
@@ -130,7 +130,7 @@ pub const UNDO_DAYS: i64 = 30;
 /// everything that belongs to them. Returns how many went.
 pub(crate) fn purge_deleted(conn: &mut Connection) -> Result<usize, StoreError> {
     let cutoff = now_ms() - UNDO_DAYS * 86_400_000;
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let ids: Vec<String> = {
         let mut stmt =
             tx.prepare("SELECT id FROM sessions WHERE deleted_at IS NOT NULL AND deleted_at < ?1")?;

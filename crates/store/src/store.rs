@@ -193,7 +193,7 @@ impl SessionStore for Store {
         let (sid, rid) = (session_id.to_owned(), run_id.to_owned());
         self.db
             .call(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 messages::append(&tx, &sid, &rid, &message)?;
                 // The final answer replaces the run's checkpoint.
                 if message.role == Role::Assistant {
@@ -221,6 +221,11 @@ impl SessionStore for Store {
                 // A run of this session that a dead process left open is
                 // repaired first, so the new turn sees a valid conversation.
                 recovery::recover(c, &me, Some(&sid))?;
+                // Two live runs in one session would interleave their
+                // messages on one branch: the second one waits its turn.
+                if !runs::open_runs(c, Some(&sid))?.is_empty() {
+                    return Err(StoreError::RunInProgress(sid.clone()));
+                }
                 runs::begin(c, &sid, &rid, &me)
             })
             .await?;

@@ -7,7 +7,7 @@
 //! anew).
 
 use hearth_core::Summary;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::messages;
@@ -167,7 +167,7 @@ impl crate::store::Store {
         let content = content.trim().to_owned();
         self.db()
             .call(move |c| {
-                let tx = c.transaction()?;
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let old = tx
                     .query_row(
                         &format!("SELECT {COLUMNS} FROM summaries WHERE id = ?1 AND deleted_at IS NULL AND replaced_by IS NULL"),

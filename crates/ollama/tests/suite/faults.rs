@@ -19,7 +19,7 @@ async fn fault(fault: Fault, opts: ClientOptions) -> (ErrorCode, Recovery, Strin
     // all): the fault is scripted once per attempt it must survive.
     let attempts = match fault {
         Fault::Status(s) if s == 429 || s >= 500 => 3,
-        Fault::ErrorAfter(0) | Fault::DropAfter(0) => 3,
+        Fault::DropAfter(0) => 3,
         _ => 1,
     };
     let mut script = Script::with_models(vec![model()]);
@@ -172,7 +172,7 @@ async fn a_dead_server_asks_whether_ollama_is_running() {
 async fn transient_failures_before_output_are_retried_then_the_answer_streams() {
     let sim = sim(Script::with_models(vec![model()])
         .with_reply(Reply::text(TEXT).with_fault(Fault::Status(503)))
-        .with_reply(Reply::text(TEXT).with_fault(Fault::ErrorAfter(0)))
+        .with_reply(Reply::text(TEXT).with_fault(Fault::DropAfter(0)))
         .with_reply(Reply::text("Third time lucky.")))
     .await;
     let agent = agent(&sim);
@@ -195,7 +195,7 @@ async fn transient_failures_before_output_are_retried_then_the_answer_streams() 
 }
 
 #[tokio::test]
-async fn a_429_is_retried_but_a_400_is_not() {
+async fn a_429_is_retried_but_a_400_and_an_in_band_error_are_not() {
     let sim = sim(Script::with_models(vec![model()])
         .with_reply(Reply::text(TEXT).with_fault(Fault::Status(429)))
         .with_reply(Reply::text("ok")))
@@ -205,11 +205,20 @@ async fn a_429_is_retried_but_a_400_is_not() {
         agent.run("s", "hi", Default::default()).await.unwrap(),
         "ok"
     );
-    sim.push_reply(Reply::text(TEXT).with_fault(Fault::Status(400)));
-    sim.push_reply(Reply::text("never"));
-    let err = agent
-        .run("s", "again", Default::default())
-        .await
-        .unwrap_err();
-    assert!(err.to_string().contains("simulated error 400"), "{err}");
+    for (fault, says) in [
+        (Fault::Status(400), "simulated error 400"),
+        (Fault::ErrorAfter(0), "simulated in-band error"),
+    ] {
+        sim.set_script(
+            Script::with_models(vec![model()])
+                .with_reply(Reply::text(TEXT).with_fault(fault))
+                .with_reply(Reply::text("never")),
+        );
+        let err = agent
+            .run("s", "again", Default::default())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains(says), "{err}");
+        assert_eq!(sim.pending_replies(), 1, "{fault:?} was not retried");
+    }
 }

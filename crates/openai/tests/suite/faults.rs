@@ -21,7 +21,7 @@ async fn fault(fault: Fault, opts: ClientOptions) -> (ErrorCode, Recovery, Strin
     // all): the fault is scripted once per attempt it must survive.
     let attempts = match fault {
         Fault::Status(s) if s == 429 || s >= 500 => 3,
-        Fault::ErrorAfter(0) | Fault::DropAfter(0) => 3,
+        Fault::DropAfter(0) => 3,
         _ => 1,
     };
     let mut script = Script::with_models(vec![model()]);
