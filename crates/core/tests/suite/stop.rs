@@ -217,3 +217,70 @@ async fn regenerate_answers_the_last_user_message_without_repeating_it() {
         "the question is not repeated"
     );
 }
+
+/// A store that presses Stop the moment an assistant message with tool
+/// calls is appended: the window between an answer and its tools.
+struct StopAfterAnswer {
+    inner: hearth_core::InMemoryStore,
+    token: std::sync::OnceLock<tokio_util::sync::CancellationToken>,
+}
+
+#[async_trait::async_trait]
+impl hearth_core::SessionStore for StopAfterAnswer {
+    async fn history(
+        &self,
+        s: &str,
+    ) -> Result<Vec<hearth_core::ChatMessage>, hearth_core::StoreError> {
+        self.inner.history(s).await
+    }
+
+    async fn append(
+        &self,
+        s: &str,
+        r: &str,
+        m: hearth_core::ChatMessage,
+    ) -> Result<(), hearth_core::StoreError> {
+        let stop = !m.tool_calls.is_empty();
+        self.inner.append(s, r, m).await?;
+        if stop && let Some(t) = self.token.get() {
+            t.cancel();
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn stop_between_an_answer_and_its_tools_still_answers_the_calls() {
+    let backend = FakeBackend::new();
+    *backend.open_delay.lock().unwrap() = Duration::from_millis(50);
+    backend.push(vec![
+        text("Let me check."),
+        call(None, "current_time", json!({})),
+        done(),
+    ]);
+    let store = std::sync::Arc::new(StopAfterAnswer {
+        inner: Default::default(),
+        token: Default::default(),
+    });
+    let agent = hearth_core::Agent::builder(
+        backend.clone(),
+        std::sync::Arc::new(hearth_core::StaticProfiles::single("", profile())),
+    )
+    .tools(hearth_core::tools::builtin_registry())
+    .store(store.clone())
+    .build();
+    let mut run = agent.run_stream("s", "time?");
+    store.token.set(run.stop_token()).unwrap();
+    let evs = events(&mut run).await;
+    let EventKind::StreamStopped { partial_text, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(partial_text, "Let me check.");
+    let h = hearth_core::SessionStore::history(store.as_ref(), "s")
+        .await
+        .unwrap();
+    assert_eq!(h.last().unwrap().content, CANCELLED_RESULT, "{h:#?}");
+    let started = kinds(&evs).iter().filter(|k| **k == "tool_started").count();
+    let ended = kinds(&evs).iter().filter(|k| **k == "tool_event").count();
+    assert_eq!((started, ended), (1, 1), "every card that opened is closed");
+}

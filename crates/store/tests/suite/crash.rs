@@ -144,3 +144,19 @@ async fn a_live_owners_run_is_not_touched() {
         "ok"
     );
 }
+
+#[tokio::test]
+async fn a_second_live_run_in_one_session_waits_its_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let (app, _) = Store::open(&path).await.unwrap();
+    let (cli, _) = Store::open(&path).await.unwrap();
+    app.begin_run("s", "r1").await.unwrap();
+    let err = cli.begin_run("s", "r2").await.unwrap_err();
+    assert!(err.to_string().contains("answer in progress"), "{err}");
+    // Another session is not blocked; and once the first run ends, the
+    // session takes the next one.
+    cli.begin_run("other", "r3").await.unwrap();
+    app.end_run("r1", MessageStatus::Complete).await.unwrap();
+    cli.begin_run("s", "r2").await.unwrap();
+}
