@@ -497,14 +497,8 @@ impl Agent {
                         run_id: &ctx.run_id,
                     };
                     let started = std::time::Instant::now();
-                    let result = stream_call(
-                        backend.as_ref(),
-                        request,
-                        &ctx.cancel,
-                        &ctx.sink,
-                        checkpoint,
-                    )
-                    .await;
+                    let result =
+                        stream_call(&backend, request, &ctx.cancel, &ctx.sink, checkpoint).await;
                     self.record_model_span(ctx, &profile.model, started, &result.end)
                         .await;
                     let status = match &result.end {

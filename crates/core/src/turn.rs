@@ -5,6 +5,7 @@
 //! seconds), and every chunk. On stop the request or stream is dropped, which
 //! closes the connection: Ollama cancels the generation and keeps the model.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -51,16 +52,38 @@ async fn backoff(attempt: u32, cancel: &CancellationToken) -> bool {
     }
 }
 
+/// Before a retry: the failure may have been a crashed runner, and a chat
+/// that loads the model is aborted by a Stop mid-load (DESIGN §3). So load
+/// it with its own detached request first, as at the start of a run. False
+/// when the user stopped (the load goes on); a failed load is left for the
+/// retry itself to report.
+async fn reload(
+    backend: &Arc<dyn ModelBackend>,
+    request: &ModelRequest,
+    cancel: &CancellationToken,
+) -> bool {
+    let (b, model, load) = (backend.clone(), request.model.clone(), request.load);
+    let task = tokio::spawn(async move { b.preload(&model, &load).await });
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => false,
+        _ = task => true,
+    }
+}
+
 /// Open the stream, retrying transient failures with backoff; `Ok(None)`
 /// when the user stopped. `attempt` counts attempts across the whole call.
 async fn open(
-    backend: &dyn ModelBackend,
+    backend: &Arc<dyn ModelBackend>,
     request: &ModelRequest,
     cancel: &CancellationToken,
     attempt: &mut u32,
 ) -> Result<Option<ModelStream>, BackendError> {
     loop {
         *attempt += 1;
+        if *attempt > 1 && !reload(backend, request, cancel).await {
+            return Ok(None);
+        }
         let opened = tokio::select! {
             biased;
             () = cancel.cancelled() => return Ok(None),
@@ -121,7 +144,7 @@ pub(crate) struct Checkpoint<'a> {
 /// stopped. Transient failures before any output are retried (seed 004);
 /// once something has streamed, an error passes through.
 pub(crate) async fn stream_call(
-    backend: &dyn ModelBackend,
+    backend: &Arc<dyn ModelBackend>,
     request: ModelRequest,
     cancel: &CancellationToken,
     sink: &EventSink,

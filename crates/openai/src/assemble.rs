@@ -57,12 +57,11 @@ impl Assembler {
             if let Some(t) = d.content.filter(|t| !t.is_empty()) {
                 out.push(ModelDelta::Text(t));
             }
-            for (pos, piece) in d.tool_calls.into_iter().enumerate() {
-                // A server that leaves `index` out sends whole calls, one
-                // per position.
-                let index = piece
-                    .index
-                    .unwrap_or(u32::try_from(pos).unwrap_or(u32::MAX));
+            for piece in d.tool_calls {
+                let index = match piece.index {
+                    Some(i) => i,
+                    None => self.index_for(piece.id.as_deref(), piece.function.name.as_deref()),
+                };
                 let call = self.calls.entry(index).or_default();
                 if call.id.is_none() {
                     call.id = piece.id.filter(|id| !id.is_empty());
@@ -92,6 +91,25 @@ impl Assembler {
             self.timings = chunk.timings;
         }
         Ok(out)
+    }
+
+    /// Where a piece without `index` goes. Servers that leave it out send
+    /// whole calls, one per chunk or several in one: a piece starts a new
+    /// call when its id differs from the last call's, or when it names a
+    /// tool while the last call is complete (another tool, or arguments that
+    /// already form a JSON object); otherwise it continues the last call.
+    fn index_for(&self, id: Option<&str>, name: Option<&str>) -> u32 {
+        let Some((&last, call)) = self.calls.iter().next_back() else {
+            return 0;
+        };
+        let new_id = id.is_some_and(|id| !id.is_empty() && call.id.as_deref() != Some(id));
+        let complete = serde_json::from_str::<Value>(&call.arguments).is_ok_and(|v| v.is_object());
+        let new_name = name.is_some_and(|n| !call.name.is_empty() && (n != call.name || complete));
+        if new_id || new_name {
+            last.saturating_add(1)
+        } else {
+            last
+        }
     }
 
     /// `data: [DONE]`: calls not yet handed on, then `Done`.
@@ -229,6 +247,43 @@ mod tests {
         assert_eq!(info.usage.completion_tokens, Some(9));
         assert_eq!(info.usage.done_reason.as_deref(), Some("tool_calls"));
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn calls_without_index_one_per_chunk_stay_apart() {
+        let mut a = Assembler::default();
+        let whole = |id: Option<&str>, name: &str, args: &str| {
+            let mut call = serde_json::json!({"type": "function", "function": {"name": name, "arguments": args}});
+            if let Some(id) = id {
+                call["id"] = serde_json::json!(id);
+            }
+            chunk(serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}))
+        };
+        for c in [
+            whole(Some("a"), "read", "{\"p\":1}"),
+            whole(Some("b"), "read", "{\"p\":2}"),
+            whole(None, "read", "{\"p\":3}"),
+            whole(None, "time", "{}"),
+        ] {
+            assert!(a.chunk(c).unwrap().is_empty());
+        }
+        let out = a.done();
+        let ModelDelta::ToolCalls(calls) = &out[0] else {
+            panic!("{out:?}")
+        };
+        let got: Vec<(&str, String)> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.to_string()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("read", r#"{"p":1}"#.to_owned()),
+                ("read", r#"{"p":2}"#.to_owned()),
+                ("read", r#"{"p":3}"#.to_owned()),
+                ("time", "{}".to_owned())
+            ]
+        );
     }
 
     #[test]

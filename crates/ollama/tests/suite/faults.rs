@@ -189,6 +189,15 @@ async fn transient_failures_before_output_are_retried_then_the_answer_streams() 
         .filter(|b| !b["messages"].as_array().unwrap().is_empty())
         .count();
     assert_eq!(turns, 3, "two retries");
+    // Each retry is preceded by its own preload (a crashed runner reloads
+    // there, where a Stop cannot abort it), and nothing reloaded here.
+    let preloads = sim
+        .chat_bodies()
+        .iter()
+        .filter(|b| b["messages"].as_array().unwrap().is_empty())
+        .count();
+    assert_eq!(preloads, 3);
+    assert_eq!(sim.stats().loads, 1);
     // Nothing of the failed attempts reached the history.
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history.len(), 2);
