@@ -317,6 +317,8 @@ impl Agent {
             },
             _ => ctx.memory.clone(),
         };
+        // The user's message is durable before any request leaves (unless
+        // this run answers the last one again).
         if ctx.regenerate {
             let last = match ctx.store.history(&ctx.session_id).await {
                 Ok(h) => h.last().map(|m| m.role),
@@ -328,7 +330,6 @@ impl Agent {
                         .into(),
                 ));
             }
-        // The user's message is durable before any request leaves.
         } else if let Err(e) = ctx
             .store
             .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&ctx.text))
@@ -435,7 +436,12 @@ impl Agent {
                     }
                     match run_batch(&self.tools, enabled, &to_run, &base, ctx.store.as_ref()).await
                     {
-                        Ok(BatchEnd::Complete) => progress = Progress::ToolsRan,
+                        Ok(BatchEnd::Complete) => {
+                            progress = Progress::ToolsRan;
+                            // The answer that asked for the tools is done;
+                            // a stop from here on has no partial text.
+                            last_text.clear();
+                        }
                         Ok(BatchEnd::Stopped) => {
                             return RunOutcome::Stopped {
                                 partial_text: String::new(),
