@@ -4,8 +4,56 @@
 //! each gets an `allow-…` permission and is callable only where a
 //! capability grants it.
 
+/// Every command of `bindings.rs` (a test checks the two lists agree).
+const COMMANDS: &[&str] = &[
+    "app_version",
+    "app_info",
+    "get_prefs",
+    "set_prefs",
+    "open_link",
+    "backend_status",
+    "set_ollama_url",
+    "list_sessions",
+    "search_sessions",
+    "new_session",
+    "open_session",
+    "rename_session",
+    "delete_session",
+    "restore_session",
+    "export_session",
+    "switch_branch",
+    "send_message",
+    "regenerate",
+    "edit_and_resend",
+    "stop_run",
+    "queue_message",
+    "cancel_queued",
+    "list_profiles",
+    "save_profile",
+    "delete_profile",
+    "set_default_profile",
+    "set_persona",
+    "switch_profile",
+    "list_memories",
+    "memory_history",
+    "add_memory",
+    "edit_memory",
+    "delete_memory",
+    "memory_summary",
+    "list_summaries",
+    "edit_summary",
+    "delete_summary",
+    "list_models",
+    "running_models",
+    "check_model_settings",
+    "set_model_settings",
+    "preload_model",
+    "unload_model",
+    "pull_model",
+];
+
 fn main() {
-    let manifest = tauri_build::AppManifest::new().commands(&["app_version"]);
+    let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
     let attributes = tauri_build::Attributes::new().app_manifest(manifest);
     if let Err(err) = tauri_build::try_build(attributes) {
         // A build script reports failure by exiting non-zero; the message is

@@ -1,16 +1,72 @@
 //! Hearth's desktop shell: the Tauri app that hosts the web UI in `ui/`.
 //!
 //! The shell owns windows and the IPC surface, nothing more. Its commands
-//! are thin adapters over the crates (STYLE §3); it holds no agent logic and
-//! must not grow any. Every command is declared in `src-tauri/build.rs`
-//! (the app manifest) and must be granted by a capability in
-//! `tauri.conf.json` before the page can call it.
+//! (`commands/`) are thin adapters over the crates (STYLE §3); it holds no
+//! agent logic and must not grow any. Every command is declared in
+//! `src-tauri/build.rs` (the app manifest) and must be granted by a
+//! capability in `tauri.conf.json` before the page can call it.
 
-/// Returns the version of the app package (`version` in the root
-/// `Cargo.toml`), which the UI shows so a user can tell which build runs.
-#[tauri::command]
-fn app_version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+pub mod bindings;
+pub mod commands;
+mod prefs;
+mod runs;
+mod state;
+pub mod views;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tauri::webview::PageLoadEvent;
+use tauri::{Manager, RunEvent, WindowEvent};
+
+pub use state::AppState;
+
+/// How long quitting waits for runs to store their partial answers.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// The database: `$HEARTH_DB`, else `hearth.sqlite` in the user's data
+/// folder (the same file the CLI uses).
+fn db_path() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("HEARTH_DB").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    directories::ProjectDirs::from("dev", "Hearth", "Hearth")
+        .map(|d| d.data_dir().join("hearth.sqlite"))
+        .ok_or_else(|| "cannot find your data folder (is $HOME set?); set HEARTH_DB".to_owned())
+}
+
+/// The Ollama URL: `$HEARTH_OLLAMA_URL` (demo, tests), else the one the
+/// user chose, else `$OLLAMA_HOST`, else the default.
+fn ollama_url(app: &tauri::AppHandle) -> String {
+    std::env::var("HEARTH_OLLAMA_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .or_else(|| prefs::url(app))
+        .unwrap_or_else(|| hearth_ollama::resolve_base_url(None))
+}
+
+fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
+    let handle = app.handle().clone();
+    let demo = std::env::var_os("HEARTH_DEMO").is_some_and(|v| v == "1");
+    let url = ollama_url(&handle);
+    let state = tauri::async_runtime::block_on(AppState::open(db_path()?, &url, demo))?;
+    app.manage(state);
+    if let (Some(window), Some((w, h))) =
+        (app.get_webview_window("main"), prefs::window_size(&handle))
+        && let Err(e) = window.set_size(tauri::LogicalSize::new(w, h))
+    {
+        tracing::warn!("cannot restore the window size: {e}");
+    }
+    Ok(())
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HEARTH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 /// Builds the desktop app and runs its event loop until the last window
@@ -18,66 +74,65 @@ fn app_version() -> &'static str {
 ///
 /// # Errors
 /// Returns the Tauri error when the app cannot start, e.g. when the
-/// webview or the embedded assets fail to load. (On Linux, a missing display
-/// makes GTK panic before Tauri can report it: `main.rs` checks first.)
+/// database cannot be opened or the webview fails to load. (On Linux, a
+/// missing display makes GTK panic before Tauri can report it: `main.rs`
+/// checks first.)
 pub fn run() -> Result<(), tauri::Error> {
-    tauri::Builder::default()
-        .invoke_handler(tauri::generate_handler![app_version])
-        .run(tauri::generate_context!())
+    init_tracing();
+    let specta = bindings::builder();
+    let app = tauri::Builder::default()
+        .plugin(tauri_plugin_store::Builder::default().build())
+        .invoke_handler(specta.invoke_handler())
+        .setup(setup)
+        // A reload starts a new page: the runs the old one started have no
+        // one watching (a send to its channel does not fail), so they stop.
+        .on_page_load(|webview, payload| {
+            if payload.event() == PageLoadEvent::Started
+                && let Some(state) = webview.try_state::<AppState>()
+            {
+                let n = state.runs.stop_owned_by(webview.label());
+                if n > 0 {
+                    tracing::info!("page reloaded: stopped {n} run(s)");
+                }
+            }
+        })
+        .on_window_event(|window, event| match event {
+            WindowEvent::CloseRequested { .. } => {
+                if let Ok(size) = window.inner_size()
+                    && let Ok(scale) = window.scale_factor()
+                {
+                    let size = size.to_logical::<f64>(scale);
+                    prefs::save_window_size(window.app_handle(), size.width, size.height);
+                }
+            }
+            WindowEvent::Destroyed => {
+                if let Some(state) = window.try_state::<AppState>() {
+                    state.runs.stop_owned_by(window.label());
+                }
+            }
+            _ => {}
+        })
+        .build(tauri::generate_context!())?;
+    app.run(|handle, event| {
+        // Quitting stops every run and gives them a moment to store the
+        // partial answer (what is not stored is recovered at next start).
+        if let RunEvent::Exit = event
+            && let Some(state) = handle.try_state::<AppState>()
+        {
+            let runs = state.runs.clone();
+            for session in runs.sessions() {
+                if let Some(view) = runs.view(&session) {
+                    runs.stop(&view.run_id);
+                }
+            }
+            let deadline = Instant::now() + EXIT_GRACE;
+            while !runs.sessions().is_empty() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    });
+    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::app_version;
-    use serde_json::Value;
-
-    /// The root config, parsed once per test: the CSP and capabilities in it
-    /// are security boundaries, so their shape is asserted, not assumed.
-    fn config() -> Value {
-        serde_json::from_str(include_str!("../tauri.conf.json")).unwrap()
-    }
-
-    #[test]
-    fn app_version_is_the_package_version() {
-        assert_eq!(app_version(), env!("CARGO_PKG_VERSION"));
-        let parts: Vec<&str> = app_version().split('.').collect();
-        assert_eq!(parts.len(), 3, "expected X.Y.Z, got {}", app_version());
-        assert!(parts.iter().all(|p| p.parse::<u64>().is_ok()));
-    }
-
-    #[test]
-    fn csp_allows_no_remote_source() {
-        let config = config();
-        let csp = config["app"]["security"]["csp"].as_object().unwrap();
-        for (directive, sources) in csp {
-            let sources = sources.as_str().unwrap();
-            for source in sources.split_whitespace() {
-                let allowed = matches!(
-                    source,
-                    "'self'" | "'none'" | "data:" | "ipc:" | "http://ipc.localhost"
-                );
-                assert!(allowed, "{directive} allows {source}");
-            }
-        }
-        assert_eq!(csp["default-src"], "'self'");
-        assert_eq!(csp["script-src"], "'self'");
-        assert_eq!(csp["style-src"], "'self'");
-        assert_eq!(csp["connect-src"], "ipc: http://ipc.localhost");
-    }
-
-    #[test]
-    fn the_only_capability_grants_only_app_version_to_main() {
-        let config = config();
-        let capabilities = config["app"]["security"]["capabilities"]
-            .as_array()
-            .unwrap();
-        assert_eq!(capabilities.len(), 1);
-        let main = &capabilities[0];
-        assert_eq!(main["windows"], serde_json::json!(["main"]));
-        assert_eq!(
-            main["permissions"],
-            serde_json::json!(["allow-app-version"])
-        );
-        assert!(main.get("remote").is_none(), "no remote URL may call IPC");
-    }
-}
+mod tests;

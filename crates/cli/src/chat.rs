@@ -247,8 +247,10 @@ impl Printer {
                 let _ = out.flush();
                 eprintln!("hearth: {error}");
             }
+            // The CLI has no queue: one message per invocation.
             EventKind::RunStarted { .. }
             | EventKind::PlanReady { .. }
+            | EventKind::QueuedMessageSent { .. }
             | EventKind::Usage { .. } => {}
         }
     }

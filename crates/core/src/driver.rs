@@ -20,6 +20,7 @@ use crate::memory::{MemorySource, PostTurnWorker};
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
+use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
 use crate::store::{InMemoryStore, SessionStore};
 use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
@@ -81,6 +82,8 @@ pub(crate) struct RunCtx {
     /// The background root current when the run started: its post-turn
     /// workers are cancelled when the next turn starts.
     pub(crate) background: CancellationToken,
+    /// Messages the user queued during the run (seed 004 steering).
+    pub(crate) steering: SteeringQueue,
 }
 
 impl Agent {
@@ -141,8 +144,10 @@ impl Agent {
             }
             Err(_) => CancellationToken::new(),
         };
+        let steering = SteeringQueue::default();
         let ctx = RunCtx {
             background,
+            steering: steering.clone(),
             session_id: session_id.to_owned(),
             run_id: run_id.clone(),
             text: text.to_owned(),
@@ -166,6 +171,7 @@ impl Agent {
             run_id,
             session_id: session_id.to_owned(),
             cancel,
+            steering,
             events: rx,
             task,
         }
@@ -191,6 +197,7 @@ impl Agent {
             depth: 0,
             regenerate: false,
             background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
         };
         self.drive(&ctx).await.into_result()
     }
@@ -232,6 +239,7 @@ impl Agent {
             depth: parent.depth + 1,
             regenerate: false,
             background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
         };
         self.drive(&ctx).await.into_result()
     }
@@ -265,6 +273,7 @@ impl Agent {
         ctx.sink.emit(EventKind::RunStarted {
             model: profile.model.clone(),
             profile: profile.name.clone(),
+            context_window: self.settings.load_options(&profile.model).num_ctx,
         });
         // A sub-agent's run is a future inside the parent's tool call; when
         // the parent stops, that future is dropped mid-flight. The guard
@@ -274,6 +283,8 @@ impl Agent {
             armed: true,
         };
         let outcome = self.run_loop(ctx).await;
+        // Whatever is still queued was not sent: the front end keeps it.
+        ctx.steering.close();
         let status = match &outcome {
             RunOutcome::Answered { .. } => MessageStatus::Complete,
             RunOutcome::Stopped { .. } => MessageStatus::Interrupted,
@@ -363,12 +374,19 @@ impl Agent {
                         partial_text: std::mem::take(&mut last_text),
                     };
                 }
-                Step::Done => {
-                    return RunOutcome::Answered {
-                        text: std::mem::take(&mut last_text),
-                        iterations: model_calls,
-                    };
-                }
+                Step::Done => match self.send_queued(ctx, true).await {
+                    // Nothing queued, and the queue is now closed.
+                    Ok(0) => {
+                        return RunOutcome::Answered {
+                            text: std::mem::take(&mut last_text),
+                            iterations: model_calls,
+                        };
+                    }
+                    // The user wrote more while the model answered: answer
+                    // that too, in this run.
+                    Ok(_) => progress = Progress::ToolsRan,
+                    Err(e) => return RunOutcome::fail(e),
+                },
                 Step::IterationCap => {
                     let base = self.tool_context(ctx, &profile);
                     for call in &pending {
@@ -441,6 +459,9 @@ impl Agent {
                             // The answer that asked for the tools is done;
                             // a stop from here on has no partial text.
                             last_text.clear();
+                            if let Err(e) = self.send_queued(ctx, false).await {
+                                return RunOutcome::fail(e);
+                            }
                         }
                         Ok(BatchEnd::Stopped) => {
                             return RunOutcome::Stopped {
@@ -564,6 +585,23 @@ impl Agent {
                 }
             }
         }
+    }
+
+    /// Add the messages queued since the last boundary to the conversation
+    /// (stored first, then announced); returns how many. With
+    /// `closing`, an empty queue is closed: the run ends.
+    async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
+        let queued = ctx.steering.drain(closing);
+        for q in &queued {
+            ctx.store
+                .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
+                .await?;
+            ctx.sink.emit(EventKind::QueuedMessageSent {
+                queue_id: q.id.clone(),
+                text: q.text.clone(),
+            });
+        }
+        Ok(queued.len())
     }
 
     pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {

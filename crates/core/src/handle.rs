@@ -6,6 +6,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RunError;
+use crate::steering::SteeringQueue;
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +56,7 @@ pub struct RunHandle {
     /// The session it belongs to.
     pub session_id: String,
     pub(crate) cancel: CancellationToken,
+    pub(crate) steering: SteeringQueue,
     pub(crate) events: mpsc::UnboundedReceiver<AgentEvent>,
     pub(crate) task: JoinHandle<RunOutcome>,
 }
@@ -65,6 +67,12 @@ impl RunHandle {
     /// `stream_stopped`). The model stays loaded.
     pub fn stop(&self) {
         self.cancel.cancel();
+    }
+
+    /// The run's steering queue: messages pushed on it are added to the
+    /// conversation at the next turn boundary (see [`SteeringQueue`]).
+    pub fn steering(&self) -> SteeringQueue {
+        self.steering.clone()
     }
 
     /// A token that stops the run when cancelled (for signal handlers).

@@ -103,6 +103,18 @@ pub enum EventKind {
         model: String,
         /// Profile the run uses.
         profile: String,
+        /// The model's context window for this run (`num_ctx`), in tokens:
+        /// with `usage` it tells a UI how full the context is.
+        context_window: u32,
+    },
+    /// A message the user queued while the run was going was added to the
+    /// conversation at a turn boundary (seed 004 steering); the model sees
+    /// it from its next call on.
+    QueuedMessageSent {
+        /// The id `queue` returned for it.
+        queue_id: String,
+        /// The message as stored.
+        text: String,
     },
     /// The planner produced a plan (numbered steps, as text).
     PlanReady {

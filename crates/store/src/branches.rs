@@ -19,6 +19,9 @@ pub struct StoredMessage {
     pub id: i64,
     /// The message it answers or follows; `None` for a first message.
     pub parent_id: Option<i64>,
+    /// The run that wrote it (`None` for messages imported or written
+    /// outside a run).
+    pub run_id: Option<String>,
     /// The message.
     pub message: ChatMessage,
     /// Stored at, ms since the epoch.
@@ -30,6 +33,7 @@ impl From<messages::Stored> for StoredMessage {
         Self {
             id: s.id,
             parent_id: s.parent_id,
+            run_id: s.run_id,
             message: s.message,
             created_at: s.created_at,
         }
@@ -136,6 +140,37 @@ impl Store {
     /// A message never edited nor regenerated gives `[message_id]`.
     pub async fn branches_at(&self, message_id: i64) -> Result<Vec<i64>, StoreError> {
         self.db().call(move |c| siblings(c, message_id)).await
+    }
+
+    /// Every group of siblings in the session (answers to the same message,
+    /// versions of an edited one), each oldest first: a front end shows
+    /// "k/n" on the messages of a group without asking per message.
+    pub async fn forks(&self, session_id: &str) -> Result<Vec<Vec<i64>>, StoreError> {
+        let sid = session_id.to_owned();
+        self.db()
+            .call(move |c| {
+                let mut stmt = c.prepare(
+                    "SELECT parent_id, id FROM messages m
+                     WHERE session_id = ?1 AND (
+                         SELECT count(*) FROM messages s
+                         WHERE s.session_id = m.session_id AND s.parent_id IS m.parent_id
+                     ) > 1
+                     ORDER BY parent_id, id",
+                )?;
+                let rows = stmt.query_map([sid], |r| {
+                    Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, i64>(1)?))
+                })?;
+                let mut groups: Vec<(Option<i64>, Vec<i64>)> = Vec::new();
+                for row in rows {
+                    let (parent, id) = row?;
+                    match groups.last_mut() {
+                        Some((p, ids)) if *p == parent => ids.push(id),
+                        _ => groups.push((parent, vec![id])),
+                    }
+                }
+                Ok(groups.into_iter().map(|(_, ids)| ids).collect())
+            })
+            .await
     }
 
     /// Start a new branch at `at_message_id`: the head moves to its parent,

@@ -39,7 +39,7 @@ pub use error::StoreError;
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
 pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
-pub use profiles::{Profiles, SEED_MODEL, validate as validate_profile};
+pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;
 pub use search::{MATCH_END, MATCH_START, SearchHit};
 pub use sessions::{SessionSummary, UNDO_DAYS};

@@ -36,7 +36,7 @@ fn all() -> Vec<&'static Migration> {
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -18,10 +18,11 @@ use crate::migrate::Migration;
 use crate::sessions::{self, now_ms};
 use crate::store::Store;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 3,
-    name: "profiles, persona, model settings",
-    sql: "CREATE TABLE profiles (
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 3,
+        name: "profiles, persona, model settings",
+        sql: "CREATE TABLE profiles (
               name TEXT PRIMARY KEY,
               body TEXT NOT NULL,
               updated_at INTEGER NOT NULL
@@ -35,7 +36,34 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
               updated_at INTEGER NOT NULL
           );
           ALTER TABLE sessions ADD COLUMN profile TEXT;",
-}];
+    },
+    Migration {
+        version: 8,
+        name: "profile switches",
+        // Where in a session the profile changed, so a transcript can mark it.
+        sql: "CREATE TABLE profile_switches (
+              id INTEGER PRIMARY KEY,
+              session_id TEXT NOT NULL REFERENCES sessions(id),
+              profile TEXT NOT NULL,
+              after_message_id INTEGER,
+              at INTEGER NOT NULL
+          );
+          CREATE INDEX profile_switches_by_session ON profile_switches(session_id, id);",
+    },
+];
+
+/// A change of profile in a session: the messages after
+/// `after_message_id` (all of them when `None`) were answered with
+/// `profile`, until the next switch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileSwitch {
+    /// The profile switched to.
+    pub profile: String,
+    /// The session's head when it happened.
+    pub after_message_id: Option<i64>,
+    /// When, ms since the epoch.
+    pub at: i64,
+}
 
 /// The model the seeded profiles start with (users change it).
 pub const SEED_MODEL: &str = "llama3.2";
@@ -315,14 +343,28 @@ impl ProfileSwitcher for Profiles {
             ));
         }
         let (s, n) = (session_id.to_owned(), name.to_owned());
+        let changed = self.active(session_id).name != name;
         self.store
             .db()
             .call(move |c| {
-                sessions::ensure(c, &s)?;
-                c.execute(
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                sessions::ensure(&tx, &s)?;
+                tx.execute(
                     "UPDATE sessions SET profile = ?2 WHERE id = ?1",
                     params![s, n],
                 )?;
+                // A switch that changes nothing is not a mark in the
+                // transcript; one before the first message is the
+                // session's starting profile and is marked too.
+                if changed {
+                    let head = sessions::head(&tx, &s)?;
+                    tx.execute(
+                        "INSERT INTO profile_switches (session_id, profile, after_message_id, at)
+                         VALUES (?1, ?2, ?3, ?4)",
+                        params![s, n, head, now_ms()],
+                    )?;
+                }
+                tx.commit()?;
                 Ok(())
             })
             .await
@@ -335,6 +377,30 @@ impl ProfileSwitcher for Profiles {
 }
 
 impl Store {
+    /// The profile changes of a session, oldest first.
+    pub async fn profile_switches(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<ProfileSwitch>, StoreError> {
+        let s = session_id.to_owned();
+        self.db()
+            .call(move |c| {
+                let mut stmt = c.prepare(
+                    "SELECT profile, after_message_id, at FROM profile_switches
+                     WHERE session_id = ?1 ORDER BY id",
+                )?;
+                let rows = stmt.query_map([s], |r| {
+                    Ok(ProfileSwitch {
+                        profile: r.get(0)?,
+                        after_message_id: r.get(1)?,
+                        at: r.get(2)?,
+                    })
+                })?;
+                Ok(rows.collect::<Result<_, _>>()?)
+            })
+            .await
+    }
+
     /// Per-model load options as stored, over `defaults` for other models.
     pub async fn model_settings(&self, defaults: LoadOptions) -> Result<ModelSettings, StoreError> {
         let rows = self

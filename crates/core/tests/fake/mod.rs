@@ -177,6 +177,7 @@ pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
             EventKind::ToolStarted { .. } => "tool_started",
             EventKind::ToolEvent { .. } => "tool_event",
             EventKind::Usage { .. } => "usage",
+            EventKind::QueuedMessageSent { .. } => "queued_sent",
             EventKind::StreamEnd { .. } => "end",
             EventKind::StreamStopped { .. } => "stopped",
             EventKind::Error { .. } => "error",

@@ -1,6 +1,7 @@
 //! The hearth-core integration suites, one module per concern (STYLE §8).
 mod backends;
 mod probe;
+mod steering;
 mod stop;
 mod subagent;
 mod tools;

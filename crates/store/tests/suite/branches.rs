@@ -217,3 +217,37 @@ async fn a_dead_processes_answer_is_saved_on_its_own_branch_before_a_fork() {
     );
     assert_eq!(old.len(), 5);
 }
+
+#[tokio::test]
+async fn forks_lists_every_sibling_group_in_one_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let [u1, _, u2, a2] = conversation(&store).await;
+    assert!(store.forks("s").await.unwrap().is_empty());
+    // Regenerate a2 twice, edit u1 once; another session's fork is not ours.
+    let a2b = say_after_fork(&store, a2, "a2b").await;
+    let a2c = say_after_fork(&store, a2b, "a2c").await;
+    store.fork("s", u1).await.unwrap();
+    let u1b = say(&store, "s", ChatMessage::user("u1b")).await;
+    let t1 = say(&store, "t", ChatMessage::user("t1")).await;
+    store.fork("t", t1).await.unwrap();
+    say(&store, "t", ChatMessage::user("t1b")).await;
+    let forks = store.forks("s").await.unwrap();
+    assert_eq!(forks.len(), 2, "{forks:?}");
+    assert!(forks.contains(&vec![u1, u1b]));
+    assert!(forks.contains(&vec![a2, a2b, a2c]));
+    assert_eq!(store.branches_at(a2).await.unwrap(), vec![a2, a2b, a2c]);
+    let _ = u2;
+}
+
+#[tokio::test]
+async fn branch_messages_name_the_run_that_wrote_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    store
+        .append("s", "run_a", ChatMessage::user("hi"))
+        .await
+        .unwrap();
+    let got = store.branch_messages("s").await.unwrap();
+    assert_eq!(got[0].run_id.as_deref(), Some("run_a"));
+}

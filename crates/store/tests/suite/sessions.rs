@@ -155,3 +155,26 @@ async fn deleted_sessions_can_be_restored_for_a_while_then_are_purged() {
     assert!(store.restore("old").await.is_err());
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
 }
+
+#[tokio::test]
+async fn a_profile_switch_is_recorded_where_it_happened_once() {
+    use hearth_core::tools::ProfileSwitcher;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = hearth_store::Store::open(dir.path().join("h.sqlite"))
+        .await
+        .unwrap();
+    let profiles = hearth_store::Profiles::load(&store).await.unwrap();
+    hearth_core::SessionStore::append(&store, "s", "r", hearth_core::ChatMessage::user("hi"))
+        .await
+        .unwrap();
+    let head = store.branch_messages("s").await.unwrap()[0].id;
+    // Chat is the default: switching to it changes nothing, so no mark.
+    profiles.switch("s", "Chat").await.unwrap();
+    profiles.switch("s", "Agent").await.unwrap();
+    profiles.switch("s", "Agent").await.unwrap();
+    let switches = store.profile_switches("s").await.unwrap();
+    assert_eq!(switches.len(), 1, "{switches:?}");
+    assert_eq!(switches[0].profile, "Agent");
+    assert_eq!(switches[0].after_message_id, Some(head));
+    assert!(store.profile_switches("other").await.unwrap().is_empty());
+}

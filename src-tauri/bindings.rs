@@ -1,0 +1,75 @@
+//! The typed IPC surface: every command the UI may call, exported with
+//! tauri-specta to `ui/src/bindings.ts` (committed). The test
+//! `bindings_are_current` regenerates the file and fails when it differs,
+//! so the TypeScript can never drift from the Rust types.
+
+use tauri::Wry;
+use tauri_specta::{Builder, collect_commands};
+
+use crate::commands::{app, chat, memory, models, profiles, sessions};
+
+/// The commands, in one place. `build.rs` lists the same names for the app
+/// manifest (a test checks the two lists agree).
+pub fn builder() -> Builder<Wry> {
+    Builder::<Wry>::new()
+        .commands(collect_commands![
+            app::app_version,
+            app::app_info,
+            app::get_prefs,
+            app::set_prefs,
+            app::open_link,
+            app::backend_status,
+            app::set_ollama_url,
+            sessions::list_sessions,
+            sessions::search_sessions,
+            sessions::new_session,
+            sessions::open_session,
+            sessions::rename_session,
+            sessions::delete_session,
+            sessions::restore_session,
+            sessions::export_session,
+            sessions::switch_branch,
+            chat::send_message,
+            chat::regenerate,
+            chat::edit_and_resend,
+            chat::stop_run,
+            chat::queue_message,
+            chat::cancel_queued,
+            profiles::list_profiles,
+            profiles::save_profile,
+            profiles::delete_profile,
+            profiles::set_default_profile,
+            profiles::set_persona,
+            profiles::switch_profile,
+            memory::list_memories,
+            memory::memory_history,
+            memory::add_memory,
+            memory::edit_memory,
+            memory::delete_memory,
+            memory::memory_summary,
+            memory::list_summaries,
+            memory::edit_summary,
+            memory::delete_summary,
+            models::list_models,
+            models::running_models,
+            models::check_model_settings,
+            models::set_model_settings,
+            models::preload_model,
+            models::unload_model,
+            models::pull_model,
+        ])
+        // Ids and byte sizes stay far below 2^53.
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type (not a `_Serialize` and a
+        // `_Deserialize` variant): the UI reads what it sends back.
+        .disable_serde_phases()
+}
+
+/// Where the generated TypeScript lives, relative to the repository root.
+pub const BINDINGS_PATH: &str = "ui/src/bindings.ts";
+
+/// The TypeScript exporter with the header the file carries.
+pub fn typescript() -> specta_typescript::Typescript {
+    specta_typescript::Typescript::default()
+        .header("// Generated from the Rust commands by tauri-specta (src-tauri/bindings.rs).\n// Do not edit: run `make bindings` after changing a command or a type.\n")
+}

@@ -1,0 +1,116 @@
+//! The app itself: version and paths, UI preferences, links, and the
+//! model server's URL and health.
+
+use hearth_protocol::ErrorInfo;
+use tauri::{AppHandle, State};
+
+use crate::prefs;
+use crate::state::{AppState, invalid, ollama_error};
+use crate::views::{AppInfo, BackendStatus, Prefs};
+
+/// The app's version (the root Cargo.toml's), e.g. "0.1.0".
+#[tauri::command]
+#[specta::specta]
+pub fn app_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Version, demo mode, database and server in use.
+#[tauri::command]
+#[specta::specta]
+pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, ErrorInfo> {
+    Ok(AppInfo {
+        version: app_version().to_owned(),
+        demo: state.demo,
+        db_path: state.db_path.display().to_string(),
+        ollama_url: state.backend()?.url,
+    })
+}
+
+/// UI preferences.
+#[tauri::command]
+#[specta::specta]
+pub fn get_prefs(app: AppHandle) -> Prefs {
+    prefs::load(&app)
+}
+
+/// Save UI preferences.
+#[tauri::command]
+#[specta::specta]
+pub fn set_prefs(app: AppHandle, prefs: Prefs) -> Result<(), ErrorInfo> {
+    prefs::save(&app, &prefs)
+}
+
+/// Open a link from an answer in the system browser: the app itself never
+/// navigates away from its own page. Only web and mail links.
+#[tauri::command]
+#[specta::specta]
+pub fn open_link(url: String) -> Result<(), ErrorInfo> {
+    let allowed = ["http://", "https://", "mailto:"]
+        .iter()
+        .any(|p| url.len() > p.len() && url[..p.len()].eq_ignore_ascii_case(p));
+    if !allowed || url.chars().any(char::is_control) {
+        return Err(invalid("only http, https and mailto links are opened"));
+    }
+    open::that_detached(&url).map_err(|e| invalid(format!("cannot open the link: {e}")))
+}
+
+/// Whether Ollama answers at the URL in use.
+#[tauri::command]
+#[specta::specta]
+pub async fn backend_status(state: State<'_, AppState>) -> Result<BackendStatus, ErrorInfo> {
+    let backend = state.backend()?;
+    Ok(status(backend.url, backend.client.version().await))
+}
+
+fn status(url: String, version: Result<String, hearth_ollama::OllamaError>) -> BackendStatus {
+    match version {
+        Ok(v) => BackendStatus {
+            url,
+            reachable: true,
+            version: Some(v),
+            error: None,
+        },
+        Err(e) => BackendStatus {
+            url,
+            reachable: false,
+            version: None,
+            error: Some(ollama_error(e)),
+        },
+    }
+}
+
+/// Point Hearth at another Ollama (saved for next time).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_ollama_url(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    url: String,
+) -> Result<BackendStatus, ErrorInfo> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(invalid("the URL is empty"));
+    }
+    let backend = state.set_url(url)?;
+    prefs::save_url(&app, &backend.url)?;
+    Ok(status(backend.url.clone(), backend.client.version().await))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_web_and_mail_links_open() {
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,x",
+            "http://",
+            "https://a\nb",
+            "vbscript:x",
+            "",
+        ] {
+            assert!(super::open_link(bad.into()).is_err(), "{bad} was allowed");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Turns: send, regenerate, edit-and-resend, stop, and steering (messages
+//! typed while a run is going). Each run's events go to the page over the
+//! `Channel` it passed; the run itself lives in `LiveRuns`.
+
+use hearth_core::QueueError;
+use hearth_protocol::{AgentEvent, ErrorInfo};
+use tauri::ipc::Channel;
+use tauri::{State, Webview};
+
+use crate::state::{AppState, invalid, store_error};
+use crate::views::QueueResult;
+
+/// Refuse a second run in a session, with words that say what to do.
+fn ensure_idle(state: &AppState, session_id: &str) -> Result<(), ErrorInfo> {
+    if state.runs.is_live(session_id) {
+        return Err(invalid(
+            "an answer is still being written in this session: stop it, or type your message to queue it",
+        ));
+    }
+    Ok(())
+}
+
+/// Send the user's message and stream the answer to `on_event`. Returns the
+/// run id (for `stop_run`).
+#[tauri::command]
+#[specta::specta]
+pub async fn send_message(
+    webview: Webview,
+    state: State<'_, AppState>,
+    session_id: String,
+    text: String,
+    on_event: Channel<AgentEvent>,
+) -> Result<String, ErrorInfo> {
+    if text.trim().is_empty() {
+        return Err(invalid("the message is empty"));
+    }
+    ensure_idle(&state, &session_id)?;
+    let agent = state.backend()?.agent;
+    let handle = agent.run_stream(&session_id, &text);
+    Ok(state
+        .runs
+        .adopt(handle, Some(text), webview.label(), on_event))
+}
+
+/// Answer again. With `message_id` (the first message of the answer to
+/// redo) the old answer is kept on its own branch; without, the branch must
+/// end with the user's message (retry after an error that left no answer).
+#[tauri::command]
+#[specta::specta]
+pub async fn regenerate(
+    webview: Webview,
+    state: State<'_, AppState>,
+    session_id: String,
+    message_id: Option<i64>,
+    on_event: Channel<AgentEvent>,
+) -> Result<String, ErrorInfo> {
+    ensure_idle(&state, &session_id)?;
+    if let Some(id) = message_id {
+        state
+            .store
+            .fork(&session_id, id)
+            .await
+            .map_err(store_error)?;
+    }
+    let agent = state.backend()?.agent;
+    let handle = agent.regenerate_stream(&session_id);
+    Ok(state.runs.adopt(handle, None, webview.label(), on_event))
+}
+
+/// Replace a user message with `text` and answer it: the edited message
+/// starts a new branch; the old one stays reachable.
+#[tauri::command]
+#[specta::specta]
+pub async fn edit_and_resend(
+    webview: Webview,
+    state: State<'_, AppState>,
+    session_id: String,
+    message_id: i64,
+    text: String,
+    on_event: Channel<AgentEvent>,
+) -> Result<String, ErrorInfo> {
+    if text.trim().is_empty() {
+        return Err(invalid("the message is empty"));
+    }
+    ensure_idle(&state, &session_id)?;
+    state
+        .store
+        .fork(&session_id, message_id)
+        .await
+        .map_err(store_error)?;
+    let agent = state.backend()?.agent;
+    let handle = agent.run_stream(&session_id, &text);
+    Ok(state
+        .runs
+        .adopt(handle, Some(text), webview.label(), on_event))
+}
+
+/// Stop a run at once; the model stays loaded. False when it already ended.
+#[tauri::command]
+#[specta::specta]
+pub fn stop_run(state: State<'_, AppState>, run_id: String) -> bool {
+    state.runs.stop(&run_id)
+}
+
+/// Queue a message typed while a run is going; it joins the conversation
+/// at the next turn boundary.
+#[tauri::command]
+#[specta::specta]
+pub fn queue_message(
+    state: State<'_, AppState>,
+    session_id: String,
+    text: String,
+) -> Result<QueueResult, ErrorInfo> {
+    let Some(queue) = state.runs.steering(&session_id) else {
+        return Ok(QueueResult::RunEnded);
+    };
+    match queue.push(&text) {
+        Ok(queue_id) => Ok(QueueResult::Queued { queue_id }),
+        Err(QueueError::Closed) => Ok(QueueResult::RunEnded),
+        Err(e @ QueueError::Empty) => Err(invalid(e.to_string())),
+    }
+}
+
+/// Take back a queued message. False when it was already sent.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_queued(state: State<'_, AppState>, session_id: String, queue_id: String) -> bool {
+    state
+        .runs
+        .steering(&session_id)
+        .is_some_and(|q| q.cancel(&queue_id))
+}

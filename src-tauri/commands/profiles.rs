@@ -1,0 +1,109 @@
+//! Profiles, the default profile, the persona, and the switch within a
+//! session. Profiles are the core's, in SQLite (DESIGN §6).
+
+use hearth_core::tools::ProfileSwitcher;
+use hearth_core::{Profile, ProfileProvider};
+use hearth_protocol::ErrorInfo;
+use tauri::State;
+
+use crate::state::{AppState, invalid};
+use crate::views::{ProfileView, ProfilesView};
+
+fn view(state: &AppState) -> ProfilesView {
+    ProfilesView {
+        profiles: state
+            .profiles
+            .list()
+            .into_iter()
+            .map(ProfileView::from)
+            .collect(),
+        default_profile: state.profiles.default_name(),
+        persona: state.profiles.persona(),
+        tool_names: state.tool_names(),
+    }
+}
+
+/// Profiles, the default one and the persona.
+#[tauri::command]
+#[specta::specta]
+pub fn list_profiles(state: State<'_, AppState>) -> Result<ProfilesView, ErrorInfo> {
+    Ok(view(&state))
+}
+
+/// Create or change a profile. With `previous_name` different from the
+/// new name it is a rename: sessions and the default follow it.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_profile(
+    state: State<'_, AppState>,
+    profile: ProfileView,
+    previous_name: Option<String>,
+) -> Result<ProfilesView, ErrorInfo> {
+    let profile = Profile::from(profile);
+    let name = profile.name.clone();
+    let renamed = previous_name.filter(|p| *p != name);
+    if renamed.is_some() && state.profiles.by_name(&name).is_some() {
+        return Err(invalid(format!("a profile named `{name}` already exists")));
+    }
+    state.profiles.upsert(profile).await.map_err(invalid)?;
+    if let Some(old) = renamed {
+        if state.profiles.default_name() == old {
+            state.profiles.set_default(&name).await.map_err(invalid)?;
+        }
+        state.profiles.delete(&old).await.map_err(invalid)?;
+    }
+    Ok(view(&state))
+}
+
+/// Delete a profile (not the last one).
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_profile(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<ProfilesView, ErrorInfo> {
+    state.profiles.delete(&name).await.map_err(invalid)?;
+    Ok(view(&state))
+}
+
+/// The profile new sessions start with.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_default_profile(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<ProfilesView, ErrorInfo> {
+    state.profiles.set_default(&name).await.map_err(invalid)?;
+    Ok(view(&state))
+}
+
+/// The persona every profile prompt starts with.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_persona(
+    state: State<'_, AppState>,
+    persona: String,
+) -> Result<ProfilesView, ErrorInfo> {
+    state
+        .profiles
+        .set_persona(&persona)
+        .await
+        .map_err(invalid)?;
+    Ok(view(&state))
+}
+
+/// Switch a session's profile; a run going on picks it up at its next
+/// model call. The switch is recorded so the transcript can mark it.
+#[tauri::command]
+#[specta::specta]
+pub async fn switch_profile(
+    state: State<'_, AppState>,
+    session_id: String,
+    name: String,
+) -> Result<(), ErrorInfo> {
+    state
+        .profiles
+        .switch(&session_id, &name)
+        .await
+        .map_err(invalid)
+}

@@ -1,0 +1,228 @@
+//! The sessions sidebar and the transcript: list, search, open, rename,
+//! delete (with undo), export, branches.
+
+use hearth_protocol::ErrorInfo;
+use tauri::{AppHandle, Manager, State};
+
+use crate::state::{AppState, internal, invalid, store_error};
+use crate::views::{
+    ExportFormat, MessageView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
+    SwitchView,
+};
+
+/// Sessions, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionInfo>, ErrorInfo> {
+    let sessions = state.store.sessions().await.map_err(store_error)?;
+    Ok(sessions
+        .into_iter()
+        .map(|s| {
+            let live = state.runs.is_live(&s.id);
+            Info::new(s, live)
+        })
+        .collect())
+}
+
+/// Full-text search over every message.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_sessions(
+    state: State<'_, AppState>,
+    query: String,
+) -> Result<Vec<SearchHitView>, ErrorInfo> {
+    if query.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let hits = state.store.search(&query, 50).await.map_err(store_error)?;
+    Ok(hits.into_iter().map(Into::into).collect())
+}
+
+/// A fresh session id (the session is stored with its first message).
+#[tauri::command]
+#[specta::specta]
+pub fn new_session() -> String {
+    hearth_core::new_session_id()
+}
+
+/// Everything the transcript shows for a session.
+pub(crate) async fn session_view(
+    state: &AppState,
+    session_id: &str,
+) -> Result<SessionView, ErrorInfo> {
+    let store = &state.store;
+    let (messages, forks, switches, title) = (
+        store
+            .branch_messages(session_id)
+            .await
+            .map_err(store_error)?,
+        store.forks(session_id).await.map_err(store_error)?,
+        store
+            .profile_switches(session_id)
+            .await
+            .map_err(store_error)?,
+        hearth_core::SessionStore::title(store.as_ref(), session_id)
+            .await
+            .map_err(|e| internal(e.to_string()))?
+            .unwrap_or_default(),
+    );
+    use hearth_core::ProfileProvider;
+    Ok(SessionView {
+        id: session_id.to_owned(),
+        title,
+        profile: state.profiles.active(session_id).name,
+        messages: messages.into_iter().map(MessageView::from).collect(),
+        forks,
+        switches: switches.into_iter().map(SwitchView::from).collect(),
+        live: state.runs.view(session_id),
+    })
+}
+
+/// Open a session: its current branch, forks, profile switches and the
+/// run going on in it, if any.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_session(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<SessionView, ErrorInfo> {
+    session_view(&state, &session_id).await
+}
+
+/// Rename a session.
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_session(
+    state: State<'_, AppState>,
+    session_id: String,
+    title: String,
+) -> Result<(), ErrorInfo> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(invalid("a title cannot be empty"));
+    }
+    state
+        .store
+        .rename(&session_id, title)
+        .await
+        .map_err(store_error)
+}
+
+/// Delete a session; `restore_session` undoes it for 30 days.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_session(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), ErrorInfo> {
+    if state.runs.is_live(&session_id) {
+        return Err(invalid(
+            "stop the answer being written before deleting the session",
+        ));
+    }
+    state.store.delete(&session_id).await.map_err(store_error)
+}
+
+/// Undo a delete.
+#[tauri::command]
+#[specta::specta]
+pub async fn restore_session(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<(), ErrorInfo> {
+    state.store.restore(&session_id).await.map_err(store_error)
+}
+
+/// Write the session to a file in the Downloads folder (the app data
+/// folder when there is none) and return its path.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_session(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    session_id: String,
+    format: ExportFormat,
+) -> Result<String, ErrorInfo> {
+    let (body, ext) = match format {
+        ExportFormat::Markdown => (
+            state
+                .store
+                .export_markdown(&session_id)
+                .await
+                .map_err(store_error)?,
+            "md",
+        ),
+        ExportFormat::Json => {
+            let v = state
+                .store
+                .export_json(&session_id)
+                .await
+                .map_err(store_error)?;
+            (
+                serde_json::to_string_pretty(&v).map_err(|e| internal(e.to_string()))?,
+                "json",
+            )
+        }
+    };
+    let dir = app
+        .path()
+        .download_dir()
+        .or_else(|_| app.path().app_data_dir())
+        .map_err(|e| internal(format!("no folder to export to: {e}")))?;
+    let path = export_path(&dir, &session_id, ext);
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .and(tokio::fs::write(&path, body).await)
+        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path.display().to_string())
+}
+
+/// `hearth-<session>.<ext>`, with `-2`, `-3`… so an export never
+/// overwrites an earlier one.
+fn export_path(dir: &std::path::Path, session_id: &str, ext: &str) -> std::path::PathBuf {
+    let safe: String = session_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    let mut path = dir.join(format!("hearth-{safe}.{ext}"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("hearth-{safe}-{n}.{ext}"));
+        n += 1;
+    }
+    path
+}
+
+/// Make the branch through `message_id` current.
+#[tauri::command]
+#[specta::specta]
+pub async fn switch_branch(
+    state: State<'_, AppState>,
+    session_id: String,
+    message_id: i64,
+) -> Result<SessionView, ErrorInfo> {
+    if state.runs.is_live(&session_id) {
+        return Err(invalid(
+            "wait for the answer to finish (or stop it) before switching branches",
+        ));
+    }
+    state
+        .store
+        .switch_branch(&session_id, message_id)
+        .await
+        .map_err(store_error)?;
+    session_view(&state, &session_id).await
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn exports_never_overwrite_and_ids_cannot_escape() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = super::export_path(dir.path(), "ses_1/../../x", "md");
+        assert_eq!(first, dir.path().join("hearth-ses_1x.md"));
+        std::fs::write(&first, "x").unwrap();
+        let second = super::export_path(dir.path(), "ses_1/../../x", "md");
+        assert_eq!(second, dir.path().join("hearth-ses_1x-2.md"));
+    }
+}

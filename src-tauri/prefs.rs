@@ -1,0 +1,71 @@
+//! UI preferences in tauri-plugin-store (`prefs.json` in the app's config
+//! folder), DESIGN §6: theme, last session, sidebar, the Ollama URL and
+//! the window's size. Everything else (profiles, persona, model settings)
+//! is the core's, in SQLite.
+
+use hearth_protocol::ErrorInfo;
+use tauri::{AppHandle, Runtime};
+use tauri_plugin_store::StoreExt;
+
+use crate::state::internal;
+use crate::views::Prefs;
+
+const FILE: &str = "prefs.json";
+const UI: &str = "ui";
+const URL: &str = "ollama_url";
+const WINDOW: &str = "window";
+
+/// The saved preferences (defaults when none or unreadable).
+pub fn load<R: Runtime>(app: &AppHandle<R>) -> Prefs {
+    app.store(FILE)
+        .ok()
+        .and_then(|s| s.get(UI))
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default()
+}
+
+fn put<R: Runtime>(
+    app: &AppHandle<R>,
+    key: &str,
+    value: serde_json::Value,
+) -> Result<(), ErrorInfo> {
+    let store = app
+        .store(FILE)
+        .map_err(|e| internal(format!("cannot open the preferences: {e}")))?;
+    store.set(key, value);
+    store
+        .save()
+        .map_err(|e| internal(format!("cannot save the preferences: {e}")))
+}
+
+/// Save the UI preferences.
+pub fn save<R: Runtime>(app: &AppHandle<R>, prefs: &Prefs) -> Result<(), ErrorInfo> {
+    let v = serde_json::to_value(prefs).map_err(|e| internal(e.to_string()))?;
+    put(app, UI, v)
+}
+
+/// The Ollama URL the user chose, if any.
+pub fn url<R: Runtime>(app: &AppHandle<R>) -> Option<String> {
+    app.store(FILE).ok()?.get(URL)?.as_str().map(str::to_owned)
+}
+
+/// Remember the Ollama URL.
+pub fn save_url<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), ErrorInfo> {
+    put(app, URL, serde_json::Value::String(url.to_owned()))
+}
+
+/// The window's last inner size, in logical pixels.
+pub fn window_size<R: Runtime>(app: &AppHandle<R>) -> Option<(f64, f64)> {
+    let v = app.store(FILE).ok()?.get(WINDOW)?;
+    let w = v.get("width")?.as_f64()?;
+    let h = v.get("height")?.as_f64()?;
+    (w >= 320.0 && h >= 240.0).then_some((w, h))
+}
+
+/// Remember the window's size.
+pub fn save_window_size<R: Runtime>(app: &AppHandle<R>, width: f64, height: f64) {
+    let v = serde_json::json!({ "width": width, "height": height });
+    if let Err(e) = put(app, WINDOW, v) {
+        tracing::warn!("{e}");
+    }
+}

@@ -1,0 +1,160 @@
+//! The runs going on, one per session at most. A run belongs to the
+//! webview that started it: it keeps going while the user looks at another
+//! session (its events are logged here and replayed when they come back),
+//! and it is stopped when that page reloads or its window closes — a
+//! channel send to a reloaded page does not fail, so the page and window
+//! events are watched instead (see `lib.rs`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hearth_core::{RunHandle, SteeringQueue};
+use hearth_protocol::AgentEvent;
+use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
+
+use crate::views::{LiveRunView, QueuedView};
+
+/// One live run.
+struct LiveRun {
+    run_id: String,
+    webview: String,
+    stop: CancellationToken,
+    steering: SteeringQueue,
+    prompt: Option<String>,
+    events: Arc<Mutex<Vec<AgentEvent>>>,
+}
+
+/// The live runs, by session.
+#[derive(Default, Clone)]
+pub struct LiveRuns(Arc<Mutex<HashMap<String, LiveRun>>>);
+
+impl LiveRuns {
+    /// True when `session_id` has a run going.
+    pub fn is_live(&self, session_id: &str) -> bool {
+        self.0.lock().is_ok_and(|m| m.contains_key(session_id))
+    }
+
+    /// Sessions with a run going.
+    pub fn sessions(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Take over a started run: log and forward its events to `channel`
+    /// until its terminal event, when it stops being live. The caller has
+    /// already checked that the session had no live run (`is_live`); the
+    /// store refuses a second run in a session anyway.
+    pub fn adopt(
+        &self,
+        mut handle: RunHandle,
+        prompt: Option<String>,
+        webview: &str,
+        channel: Channel<AgentEvent>,
+    ) -> String {
+        let run_id = handle.run_id.clone();
+        let session_id = handle.session_id.clone();
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let live = LiveRun {
+            run_id: run_id.clone(),
+            webview: webview.to_owned(),
+            stop: handle.stop_token(),
+            steering: handle.steering(),
+            prompt,
+            events: events.clone(),
+        };
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(session_id.clone(), live);
+        }
+        let runs = self.clone();
+        let rid = run_id.clone();
+        tauri::async_runtime::spawn(async move {
+            while let Some(event) = handle.next_event().await {
+                let terminal = event.kind.is_terminal() && !event.scope.is_subagent;
+                if let Ok(mut log) = events.lock() {
+                    log.push(event.clone());
+                }
+                // The page may be gone (closed window): the run is stopped
+                // by the window watcher, not by this send failing.
+                if let Err(e) = channel.send(event) {
+                    tracing::debug!("run {rid}: event not delivered: {e}");
+                }
+                if terminal {
+                    // Post-turn workers (title, memory) go on in the
+                    // background; the session is free for the next turn.
+                    runs.remove(&session_id, &rid);
+                }
+            }
+            runs.remove(&session_id, &rid);
+        });
+        run_id
+    }
+
+    fn remove(&self, session_id: &str, run_id: &str) {
+        if let Ok(mut m) = self.0.lock()
+            && m.get(session_id).is_some_and(|r| r.run_id == run_id)
+        {
+            m.remove(session_id);
+        }
+    }
+
+    /// Stop a run by id. False when no such run is going.
+    pub fn stop(&self, run_id: &str) -> bool {
+        let Ok(m) = self.0.lock() else {
+            return false;
+        };
+        match m.values().find(|r| r.run_id == run_id) {
+            Some(r) => {
+                r.stop.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stop every run started from `webview` (its page reloaded or its
+    /// window closed). Returns how many.
+    pub fn stop_owned_by(&self, webview: &str) -> usize {
+        let Ok(m) = self.0.lock() else {
+            return 0;
+        };
+        let mut n = 0;
+        for r in m.values().filter(|r| r.webview == webview) {
+            r.stop.cancel();
+            n += 1;
+        }
+        n
+    }
+
+    /// The steering queue of the session's live run.
+    pub fn steering(&self, session_id: &str) -> Option<SteeringQueue> {
+        self.0
+            .lock()
+            .ok()?
+            .get(session_id)
+            .map(|r| r.steering.clone())
+    }
+
+    /// What a UI coming back to the session needs to show its live run.
+    pub fn view(&self, session_id: &str) -> Option<LiveRunView> {
+        let m = self.0.lock().ok()?;
+        let r = m.get(session_id)?;
+        let events = r.events.lock().map(|e| e.clone()).unwrap_or_default();
+        Some(LiveRunView {
+            run_id: r.run_id.clone(),
+            prompt: r.prompt.clone(),
+            events,
+            queued: r
+                .steering
+                .pending()
+                .into_iter()
+                .map(|q| QueuedView {
+                    queue_id: q.id,
+                    text: q.text,
+                })
+                .collect(),
+        })
+    }
+}
