@@ -5,12 +5,13 @@
 
 FEATURES := --features tauri/custom-protocol
 
-.PHONY: help setup app dev test fmt ui lint check e2e sim bench icons clean
+.PHONY: help setup app dev demo test fmt ui lint check e2e sim bench bench-desktop bench-ui bindings icons clean
 
 help:
 	@echo "make setup   install what building needs (scripts/setup.sh)"
 	@echo "make app     build and open the desktop app (scripts/app.sh)"
 	@echo "make dev     the app with Vite hot reload (tauri dev)"
+	@echo "make demo    the app against hearth-sim with a scripted conversation"
 	@echo "make test    every check CI runs (scripts/test.sh)"
 	@echo "make fmt     format Rust code"
 	@echo "make ui      build the web UI into ui/dist"
@@ -19,6 +20,9 @@ help:
 	@echo "make e2e     build the app and run the desktop end-to-end test"
 	@echo "make sim     run the Ollama simulator on port 11435"
 	@echo "make bench   run the benchmarks (release build)"
+	@echo "make bench-desktop  cold start and idle memory of the real app"
+	@echo "make bench-ui       frame time while streaming (Chromium)"
+	@echo "make bindings regenerate ui/src/bindings.ts from the Rust commands"
 	@echo "make icons   regenerate icons/ with ImageMagick"
 	@echo "make clean   remove build outputs"
 
@@ -30,6 +34,9 @@ app:
 
 dev:
 	scripts/app.sh --dev
+
+demo:
+	scripts/app.sh --demo
 
 test:
 	scripts/test.sh
@@ -55,6 +62,16 @@ e2e:
 
 sim:
 	cargo run -p hearth-sim -- --port 11435
+
+bench-desktop:
+	npx tauri build --debug --no-bundle
+	HEARTH_E2E_TESTS=bench/desktop/desktop.bench.mjs tests/e2e/run.sh
+
+bench-ui:
+	npm run --silent bench:ui
+
+bindings:
+	HEARTH_WRITE_BINDINGS=1 cargo nextest run -p hearth-app $(FEATURES) bindings_are_current
 
 bench:
 	cargo run -p hearth-bench --release

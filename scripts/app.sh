@@ -4,6 +4,9 @@
 #
 #   scripts/app.sh         build (debug, UI embedded) and run the app
 #   scripts/app.sh --dev   `tauri dev`: Vite with hot reload + the app
+#   scripts/app.sh --demo  the app against hearth-sim with a scripted
+#                          conversation (no Ollama needed; a throwaway
+#                          database and preferences)
 #
 # The default build is the one the tests use (--features
 # tauri/custom-protocol), so after scripts/test.sh it starts in seconds.
@@ -16,8 +19,9 @@ mode=run
 for arg in "$@"; do
     case "$arg" in
         --dev) mode=dev ;;
+        --demo) mode=demo ;;
         -h | --help)
-            sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -47,4 +51,17 @@ fi
 
 # Runs `npm run build` (tauri.conf.json's beforeBuildCommand), then cargo.
 npx tauri build --debug --no-bundle
-exec "${CARGO_TARGET_DIR:-$root/target}/debug/hearth-app"
+app="${CARGO_TARGET_DIR:-$root/target}/debug/hearth-app"
+if [[ "$mode" != demo ]]; then
+    exec "$app"
+fi
+
+# Demo: the simulator plays Ollama; nothing touches the user's own data.
+cargo build -q -p hearth-sim
+demo_dir="$(mktemp -d -t hearth-demo.XXXXXX)"
+eval "$(scripts/sim-start.sh demo/conversation.json "$demo_dir/sim.log")"
+trap 'kill "$SIM_PID" 2>/dev/null || true; rm -rf "$demo_dir"' EXIT
+echo "app.sh: demo against hearth-sim at $SIM_URL (data in $demo_dir)"
+HEARTH_DEMO=1 HEARTH_OLLAMA_URL="$SIM_URL" HEARTH_DB="$demo_dir/demo.sqlite" \
+    XDG_CONFIG_HOME="$demo_dir/config" XDG_DATA_HOME="$demo_dir/data" \
+    XDG_DOWNLOAD_DIR="$demo_dir" "$app"

@@ -103,10 +103,10 @@ fi
 # What Tauri needs to build on Linux (WebKitGTK 4.1 and friends).
 build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
     libssl-dev libayatana-appindicator3-dev librsvg2-dev)
-# What the tests need: a headless X server, the WebKit WebDriver, and screenshots.
-# (Debian's Chromium joins this list with the UI tests; no browser is ever
-# downloaded by a tool).
-test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick)
+# What the tests need: a headless X server, the WebKit WebDriver,
+# screenshots, and Debian's Chromium for the UI tests (no browser is ever
+# downloaded by a tool: playwright-core drives this one).
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every check, in the order CI runs them (.ci/run calls this script):
-# setup, formatting, the UI type check and build, clippy, the Rust tests of
-# the whole workspace, then the desktop app itself in a real webview under
-# Xvfb (tests/e2e/run.sh).
+# setup, formatting, the UI type check, build and Chromium tests, clippy,
+# the Rust tests of the whole workspace (including the check that
+# ui/src/bindings.ts matches the Rust commands), then the desktop app itself
+# in a real webview under Xvfb against hearth-sim (tests/e2e/run.sh).
 #
 # Every cargo command uses the same feature set (tauri/custom-protocol), so
 # the app and its dependencies are compiled once, not once per variant.
@@ -49,9 +50,10 @@ step "svelte-check" 300 npm run --silent check
 # Before any cargo step: with custom-protocol the app embeds ui/dist at
 # compile time, and does not compile without it.
 step "ui build" 300 npm run --silent build
+step "ui tests (chromium)" 900 npm run --silent test:ui
 step "cargo clippy" 2400 cargo clippy --workspace --all-targets "${features[@]}" -- -D warnings
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
 step "desktop build" 2400 npx tauri build --debug --no-bundle
-step "desktop e2e" 300 tests/e2e/run.sh
+step "desktop e2e" 600 tests/e2e/run.sh
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"

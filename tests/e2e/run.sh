@@ -9,9 +9,12 @@
 # build loads the Vite dev URL and shows an empty window. Default binary:
 # $CARGO_TARGET_DIR/debug/hearth-app (target/ when unset).
 #
-# Starts Xvfb and tauri-driver, runs tests/e2e/*.e2e.mjs with node's test
-# runner, and stops both on exit (tauri-driver with SIGTERM: SIGKILL would
-# orphan WebKitWebDriver). Screenshot: tests/e2e/screenshots/shell.png.
+# Starts hearth-sim (tests/e2e/sim-script.json) in place of Ollama, Xvfb and
+# tauri-driver, runs tests/e2e/*.e2e.mjs (or $HEARTH_E2E_TESTS) with node's
+# test runner, and stops them all on exit (tauri-driver with SIGTERM:
+# SIGKILL would orphan WebKitWebDriver). The app runs on a throwaway
+# database, preferences and downloads folder. Screenshots go to
+# tests/e2e/screenshots/.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,9 +39,14 @@ version="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
 
 xvfb_pid=""
 driver_pid=""
+SIM_PID=""
+data_dir="$(mktemp -d -t hearth-e2e.XXXXXX)"
 # shellcheck disable=SC2317  # reached through the EXIT trap
 cleanup() {
     local rc=$?
+    if [[ -n "$SIM_PID" ]]; then
+        kill -TERM "$SIM_PID" 2>/dev/null || true
+    fi
     if [[ -n "$driver_pid" ]] && kill -0 "$driver_pid" 2>/dev/null; then
         kill -TERM "$driver_pid" 2>/dev/null || true
         for _ in $(seq 50); do
@@ -54,6 +62,7 @@ cleanup() {
         kill -TERM "$xvfb_pid" 2>/dev/null || true
         wait "$xvfb_pid" 2>/dev/null || true
     fi
+    rm -rf "$data_dir"
     exit "$rc"
 }
 trap cleanup EXIT
@@ -92,6 +101,15 @@ for p in $(seq 4444 2 4500); do
 done
 [[ -n "$port" ]] || fail "no free port pair between 4444 and 4501"
 
+# The simulator plays Ollama; the app (spawned by WebKitWebDriver, under
+# tauri-driver) inherits these and touches none of the user's own files.
+[[ -x "${CARGO_TARGET_DIR:-$root/target}/debug/hearth-sim" ]] || cargo build -q -p hearth-sim
+eval "$(scripts/sim-start.sh tests/e2e/sim-script.json "$data_dir/sim.log")"
+export HEARTH_OLLAMA_URL="$SIM_URL" HEARTH_DB="$data_dir/hearth.sqlite"
+export XDG_CONFIG_HOME="$data_dir/config" XDG_DATA_HOME="$data_dir/data"
+export XDG_CACHE_HOME="$data_dir/cache" XDG_DOWNLOAD_DIR="$data_dir/downloads"
+mkdir -p "$XDG_DOWNLOAD_DIR"
+
 driver_log="$(mktemp -t hearth-tauri-driver.XXXXXX.log)"
 tauri-driver --port "$port" --native-port "$((port + 1))" >"$driver_log" 2>&1 &
 driver_pid=$!
@@ -105,11 +123,14 @@ for _ in $(seq 200); do
 done
 port_busy "$port" || fail "tauri-driver did not listen on $port within 20 s"
 
-echo "e2e: app $app, version $version, display $DISPLAY, tauri-driver :$port"
+echo "e2e: app $app, version $version, display $DISPLAY, tauri-driver :$port, sim $SIM_URL"
 rc=0
+# One file at a time: every file starts its own app session.
+# shellcheck disable=SC2086  # the glob is meant to expand
 HEARTH_APP="$app" HEARTH_VERSION="$version" HEARTH_E2E_PORT="$port" \
-    HEARTH_SCREENSHOT="$root/tests/e2e/screenshots/shell.png" \
-    timeout --kill-after=10 180 node --test --test-timeout=120000 tests/e2e/*.e2e.mjs || rc=$?
+    HEARTH_SCREENSHOTS="$root/tests/e2e/screenshots" HEARTH_SIM_URL="$SIM_URL" \
+    timeout --kill-after=10 300 node --test --test-concurrency=1 --test-timeout=180000 \
+    ${HEARTH_E2E_TESTS:-tests/e2e/*.e2e.mjs} || rc=$?
 if ((rc != 0)); then
     echo "e2e: failed (exit $rc); tauri-driver log:" >&2
     tail -n 50 "$driver_log" >&2

@@ -101,7 +101,8 @@ pub(crate) async fn serve(
     let reply = if req.messages.is_empty() {
         None
     } else {
-        shared.mutate(|inner| inner.take_reply(&name))
+        let prompt = last_user(&req.messages);
+        shared.mutate(|inner| inner.take_reply(&name, prompt))
     };
     if let Some(Fault::Status(code)) = reply.as_ref().and_then(|r| r.fault) {
         let message = format!("simulated error {code}");
@@ -331,15 +332,19 @@ pub(crate) async fn reject_as(
     }
 }
 
-/// The reply when none is scripted: echoes the last user message.
-fn echo(messages: &[Message]) -> String {
-    let last = messages
+/// The last user message's text (the last message's when none is).
+fn last_user(messages: &[Message]) -> &str {
+    messages
         .iter()
         .rev()
         .find(|m| m.role == "user")
         .or(messages.last())
-        .map_or("", |m| m.content.as_str());
-    format!("You said: {last}")
+        .map_or("", |m| m.content.as_str())
+}
+
+/// The reply when none is scripted: echoes the last user message.
+fn echo(messages: &[Message]) -> String {
+    format!("You said: {}", last_user(messages))
 }
 
 fn nanos(d: Duration) -> u64 {

@@ -121,7 +121,8 @@
 //! `replies` are taken in order by chat requests that carry messages (on
 //! either API), when
 //! the request reaches the front of its model's queue; a reply with `model`
-//! only matches that model (the first matching reply is taken). Fields:
+//! only matches that model, one with `when` only a request whose last user
+//! message contains that text (the first matching reply is taken). Fields:
 //! `prompt_eval_ms` (else `prompt_us_per_token` × uncached tokens),
 //! `token_ms`, `thinking` (streamed first, only when the request's `think`
 //! is truthy), `content`, `tool_calls` (`name`, `arguments` object, `id`

@@ -275,6 +275,11 @@ pub struct Reply {
     /// Only a request to this model takes the reply (others skip it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Only a request whose last user message contains this text takes the
+    /// reply (others skip it): scripts that must not depend on the order
+    /// in which an app's background requests (titles, memory) arrive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
     /// Prompt-evaluation delay, overriding the per-token cost of the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_eval_ms: Option<u64>,

@@ -160,11 +160,15 @@ impl Inner {
         gone
     }
 
-    /// Takes the first queued reply that this model may answer.
-    pub(crate) fn take_reply(&mut self, model: &str) -> Option<Reply> {
-        let at = self.replies.iter().position(|r| match &r.model {
-            None => true,
-            Some(m) => m == model || self.model(m).is_some_and(|s| s.name == model),
+    /// Takes the first queued reply that this model may answer, for a
+    /// request whose last user message is `prompt`.
+    pub(crate) fn take_reply(&mut self, model: &str, prompt: &str) -> Option<Reply> {
+        let at = self.replies.iter().position(|r| {
+            let for_model = match &r.model {
+                None => true,
+                Some(m) => m == model || self.model(m).is_some_and(|s| s.name == model),
+            };
+            for_model && r.when.as_deref().is_none_or(|w| prompt.contains(w))
         })?;
         self.replies.remove(at)
     }

@@ -197,6 +197,25 @@ async fn replies_for_another_model_are_skipped() {
 }
 
 #[tokio::test]
+async fn replies_for_another_prompt_are_skipped() {
+    let mut for_title = Reply::text("A title");
+    for_title.when = Some("title for".into());
+    let script = Script::default()
+        .with_reply(for_title)
+        .with_reply(Reply::text("an answer"));
+    let sim = Sim::start(script).await.unwrap();
+    assert_eq!(
+        chat(&sim, ask("llama3.2:3b", "hello")).await.content(),
+        "an answer"
+    );
+    assert_eq!(
+        chat(&sim, ask("llama3.2:3b", "Write a title for this")).await.content(),
+        "A title"
+    );
+    assert_eq!(sim.pending_replies(), 0);
+}
+
+#[tokio::test]
 async fn prefix_cache_counts_only_new_tokens() {
     let sim = Sim::start(Script::default()).await.unwrap();
     let sys =

@@ -1,0 +1,108 @@
+// Shared by the desktop end-to-end tests: the WebDriver session on the real
+// app (through tauri-driver), screenshots of the virtual screen, and the
+// simulator's counters. tests/e2e/run.sh sets the environment.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { remote } from 'webdriverio';
+
+export function required(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set: run this test through tests/e2e/run.sh`);
+  }
+  return value;
+}
+
+export const app = required('HEARTH_APP');
+export const version = required('HEARTH_VERSION');
+export const port = Number(required('HEARTH_E2E_PORT'));
+export const screenshots = required('HEARTH_SCREENSHOTS');
+export const simUrl = required('HEARTH_SIM_URL');
+
+/** Starts the app in a new WebDriver session (a new app process). */
+export function startApp() {
+  return remote({
+    hostname: '127.0.0.1',
+    port,
+    logLevel: 'warn',
+    connectionRetryTimeout: 60_000,
+    connectionRetryCount: 0,
+    capabilities: {
+      // WebKitWebDriver speaks classic WebDriver only.
+      'wdio:enforceWebDriverClassic': true,
+      'tauri:options': { application: app },
+    },
+  });
+}
+
+/** Captures the whole virtual screen (the app's real window) with ImageMagick. */
+export function captureScreen(file) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  execFileSync('import', ['-window', 'root', file], { timeout: 15_000 });
+}
+
+/**
+ * Whether the window's area in a screenshot holds more than one flat colour.
+ * The DOM can be complete before WebKit paints the window, so a capture
+ * taken right away may show the blank webview.
+ * Uses /usr/bin/convert: /usr/local/bin/convert may be a stand-in.
+ */
+function windowIsPainted(file, rect) {
+  const geometry = `${rect.width}x${rect.height}+${Math.max(0, rect.x)}+${Math.max(0, rect.y)}`;
+  const out = execFileSync(
+    '/usr/bin/convert',
+    [file, '-crop', geometry, '+repage', '-format', '%[fx:standard_deviation]', 'info:'],
+    { timeout: 15_000, encoding: 'utf8' },
+  );
+  return Number(out.trim()) > 0.01;
+}
+
+/** Waits until the window shows on screen, then saves the screenshot. */
+export async function captureWindow(browser, name) {
+  const file = path.join(screenshots, name);
+  const rect = await browser.getWindowRect();
+  let painted = false;
+  const deadline = Date.now() + 15_000;
+  while (!painted && Date.now() < deadline) {
+    captureScreen(file);
+    painted = windowIsPainted(file, rect);
+    if (!painted) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  assert.ok(painted, `the window at ${JSON.stringify(rect)} stayed blank on screen (see ${file})`);
+  return file;
+}
+
+/** The simulator's counters (requests, loads, unloads, cancelled, loaded). */
+export async function simStats() {
+  const response = await fetch(`${simUrl}/sim/stats`);
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+/** Waits for `check` to return a truthy value; fails with `what` and a screenshot. */
+export async function eventually(browser, what, check, timeout = 20_000) {
+  let last;
+  try {
+    await browser.waitUntil(
+      async () => {
+        last = await check();
+        return Boolean(last);
+      },
+      { timeout, interval: 100 },
+    );
+  } catch {
+    captureScreen(path.join(screenshots, 'failure.tmp.png'));
+    assert.fail(`${what} (last seen: ${JSON.stringify(last)}; screen in failure.tmp.png)`);
+  }
+  return last;
+}
+
+/** Text of the element, or null when it is not there. */
+export async function textOf(browser, selector) {
+  const element = browser.$(selector);
+  return (await element.isExisting()) ? (await element.getText()).trim() : null;
+}
