@@ -158,3 +158,145 @@ impl LiveRuns {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Live runs against hearth-sim through the real agent and store: what
+    //! the chat commands do, without a window.
+
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use hearth_protocol::{AgentEvent, EventKind};
+    use hearth_sim::{ModelSpec, Reply, Script, Sim, SimHandle};
+    use tauri::ipc::{Channel, InvokeResponseBody};
+
+    use crate::state::AppState;
+
+    type Seen = Arc<Mutex<Vec<AgentEvent>>>;
+
+    fn channel() -> (Channel<AgentEvent>, Seen) {
+        let seen: Seen = Arc::default();
+        let sink = seen.clone();
+        let channel = Channel::new(move |body| {
+            if let InvokeResponseBody::Json(json) = body {
+                sink.lock()
+                    .unwrap()
+                    .push(serde_json::from_str(&json).unwrap());
+            }
+            Ok(())
+        });
+        (channel, seen)
+    }
+
+    async fn until(what: &str, mut check: impl FnMut() -> bool) {
+        for _ in 0..500 {
+            if check() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    fn terminal(seen: &Seen) -> Option<EventKind> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| e.kind.is_terminal() && !e.scope.is_subagent)
+            .map(|e| e.kind.clone())
+    }
+
+    async fn setup(replies: Vec<Reply>) -> (SimHandle, AppState, tempfile::TempDir) {
+        // The seeded profiles use `llama3.2` (no tag).
+        let mut script = Script::with_models(vec![
+            ModelSpec::new("llama3.2").with_capabilities(&["completion", "tools"]),
+        ]);
+        for r in replies {
+            script = script.with_reply(r);
+        }
+        let sim = Sim::start(script).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let state = AppState::open(dir.path().join("h.sqlite"), &sim.url(), false)
+            .await
+            .unwrap();
+        (sim, state, dir)
+    }
+
+    fn slow(text: &str) -> Reply {
+        let mut r = Reply::text(text);
+        r.token_ms = Some(40);
+        r
+    }
+
+    #[tokio::test]
+    async fn a_reload_stops_the_pages_runs_and_the_model_stays_loaded() {
+        let (sim, state, _dir) = setup(vec![slow(&"word ".repeat(200))]).await;
+        let agent = state.backend().unwrap().agent;
+        let (ch, seen) = channel();
+        let run = state
+            .runs
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch);
+        until("text", || {
+            seen.lock()
+                .unwrap()
+                .iter()
+                .any(|e| matches!(e.kind, EventKind::TextDelta { .. }))
+        })
+        .await;
+        assert!(state.runs.is_live("s1"));
+        // Coming back to the session replays what was streamed so far.
+        let view = state.runs.view("s1").unwrap();
+        assert_eq!(view.run_id, run);
+        assert_eq!(view.prompt.as_deref(), Some("hi"));
+        assert!(view.events.len() >= 2);
+        // Another webview's reload does not touch it; its own does.
+        assert_eq!(state.runs.stop_owned_by("other"), 0);
+        assert_eq!(state.runs.stop_owned_by("main"), 1);
+        until("the stop", || terminal(&seen).is_some()).await;
+        assert!(matches!(
+            terminal(&seen),
+            Some(EventKind::StreamStopped { .. })
+        ));
+        until("the run to leave", || !state.runs.is_live("s1")).await;
+        let stats = sim.stats();
+        assert_eq!((stats.unloads, stats.cancelled), (0, 1));
+        assert!(stats.loaded.iter().any(|m| m == "llama3.2"), "{stats:?}");
+    }
+
+    #[tokio::test]
+    async fn a_queued_message_is_answered_in_the_same_run_and_a_late_one_is_refused() {
+        let (sim, state, _dir) =
+            setup(vec![slow("first answer here"), Reply::text("second")]).await;
+        let agent = state.backend().unwrap().agent;
+        let (ch, seen) = channel();
+        state
+            .runs
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch);
+        let queue = state.runs.steering("s1").unwrap();
+        let id = queue.push("and this").unwrap();
+        until("the end", || terminal(&seen).is_some()).await;
+        let events = seen.lock().unwrap().clone();
+        assert!(events.iter().any(|e| matches!(
+            &e.kind,
+            EventKind::QueuedMessageSent { queue_id, .. } if *queue_id == id
+        )));
+        assert!(matches!(
+            terminal(&seen),
+            Some(EventKind::StreamEnd { iterations: 2 })
+        ));
+        until("the run to leave", || !state.runs.is_live("s1")).await;
+        assert!(state.runs.steering("s1").is_none());
+        let bodies = sim.chat_bodies();
+        let last = bodies
+            .iter()
+            .rev()
+            .find(|b| b["messages"].as_array().is_some_and(|m| m.len() >= 4))
+            .unwrap();
+        assert_eq!(
+            last["messages"].as_array().unwrap().last().unwrap()["content"],
+            "and this"
+        );
+    }
+}
