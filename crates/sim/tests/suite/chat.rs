@@ -209,7 +209,9 @@ async fn replies_for_another_prompt_are_skipped() {
         "an answer"
     );
     assert_eq!(
-        chat(&sim, ask("llama3.2:3b", "Write a title for this")).await.content(),
+        chat(&sim, ask("llama3.2:3b", "Write a title for this"))
+            .await
+            .content(),
         "A title"
     );
     assert_eq!(sim.pending_replies(), 0);
