@@ -35,6 +35,7 @@ pub fn builder() -> Builder<Wry> {
             chat::stop_run,
             chat::queue_message,
             chat::cancel_queued,
+            chat::approve,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

@@ -28,6 +28,7 @@ const COMMANDS: &[&str] = &[
     "stop_run",
     "queue_message",
     "cancel_queued",
+    "approve",
     "list_profiles",
     "save_profile",
     "delete_profile",

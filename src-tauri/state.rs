@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use hearth_core::tools::{Remember, SwitchProfile, builtin_registry};
 use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
-use hearth_core::{Agent, BackendError, LoadOptions, ModelSettings};
+use hearth_core::{Agent, Approvals, BackendError, LoadOptions, ModelSettings};
 use hearth_ollama::{Client, ClientOptions, OllamaBackend, OllamaError};
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 use hearth_store::{Profiles, Store, StoreError};
@@ -37,6 +37,9 @@ pub struct AppState {
     backend: RwLock<Backend>,
     /// Runs going on.
     pub runs: LiveRuns,
+    /// Approval requests of every run, shared by the agents the app builds
+    /// (a run of an agent replaced by a URL change can still be answered).
+    pub approvals: Arc<Approvals>,
     /// Started by `make demo` against the simulator.
     pub demo: bool,
     /// The database file.
@@ -61,8 +64,11 @@ impl AppState {
                 .await
                 .map_err(|e| e.to_string())?,
         );
-        let backend = build_backend(url, &store, &profiles, &settings).map_err(|e| e.message)?;
+        let approvals = Arc::new(Approvals::default());
+        let backend =
+            build_backend(url, &store, &profiles, &settings, &approvals).map_err(|e| e.message)?;
         Ok(Self {
+            approvals,
             store,
             profiles,
             settings,
@@ -83,7 +89,13 @@ impl AppState {
 
     /// Point the app at another Ollama. Runs in progress keep the old one.
     pub fn set_url(&self, url: &str) -> Result<Backend, ErrorInfo> {
-        let backend = build_backend(url, &self.store, &self.profiles, &self.settings)?;
+        let backend = build_backend(
+            url,
+            &self.store,
+            &self.profiles,
+            &self.settings,
+            &self.approvals,
+        )?;
         let mut slot = self
             .backend
             .write()
@@ -100,6 +112,7 @@ impl AppState {
 
 fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> hearth_core::ToolRegistry {
     let mut tools = builtin_registry();
+    hearth_tools::register(&mut tools);
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
         .register(Arc::new(Remember(store.clone())));
@@ -113,6 +126,7 @@ fn build_backend(
     store: &Arc<Store>,
     profiles: &Arc<Profiles>,
     settings: &Arc<ModelSettings>,
+    approvals: &Arc<Approvals>,
 ) -> Result<Backend, ErrorInfo> {
     let url = hearth_ollama::resolve_base_url(Some(url));
     let client = Client::new(&url, ClientOptions::default()).map_err(ollama_error)?;
@@ -127,6 +141,7 @@ fn build_backend(
     .worker(Arc::new(MemoryWorker(store.clone())))
     .worker(Arc::new(CompactionWorker))
     .store(store.clone())
+    .approvals(approvals.clone())
     .build();
     Ok(Backend { url, client, agent })
 }

@@ -270,6 +270,20 @@ pub struct LiveRunView {
     pub queued: Vec<QueuedView>,
 }
 
+/// What a sub-agent did for a `spawn_agent` call, kept with the parent's
+/// turn so its nested cards survive a restart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct SubagentView {
+    /// The parent's `spawn_agent` call.
+    pub parent_call_id: String,
+    /// The sub-agent's own session id (`subagent_…`).
+    pub session_id: String,
+    /// Profile it ran with.
+    pub profile: String,
+    /// Its conversation: the task, its answers, tool calls and results.
+    pub messages: Vec<MessageView>,
+}
+
 /// A session opened in the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 pub struct SessionView {
@@ -286,6 +300,8 @@ pub struct SessionView {
     pub forks: Vec<Vec<i64>>,
     /// Profile changes, oldest first.
     pub switches: Vec<SwitchView>,
+    /// Sub-agent transcripts of the branch's `spawn_agent` calls.
+    pub subagents: Vec<SubagentView>,
     /// The run going on now, if any.
     pub live: Option<LiveRunView>,
 }
@@ -326,6 +342,8 @@ pub struct ProfileView {
     pub workspace: Option<String>,
     /// Backend name (`None`: Ollama).
     pub backend: Option<String>,
+    /// Tools that run without asking.
+    pub auto_approve: Vec<String>,
 }
 
 impl From<Profile> for ProfileView {
@@ -341,6 +359,7 @@ impl From<Profile> for ProfileView {
             think: p.think,
             workspace: p.workspace.map(|w| w.display().to_string()),
             backend: p.backend,
+            auto_approve: p.auto_approve,
         }
     }
 }
@@ -359,6 +378,7 @@ impl From<ProfileView> for Profile {
             think: v.think,
             workspace: blank(v.workspace).map(Into::into),
             backend: blank(v.backend),
+            auto_approve: v.auto_approve,
         }
     }
 }

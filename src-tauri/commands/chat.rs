@@ -3,7 +3,7 @@
 //! `Channel` it passed; the run itself lives in `LiveRuns`.
 
 use hearth_core::QueueError;
-use hearth_protocol::{AgentEvent, ErrorInfo};
+use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
 
@@ -119,6 +119,15 @@ pub fn queue_message(
         Err(QueueError::Closed) => Ok(QueueResult::RunEnded),
         Err(e @ QueueError::Empty) => Err(invalid(e.to_string())),
     }
+}
+
+/// Answer a tool's approval request: allow once, allow the tool for the
+/// rest of the session, or deny. False when the request is no longer
+/// waiting (answered already, or its run stopped).
+#[tauri::command]
+#[specta::specta]
+pub fn approve(state: State<'_, AppState>, request_id: String, decision: ApprovalDecision) -> bool {
+    state.approvals.answer(&request_id, decision)
 }
 
 /// Take back a queued message. False when it was already sent.

@@ -74,6 +74,7 @@ pub(crate) async fn session_view(
         messages: messages.into_iter().map(MessageView::from).collect(),
         forks,
         switches: switches.into_iter().map(SwitchView::from).collect(),
+        subagents: Vec::new(),
         live: state.runs.view(session_id),
     })
 }

@@ -73,6 +73,12 @@ export const commands = {
 	queueMessage: (sessionId: string, text: string) => typedError<QueueResult, ErrorInfo>(__TAURI_INVOKE("queue_message", { sessionId, text })),
 	/**  Take back a queued message. False when it was already sent. */
 	cancelQueued: (sessionId: string, queueId: string) => __TAURI_INVOKE<boolean>("cancel_queued", { sessionId, queueId }),
+	/**
+	 *  Answer a tool's approval request: allow once, allow the tool for the
+	 *  rest of the session, or deny. False when the request is no longer
+	 *  waiting (answered already, or its run stopped).
+	 */
+	approve: (requestId: string, decision: ApprovalDecision) => __TAURI_INVOKE<boolean>("approve", { requestId, decision }),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -143,6 +149,15 @@ export type AppInfo = {
 	/**  The Ollama URL in use. */
 	ollama_url: string,
 };
+
+/**  A user's answer to an approval request (tools that write or run things). */
+export type ApprovalDecision = 
+/**  Run this one call. */
+"allow_once" | 
+/**  Run this tool without asking again in this session. */
+"allow_for_session" | 
+/**  Do not run it; the model is told the user declined. */
+"deny";
 
 /**  Whether the model server answers. */
 export type BackendStatus = {
@@ -224,6 +239,17 @@ context_window: number } |
 queue_id: string; 
 /**  The message as stored. */
 text: string } | 
+/**
+ *  A piece of the plan as the planner writes it (streamed once the
+ *  answer is known to be a plan: it starts with a numbered step).
+ */
+{ type: "plan_delta"; 
+/**  Text to append to the plan card. */
+delta: string } | 
+/**  The model marked plan steps done (the `update_plan` tool). */
+{ type: "plan_progress"; 
+/**  Numbers (1-based) of the steps done so far. */
+done: number[] } | 
 /**  The planner produced a plan (numbered steps, as text). */
 { type: "plan_ready"; 
 /**  The plan as the model wrote it. */
@@ -256,6 +282,33 @@ outcome: ToolOutcome;
 output: string; 
 /**  Wall time of the call in milliseconds. */
 duration_ms: number } | 
+/**
+ *  A call that writes or runs something waits for the user's answer
+ *  (the `approve` command with this `request_id`).
+ */
+{ type: "approval_requested"; 
+/**  Id to answer with. */
+request_id: string; 
+/**  The tool call waiting (its card shows the question). */
+call_id: string; 
+/**  Tool name. */
+tool: string; 
+/**  Arguments as the model gave them. */
+arguments: Value; 
+/**
+ *  What the call can reach, in plain words (files, folders,
+ *  network), for the user to decide on.
+ */
+reach: string } | 
+/**
+ *  The approval request was answered (by the user, by a standing
+ *  "allow for this session", or by the stop of the run).
+ */
+{ type: "approval_resolved"; 
+/**  The request. */
+request_id: string; 
+/**  The answer. */
+decision: ApprovalDecision } | 
 /**  Token counts and speed of one model call. */
 { type: "usage"; 
 /**  The figures. */
@@ -420,6 +473,8 @@ export type ProfileView = {
 	workspace: string | null,
 	/**  Backend name (`None`: Ollama). */
 	backend: string | null,
+	/**  Tools that run without asking. */
+	auto_approve: string[],
 };
 
 /**  Profiles, the default and the persona. */
@@ -565,6 +620,8 @@ export type SessionView = {
 	forks: number[][],
 	/**  Profile changes, oldest first. */
 	switches: SwitchView[],
+	/**  Sub-agent transcripts of the branch's `spawn_agent` calls. */
+	subagents: SubagentView[],
 	/**  The run going on now, if any. */
 	live: LiveRunView | null,
 };
@@ -598,6 +655,21 @@ export type StopReason =
 "user" | 
 /**  The front end went away (page reloaded, window closed). */
 "front_end_gone";
+
+/**
+ *  What a sub-agent did for a `spawn_agent` call, kept with the parent's
+ *  turn so its nested cards survive a restart.
+ */
+export type SubagentView = {
+	/**  The parent's `spawn_agent` call. */
+	parent_call_id: string,
+	/**  The sub-agent's own session id (`subagent_…`). */
+	session_id: string,
+	/**  Profile it ran with. */
+	profile: string,
+	/**  Its conversation: the task, its answers, tool calls and results. */
+	messages: MessageView[],
+};
 
 /**  A session summary with its provenance. */
 export type SummaryView = {
@@ -658,7 +730,9 @@ export type ToolOutcome =
  */
 "error" | 
 /**  The user stopped the run before the tool finished. */
-"cancelled";
+"cancelled" | 
+/**  The user declined the call when asked; the model was told. */
+"denied";
 
 /**  Token and timing figures of one model call, from the backend's own stats. */
 export type Usage = {

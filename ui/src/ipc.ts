@@ -1,9 +1,105 @@
-// The one place the UI talks to the desktop shell. Components import these
-// functions and never call `invoke` themselves, so every command the page
-// can reach is listed here (and granted in tauri.conf.json's capability).
-import { invoke } from '@tauri-apps/api/core';
+// The one place the UI talks to the desktop shell. Components and stores
+// import these functions and never touch `commands` or `Channel`
+// themselves, so every command the page can reach is listed here.
+// Commands that can fail resolve to `Result`; here they are unwrapped so
+// callers get the value or a thrown `AppError` carrying the shell's
+// `ErrorInfo` (code + how to recover).
+import { Channel } from '@tauri-apps/api/core';
+import { commands } from './bindings';
+import type { AgentEvent, ErrorInfo, Prefs, ProfileView, PullProgressView, Value } from './bindings';
 
-/** The app's version (the `version` of the root Cargo.toml), e.g. "0.1.0". */
-export function appVersion(): Promise<string> {
-  return invoke<string>('app_version');
+export type * from './bindings';
+/** Any JSON value (tool arguments). */
+export type JsonValue = Value;
+type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
+
+/** A failed command, with the shell's structured error. */
+export class AppError extends Error {
+  readonly info: ErrorInfo;
+  constructor(info: ErrorInfo) {
+    super(info.message);
+    this.name = 'AppError';
+    this.info = info;
+  }
 }
+
+/** The ErrorInfo behind anything thrown by a command (or a local failure). */
+export function errorInfo(e: unknown): ErrorInfo {
+  if (e instanceof AppError) return e.info;
+  return { code: 'internal', recovery: 'none', message: String(e), details: null };
+}
+
+async function ok<T>(p: Promise<Result<T, ErrorInfo>>): Promise<T> {
+  const r = await p;
+  if (r.status === 'error') throw new AppError(r.error);
+  return r.data;
+}
+
+/** A channel that calls `onEvent` for each message the shell sends on it. */
+function channel<T>(onEvent: (e: T) => void): Channel<T> {
+  const ch = new Channel<T>();
+  ch.onmessage = onEvent;
+  return ch;
+}
+
+export const appInfo = () => ok(commands.appInfo());
+export const getPrefs = () => commands.getPrefs();
+export const setPrefs = (prefs: Prefs) => ok(commands.setPrefs(prefs));
+export const openLink = (url: string) => ok(commands.openLink(url));
+export const backendStatus = () => ok(commands.backendStatus());
+export const setOllamaUrl = (url: string) => ok(commands.setOllamaUrl(url));
+
+export const listSessions = () => ok(commands.listSessions());
+export const searchSessions = (q: string) => ok(commands.searchSessions(q));
+export const newSession = () => commands.newSession();
+export const openSession = (id: string) => ok(commands.openSession(id));
+export const renameSession = (id: string, title: string) => ok(commands.renameSession(id, title));
+export const deleteSession = (id: string) => ok(commands.deleteSession(id));
+export const restoreSession = (id: string) => ok(commands.restoreSession(id));
+export const exportSession = (id: string, format: 'markdown' | 'json') =>
+  ok(commands.exportSession(id, format));
+export const switchBranch = (id: string, messageId: number) => ok(commands.switchBranch(id, messageId));
+
+/** Starts a turn; its events arrive on `onEvent` until its terminal event. */
+export const sendMessage = (id: string, text: string, onEvent: (e: AgentEvent) => void) =>
+  ok(commands.sendMessage(id, text, channel(onEvent)));
+export const regenerate = (id: string, messageId: number | null, onEvent: (e: AgentEvent) => void) =>
+  ok(commands.regenerate(id, messageId, channel(onEvent)));
+export const editAndResend = (
+  id: string,
+  messageId: number,
+  text: string,
+  onEvent: (e: AgentEvent) => void,
+) => ok(commands.editAndResend(id, messageId, text, channel(onEvent)));
+export const stopRun = (runId: string) => commands.stopRun(runId);
+export const queueMessage = (id: string, text: string) => ok(commands.queueMessage(id, text));
+export const cancelQueued = (id: string, queueId: string) => commands.cancelQueued(id, queueId);
+
+export const listProfiles = () => ok(commands.listProfiles());
+export const saveProfile = (p: ProfileView, previousName: string | null) =>
+  ok(commands.saveProfile(p, previousName));
+export const deleteProfile = (name: string) => ok(commands.deleteProfile(name));
+export const setDefaultProfile = (name: string) => ok(commands.setDefaultProfile(name));
+export const setPersona = (persona: string) => ok(commands.setPersona(persona));
+export const switchProfile = (id: string, name: string) => ok(commands.switchProfile(id, name));
+
+export const listMemories = () => ok(commands.listMemories());
+export const memoryHistory = (id: number) => ok(commands.memoryHistory(id));
+export const addMemory = (content: string) => ok(commands.addMemory(content));
+export const editMemory = (id: number, content: string) => ok(commands.editMemory(id, content));
+export const deleteMemory = (id: number) => ok(commands.deleteMemory(id));
+export const memorySummary = () => ok(commands.memorySummary());
+export const listSummaries = (sessionId: string | null) => ok(commands.listSummaries(sessionId));
+export const editSummary = (id: number, content: string) => ok(commands.editSummary(id, content));
+export const deleteSummary = (id: number) => ok(commands.deleteSummary(id));
+
+export const listModels = () => ok(commands.listModels());
+export const runningModels = () => ok(commands.runningModels());
+export const checkModelSettings = (model: string, numCtx: number, keepAlive: number) =>
+  ok(commands.checkModelSettings(model, numCtx, keepAlive));
+export const setModelSettings = (model: string, numCtx: number, keepAlive: number) =>
+  ok(commands.setModelSettings(model, numCtx, keepAlive));
+export const preloadModel = (model: string) => ok(commands.preloadModel(model));
+export const unloadModel = (model: string) => ok(commands.unloadModel(model));
+export const pullModel = (name: string, onProgress: (p: PullProgressView) => void) =>
+  ok(commands.pullModel(name, channel(onProgress)));

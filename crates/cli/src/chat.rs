@@ -9,7 +9,7 @@ use clap::Args;
 use hearth_core::tools::{ProfileSwitcher, Remember, SwitchProfile, builtin_registry};
 use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
 use hearth_core::{Agent, LoadOptions, new_session_id};
-use hearth_protocol::{AgentEvent, EventKind, ToolOutcome};
+use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
 use hearth_store::Profiles;
 
 use crate::backend::{BackendKind, KeyArg, build};
@@ -110,6 +110,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let store = Arc::new(store);
     let mut tools = builtin_registry();
+    hearth_tools::register(&mut tools);
     tools
         .register(Arc::new(SwitchProfile(profiles)))
         .register(Arc::new(Remember(store.clone())));
@@ -153,11 +154,53 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             };
         }
         printer.print(&event);
+        if let EventKind::ApprovalRequested {
+            request_id,
+            tool,
+            reach,
+            ..
+        } = &event.kind
+        {
+            let decision = ask(tool, reach).await;
+            agent.approve(request_id, decision);
+        }
     }
     if !args.json {
         eprintln!("[session {session}] continue with --session {session}");
     }
     code
+}
+
+/// Ask on the terminal whether a call that writes or runs something may
+/// run: `y` once, `a` for the rest of the session, anything else (or no
+/// terminal input at all) denies.
+async fn ask(tool: &str, reach: &str) -> ApprovalDecision {
+    eprint!(
+        "\n[approval] `{tool}` {reach}\n  allow once [y], allow for this session [a], deny [n]? "
+    );
+    let line = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    let answer = match line {
+        Ok(Ok(l)) => l.trim().to_lowercase(),
+        _ => String::new(),
+    };
+    let decision = match answer.as_str() {
+        "y" | "yes" => ApprovalDecision::AllowOnce,
+        "a" | "always" => ApprovalDecision::AllowForSession,
+        _ => ApprovalDecision::Deny,
+    };
+    eprintln!(
+        "[approval] {}",
+        match decision {
+            ApprovalDecision::AllowOnce => "allowed once",
+            ApprovalDecision::AllowForSession => "allowed for this session",
+            ApprovalDecision::Deny => "denied",
+        }
+    );
+    decision
 }
 
 /// Prints events as plain text (answer on stdout, the rest on stderr) or
@@ -224,6 +267,7 @@ impl Printer {
                     ToolOutcome::Ok => "→",
                     ToolOutcome::Error => "✗",
                     ToolOutcome::Cancelled => "⊘",
+                    ToolOutcome::Denied => "✋",
                 };
                 let short: String = output.chars().take(200).collect();
                 eprintln!("[tool] {name} {mark} {short} ({duration_ms} ms)");
@@ -250,6 +294,10 @@ impl Printer {
             // The CLI has no queue: one message per invocation.
             EventKind::RunStarted { .. }
             | EventKind::PlanReady { .. }
+            | EventKind::PlanDelta { .. }
+            | EventKind::PlanProgress { .. }
+            | EventKind::ApprovalRequested { .. }
+            | EventKind::ApprovalResolved { .. }
             | EventKind::QueuedMessageSent { .. }
             | EventKind::Usage { .. } => {}
         }

@@ -49,6 +49,12 @@ enum Action {
         /// Sampling temperature (0–2).
         #[arg(long)]
         temperature: Option<f64>,
+        /// Folder the file tools (and run_shell) work in; "" removes it.
+        #[arg(long)]
+        workspace: Option<std::path::PathBuf>,
+        /// Tools that run without asking: a comma-separated list, or "" for none.
+        #[arg(long)]
+        auto_approve: Option<String>,
     },
     /// Delete a profile.
     Delete {
@@ -119,6 +125,8 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 planning,
                 max_iterations,
                 temperature,
+                workspace,
+                auto_approve,
             } => {
                 let existing = profiles.by_name(&name);
                 let created = existing.is_none();
@@ -150,6 +158,21 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 }
                 if temperature.is_some() {
                     p.temperature = temperature;
+                }
+                if let Some(w) = workspace {
+                    p.workspace = if w.as_os_str().is_empty() {
+                        None
+                    } else {
+                        // Relative folders are taken from where the command runs.
+                        Some(std::path::absolute(&w).map_err(|e| e.to_string())?)
+                    };
+                }
+                if let Some(list) = auto_approve {
+                    p.auto_approve = list
+                        .split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect();
                 }
                 profiles.upsert(p.clone()).await?;
                 eprintln!(

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::approvals::Approvals;
 use crate::backend::ModelBackend;
 use crate::driver::Agent;
 use crate::memory::{MemorySource, PostTurnWorker};
@@ -23,6 +24,7 @@ pub struct AgentBuilder {
     pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
     pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
     pub(crate) max_depth: u32,
+    pub(crate) approvals: Arc<Approvals>,
 }
 
 impl AgentBuilder {
@@ -74,6 +76,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Where approval requests wait (default: the agent's own). Share one
+    /// between agents when a front end may rebuild its agent while runs of
+    /// the old one still ask.
+    pub fn approvals(mut self, approvals: Arc<Approvals>) -> Self {
+        self.approvals = approvals;
+        self
+    }
+
     /// The agent.
     pub fn build(self) -> Arc<Agent> {
         Arc::new(Agent {
@@ -88,6 +98,7 @@ impl AgentBuilder {
             workers: self.workers,
             background: std::sync::Mutex::new(tokio_util::sync::CancellationToken::new()),
             max_depth: self.max_depth,
+            approvals: self.approvals,
         })
     }
 }

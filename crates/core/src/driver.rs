@@ -5,10 +5,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
+use hearth_protocol::{ApprovalDecision, EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::approvals::{Approvals, Gate};
 use crate::backend::{ModelBackend, ModelRequest};
 use crate::builder::AgentBuilder;
 use crate::context::build_context;
@@ -24,7 +25,7 @@ use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
 use crate::store::{InMemoryStore, SessionStore};
 use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
-use crate::tool::{ToolContext, ToolRegistry};
+use crate::tool::{Approver, ToolContext, ToolRegistry};
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
 
@@ -44,6 +45,8 @@ pub struct Agent {
     /// and installs a fresh one (a user turn pre-empts background work).
     pub(crate) background: std::sync::Mutex<CancellationToken>,
     pub(crate) max_depth: u32,
+    /// Approval requests waiting for the user, and standing allowances.
+    pub(crate) approvals: Arc<Approvals>,
 }
 
 /// Emits `stream_stopped` if a run's future is dropped before it ended.
@@ -84,6 +87,10 @@ pub(crate) struct RunCtx {
     pub(crate) background: CancellationToken,
     /// Messages the user queued during the run (seed 004 steering).
     pub(crate) steering: SteeringQueue,
+    /// Someone watches the events and can answer approval requests.
+    pub(crate) interactive: bool,
+    /// A sub-agent asks through its parent's approver.
+    pub(crate) parent_approver: Option<Arc<dyn Approver>>,
 }
 
 impl Agent {
@@ -103,6 +110,7 @@ impl Agent {
             memory_source: None,
             workers: Vec::new(),
             max_depth: 2,
+            approvals: Arc::default(),
         }
     }
 
@@ -114,6 +122,17 @@ impl Agent {
     /// The session store.
     pub fn store(&self) -> &Arc<dyn SessionStore> {
         &self.store
+    }
+
+    /// Answer an approval request (from an `approval_requested` event).
+    /// False when it is no longer waiting.
+    pub fn approve(&self, request_id: &str, decision: ApprovalDecision) -> bool {
+        self.approvals.answer(request_id, decision)
+    }
+
+    /// Approval requests waiting for an answer.
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.approvals.pending()
     }
 
     /// Streaming entry point: starts the run in its own task (it goes on if
@@ -146,6 +165,8 @@ impl Agent {
         };
         let steering = SteeringQueue::default();
         let ctx = RunCtx {
+            interactive: true,
+            parent_approver: None,
             background,
             steering: steering.clone(),
             session_id: session_id.to_owned(),
@@ -198,6 +219,9 @@ impl Agent {
             regenerate: false,
             background: CancellationToken::new(),
             steering: SteeringQueue::default(),
+            // Nobody watches a non-streaming run: mutating calls are denied.
+            interactive: false,
+            parent_approver: None,
         };
         self.drive(&ctx).await.into_result()
     }
@@ -240,6 +264,8 @@ impl Agent {
             regenerate: false,
             background: CancellationToken::new(),
             steering: SteeringQueue::default(),
+            interactive: parent.approver.is_some(),
+            parent_approver: parent.approver.clone(),
         };
         self.drive(&ctx).await.into_result()
     }
@@ -612,7 +638,15 @@ impl Agent {
             cancel: ctx.cancel.clone(),
             events: ctx.sink.clone(),
             workspace: profile.workspace.clone(),
-            approver: None,
+            approver: Some(match &ctx.parent_approver {
+                Some(parent) => parent.clone(),
+                None => Arc::new(Gate {
+                    hub: self.approvals.clone(),
+                    session: ctx.session_id.clone(),
+                    preapproved: profile.auto_approve.clone(),
+                    interactive: ctx.interactive,
+                }),
+            }),
             depth: ctx.depth,
         }
     }

@@ -8,6 +8,7 @@
 //! driver (`driver`, `turn`, `tools_exec`) only streams, runs tools, saves
 //! and emits.
 
+mod approvals;
 mod backend;
 mod builder;
 pub mod compaction;
@@ -32,6 +33,7 @@ mod tools_exec;
 mod turn;
 pub mod workers;
 
+pub use approvals::{Approvals, DENIED_RESULT};
 pub use backend::{
     BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
 };
@@ -51,4 +53,6 @@ pub use steering::{QueueError, Queued, SteeringQueue};
 pub use step::{BatchMode, CANCELLED_RESULT, Step, batch_mode, next_step};
 pub use store::{InMemoryStore, SessionStore, Span, StoreError};
 pub use storm::{REFLECT_PROMPT, StormBreaker, Verdict};
-pub use tool::{Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec};
+pub use tool::{
+    Approval, Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
+};

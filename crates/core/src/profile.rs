@@ -33,6 +33,9 @@ pub struct Profile {
     /// Ollama). Names are registered with `AgentBuilder::named_backend`.
     #[serde(default)]
     pub backend: Option<String>,
+    /// Tools that run without asking (the user pre-approved them).
+    #[serde(default)]
+    pub auto_approve: Vec<String>,
 }
 
 impl Profile {
@@ -53,6 +56,7 @@ impl Profile {
             think: None,
             workspace: None,
             backend: None,
+            auto_approve: Vec::new(),
         }
     }
 }

@@ -43,12 +43,27 @@ pub enum ToolError {
     Failed(String),
 }
 
-/// Asks the user before a mutating call (the approvals issue implements it;
-/// the seam is here so tools need not change then).
+/// The answer to "may this call run?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run it.
+    Allowed,
+    /// Do not; the text goes back to the model as the result.
+    Denied(String),
+}
+
+/// Asks the user before a mutating call (`approvals.rs` implements it).
 #[async_trait]
 pub trait Approver: Send + Sync {
-    /// True when the user allows `tool` to run with `arguments`.
-    async fn approve(&self, ctx: &ToolContext, tool: &str, arguments: &serde_json::Value) -> bool;
+    /// Whether `tool` may run with `arguments`; `reach` says in words what
+    /// the call can touch.
+    async fn approve(
+        &self,
+        ctx: &ToolContext,
+        tool: &str,
+        arguments: &serde_json::Value,
+        reach: &str,
+    ) -> Approval;
 }
 
 /// What a tool call can see of the run it belongs to.
@@ -67,7 +82,8 @@ pub struct ToolContext {
     pub events: EventSink,
     /// The folder file tools are confined to, when the profile sets one.
     pub workspace: Option<PathBuf>,
-    /// Who to ask before mutating; `None` = no approval configured.
+    /// Who to ask before mutating; `None` = no approval configured (the
+    /// embedder trusts every tool it registered).
     pub approver: Option<Arc<dyn Approver>>,
     /// Sub-agent nesting depth of the run (0 = top level).
     pub depth: u32,
@@ -81,9 +97,16 @@ pub trait Tool: Send + Sync {
     /// The schema shown to the model.
     fn spec(&self) -> ToolSpec;
 
-    /// Whether this call with these arguments mutates anything.
+    /// Whether this call with these arguments mutates anything. Mutating
+    /// calls run one at a time and ask the user first.
     fn effect(&self, _arguments: &serde_json::Value) -> ToolEffect {
         ToolEffect::ReadOnly
+    }
+
+    /// What this call can reach, in plain words, for the approval question
+    /// ("writes notes.md in /home/sam/project").
+    fn reach(&self, arguments: &serde_json::Value, _workspace: Option<&std::path::Path>) -> String {
+        format!("runs `{}` with {arguments}", self.spec().name)
     }
 
     /// Run the call.

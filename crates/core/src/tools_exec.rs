@@ -13,7 +13,20 @@ use hearth_protocol::{EventKind, ToolOutcome};
 use crate::message::{ChatMessage, ToolCall};
 use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
 use crate::store::{SessionStore, Span, StoreError};
-use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
+use crate::tool::{Approval, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
+
+/// Ask before a mutating call, when the run has someone to ask.
+async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approval {
+    match &ctx.approver {
+        Some(approver) if tool.effect(&call.arguments) == ToolEffect::Mutating => {
+            let reach = tool.reach(&call.arguments, ctx.workspace.as_deref());
+            approver
+                .approve(ctx, &call.name, &call.arguments, &reach)
+                .await
+        }
+        _ => Approval::Allowed,
+    }
+}
 
 /// The end of one call.
 pub(crate) struct Finished {
@@ -183,17 +196,42 @@ fn call_one<'a>(
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                // A panicking tool is a failed call, not a dead run.
-                match std::panic::AssertUnwindSafe(tool.call(call.arguments.clone(), &ctx))
-                    .catch_unwind()
-                    .await
-                {
-                    Ok(r) => r,
-                    Err(_) => Err(ToolError::Failed(format!(
-                        "the tool `{}` crashed",
-                        call.name
-                    ))),
+                match approve(tool.as_ref(), call, &ctx).await {
+                    Approval::Denied(why) => {
+                        return Finished {
+                            index,
+                            outcome: ToolOutcome::Denied,
+                            output: why,
+                            duration_ms: 0,
+                        };
+                    }
+                    Approval::Allowed => {}
                 }
+                // The time the user took to answer is not the tool's.
+                let started = Instant::now();
+                // A panicking tool is a failed call, not a dead run.
+                let result =
+                    match std::panic::AssertUnwindSafe(tool.call(call.arguments.clone(), &ctx))
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(r) => r,
+                        Err(_) => Err(ToolError::Failed(format!(
+                            "the tool `{}` crashed",
+                            call.name
+                        ))),
+                    };
+                let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                let (outcome, output) = match result {
+                    Ok(out) => (ToolOutcome::Ok, out),
+                    Err(e) => (ToolOutcome::Error, format!("error: {e}")),
+                };
+                return Finished {
+                    index,
+                    outcome,
+                    output,
+                    duration_ms,
+                };
             }
         };
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

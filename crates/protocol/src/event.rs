@@ -77,6 +77,8 @@ pub enum ToolOutcome {
     Error,
     /// The user stopped the run before the tool finished.
     Cancelled,
+    /// The user declined the call when asked; the model was told.
+    Denied,
 }
 
 /// Why a run was stopped.
@@ -116,6 +118,17 @@ pub enum EventKind {
         /// The message as stored.
         text: String,
     },
+    /// A piece of the plan as the planner writes it (streamed once the
+    /// answer is known to be a plan: it starts with a numbered step).
+    PlanDelta {
+        /// Text to append to the plan card.
+        delta: String,
+    },
+    /// The model marked plan steps done (the `update_plan` tool).
+    PlanProgress {
+        /// Numbers (1-based) of the steps done so far.
+        done: Vec<u32>,
+    },
     /// The planner produced a plan (numbered steps, as text).
     PlanReady {
         /// The plan as the model wrote it.
@@ -152,6 +165,29 @@ pub enum EventKind {
         output: String,
         /// Wall time of the call in milliseconds.
         duration_ms: u64,
+    },
+    /// A call that writes or runs something waits for the user's answer
+    /// (the `approve` command with this `request_id`).
+    ApprovalRequested {
+        /// Id to answer with.
+        request_id: String,
+        /// The tool call waiting (its card shows the question).
+        call_id: String,
+        /// Tool name.
+        tool: String,
+        /// Arguments as the model gave them.
+        arguments: serde_json::Value,
+        /// What the call can reach, in plain words (files, folders,
+        /// network), for the user to decide on.
+        reach: String,
+    },
+    /// The approval request was answered (by the user, by a standing
+    /// "allow for this session", or by the stop of the run).
+    ApprovalResolved {
+        /// The request.
+        request_id: String,
+        /// The answer.
+        decision: crate::ApprovalDecision,
     },
     /// Token counts and speed of one model call.
     Usage {

@@ -1,4 +1,5 @@
 //! The hearth-cli integration suites, one module per concern (STYLE §8).
+mod approvals;
 pub(crate) mod basics;
 mod crash;
 mod memory;

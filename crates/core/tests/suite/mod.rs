@@ -1,4 +1,5 @@
 //! The hearth-core integration suites, one module per concern (STYLE §8).
+mod approvals;
 mod backends;
 mod probe;
 mod steering;

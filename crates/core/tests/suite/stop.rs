@@ -13,8 +13,13 @@ use serde_json::json;
 use super::probe::Probe;
 use crate::fake::{FakeBackend, Piece, agent, call, done, events, kinds, text};
 
+/// The agent profile, with the mutating test tools pre-approved (the
+/// approval round trip has its own tests).
 fn profile() -> Profile {
-    Profile::new("Agent", "m")
+    Profile {
+        auto_approve: vec!["probe".into(), "other".into()],
+        ..Profile::new("Agent", "m")
+    }
 }
 
 async fn stop_after(run: &hearth_core::RunHandle, ms: u64) -> Instant {

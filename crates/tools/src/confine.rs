@@ -1,0 +1,189 @@
+//! The workspace, opened once as a directory handle; every file is opened
+//! *beneath* it by the kernel (cap-std: `openat2(RESOLVE_BENEATH)` on
+//! Linux, a component-by-component walk elsewhere), so `..`, absolute
+//! paths and symlinks that lead out fail at the moment of opening — there
+//! is no check-then-open window for a swapped symlink to slip through.
+//! Hard links cannot be told apart by path: a file with more than one link
+//! is refused for reading, and writes replace the directory entry (a new
+//! file), never the shared inode.
+
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, MetadataExt, OpenOptions};
+use hearth_core::{ToolContext, ToolError};
+
+/// Largest file the tools read whole.
+pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The profile's workspace folder, open.
+pub struct Workspace {
+    root: PathBuf,
+    dir: Dir,
+}
+
+fn fail(msg: impl Into<String>) -> ToolError {
+    ToolError::Failed(msg.into())
+}
+
+/// Characters that make a path read differently from what it is
+/// (direction overrides, invisible joiners) or that no file name should
+/// hold (controls).
+fn deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+impl Workspace {
+    /// The run's workspace; an error the model can relay when the profile
+    /// has none or it cannot be opened.
+    pub fn open(ctx: &ToolContext) -> Result<Self, ToolError> {
+        let root = ctx.workspace.clone().ok_or_else(|| {
+            fail("this profile has no workspace folder, so file tools are off; the user can set one in the profile")
+        })?;
+        let dir = Dir::open_ambient_dir(&root, ambient_authority())
+            .map_err(|e| fail(format!("cannot open the workspace {}: {e}", root.display())))?;
+        Ok(Self { root, dir })
+    }
+
+    /// The workspace folder as configured.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The directory handle everything is opened beneath.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// A path as the model gave it, made relative to the workspace. An
+    /// absolute path inside the workspace is accepted; the kernel still
+    /// decides whether it stays inside once symlinks are followed.
+    pub fn relative(&self, path: &str) -> Result<PathBuf, ToolError> {
+        if path.chars().any(deceptive) {
+            return Err(fail(format!(
+                "the path {path:?} holds control or invisible characters; use a plain path"
+            )));
+        }
+        let p = Path::new(path);
+        let rel = if p.is_absolute() {
+            p.strip_prefix(&self.root).map_err(|_| self.outside(path))?
+        } else {
+            p
+        };
+        if rel.components().any(|c| matches!(c, Component::ParentDir)) {
+            // The kernel would refuse a `..` that leaves; one that stays
+            // inside is refused too, so the answer never depends on layout.
+            return Err(self.outside(path));
+        }
+        let rel: PathBuf = rel
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect();
+        Ok(if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel
+        })
+    }
+
+    /// The error for a path that leads outside.
+    pub fn outside(&self, path: &str) -> ToolError {
+        fail(format!(
+            "`{path}` is outside the workspace {}; file tools only reach files inside it",
+            self.root.display()
+        ))
+    }
+
+    /// An I/O error as the model should read it.
+    pub fn io(&self, path: &str, e: &std::io::Error) -> ToolError {
+        let text = e.to_string();
+        if text.contains("outside of the filesystem") || text.contains("escape") {
+            return self.outside(path);
+        }
+        match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                fail(format!("no such file or folder `{path}` in the workspace"))
+            }
+            std::io::ErrorKind::PermissionDenied => fail(format!("permission denied for `{path}`")),
+            _ => fail(format!("`{path}`: {text}")),
+        }
+    }
+
+    /// Read a whole regular file (at most [`MAX_READ_BYTES`]).
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, ToolError> {
+        let rel = self.relative(path)?;
+        let mut file = self.dir.open(&rel).map_err(|e| self.io(path, &e))?;
+        let meta = file.metadata().map_err(|e| self.io(path, &e))?;
+        if meta.is_dir() {
+            return Err(fail(format!("`{path}` is a folder; use list_dir")));
+        }
+        if !meta.is_file() {
+            return Err(fail(format!("`{path}` is not a regular file")));
+        }
+        if meta.nlink() > 1 {
+            return Err(fail(format!(
+                "`{path}` is hard-linked ({} links): it may be a file from outside the workspace, so it is not read",
+                meta.nlink()
+            )));
+        }
+        if meta.len() > MAX_READ_BYTES {
+            return Err(fail(format!(
+                "`{path}` is {} bytes, more than the {MAX_READ_BYTES} the tools read; search it with search_files",
+                meta.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| self.io(path, &e))?;
+        Ok(bytes)
+    }
+
+    /// Replace (or create) a file atomically: the new content goes to a
+    /// temporary file beside it, synced, then renamed over the name. A
+    /// crash or a stop leaves the old file or the new one, never half.
+    pub fn write_atomic(&self, path: &str, content: &[u8]) -> Result<(), ToolError> {
+        let rel = self.relative(path)?;
+        let name = rel
+            .file_name()
+            .ok_or_else(|| fail(format!("`{path}` names no file")))?
+            .to_owned();
+        let parent_rel = rel.parent().filter(|p| !p.as_os_str().is_empty());
+        let parent = match parent_rel {
+            Some(p) => {
+                self.dir.create_dir_all(p).map_err(|e| self.io(path, &e))?;
+                self.dir.open_dir(p).map_err(|e| self.io(path, &e))?
+            }
+            None => self.dir.try_clone().map_err(|e| self.io(path, &e))?,
+        };
+        if let Ok(meta) = parent.symlink_metadata(&name) {
+            if meta.is_symlink() {
+                return Err(fail(format!(
+                    "`{path}` is a symbolic link; write to the file it points to instead"
+                )));
+            }
+            if meta.is_dir() {
+                return Err(fail(format!("`{path}` is a folder")));
+            }
+        }
+        let tmp = format!(
+            ".{}.hearth-{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        );
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        let written = (|| {
+            let mut f = parent.open_with(&tmp, &options)?;
+            f.write_all(content)?;
+            f.sync_all()?;
+            parent.rename(&tmp, &parent, &name)
+        })();
+        if let Err(e) = written {
+            let _ = parent.remove_file(&tmp);
+            return Err(self.io(path, &e));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,40 @@
+//! Hearth's built-in tools that touch the machine: files in the profile's
+//! workspace (read, list, search, write, edit), a shell, and a per-session
+//! scratchpad. Each declares a JSON schema, whether it mutates (mutating
+//! calls run alone and ask the user first: `hearth_core::approvals`), a
+//! timeout, and a cap on its output with a visible notice (seed 003).
+//!
+//! File tools are confined by how files are opened (`confine`), not by
+//! checking path strings. The shell cannot be confined that way: it always
+//! asks, starts in the workspace, and its approval says plainly that it
+//! runs with the user's own rights.
+
+mod confine;
+mod files;
+mod output;
+mod scratchpad;
+mod search;
+mod shell;
+
+use std::sync::Arc;
+
+use hearth_core::ToolRegistry;
+
+pub use confine::Workspace;
+pub use files::{EditFile, ListDir, ReadFile, WriteFile};
+pub use output::{MAX_OUTPUT_CHARS, cap};
+pub use scratchpad::Scratchpad;
+pub use search::SearchFiles;
+pub use shell::RunShell;
+
+/// Add the file, shell and scratchpad tools to `registry`.
+pub fn register(registry: &mut ToolRegistry) {
+    registry
+        .register(Arc::new(ReadFile))
+        .register(Arc::new(ListDir))
+        .register(Arc::new(SearchFiles))
+        .register(Arc::new(WriteFile))
+        .register(Arc::new(EditFile))
+        .register(Arc::new(RunShell))
+        .register(Arc::new(Scratchpad::default()));
+}

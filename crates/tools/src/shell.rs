@@ -1,0 +1,189 @@
+//! run_shell: a command in the workspace, with a timeout and an output
+//! cap. It runs in its own process group, and the whole group is killed
+//! when the user stops the run, when the timeout passes, or when the call
+//! is abandoned any other way (the guard's drop) — no process is left
+//! behind. It is not confined to the workspace (a shell can name any
+//! path), so it always asks first and says so.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hearth_core::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
+use rustix::process::{Pid, Signal, kill_process_group};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+
+use crate::confine::Workspace;
+use crate::files::str_arg;
+use crate::output::{MAX_OUTPUT_CHARS, cap};
+
+const DEFAULT_TIMEOUT: u64 = 60;
+const MAX_TIMEOUT: u64 = 600;
+/// Bytes kept per stream (the rest is counted, not stored).
+const KEEP_BYTES: usize = 256 * 1024;
+
+/// Runs a shell command in the workspace.
+pub struct RunShell;
+
+/// Kills the process group when dropped, unless the command ended.
+struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take()
+            && let Some(pid) = Pid::from_raw(pgid)
+        {
+            // ESRCH (already gone) is fine.
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn drain(mut r: impl AsyncRead + Unpin) -> (Vec<u8>, usize) {
+    let mut kept = Vec::new();
+    let mut total = 0;
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        total += n;
+        let room = KEEP_BYTES.saturating_sub(kept.len());
+        kept.extend_from_slice(&buf[..n.min(room)]);
+    }
+    (kept, total)
+}
+
+fn section(name: &str, (bytes, total): &(Vec<u8>, usize)) -> String {
+    let mut s = format!("--- {name} ---\n{}", String::from_utf8_lossy(bytes));
+    if *total > bytes.len() {
+        s.push_str(&format!(
+            "\n[{name}: {total} bytes; the first {} kept]",
+            bytes.len()
+        ));
+    }
+    s
+}
+
+#[async_trait]
+impl Tool for RunShell {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "run_shell".into(),
+            description: "Run a shell command (sh -c) in the workspace folder and return its exit code and output. Asks the user first every time.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string"},
+                    "cwd": {"type": "string", "description": "folder relative to the workspace", "default": "."},
+                    "timeout_secs": {"type": "integer", "default": DEFAULT_TIMEOUT, "maximum": MAX_TIMEOUT}
+                },
+                "required": ["command"]
+            }),
+        }
+    }
+
+    fn effect(&self, _arguments: &Value) -> ToolEffect {
+        ToolEffect::Mutating
+    }
+
+    fn reach(&self, arguments: &Value, workspace: Option<&std::path::Path>) -> String {
+        let command = arguments
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        let place =
+            workspace.map_or_else(|| "the workspace".to_owned(), |w| w.display().to_string());
+        format!(
+            "runs `{command}` in {place} as you: a shell is not confined to the workspace, so it can read and change any file your account can, start programs and use the network"
+        )
+    }
+
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        let command = str_arg(&args, "command")?.to_owned();
+        let timeout = args
+            .get("timeout_secs")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .clamp(1, MAX_TIMEOUT);
+        let ws = Workspace::open(ctx)?;
+        let cwd_arg = args.get("cwd").and_then(Value::as_str).unwrap_or(".");
+        let rel = ws.relative(cwd_arg)?;
+        // The folder must exist inside the workspace when checked; the
+        // shell itself is not confined (see the approval text).
+        if rel.as_os_str() != "." {
+            ws.dir().open_dir(&rel).map_err(|e| ws.io(cwd_arg, &e))?;
+        }
+        let cwd = ws.root().join(&rel);
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&command)
+            .current_dir(&cwd)
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ToolError::Failed(format!("cannot start the shell: {e}")))?;
+        let mut guard = GroupGuard(child.id().and_then(|id| i32::try_from(id).ok()));
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let work = async {
+            let (o, e, status) = tokio::join!(
+                async {
+                    match out {
+                        Some(r) => drain(r).await,
+                        None => (Vec::new(), 0),
+                    }
+                },
+                async {
+                    match err {
+                        Some(r) => drain(r).await,
+                        None => (Vec::new(), 0),
+                    }
+                },
+                child.wait()
+            );
+            (o, e, status)
+        };
+        // Stop drops this future: the guard kills the group. A timeout does
+        // the same, explicitly.
+        let (o, e, status) = match tokio::time::timeout(Duration::from_secs(timeout), work).await {
+            Ok(r) => r,
+            Err(_) => {
+                guard.kill();
+                return Err(ToolError::Failed(format!(
+                    "`{command}` ran longer than {timeout} s and was killed (with everything it started)"
+                )));
+            }
+        };
+        // Children it left in the background go with the group.
+        guard.kill();
+        let code = match status {
+            Ok(s) => s.code().map_or_else(
+                || "killed by a signal".to_owned(),
+                |c| format!("exit code {c}"),
+            ),
+            Err(e) => format!("unknown exit ({e})"),
+        };
+        let mut text = format!("{code}\n{}", section("stdout", &o));
+        if e.1 > 0 {
+            text.push('\n');
+            text.push_str(&section("stderr", &e));
+        }
+        Ok(cap(
+            text,
+            MAX_OUTPUT_CHARS,
+            "run_shell",
+            "redirect the output to a file and read parts of it",
+        ))
+    }
+}

@@ -1,0 +1,4 @@
+//! hearth-tools integration tests: one binary (STYLE §8).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod suite;

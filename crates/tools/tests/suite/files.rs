@@ -1,0 +1,169 @@
+//! The file tools inside the workspace: reading by lines, listing, writing
+//! atomically, exact-match edits, search with .gitignore, output caps.
+
+use std::path::Path;
+
+use hearth_core::{EventSink, Tool, ToolContext, ToolEffect};
+use hearth_protocol::RunScope;
+use hearth_tools::{EditFile, ListDir, ReadFile, Scratchpad, SearchFiles, WriteFile};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn ctx(ws: &Path, session: &str) -> ToolContext {
+    ToolContext {
+        session_id: session.into(),
+        run_id: "r".into(),
+        call_id: "c".into(),
+        cancel: Default::default(),
+        events: EventSink::discard(RunScope::top(session, "r")),
+        workspace: Some(ws.to_path_buf()),
+        approver: None,
+        depth: 0,
+    }
+}
+
+#[tokio::test]
+async fn read_numbers_lines_and_pages_long_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(tmp.path().join("big.txt"), text).unwrap();
+    let c = ctx(tmp.path(), "s");
+    let first = ReadFile.call(json!({"path": "big.txt"}), &c).await.unwrap();
+    assert!(first.starts_with("     1\tline 1\n"));
+    let next: usize = first
+        .rsplit("offset=")
+        .next()
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("a continuation offset");
+    assert!(
+        first.contains(&format!("{:>6}\tline {}\n", next - 1, next - 1)),
+        "whole lines up to the offset"
+    );
+    assert!(first.len() < 24_000);
+    let page = ReadFile
+        .call(json!({"path": "big.txt", "offset": 2999, "limit": 5}), &c)
+        .await
+        .unwrap();
+    assert_eq!(page, "  2999\tline 2999\n  3000\tline 3000\n");
+    std::fs::write(tmp.path().join("bin"), [0u8, 1, 2]).unwrap();
+    let err = ReadFile.call(json!({"path": "bin"}), &c).await.unwrap_err();
+    assert!(err.to_string().contains("binary"));
+}
+
+#[tokio::test]
+async fn write_then_edit_exactly_once_and_refuse_ambiguity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let c = ctx(tmp.path(), "s");
+    assert_eq!(WriteFile.effect(&json!({})), ToolEffect::Mutating);
+    assert_eq!(EditFile.effect(&json!({})), ToolEffect::Mutating);
+    let reach = WriteFile.reach(
+        &json!({"path": "a/b.txt", "content": "xy"}),
+        Some(tmp.path()),
+    );
+    assert!(
+        reach.contains("a/b.txt") && reach.contains("2 bytes"),
+        "{reach}"
+    );
+    WriteFile
+        .call(json!({"path": "a/b.txt", "content": "one two two"}), &c)
+        .await
+        .unwrap();
+    let err = EditFile
+        .call(
+            json!({"path": "a/b.txt", "old_text": "two", "new_text": "2"}),
+            &c,
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("appears 2 times"), "{err}");
+    let err = EditFile
+        .call(
+            json!({"path": "a/b.txt", "old_text": "three", "new_text": "3"}),
+            &c,
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("does not appear"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("a/b.txt")).unwrap(),
+        "one two two"
+    );
+    EditFile
+        .call(
+            json!({"path": "a/b.txt", "old_text": "one", "new_text": "1"}),
+            &c,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("a/b.txt")).unwrap(),
+        "1 two two"
+    );
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(tmp.path().join("a")).unwrap().collect();
+    assert_eq!(names.len(), 1);
+    let listing = ListDir.call(json!({}), &c).await.unwrap();
+    assert_eq!(listing, "a/");
+}
+
+#[tokio::test]
+async fn search_honours_gitignore_and_reports_path_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("target/debug")).unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+    std::fs::write(root.join("src/.gitignore"), "gen.rs\n").unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {\n    needle();\n}\n").unwrap();
+    std::fs::write(root.join("src/gen.rs"), "needle").unwrap();
+    std::fs::write(root.join("target/debug/out.rs"), "needle").unwrap();
+    std::fs::write(root.join("run.log"), "needle").unwrap();
+    std::fs::write(root.join(".git/config"), "needle").unwrap();
+    let c = ctx(root, "s");
+    let out = SearchFiles
+        .call(json!({"pattern": "need(le)"}), &c)
+        .await
+        .unwrap();
+    assert_eq!(out, "src/main.rs:2:     needle();");
+    let out = SearchFiles
+        .call(
+            json!({"pattern": "NEEDLE", "case_insensitive": true, "path": "src"}),
+            &c,
+        )
+        .await
+        .unwrap();
+    assert_eq!(out, "src/main.rs:2:     needle();");
+    let err = SearchFiles
+        .call(json!({"pattern": "("}), &c)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("bad regular expression"));
+}
+
+#[tokio::test]
+async fn each_session_has_its_own_scratchpad() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::default();
+    let (a, b) = (
+        ctx(tmp.path(), "ses_a"),
+        ctx(tmp.path(), "subagent_0123456789ab"),
+    );
+    pad.call(json!({"action": "append", "text": "note A"}), &a)
+        .await
+        .unwrap();
+    assert_eq!(
+        pad.call(json!({"action": "read"}), &b).await.unwrap(),
+        "(the scratchpad is empty)"
+    );
+    assert_eq!(
+        pad.call(json!({"action": "read"}), &a).await.unwrap(),
+        "note A"
+    );
+    pad.call(json!({"action": "clear"}), &a).await.unwrap();
+    assert_eq!(
+        pad.call(json!({"action": "read"}), &a).await.unwrap(),
+        "(the scratchpad is empty)"
+    );
+}

@@ -1,0 +1,4 @@
+//! One module per concern.
+mod confinement;
+mod files;
+mod shell;

@@ -1,0 +1,170 @@
+// The conversation: streaming, thinking, plan, tool cards (with a nested
+// sub-agent), stop, queued messages, branches, usage and the context meter.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('text streams in progressively, sanitized Markdown with highlighted code', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('transcript-empty').waitFor();
+    await send(page, 'hello');
+    const live = page.locator('[data-testid=message-assistant][data-live=true]');
+    await live.waitFor();
+    // Seen partially before it is complete.
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=message-assistant][data-live=true]');
+      return el && el.textContent.includes('Hello') && !el.textContent.includes('And a');
+    });
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByText('And a').waitFor();
+    assert.equal(await answer.locator('pre.code code .hljs-keyword').first().textContent(), 'fn');
+    await answer.getByTestId('copy-code').waitFor();
+    await answer.getByTestId('usage').filter({ hasText: 'tok/s' }).waitFor();
+    assert.match(await page.getByTestId('context-text').textContent(), /18% of 8k/);
+    // Links go to the shell's opener, not the webview.
+    await answer.getByRole('link', { name: 'link' }).click();
+    assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com']);
+    assert.equal(new URL(page.url()).hostname, '127.0.0.1');
+  }));
+
+test('thinking (native and <think> tags split across deltas) is shown and collapsible', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'think please');
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByText('The final answer is').waitFor();
+    const thinking = answer.getByTestId('thinking');
+    assert.match(await thinking.textContent(), /Native thinking.*Tagged reasoning here/s);
+    assert.doesNotMatch(await answer.getByTestId('markdown').first().textContent(), /think>|Tagged/);
+  }));
+
+test('live thinking splits <think> tags out of text while streaming', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.tickMs = 200));
+    await send(page, 'think live');
+    const live = page.locator('[data-testid=message-assistant][data-live=true]');
+    await live.getByTestId('thinking').filter({ hasText: 'Tagged reasoning' }).first().waitFor();
+    assert.doesNotMatch((await live.getByTestId('markdown').allTextContents()).join(''), /<thi|think>/);
+    await waitIdle(page);
+  }));
+
+test('plan card, tool cards pending then filled, sub-agent nested under spawn_agent', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'plan then answer');
+    await page.getByTestId('plan-card').filter({ hasText: 'Look around' }).waitFor();
+    await waitIdle(page);
+
+    await page.evaluate(() => (window.__hearthMock.config.tickMs = 120));
+    await send(page, 'use tools');
+    const spawn = page.locator('[data-testid=tool-card][data-tool=spawn_agent]');
+    await spawn.locator('[data-testid=tool-status]', { hasText: 'running' }).waitFor();
+    // The sub-agent's own tool call shows inside the spawn_agent card.
+    const nested = spawn.getByTestId('subagent').locator('[data-testid=tool-card][data-tool=shell]');
+    await nested.waitFor();
+    await spawn.getByTestId('subagent').getByText('Sub-agent summary text.').waitFor();
+    assert.equal(await nested.getAttribute('data-outcome'), 'error');
+    const read = page.locator('[data-testid=tool-card][data-tool=read_file]').first();
+    assert.equal(await read.getAttribute('data-outcome'), 'ok');
+    assert.match(await read.getByTestId('tool-duration').textContent(), /12 ms/);
+    assert.match(await read.getByTestId('tool-args').textContent(), /README\.md/);
+    await waitIdle(page);
+    // After the run, the stored answer shows the calls with their results.
+    const stored = page.getByTestId('message-assistant').last();
+    await stored.locator('[data-testid=tool-card][data-tool=spawn_agent] [data-testid=tool-output]').filter({ hasText: 'Sub-agent summary' }).waitFor({ state: 'attached' });
+    assert.equal(await page.getByTestId('message-user').filter({ hasText: '# Readme' }).count(), 0);
+  }));
+
+test('Stop button stops at once and keeps the partial text', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'slow please');
+    await page.locator('[data-testid=message-assistant][data-live=true]').getByText('word3').waitFor();
+    await page.getByTestId('stop-button').click();
+    await waitIdle(page);
+    assert.equal((await calls(page, 'stop_run')).length, 1);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByTestId('stopped-badge').waitFor();
+    assert.match(await answer.textContent(), /word3/);
+    assert.doesNotMatch(await answer.textContent(), /word299/);
+  }));
+
+test('Esc stops the answer', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'slow again');
+    await page.locator('[data-testid=message-assistant][data-live=true]').getByText('word2').waitFor();
+    await page.getByTestId('composer-input').press('Escape');
+    await waitIdle(page);
+    assert.equal((await calls(page, 'stop_run')).length, 1);
+    await page.getByTestId('message-assistant').last().getByTestId('stopped-badge').waitFor();
+  }));
+
+test('a message typed during a run is queued, cancellable, then sent into the run', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.queueDelayMs = 600));
+    await send(page, 'slow run');
+    await page.getByTestId('stop-button').waitFor();
+    await send(page, 'cancel me');
+    const chip = page.getByTestId('queued-chip').filter({ hasText: 'cancel me' });
+    await chip.waitFor();
+    await chip.getByTestId('queued-cancel').click();
+    await chip.waitFor({ state: 'detached' });
+    assert.equal((await calls(page, 'cancel_queued')).length, 1);
+    await send(page, 'also consider X');
+    await page.getByTestId('queued-chip').filter({ hasText: 'also consider X' }).waitFor();
+    // queued_message_sent: the chip goes, a user message appears in the transcript.
+    await page.getByTestId('message-user').filter({ hasText: 'also consider X' }).waitFor();
+    assert.equal(await page.getByTestId('queued-chip').count(), 0);
+    assert.equal(await page.getByTestId('message-user').filter({ hasText: 'cancel me' }).count(), 0);
+    await page.getByTestId('stop-button').click();
+    await waitIdle(page);
+  }));
+
+test('queue_message answering run_ended: the text is sent as a normal message after the run', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => {
+      window.__hearthMock.config.queueRunEnded = true;
+      window.__hearthMock.config.tickMs = 150;
+    });
+    await send(page, 'hello');
+    await page.getByTestId('stop-button').waitFor();
+    await send(page, 'follow-up');
+    await page.getByTestId('held-chip').waitFor();
+    await page.waitForFunction(() => window.__hearthMock.calls.filter((c) => c.cmd === 'send_message').length === 2, null, { timeout: 10_000 });
+    await waitIdle(page);
+    await page.getByTestId('message-user').filter({ hasText: 'follow-up' }).waitFor();
+  }));
+
+test('regenerate and edit-and-resend make branches reachable through ‹ k/n ›', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'first question');
+    await waitIdle(page);
+    await page.getByTestId('regenerate-button').last().click();
+    await waitIdle(page);
+    const pos = page.getByTestId('message-assistant').last().getByTestId('branch-position');
+    assert.equal(await pos.textContent(), '2/2');
+    await page.getByTestId('message-assistant').last().getByTestId('branch-prev').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=message-assistant] [data-testid=branch-position]')?.textContent === '1/2');
+    assert.deepEqual((await calls(page, 'switch_branch')).length, 1);
+
+    await page.getByTestId('user-row').last().getByTestId('edit-button').click();
+    await page.getByTestId('edit-input').fill('edited question');
+    await page.getByTestId('edit-send').click();
+    await waitIdle(page);
+    await page.getByTestId('message-user').filter({ hasText: 'edited question' }).waitFor();
+    assert.equal(await page.getByTestId('user-row').last().getByTestId('branch-position').textContent(), '2/2');
+    await page.getByTestId('user-row').last().getByTestId('branch-prev').click();
+    await page.getByTestId('message-user').filter({ hasText: 'first question' }).waitFor();
+    const edit = await calls(page, 'edit_and_resend');
+    assert.equal(edit[0].args.text, 'edited question');
+  }));

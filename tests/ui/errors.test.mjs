@@ -1,0 +1,53 @@
+// Clear states: Ollama unreachable, model not pulled, a failed run.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('unreachable Ollama: banner with URL, how to start it, retry, change URL', () =>
+  withApp('unreachable=1', async ({ page }) => {
+    const banner = page.getByTestId('backend-banner');
+    await banner.waitFor();
+    assert.equal(await banner.getByTestId('backend-url').textContent(), 'http://127.0.0.1:11434');
+    assert.match(await banner.textContent(), /ollama serve/);
+    await banner.getByTestId('backend-retry').click();
+    await page.waitForFunction(() => window.__hearthMock.calls.filter((c) => c.cmd === 'backend_status').length >= 2);
+    await banner.waitFor();
+    // Sending fails with backend_unreachable, shown in place.
+    await send(page, 'hello');
+    await page.locator('[data-testid=run-error][data-code=backend_unreachable]').waitFor();
+    await banner.getByTestId('backend-url-input').fill('http://10.0.0.2:11434');
+    await banner.getByTestId('backend-url-save').click();
+    await banner.waitFor({ state: 'detached' });
+    assert.equal((await calls(page, 'set_ollama_url'))[0].args.url, 'http://10.0.0.2:11434');
+  }));
+
+test('model not pulled: the exact ollama pull command and a Pull button', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'notfound');
+    const card = page.locator('[data-testid=run-error][data-code=model_not_found]');
+    await card.waitFor();
+    assert.equal(await card.getByTestId('pull-command').textContent(), 'ollama pull ghost:7b');
+    await card.getByTestId('pull-button').click();
+    await card.getByTestId('pull-status').filter({ hasText: 'success' }).waitFor();
+    assert.equal((await calls(page, 'pull_model'))[0].args.name, 'ghost:7b');
+  }));
+
+test('failed run keeps its partial text; Retry regenerates with message_id null', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'fail now');
+    const card = page.locator('[data-testid=run-error][data-code=stream_truncated]');
+    await card.waitFor();
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    assert.match(await answer.textContent(), /This answer will break in the mid/);
+    await answer.getByTestId('retry-button').click();
+    await page.locator('[data-testid=run-error]').first().waitFor();
+    const regen = await calls(page, 'regenerate');
+    assert.equal(regen.length, 1);
+    assert.equal(regen[0].args.messageId, null);
+    await waitIdle(page);
+  }));

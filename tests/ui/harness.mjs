@@ -1,0 +1,144 @@
+// Shared by the Chromium UI tests: serves the mock build (ui/dist-mock,
+// built by `npm run test:ui`) with the app's production CSP as a response
+// header, starts Debian's Chromium through playwright-core (which must
+// never download a browser), and opens the app with guards that fail a
+// test on any CSP violation, console error or uncaught page error.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui/dist-mock');
+
+/** tauri.conf.json's production CSP. */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  'connect-src ipc: http://ipc.localhost',
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
+
+/** Serves the mock build on a free loopback port. */
+export async function startServer() {
+  if (!existsSync(path.join(root, 'mock.html'))) {
+    throw new Error('ui/dist-mock is missing: run `npm run test:ui` (it builds the mock first)');
+  }
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
+    const rel = url.pathname === '/' ? 'mock.html' : url.pathname.slice(1);
+    const file = path.join(root, path.normalize(rel));
+    if (!file.startsWith(root) || !existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'content-security-policy': CSP,
+    });
+    res.end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.HEARTH_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+}
+
+/**
+ * Opens the app (query: mock options, e.g. "big=10000") and waits until it
+ * has started. `problems()` lists CSP violations, console errors and page
+ * errors so far; `requests` every URL the page asked for.
+ */
+export async function openApp(browser, base, query = '', { viewport = { width: 1200, height: 800 } } = {}) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = [];
+  const requests = [];
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
+    });
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(`${base}${query ? `?${query}` : ''}`);
+  await page.getByTestId('version').filter({ hasText: 'version 0.1.0' }).waitFor({ timeout: 15_000 });
+  return {
+    page,
+    requests,
+    async problems() {
+      const csp = await page.evaluate(() => window.__csp).catch(() => []);
+      return [...csp.map((c) => `csp: ${c}`), ...problems];
+    },
+    async close() {
+      await context.close();
+    },
+  };
+}
+
+/** Fails on CSP violations, console errors, page errors. */
+export async function assertClean(app) {
+  assert.deepEqual(await app.problems(), []);
+}
+
+/** The mock's record of IPC calls named `cmd`. */
+export async function calls(page, cmd) {
+  return page.evaluate((c) => window.__hearthMock.calls.filter((x) => x.cmd === c), cmd);
+}
+
+/** Sends a message through the composer with Enter. */
+export async function send(page, text) {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** Waits for the running answer to end (the Send button is back). */
+export async function waitIdle(page) {
+  await page.getByTestId('send-button').waitFor({ timeout: 10_000 });
+}
+
+/** A test file's browser + server + fresh app per test, with the clean-page check. */
+export function setup(hooks) {
+  const state = { browser: null, server: null };
+  hooks.before(async () => {
+    state.server = await startServer();
+    state.browser = await launch();
+  });
+  hooks.after(async () => {
+    await state.browser?.close();
+    await state.server?.close();
+  });
+  /** Runs `fn(app)` in a fresh page and checks the page stayed clean. */
+  return async function withApp(query, fn) {
+    const app = await openApp(state.browser, state.server.url, query);
+    try {
+      await fn(app);
+      await assertClean(app);
+    } finally {
+      await app.close();
+    }
+  };
+}

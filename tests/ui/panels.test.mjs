@@ -1,0 +1,80 @@
+// Memory and Models panels.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, setup } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('memory: summary, provenance, history, add, edit, delete; summaries', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-memory').click();
+    await page.getByTestId('memory-summary').filter({ hasText: 'prefers Rust' }).waitFor();
+    const item = page.getByTestId('memory-item').first();
+    assert.match(await item.getByTestId('memory-provenance').textContent(), /memory_worker.*session s1.*v2/s);
+    await item.getByTestId('memory-history').click();
+    await item.getByTestId('memory-history-list').filter({ hasText: 'likes Rust' }).waitFor();
+    await page.getByTestId('memory-add-input').fill('Lives in Lyon.');
+    await page.getByTestId('memory-add').click();
+    await page.getByTestId('memory-content').filter({ hasText: 'Lives in Lyon.' }).waitFor();
+    const added = page.getByTestId('memory-item').filter({ hasText: 'Lives in Lyon.' });
+    await added.getByTestId('memory-edit').click();
+    await page.getByTestId('memory-edit-input').fill('Lives in Paris.');
+    await page.getByTestId('memory-save').click();
+    await page.getByTestId('memory-content').filter({ hasText: 'Lives in Paris.' }).waitFor();
+    await page.getByTestId('memory-item').filter({ hasText: 'Lives in Paris.' }).getByTestId('memory-delete').click();
+    await page.getByTestId('memory-item').filter({ hasText: 'Lives in Paris.' }).waitFor({ state: 'detached' });
+    const summary = page.getByTestId('summary-item').first();
+    assert.match(await summary.getByTestId('summary-provenance').textContent(), /Welcome.*message 2.*qwen3:8b/s);
+    await summary.getByTestId('summary-edit').click();
+    await summary.getByTestId('summary-edit-input').fill('Edited summary.');
+    await summary.getByTestId('summary-save').click();
+    await page.getByTestId('summary-content').filter({ hasText: 'Edited summary.' }).waitFor();
+    await page.getByTestId('summary-delete').click();
+    await page.getByTestId('summary-item').waitFor({ state: 'detached' });
+  }));
+
+test('models: list, resident refresh, settings warnings, preload, unload with confirm, pull progress', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-models').click();
+    const qwen = page.locator('[data-testid=model-item][data-model="qwen3:8b"]');
+    await qwen.waitFor();
+    assert.deepEqual(await qwen.getByTestId('capability').allTextContents(), ['completion', 'tools', 'thinking']);
+    const running = page.locator('[data-testid=running-model][data-model="qwen3:8b"]');
+    assert.match(await running.getByTestId('gpu-split').textContent(), /25% CPU \/ 75% GPU/);
+    // Resident models are re-read every 2 s while the panel is open.
+    await page.evaluate(() => {
+      const m = window.__hearthMock;
+      m.running = [...m.running, { name: 'llama3.2:3b', size: 2e9, size_vram: 2e9, context_length: 4096, expires_at: null }];
+    });
+    await page.locator('[data-testid=running-model][data-model="llama3.2:3b"]').waitFor({ timeout: 5000 });
+
+    await qwen.getByTestId('model-settings-toggle').click();
+    await qwen.getByTestId('num-ctx').fill('65536');
+    await qwen.getByTestId('settings-warning').filter({ hasText: 'more than qwen3:8b supports' }).waitFor();
+    await qwen.getByTestId('settings-warning').filter({ hasText: 'reloads' }).waitFor();
+    await qwen.getByTestId('num-ctx').fill('8192');
+    await qwen.getByTestId('keep-alive').fill('30');
+    await qwen.getByTestId('settings-warning').filter({ hasText: 'under a minute' }).waitFor();
+    await qwen.getByTestId('model-settings-save').click();
+    assert.deepEqual((await calls(page, 'set_model_settings'))[0].args, { model: 'qwen3:8b', numCtx: 8192, keepAliveSecs: 30 });
+
+    const llama = page.locator('[data-testid=running-model][data-model="llama3.2:3b"]');
+    await llama.getByTestId('unload-button').click();
+    assert.equal((await calls(page, 'unload_model')).length, 0);
+    await llama.getByTestId('unload-yes').click();
+    await llama.waitFor({ state: 'detached' });
+    assert.deepEqual((await calls(page, 'unload_model')).map((c) => c.args.model), ['llama3.2:3b']);
+    await page.locator('[data-testid=model-item][data-model="llama3.2:3b"]').getByTestId('preload-button').click();
+    await page.locator('[data-testid=running-model][data-model="llama3.2:3b"]').waitFor();
+
+    await page.getByTestId('pull-name').fill('phi4:14b');
+    await page.getByTestId('pull-button').click();
+    await page.getByTestId('pull-status').filter({ hasText: '%' }).waitFor();
+    const seen = new Set();
+    for (let i = 0; i < 20 && !seen.has('100'); i++) {
+      seen.add(await page.getByTestId('pull-progress').getAttribute('aria-valuenow'));
+      await page.waitForTimeout(60);
+    }
+    assert.ok(seen.size >= 2, `progress moved: ${[...seen]}`);
+    await page.locator('[data-testid=model-item][data-model="phi4:14b"]').waitFor();
+  }));

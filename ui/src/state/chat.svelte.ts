@@ -1,0 +1,346 @@
+// The open session: its stored messages, the answer being streamed, queued
+// messages and the actions of the composer and transcript.
+//
+// Streaming: events from the turn's channel are buffered and folded into
+// the turn once per animation frame (a fast model sends hundreds of deltas
+// a second; rendering each would drop frames). On the run's terminal event
+// the session is re-read so every message has its stored id (needed by
+// regenerate, edit and the branch switcher); what the events taught that
+// the store does not keep (tokens/s, the error and its recovery) stays in
+// `extras`, keyed by run id.
+import * as ipc from '../ipc';
+import type { AgentEvent, ErrorInfo, SessionView, Usage } from '../ipc';
+import { buildRows, type Row } from '../lib/rows';
+import { isTerminal, newTurn, reduceTurn, type TurnModel } from '../lib/turn';
+import { app } from './app.svelte';
+import { sessions } from './sessions.svelte';
+import { toasts } from './toasts.svelte';
+
+export interface RunExtras {
+  usage: Usage[];
+  error: ErrorInfo | null;
+  model: string;
+}
+
+export type ChatRow = Row | { key: string; kind: 'live-switch'; profile: string };
+
+/** Calls `fn` on the next frame (or soon, when the window is hidden and frames stop). */
+function nextFrame(fn: () => void): void {
+  if (document.hidden) setTimeout(fn, 50);
+  else requestAnimationFrame(fn);
+}
+
+class ChatState {
+  view = $state.raw<SessionView | null>(null);
+  loading = $state(false);
+  /** The answer being streamed, or the last one when it failed before being stored. */
+  turn = $state.raw<TurnModel | null>(null);
+  /** The user's text for the running turn, until the session is re-read. */
+  livePrompt = $state<string | null>(null);
+  /** Profile switch seen in a live run_started (before the store knows it). */
+  liveSwitch = $state<string | null>(null);
+  stopping = $state(false);
+  starting = $state(false);
+  queued = $state<{ queue_id: string; text: string }[]>([]);
+  /** Typed while a run was ending: sent as a normal message once it has. */
+  held = $state<string[]>([]);
+  extras = $state.raw(new Map<string, RunExtras>());
+  profile = $state('');
+  contextWindow = $state(0);
+  contextUsed = $state(0);
+
+  storedRows = $derived(this.view ? buildRows(this.view) : []);
+  rows = $derived.by((): ChatRow[] => {
+    const rows: ChatRow[] = [...this.storedRows];
+    if (this.livePrompt !== null) rows.push({ key: 'live-prompt', kind: 'live-prompt', text: this.livePrompt });
+    if (this.liveSwitch !== null) rows.push({ key: 'live-switch', kind: 'live-switch', profile: this.liveSwitch });
+    if (this.turn) rows.push({ key: 'live', kind: 'live' });
+    return rows;
+  });
+  running = $derived(this.starting || this.turn?.status === 'running');
+
+  #buffer: AgentEvent[] = [];
+  #scheduled = false;
+  /** Runs whose channel this page holds (others are followed by polling). */
+  #ownRuns = new Set<string>();
+  #poll: ReturnType<typeof setInterval> | null = null;
+
+  get sessionId(): string | null {
+    return this.view?.id ?? null;
+  }
+
+  async open(id: string): Promise<void> {
+    this.loading = true;
+    try {
+      const view = await ipc.openSession(id);
+      this.#show(view);
+      void app.savePrefs({ last_session: id });
+    } catch (e) {
+      toasts.error(`Could not open the session: ${ipc.errorInfo(e).message}`);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  async create(): Promise<void> {
+    const id = await ipc.newSession();
+    await sessions.refresh();
+    await this.open(id);
+  }
+
+  /** Shows a fresh SessionView, replaying a run still going in it. */
+  #show(view: SessionView): void {
+    this.#stopPolling();
+    this.view = view;
+    this.profile = view.profile;
+    this.liveSwitch = null;
+    this.#buffer = [];
+    this.stopping = false;
+    this.held = [];
+    this.contextUsed = 0;
+    this.contextWindow = 0;
+    if (view.live) {
+      let t = newTurn(view.live.run_id);
+      for (const ev of view.live.events) t = reduceTurn(t, ev);
+      this.turn = t;
+      this.livePrompt = view.live.prompt;
+      this.queued = [...view.live.queued];
+      this.#noteContext(view.live.events);
+      // A run started by an earlier page load: its channel is gone, so
+      // follow it by re-reading the session until it ends.
+      if (!this.#ownRuns.has(view.live.run_id)) this.#startPolling(view.id);
+    } else {
+      this.turn = null;
+      this.livePrompt = null;
+      this.queued = [];
+    }
+  }
+
+  #noteContext(events: AgentEvent[]): void {
+    for (const ev of events) {
+      if (ev.is_subagent) continue;
+      if (ev.type === 'run_started') this.contextWindow = ev.context_window;
+      if (ev.type === 'usage') this.contextUsed = (ev.usage.prompt_tokens ?? 0) + (ev.usage.completion_tokens ?? 0);
+    }
+  }
+
+  #startPolling(id: string): void {
+    this.#poll = setInterval(() => {
+      void ipc.openSession(id).then((v) => {
+        if (this.sessionId !== id) return this.#stopPolling();
+        if (!v.live) this.#show(v);
+        else this.turn = v.live.events.reduce(reduceTurn, newTurn(v.live.run_id));
+      });
+    }, 1000);
+  }
+
+  #stopPolling(): void {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = null;
+  }
+
+  /** The handler given to a run's channel: buffers, flushes once per frame. */
+  #listener(sessionId: string): (ev: AgentEvent) => void {
+    return (ev) => {
+      if (this.sessionId !== sessionId) return; // shown again by replay when reopened
+      this.#buffer.push(ev);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        nextFrame(() => this.#flush());
+      }
+    };
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    let t = this.turn;
+    let terminal: AgentEvent | null = null;
+    for (const ev of batch) {
+      if (!t || (t.run_id && ev.run_id !== t.run_id && !ev.is_subagent)) {
+        if (ev.type !== 'run_started') continue;
+        t = newTurn(ev.run_id);
+      }
+      // After Stop, the answer freezes at once; the terminal event still counts.
+      if (this.stopping && (ev.type === 'text_delta' || ev.type === 'thinking_delta')) continue;
+      if (!ev.is_subagent) {
+        if (ev.type === 'run_started' && ev.profile !== this.profile) {
+          if (this.profile) this.liveSwitch = ev.profile;
+          this.profile = ev.profile;
+        }
+        if (ev.type === 'queued_message_sent') this.queued = this.queued.filter((q) => q.queue_id !== ev.queue_id);
+      }
+      this.#noteContext([ev]);
+      t = reduceTurn(t, ev);
+      if (isTerminal(ev)) terminal = ev;
+    }
+    this.turn = t;
+    if (terminal && t) void this.#finish(t);
+  }
+
+  /** After the terminal event: keep what the store does not, re-read the session. */
+  async #finish(t: TurnModel): Promise<void> {
+    this.#ownRuns.delete(t.run_id);
+    const extras = new Map(this.extras);
+    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model });
+    this.extras = extras;
+    this.stopping = false;
+    const id = this.sessionId;
+    if (!id) return;
+    if (t.error?.code === 'backend_unreachable') void app.refreshBackend();
+    try {
+      const view = await ipc.openSession(id);
+      if (this.sessionId !== id) return;
+      this.view = view;
+      this.livePrompt = null;
+      this.liveSwitch = null;
+      // A failed or stopped answer the store did not keep stays on screen.
+      const stored = view.messages.some((m) => m.run_id === t.run_id && m.role === 'assistant');
+      if (stored || t.status === 'done') this.turn = null;
+      this.queued = [];
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+    void sessions.refresh();
+    const held = this.held;
+    this.held = [];
+    if (held[0] !== undefined) {
+      await this.send(held[0]);
+      for (const text of held.slice(1)) await this.queue(text);
+    }
+  }
+
+  /** Starts a run through `start`, showing `prompt` as the user's bubble. */
+  async #run(prompt: string | null, start: (onEvent: (ev: AgentEvent) => void) => Promise<string>): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    this.starting = true;
+    this.livePrompt = prompt;
+    this.liveSwitch = null;
+    this.turn = newTurn('');
+    try {
+      const runId = await start(this.#listener(id));
+      this.#ownRuns.add(runId);
+      if (this.turn && !this.turn.run_id) this.turn = { ...this.turn, run_id: runId };
+    } catch (e) {
+      const info = ipc.errorInfo(e);
+      this.turn = { ...newTurn(''), status: 'error', error: info };
+      if (info.code === 'backend_unreachable') void app.refreshBackend();
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  async send(text: string): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    await this.#run(text, (cb) => ipc.sendMessage(id, text, cb));
+  }
+
+  /** While a run goes on, a message joins its queue (or waits for its end). */
+  async queue(text: string): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      const r = await ipc.queueMessage(id, text);
+      if (r.kind === 'queued') this.queued = [...this.queued, { queue_id: r.queue_id, text }];
+      else if (this.running) this.held = [...this.held, text];
+      else await this.send(text);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
+  async cancelQueued(queueId: string): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    const gone = await ipc.cancelQueued(id, queueId);
+    // false: it was already sent; queued_message_sent will show it.
+    if (gone) this.queued = this.queued.filter((q) => q.queue_id !== queueId);
+  }
+
+  cancelHeld(index: number): void {
+    this.held = this.held.filter((_, i) => i !== index);
+  }
+
+  async stop(): Promise<void> {
+    const runId = this.turn?.run_id;
+    if (!runId || this.turn?.status !== 'running' || this.stopping) return;
+    this.stopping = true;
+    await ipc.stopRun(runId);
+  }
+
+  /** Hides the messages from `messageId` on while their replacement streams. */
+  #truncateAt(messageId: number): void {
+    const v = this.view;
+    if (!v) return;
+    const at = v.messages.findIndex((m) => m.id === messageId);
+    if (at >= 0) this.view = { ...v, messages: v.messages.slice(0, at), live: null };
+  }
+
+  async regenerate(messageId: number): Promise<void> {
+    const id = this.sessionId;
+    if (!id || this.running) return;
+    this.#truncateAt(messageId);
+    await this.#run(null, (cb) => ipc.regenerate(id, messageId, cb));
+  }
+
+  /** Retry after a failed run: answer the trailing user message again. */
+  async retry(): Promise<void> {
+    const id = this.sessionId;
+    if (!id || this.running) return;
+    const failed = this.turn?.run_id;
+    if (failed && this.view) {
+      // Its stored partial answer is replaced by the new attempt.
+      this.view = { ...this.view, messages: this.view.messages.filter((m) => m.run_id !== failed) };
+    }
+    await this.#run(null, (cb) => ipc.regenerate(id, null, cb));
+  }
+
+  async editAndResend(messageId: number, text: string): Promise<void> {
+    const id = this.sessionId;
+    if (!id || this.running) return;
+    this.#truncateAt(messageId);
+    await this.#run(text, (cb) => ipc.editAndResend(id, messageId, text, cb));
+  }
+
+  async switchBranch(messageId: number): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      this.#show(await ipc.switchBranch(id, messageId));
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
+  async switchProfile(name: string): Promise<void> {
+    const id = this.sessionId;
+    if (!id || name === this.profile) return;
+    try {
+      await ipc.switchProfile(id, name);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+      return;
+    }
+    const v = this.view;
+    this.profile = name;
+    if (v) {
+      // Mark it where it happened; the store records the same switch.
+      const last = v.messages[v.messages.length - 1]?.id ?? null;
+      this.view = { ...v, profile: name, switches: [...v.switches, { profile: name, after_message_id: last, at: Date.now() }] };
+    }
+  }
+
+  /** The deleted session was open: show nothing (the sidebar offers Undo). */
+  close(): void {
+    this.#stopPolling();
+    this.view = null;
+    this.turn = null;
+    this.livePrompt = null;
+    this.queued = [];
+  }
+}
+
+export const chat = new ChatState();

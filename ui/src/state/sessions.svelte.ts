@@ -1,0 +1,62 @@
+// The sidebar's list of sessions and the actions on them. Deleting is
+// undoable for a few seconds (the shell keeps a tombstone until then).
+import * as ipc from '../ipc';
+import type { SessionInfo } from '../ipc';
+import { toasts } from './toasts.svelte';
+
+class SessionsState {
+  list = $state<SessionInfo[]>([]);
+
+  async refresh(): Promise<void> {
+    try {
+      this.list = await ipc.listSessions();
+    } catch (e) {
+      toasts.error(`Sessions: ${ipc.errorInfo(e).message}`);
+    }
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    try {
+      await ipc.renameSession(id, title);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+    await this.refresh();
+  }
+
+  /** Deletes and offers Undo; `onGone` runs when the deleted one was open. */
+  async remove(id: string, onGone: () => void): Promise<void> {
+    const title = this.list.find((s) => s.id === id)?.title ?? 'Session';
+    try {
+      await ipc.deleteSession(id);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+      return;
+    }
+    onGone();
+    await this.refresh();
+    toasts.show(`Deleted “${title}”`, {
+      ms: 8000,
+      action: {
+        label: 'Undo',
+        run: () => {
+          void ipc
+            .restoreSession(id)
+            .then(() => this.refresh())
+            .catch((e: unknown) => toasts.error(ipc.errorInfo(e).message));
+        },
+      },
+    });
+  }
+
+  async export(id: string, format: 'markdown' | 'json'): Promise<void> {
+    try {
+      const path = await ipc.exportSession(id, format);
+      toasts.show(`Exported to ${path}`, { ms: 10000 });
+    } catch (e) {
+      toasts.error(`Export failed: ${ipc.errorInfo(e).message}`);
+    }
+  }
+}
+
+export const sessions = new SessionsState();
