@@ -598,7 +598,7 @@ pub enum Theme {
 }
 
 /// UI preferences (kept in tauri-plugin-store, DESIGN §6).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(default)]
 pub struct Prefs {
     /// Colour theme.
@@ -607,6 +607,18 @@ pub struct Prefs {
     pub last_session: Option<String>,
     /// Sidebar shown.
     pub sidebar_open: bool,
+}
+
+impl Default for Prefs {
+    /// A first start shows the sidebar: the sessions are how people find
+    /// their way back.
+    fn default() -> Self {
+        Self {
+            theme: Theme::System,
+            last_session: None,
+            sidebar_open: true,
+        }
+    }
 }
 
 /// The format of an export.

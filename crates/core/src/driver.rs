@@ -19,6 +19,7 @@ use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::{new_run_id, new_subagent_session_id};
 use crate::memory::{MemorySource, PostTurnWorker};
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
+use crate::planning::join_plan;
 use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
 use crate::steering::SteeringQueue;
@@ -91,6 +92,8 @@ pub(crate) struct RunCtx {
     pub(crate) interactive: bool,
     /// A sub-agent asks through its parent's approver.
     pub(crate) parent_approver: Option<Arc<dyn Approver>>,
+    /// The streaming entry point: the planning phase may run.
+    pub(crate) planning: bool,
 }
 
 impl Agent {
@@ -165,6 +168,7 @@ impl Agent {
         };
         let steering = SteeringQueue::default();
         let ctx = RunCtx {
+            planning: true,
             interactive: true,
             parent_approver: None,
             background,
@@ -221,6 +225,7 @@ impl Agent {
             steering: SteeringQueue::default(),
             // Nobody watches a non-streaming run: mutating calls are denied.
             interactive: false,
+            planning: false,
             parent_approver: None,
         };
         self.drive(&ctx).await.into_result()
@@ -265,6 +270,7 @@ impl Agent {
             background: CancellationToken::new(),
             steering: SteeringQueue::default(),
             interactive: parent.approver.is_some(),
+            planning: false,
             parent_approver: parent.approver.clone(),
         };
         self.drive(&ctx).await.into_result()
@@ -530,14 +536,28 @@ impl Agent {
                         (Ok(h), Ok(s)) => (h, s),
                         (Err(e), _) | (_, Err(e)) => return RunOutcome::fail(e),
                     };
+                    let mut messages = build_context(
+                        &persona,
+                        &profile.system_prompt,
+                        memory.as_deref(),
+                        summary.as_ref(),
+                        &history,
+                    );
+                    // The plan, when there is one, is the start of this
+                    // first answer: sent as a prefill, stored joined.
+                    let mut prefill = None;
+                    if model_calls == 1 && ctx.planning && profile.planning_enabled {
+                        match self.plan(ctx, &backend, &profile, &messages).await {
+                            Ok(Some(plan)) => {
+                                messages.push(ChatMessage::assistant(plan.clone()));
+                                prefill = Some(plan);
+                            }
+                            Ok(None) => {}
+                            Err(outcome) => return outcome,
+                        }
+                    }
                     let request = ModelRequest {
-                        messages: build_context(
-                            &persona,
-                            &profile.system_prompt,
-                            memory.as_deref(),
-                            summary.as_ref(),
-                            &history,
-                        ),
+                        messages,
                         tools,
                         think: profile.think,
                         temperature: profile.temperature,
@@ -562,6 +582,9 @@ impl Agent {
                     let mut message = result.message(status);
                     message.tool_calls = assign_call_ids(result.tool_calls, &mut used_ids);
                     let partial_text = message.content.clone();
+                    if let Some(plan) = prefill.take() {
+                        message.content = join_plan(&plan, &message.content);
+                    }
                     let calls = message.tool_calls.clone();
                     // Keep the stored conversation valid: an answer that
                     // carries tool calls is stored even when empty, and its

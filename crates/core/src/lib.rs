@@ -20,6 +20,7 @@ mod handle;
 mod ids;
 mod memory;
 mod message;
+pub mod planning;
 mod profile;
 mod run_support;
 mod settings;

@@ -5,11 +5,13 @@ mod calculator;
 mod remember;
 mod switch_profile;
 mod time;
+mod update_plan;
 
 pub use calculator::Calculator;
 pub use remember::Remember;
 pub use switch_profile::{ProfileSwitcher, SwitchProfile};
 pub use time::CurrentTime;
+pub use update_plan::UpdatePlan;
 
 use std::sync::Arc;
 
@@ -19,6 +21,7 @@ use crate::tool::ToolRegistry;
 pub fn builtin_registry() -> ToolRegistry {
     let mut r = ToolRegistry::new();
     r.register(Arc::new(CurrentTime))
-        .register(Arc::new(Calculator));
+        .register(Arc::new(Calculator))
+        .register(Arc::new(UpdatePlan));
     r
 }

@@ -1,0 +1,110 @@
+// The real app against hearth-sim: a message streams in, Stop ends the
+// answer at once without unloading the model, and after a restart the
+// session is there with its interrupted answer. Run through tests/e2e/run.sh.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { captureWindow, eventually, simStats, startApp } from './support.mjs';
+
+/** @type {import('webdriverio').Browser | undefined} */
+let browser;
+
+after(async () => {
+  await browser?.deleteSession();
+});
+
+const LIVE = '[data-testid="message-assistant"][data-live="true"]';
+
+async function send(text) {
+  const input = browser.$('[data-testid="composer-input"]');
+  await input.waitForExist({ timeout: 30_000 });
+  await input.setValue(text);
+  await browser.$('[data-testid="send-button"]').click();
+}
+
+async function liveText() {
+  const el = browser.$(LIVE);
+  return (await el.isExisting()) ? (await el.getText()).trim() : '';
+}
+
+let partial = '';
+
+test('a message streams in, and the answer is rendered as Markdown', async () => {
+  browser = await startApp();
+  await send('How do closures capture variables in Rust?');
+  // Streaming: the live answer is seen at several growing lengths before
+  // it completes (each look is a WebDriver round trip, ~50-100 ms).
+  const lengths = [];
+  await eventually(browser, 'the answer streams in pieces', async () => {
+    const t = await liveText();
+    if (t.length > 0 && t.length !== lengths.at(-1)) lengths.push(t.length);
+    return lengths.length >= 3;
+  });
+  assert.ok(lengths.every((n, i) => i === 0 || n > lengths[i - 1]), `lengths ${lengths}`);
+  await eventually(browser, 'the answer completes', async () => {
+    const done = browser.$('[data-testid="message-assistant"][data-status="done"]');
+    return (await done.isExisting()) && (await done.getText()).includes('Done streaming.');
+  });
+  // Markdown, not raw text: a code block and a table.
+  assert.ok(await browser.$('[data-testid="message-assistant"] pre code').isExisting());
+  assert.ok(await browser.$('[data-testid="message-assistant"] table').isExisting());
+  const shot = await captureWindow(browser, 'app.png');
+  // The README shows the app as this run saw it.
+  const docs = path.resolve(path.dirname(shot), '../../../docs/screenshots');
+  mkdirSync(docs, { recursive: true });
+  copyFileSync(shot, path.join(docs, 'app.png'));
+});
+
+test('Stop ends the answer at once and the model stays loaded', async () => {
+  assert.ok(browser);
+  const before = await simStats();
+  await send('Tell me a long story.');
+  await eventually(browser, 'the story is streaming', async () => (await liveText()).split(/\s+/).length > 12);
+  const stop = browser.$('[data-testid="stop-button"]');
+  const t0 = Date.now();
+  await stop.click();
+  await eventually(
+    browser,
+    'the answer shows as stopped',
+    async () => browser.$('[data-testid="message-assistant"][data-status="stopped"]').isExisting(),
+    5_000,
+  );
+  const stoppedIn = Date.now() - t0;
+  partial = (await browser.$('[data-testid="message-assistant"][data-status="stopped"]').getText()).trim();
+  assert.ok(partial.includes('The model keeps writing'), partial);
+  // The simulator saw the connection close mid-generation, and no unload.
+  const stats = await eventually(browser, 'the simulator saw the cancel', async () => {
+    const s = await simStats();
+    return s.cancelled > before.cancelled ? s : false;
+  });
+  assert.equal(stats.unloads, 0, JSON.stringify(stats));
+  assert.equal(stats.aborted_loads, 0, JSON.stringify(stats));
+  assert.ok(stats.loaded.includes('llama3.2'), JSON.stringify(stats));
+  console.log(JSON.stringify({ stop_to_stopped_ui_ms: stoppedIn, sim: stats }));
+  // The next message needs no load: the model is still resident.
+  const loads = stats.loads;
+  await send('Still there?');
+  await eventually(browser, 'the next answer completes', async () => {
+    const done = await browser.$$('[data-testid="message-assistant"][data-status="done"]');
+    return done.length >= 2;
+  });
+  assert.equal((await simStats()).loads, loads, 'no reload after Stop');
+});
+
+test('after a restart the session is there with its interrupted answer', async () => {
+  assert.ok(browser);
+  await browser.deleteSession();
+  browser = undefined;
+  browser = await startApp();
+  // The last session is reopened, and it is in the sidebar.
+  const stopped = '[data-testid="message-assistant"][data-status="stopped"]';
+  await eventually(browser, 'the session is listed', async () => (await browser.$$('[data-testid="session-item"]')).length >= 1);
+  const text = await eventually(browser, 'the interrupted answer is shown', async () => {
+    const el = browser.$(stopped);
+    return (await el.isExisting()) ? (await el.getText()).trim() : false;
+  });
+  const words = partial.split(/\s+/).slice(0, 8).join(' ');
+  assert.ok(text.includes(words), `expected the partial answer, got: ${text.slice(0, 200)}`);
+  await captureWindow(browser, 'restarted.png');
+});
