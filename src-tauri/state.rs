@@ -142,6 +142,7 @@ fn build_backend(
     .worker(Arc::new(CompactionWorker))
     .store(store.clone())
     .approvals(approvals.clone())
+    .subagents()
     .build();
     Ok(Backend { url, client, agent })
 }

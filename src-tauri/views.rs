@@ -284,6 +284,31 @@ pub struct SubagentView {
     pub messages: Vec<MessageView>,
 }
 
+impl From<hearth_core::SubagentTranscript> for SubagentView {
+    fn from(t: hearth_core::SubagentTranscript) -> Self {
+        Self {
+            parent_call_id: t.parent_call_id,
+            session_id: t.session_id,
+            profile: t.profile,
+            // Ids in the order said: these messages live in no table.
+            messages: t
+                .messages
+                .into_iter()
+                .zip(1..)
+                .map(|(message, id)| {
+                    MessageView::from(StoredMessage {
+                        id,
+                        parent_id: None,
+                        run_id: None,
+                        message,
+                        created_at: 0,
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
 /// A session opened in the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 pub struct SessionView {

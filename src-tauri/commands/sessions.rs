@@ -7,7 +7,7 @@ use tauri::{AppHandle, Manager, State};
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
     ExportFormat, MessageView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
-    SwitchView,
+    SubagentView, SwitchView,
 };
 
 /// Sessions, newest first.
@@ -51,7 +51,7 @@ pub(crate) async fn session_view(
     session_id: &str,
 ) -> Result<SessionView, ErrorInfo> {
     let store = &state.store;
-    let (messages, forks, switches, title) = (
+    let (messages, forks, switches, subagents, title) = (
         store
             .branch_messages(session_id)
             .await
@@ -59,6 +59,10 @@ pub(crate) async fn session_view(
         store.forks(session_id).await.map_err(store_error)?,
         store
             .profile_switches(session_id)
+            .await
+            .map_err(store_error)?,
+        store
+            .subagent_transcripts(session_id)
             .await
             .map_err(store_error)?,
         hearth_core::SessionStore::title(store.as_ref(), session_id)
@@ -74,7 +78,7 @@ pub(crate) async fn session_view(
         messages: messages.into_iter().map(MessageView::from).collect(),
         forks,
         switches: switches.into_iter().map(SwitchView::from).collect(),
-        subagents: Vec::new(),
+        subagents: subagents.into_iter().map(SubagentView::from).collect(),
         live: state.runs.view(session_id),
     })
 }

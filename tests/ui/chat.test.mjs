@@ -66,7 +66,7 @@ test('plan card, tool cards pending then filled, sub-agent nested under spawn_ag
     const spawn = page.locator('[data-testid=tool-card][data-tool=spawn_agent]');
     await spawn.locator('[data-testid=tool-status]', { hasText: 'running' }).waitFor();
     // The sub-agent's own tool call shows inside the spawn_agent card.
-    const nested = spawn.getByTestId('subagent').locator('[data-testid=tool-card][data-tool=shell]');
+    const nested = spawn.getByTestId('subagent').locator('[data-testid=tool-card][data-tool=run_shell]');
     await nested.waitFor();
     await spawn.getByTestId('subagent').getByText('Sub-agent summary text.').waitFor();
     assert.equal(await nested.getAttribute('data-outcome'), 'error');

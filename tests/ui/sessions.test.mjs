@@ -98,6 +98,38 @@ test('profile editor and persona', () =>
     await page.getByTestId('panel-close').click();
   }));
 
+test('profile editor: workspace and tools that run without asking (run_shell warned)', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-profiles').click();
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-edit').click();
+    const workspace = page.getByTestId('profile-workspace');
+    assert.equal(await workspace.inputValue(), '/home/user/work');
+    await page.getByText('File tools and run_shell work only inside this folder.').waitFor();
+    const choice = (tool) => page.locator(`[data-testid=auto-approve-choice][data-tool=${tool}]`);
+    assert.ok(await choice('read_file').isChecked());
+    await choice('write_file').check();
+    assert.equal(await page.getByTestId('auto-approve-shell-warning').count(), 0);
+    await choice('run_shell').check();
+    assert.match(await page.getByTestId('auto-approve-shell-warning').textContent(), /without asking/);
+    await choice('run_shell').uncheck();
+    await page.getByTestId('auto-approve-shell-warning').waitFor({ state: 'detached' });
+    await choice('run_shell').check();
+    await workspace.fill('  /home/user/project  ');
+    await page.getByTestId('profile-save').click();
+    await page.getByTestId('profile-list').waitFor();
+    const saved = (await calls(page, 'save_profile'))[0].args;
+    assert.equal(saved.previousName, 'Agent');
+    assert.equal(saved.profile.workspace, '/home/user/project');
+    assert.deepEqual([...saved.profile.auto_approve].sort(), ['read_file', 'run_shell', 'write_file']);
+    // An empty folder is no workspace (null), not "".
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-edit').click();
+    assert.ok(await choice('run_shell').isChecked());
+    await workspace.fill('');
+    await page.getByTestId('profile-save').click();
+    await page.getByTestId('profile-list').waitFor();
+    assert.equal((await calls(page, 'save_profile'))[1].args.profile.workspace, null);
+  }));
+
 test('theme is applied and persisted', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('open-settings').click();

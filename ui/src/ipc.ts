@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ErrorInfo, Prefs, ProfileView, PullProgressView, Value } from './bindings';
+import type { AgentEvent, ApprovalDecision, ErrorInfo, Prefs, ProfileView, PullProgressView, Value } from './bindings';
 
 export type * from './bindings';
 /** Any JSON value (tool arguments). */
@@ -74,6 +74,8 @@ export const editAndResend = (
 export const stopRun = (runId: string) => commands.stopRun(runId);
 export const queueMessage = (id: string, text: string) => ok(commands.queueMessage(id, text));
 export const cancelQueued = (id: string, queueId: string) => commands.cancelQueued(id, queueId);
+/** Answers a tool's approval request; false when it no longer waits. */
+export const approve = (requestId: string, decision: ApprovalDecision) => commands.approve(requestId, decision);
 
 export const listProfiles = () => ok(commands.listProfiles());
 export const saveProfile = (p: ProfileView, previousName: string | null) =>

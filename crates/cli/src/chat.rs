@@ -121,6 +121,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         .worker(Arc::new(TitleWorker))
         .worker(Arc::new(MemoryWorker(store.clone())))
         .worker(Arc::new(CompactionWorker))
+        .subagents()
         .store(store);
     if let Some((name, backend)) = backends.named {
         builder = builder.named_backend(name, backend);
@@ -284,6 +285,14 @@ impl Printer {
                 let _ = out.flush();
                 eprintln!("[stopped] the model stays loaded");
             }
+            EventKind::PlanReady { plan } => {
+                let _ = out.flush();
+                eprintln!("[plan]\n{plan}");
+            }
+            EventKind::PlanProgress { done } => {
+                let steps: Vec<String> = done.iter().map(u32::to_string).collect();
+                eprintln!("[plan] done: step {}", steps.join(", "));
+            }
             EventKind::Error { error, .. } => {
                 if self.text_open {
                     let _ = writeln!(out);
@@ -293,9 +302,7 @@ impl Printer {
             }
             // The CLI has no queue: one message per invocation.
             EventKind::RunStarted { .. }
-            | EventKind::PlanReady { .. }
             | EventKind::PlanDelta { .. }
-            | EventKind::PlanProgress { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::ApprovalResolved { .. }
             | EventKind::QueuedMessageSent { .. }

@@ -11,6 +11,7 @@ use crate::profile::ProfileProvider;
 use crate::settings::ModelSettings;
 use crate::store::SessionStore;
 use crate::tool::ToolRegistry;
+use crate::tools::SpawnAgent;
 
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
@@ -25,6 +26,7 @@ pub struct AgentBuilder {
     pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
     pub(crate) max_depth: u32,
     pub(crate) approvals: Arc<Approvals>,
+    pub(crate) subagents: bool,
 }
 
 impl AgentBuilder {
@@ -84,21 +86,36 @@ impl AgentBuilder {
         self
     }
 
+    /// Offer the `spawn_agent` tool (sub-agents with a named profile, up
+    /// to the depth limit).
+    pub fn subagents(mut self) -> Self {
+        self.subagents = true;
+        self
+    }
+
     /// The agent.
     pub fn build(self) -> Arc<Agent> {
-        Arc::new(Agent {
-            backend: self.backend,
-            named: self.named,
-            profiles: self.profiles,
-            store: self.store,
-            tools: self.tools,
-            settings: self.settings,
-            memory: self.memory,
-            memory_source: self.memory_source,
-            workers: self.workers,
-            background: std::sync::Mutex::new(tokio_util::sync::CancellationToken::new()),
-            max_depth: self.max_depth,
-            approvals: self.approvals,
+        // The agent owns its tools and spawn_agent needs the agent: it gets
+        // a weak reference to the agent being built.
+        Arc::new_cyclic(|agent| {
+            let mut tools = self.tools;
+            if self.subagents {
+                tools.register(Arc::new(SpawnAgent::new(agent.clone())));
+            }
+            Agent {
+                backend: self.backend,
+                named: self.named,
+                profiles: self.profiles,
+                store: self.store,
+                tools,
+                settings: self.settings,
+                memory: self.memory,
+                memory_source: self.memory_source,
+                workers: self.workers,
+                background: std::sync::Mutex::new(tokio_util::sync::CancellationToken::new()),
+                max_depth: self.max_depth,
+                approvals: self.approvals,
+            }
         })
     }
 }

@@ -24,9 +24,9 @@ use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
 use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
-use crate::store::{InMemoryStore, SessionStore};
+use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
 use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
-use crate::tool::{Approver, ToolContext, ToolRegistry};
+use crate::tool::{Approver, ToolContext, ToolEffect, ToolRegistry};
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
 
@@ -65,6 +65,74 @@ impl Drop for TerminalGuard<'_> {
             });
         }
     }
+}
+
+/// Keeps a sub-agent's transcript with its parent's turn: saved when the
+/// sub-agent ends, and — when the parent's Stop drops the sub-agent
+/// mid-flight — saved from `drop` on a task of its own, with every
+/// unanswered call given the cancelled result so the transcript stays a
+/// valid conversation.
+struct TranscriptKeeper {
+    store: Arc<dyn SessionStore>,
+    scratch: Arc<InMemoryStore>,
+    transcript: SubagentTranscript,
+    armed: bool,
+}
+
+impl TranscriptKeeper {
+    async fn save(&mut self) {
+        self.armed = false;
+        let mut t = self.transcript.clone();
+        t.messages = repair_pairing(
+            self.scratch
+                .history(&t.session_id)
+                .await
+                .unwrap_or_default(),
+        );
+        if let Err(e) = self.store.record_subagent(&t).await {
+            tracing::warn!("keeping the sub-agent transcript failed: {e}");
+        }
+    }
+}
+
+impl Drop for TranscriptKeeper {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut keeper = TranscriptKeeper {
+            store: self.store.clone(),
+            scratch: self.scratch.clone(),
+            transcript: self.transcript.clone(),
+            armed: false,
+        };
+        rt.spawn(async move { keeper.save().await });
+    }
+}
+
+/// Give every tool call without a result the cancelled result (a
+/// transcript cut by a stop).
+fn repair_pairing(mut messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let answered: HashSet<String> = messages
+        .iter()
+        .filter_map(|m| m.tool_call_id.clone())
+        .collect();
+    let missing: Vec<ToolCall> = messages
+        .iter()
+        .flat_map(|m| m.tool_calls.iter())
+        .filter(|c| !answered.contains(&c.id))
+        .cloned()
+        .collect();
+    for call in &missing {
+        messages.push(ChatMessage::tool_result(
+            call,
+            crate::step::CANCELLED_RESULT,
+        ));
+    }
+    messages
 }
 
 /// Everything one run needs besides the agent.
@@ -114,6 +182,7 @@ impl Agent {
             workers: Vec::new(),
             max_depth: 2,
             approvals: Arc::default(),
+            subagents: false,
         }
     }
 
@@ -125,6 +194,40 @@ impl Agent {
     /// The session store.
     pub fn store(&self) -> &Arc<dyn SessionStore> {
         &self.store
+    }
+
+    /// The tools the model can call.
+    pub fn tool_registry(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// Names of the profiles sub-agents can run with.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles.names()
+    }
+
+    /// The active profile's name in a session.
+    pub fn active_profile_name(&self, session_id: &str) -> String {
+        self.profiles.active(session_id).name
+    }
+
+    /// Whether a run with profile `name` could mutate anything (any of its
+    /// tools does); `None` when there is no such profile.
+    pub fn profile_can_mutate(&self, name: &str) -> Option<ToolEffect> {
+        let profile = self.profiles.by_name(name)?;
+        let mutating = self
+            .tools
+            .names()
+            .iter()
+            .filter(|n| profile.tools.as_ref().is_none_or(|t| t.contains(n)))
+            .filter(|n| n.as_str() != "spawn_agent")
+            .filter_map(|n| self.tools.get(n))
+            .any(|t| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
+        Some(if mutating {
+            ToolEffect::Mutating
+        } else {
+            ToolEffect::ReadOnly
+        })
     }
 
     /// Answer an approval request (from an `approval_requested` event).
@@ -254,6 +357,20 @@ impl Agent {
             .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
         let session_id = new_subagent_session_id();
         let run_id = new_run_id();
+        let scratch = Arc::new(InMemoryStore::new());
+        let mut keeper = TranscriptKeeper {
+            store: self.store.clone(),
+            scratch: scratch.clone(),
+            transcript: SubagentTranscript {
+                parent_session_id: parent.session_id.clone(),
+                parent_run_id: parent.run_id.clone(),
+                parent_call_id: parent.call_id.clone(),
+                session_id: session_id.clone(),
+                profile: profile.name.clone(),
+                messages: Vec::new(),
+            },
+            armed: true,
+        };
         let ctx = RunCtx {
             sink: parent
                 .events
@@ -262,7 +379,7 @@ impl Agent {
             run_id,
             text: task.to_owned(),
             cancel: parent.cancel.child_token(),
-            store: Arc::new(InMemoryStore::new()),
+            store: scratch,
             profile: Some(profile),
             memory: None,
             depth: parent.depth + 1,
@@ -273,7 +390,9 @@ impl Agent {
             planning: false,
             parent_approver: parent.approver.clone(),
         };
-        self.drive(&ctx).await.into_result()
+        let outcome = self.drive(&ctx).await;
+        keeper.save().await;
+        outcome.into_result()
     }
 
     /// The backend a profile selects; an unknown name is an error the user

@@ -52,7 +52,7 @@ pub use profile::{Profile, ProfileProvider, StaticProfiles};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use steering::{QueueError, Queued, SteeringQueue};
 pub use step::{BatchMode, CANCELLED_RESULT, Step, batch_mode, next_step};
-pub use store::{InMemoryStore, SessionStore, Span, StoreError};
+pub use store::{InMemoryStore, SessionStore, Span, StoreError, SubagentTranscript};
 pub use storm::{REFLECT_PROMPT, StormBreaker, Verdict};
 pub use tool::{
     Approval, Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,

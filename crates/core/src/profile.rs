@@ -69,6 +69,10 @@ pub trait ProfileProvider: Send + Sync {
     fn active(&self, session_id: &str) -> Profile;
     /// A profile by name (for sub-agents).
     fn by_name(&self, name: &str) -> Option<Profile>;
+    /// Every profile's name, sorted (offered to `spawn_agent`).
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Profiles held in memory: one active profile for every session.
@@ -120,5 +124,12 @@ impl ProfileProvider for StaticProfiles {
 
     fn by_name(&self, name: &str) -> Option<Profile> {
         self.profiles.read().ok().and_then(|p| p.get(name).cloned())
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.profiles
+            .read()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
     }
 }

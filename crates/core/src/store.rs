@@ -94,6 +94,13 @@ pub trait SessionStore: Send + Sync {
         Ok(())
     }
 
+    /// Keep a sub-agent's transcript with the parent's turn: `messages` is
+    /// everything the sub-agent for tool call `transcript.parent_call_id`
+    /// said and did, so its nested cards survive a restart.
+    async fn record_subagent(&self, _transcript: &SubagentTranscript) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Save the answer streamed so far, so a crash loses at most its last
     /// moments. Replaced by the final message when it is appended.
     async fn checkpoint(
@@ -106,16 +113,40 @@ pub trait SessionStore: Send + Sync {
     }
 }
 
+/// What a sub-agent did for one `spawn_agent` call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentTranscript {
+    /// The session the parent run belongs to (for a nested sub-agent, its
+    /// parent's `subagent_…` id).
+    pub parent_session_id: String,
+    /// The parent run.
+    pub parent_run_id: String,
+    /// The parent's `spawn_agent` call.
+    pub parent_call_id: String,
+    /// The sub-agent's own session id (`subagent_…`).
+    pub session_id: String,
+    /// Profile it ran with.
+    pub profile: String,
+    /// Its conversation: the task, answers, tool calls and results.
+    pub messages: Vec<ChatMessage>,
+}
+
 /// Sessions in memory.
 #[derive(Debug, Default)]
 pub struct InMemoryStore {
     sessions: Mutex<HashMap<String, Vec<ChatMessage>>>,
+    subagents: Mutex<Vec<SubagentTranscript>>,
 }
 
 impl InMemoryStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Sub-agent transcripts recorded so far, oldest first.
+    pub async fn subagent_transcripts(&self) -> Vec<SubagentTranscript> {
+        self.subagents.lock().await.clone()
     }
 }
 
@@ -143,6 +174,11 @@ impl SessionStore for InMemoryStore {
             .entry(session_id.to_owned())
             .or_default()
             .push(message);
+        Ok(())
+    }
+
+    async fn record_subagent(&self, transcript: &SubagentTranscript) -> Result<(), StoreError> {
+        self.subagents.lock().await.push(transcript.clone());
         Ok(())
     }
 }

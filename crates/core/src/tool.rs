@@ -103,6 +103,13 @@ pub trait Tool: Send + Sync {
         ToolEffect::ReadOnly
     }
 
+    /// Whether this call must be approved by the user first (default: when
+    /// it mutates). A tool whose own effects are approved one by one (a
+    /// sub-agent's writes) need not ask to start.
+    fn needs_approval(&self, arguments: &serde_json::Value) -> bool {
+        self.effect(arguments) == ToolEffect::Mutating
+    }
+
     /// What this call can reach, in plain words, for the approval question
     /// ("writes notes.md in /home/sam/project").
     fn reach(&self, arguments: &serde_json::Value, _workspace: Option<&std::path::Path>) -> String {

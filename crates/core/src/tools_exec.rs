@@ -18,7 +18,7 @@ use crate::tool::{Approval, Tool, ToolContext, ToolEffect, ToolError, ToolRegist
 /// Ask before a mutating call, when the run has someone to ask.
 async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approval {
     match &ctx.approver {
-        Some(approver) if tool.effect(&call.arguments) == ToolEffect::Mutating => {
+        Some(approver) if tool.needs_approval(&call.arguments) => {
             let reach = tool.reach(&call.arguments, ctx.workspace.as_deref());
             approver
                 .approve(ctx, &call.name, &call.arguments, &reach)

@@ -32,6 +32,7 @@ mod search;
 mod sessions;
 mod spans;
 mod store;
+mod subagents;
 mod summaries;
 
 pub use branches::StoredMessage;

@@ -30,13 +30,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::memories::MIGRATIONS)
         .chain(crate::summaries::MIGRATIONS)
         .chain(crate::spans::MIGRATIONS)
+        .chain(crate::subagents::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -324,6 +324,10 @@ impl ProfileProvider for Profiles {
     fn by_name(&self, name: &str) -> Option<Profile> {
         self.read(|c| c.profiles.get(name).cloned())
     }
+
+    fn names(&self) -> Vec<String> {
+        self.read(|c| c.profiles.keys().cloned().collect())
+    }
 }
 
 #[async_trait]
@@ -339,7 +343,7 @@ impl ProfileSwitcher for Profiles {
         if !self.read(|c| c.profiles.contains_key(name)) {
             return Err(format!(
                 "no profile named `{name}`; the profiles are: {}",
-                self.names().join(", ")
+                ProfileProvider::names(self).join(", ")
             ));
         }
         let (s, n) = (session_id.to_owned(), name.to_owned());

@@ -159,6 +159,18 @@ impl Store {
         Ok(rows.into_iter().map(|s| s.message).collect())
     }
 
+    /// The sub-agent transcripts of a session (nested ones too), oldest
+    /// first.
+    pub async fn subagent_transcripts(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<hearth_core::SubagentTranscript>, StoreError> {
+        let id = session_id.to_owned();
+        self.db
+            .call(move |c| crate::subagents::of_session(c, &id))
+            .await
+    }
+
     /// The trace of a run: its model and tool calls, in order.
     pub async fn spans(&self, run_id: &str) -> Result<Vec<crate::spans::SpanRecord>, StoreError> {
         let rid = run_id.to_owned();
@@ -263,6 +275,17 @@ impl SessionStore for Store {
         Ok(self
             .db
             .call(move |c| crate::summaries::add(c, &id, &s, &m))
+            .await?)
+    }
+
+    async fn record_subagent(
+        &self,
+        transcript: &hearth_core::SubagentTranscript,
+    ) -> Result<(), hearth_core::StoreError> {
+        let t = transcript.clone();
+        Ok(self
+            .db
+            .call(move |c| crate::subagents::record(c, &t))
             .await?)
     }
 

@@ -2,14 +2,16 @@
 // immutable (new objects along the changed path) so the transcript can hold
 // it in `$state.raw` and Svelte re-renders only the blocks that changed.
 // Sub-agent events nest under the tool card of the `spawn_agent` call that
-// started them (`parent_call_id`), at any depth.
-import type { AgentEvent, ErrorInfo, JsonValue, Usage } from '../ipc';
+// started them (`parent_call_id`), at any depth; so do their approval
+// requests, which land on the card of the call that waits.
+import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, ToolOutcome, Usage } from '../ipc';
 import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkSplit';
 
 export type Block =
   | { kind: 'text'; text: string }
   | { kind: 'thinking'; text: string }
-  | { kind: 'plan'; plan: string }
+  /** The plan, streamed by plan_delta, replaced by plan_ready; `done`: step numbers from plan_progress. */
+  | { kind: 'plan'; plan: string; done: number[] }
   | { kind: 'tool'; call: ToolCallModel }
   /** A queued message the run took in (`queued_message_sent`). */
   | { kind: 'user'; text: string; queueId: string };
@@ -24,11 +26,23 @@ export interface ToolCallModel {
   call_id: string;
   name: string;
   arguments: JsonValue;
-  outcome: 'pending' | 'ok' | 'error' | 'cancelled';
+  outcome: 'pending' | ToolOutcome;
   output: string | null;
   duration_ms: number | null;
   /** The sub-agent this call started (spawn_agent), once it sends events. */
   sub: AgentModel | null;
+  /** The question put to the user before this call runs, if any. */
+  approval: ApprovalModel | null;
+}
+
+export interface ApprovalModel {
+  request_id: string;
+  tool: string;
+  arguments: JsonValue;
+  /** What the call can touch, in plain words. */
+  reach: string;
+  /** Null while the run waits for the user. */
+  decision: ApprovalDecision | null;
 }
 
 export interface TurnModel extends AgentModel {
@@ -69,6 +83,35 @@ function appendText(blocks: Block[], kind: 'text' | 'thinking', text: string): B
   return [...blocks, { kind, text }];
 }
 
+/** The agent with its plan block changed (created by the first plan event). */
+function withPlan<A extends AgentModel>(a: A, change: (p: Extract<Block, { kind: 'plan' }>) => Block): A {
+  const at = a.blocks.findIndex((b) => b.kind === 'plan');
+  if (at < 0) return { ...a, blocks: [...a.blocks, change({ kind: 'plan', plan: '', done: [] })] };
+  return { ...a, blocks: a.blocks.map((b, i) => (i === at && b.kind === 'plan' ? change(b) : b)) };
+}
+
+/** The agent with `f` applied to each of its own tool calls (not nested ones). */
+function mapCalls<A extends AgentModel>(a: A, f: (c: ToolCallModel) => ToolCallModel): A {
+  return { ...a, blocks: a.blocks.map((b) => (b.kind === 'tool' ? { kind: 'tool', call: f(b.call) } : b)) };
+}
+
+/**
+ * At the end of a run nothing waits any more, nested calls included: an
+ * unanswered question is withdrawn (the backend drops it on Stop), and
+ * after a stop or an error a call still pending never finished.
+ */
+function closeCalls(blocks: Block[], cut: boolean): Block[] {
+  return blocks.map((b): Block => {
+    if (b.kind !== 'tool') return b;
+    const c = b.call;
+    const approval = c.approval && c.approval.decision === null ? null : c.approval;
+    const outcome = cut && c.outcome === 'pending' ? 'cancelled' : c.outcome;
+    const sub = c.sub && c.sub.status === 'running' ? { ...c.sub, blocks: closeCalls(c.sub.blocks, cut), status: cut ? ('stopped' as const) : c.sub.status } : c.sub;
+    if (approval === c.approval && outcome === c.outcome && sub === c.sub) return b;
+    return { kind: 'tool', call: { ...c, approval, outcome, sub } };
+  });
+}
+
 /** Applies an event meant for this agent (not a nested one). */
 function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
   switch (ev.type) {
@@ -80,8 +123,23 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
       for (const p of pieces) blocks = appendText(blocks, p.thinking ? 'thinking' : 'text', p.text);
       return { ...a, split: state, blocks };
     }
+    case 'plan_delta':
+      return withPlan(a, (p) => ({ ...p, plan: p.plan + ev.delta }));
     case 'plan_ready':
-      return { ...a, blocks: [...a.blocks, { kind: 'plan', plan: ev.plan }] };
+      return withPlan(a, (p) => ({ ...p, plan: ev.plan }));
+    case 'plan_progress':
+      return withPlan(a, (p) => ({ ...p, done: [...ev.done] }));
+    case 'approval_requested': {
+      const approval: ApprovalModel = { request_id: ev.request_id, tool: ev.tool, arguments: ev.arguments, reach: ev.reach, decision: null };
+      if (!a.blocks.some((b) => b.kind === 'tool' && b.call.call_id === ev.call_id)) {
+        // Asked before its card exists (should not happen): still ask.
+        const call: ToolCallModel = { call_id: ev.call_id, name: ev.tool, arguments: ev.arguments, outcome: 'pending', output: null, duration_ms: null, sub: null, approval };
+        return { ...a, blocks: [...a.blocks, { kind: 'tool', call }] };
+      }
+      return mapCalls(a, (c) => (c.call_id === ev.call_id ? { ...c, approval } : c));
+    }
+    case 'approval_resolved':
+      return mapCalls(a, (c) => (c.approval?.request_id === ev.request_id ? { ...c, approval: { ...c.approval, decision: ev.decision } } : c));
     case 'tool_started':
       return {
         ...a,
@@ -97,6 +155,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
               output: null,
               duration_ms: null,
               sub: null,
+              approval: null,
             },
           },
         ],
@@ -120,6 +179,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
           output: null,
           duration_ms: null,
           sub: null,
+          approval: null,
         };
         return { ...a, blocks: [...a.blocks, { kind: 'tool', call: filled(c) }] };
       }
@@ -133,7 +193,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
     case 'stream_end':
     case 'stream_stopped':
     case 'error': {
-      let blocks = a.blocks;
+      let blocks = closeCalls(a.blocks, ev.type !== 'stream_end');
       for (const p of flushThink(a.split)) blocks = appendText(blocks, p.thinking ? 'thinking' : 'text', p.text);
       const status = ev.type === 'stream_end' ? 'done' : ev.type === 'stream_stopped' ? 'stopped' : 'error';
       return { ...a, blocks, split: initialSplit, status };

@@ -1,8 +1,10 @@
 // A fake Hearth backend for UI tests: in-memory sessions (with branches),
 // profiles, memories, models, and scripted runs that stream AgentEvents
 // through the turn's Channel on timers. The message text picks the script:
-// "think", "plan", "tools", "slow", "fail", "notfound", "xss"; anything
-// else gets a short Markdown answer. Tests drive and inspect it through
+// "think", "plan", "tools", "write", "nested", "slow", "fail", "notfound",
+// "xss"; anything else gets a short Markdown answer. Scripts that ask for
+// approval pause until the `approve` command answers. `?subagents=1` adds
+// a stored session with sub-agent transcripts. Tests drive and inspect it through
 // `window.__hearthMock` (calls, config).
 import type {
   AgentEvent,
@@ -13,10 +15,10 @@ import type {
   ProfileView,
   RunningView,
   SessionView,
+  SubagentView,
   SummaryView,
 } from '../bindings';
-
-type Body = Omit<AgentEvent, 'session_id' | 'run_id' | 'is_subagent'> & Partial<AgentEvent>;
+import { nestedScript, planScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 interface ChannelLike {
   id: number;
 }
@@ -29,6 +31,8 @@ interface Sess {
   profile: string;
   leaf: number | null;
   switches: { profile: string; after_message_id: number | null; at: number }[];
+  /** Transcripts of sub-agents, kept with the parent's turn. */
+  subagents: SubagentView[];
   deleted: boolean;
   created_at: number;
   updated_at: number;
@@ -45,6 +49,8 @@ interface Run {
   parent: number | null;
   queue: { queue_id: string; text: string; at: number }[];
   done: boolean;
+  /** The approval the run waits on, and how it goes on after each answer. */
+  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
 }
 
 export const XSS_PAYLOAD = [
@@ -70,7 +76,7 @@ const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['reco
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  config = { queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true };
+  config = { queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0 };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -79,12 +85,12 @@ export class MockBackend {
   nextId = 1;
   nextSession = 1;
   profiles: ProfileView[] = [
-    { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null },
-    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null },
+    { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null, auto_approve: [] },
+    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null, auto_approve: ['read_file'] },
   ];
   defaultProfile = 'Chat';
   persona = 'Be concise.';
-  toolNames = ['read_file', 'write_file', 'shell', 'web_fetch', 'spawn_agent', 'switch_profile'];
+  toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan'];
   memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
     { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
   ];
@@ -105,6 +111,7 @@ export class MockBackend {
     const u = this.addMessage(s, 'user', 'Hello there');
     this.addMessage(s, 'assistant', 'Hi! How can I help?', { parent: u.id });
     this.prefs.last_session = s.id;
+    if (params.get('subagents')) this.seedSubagents();
     const big = Number(params.get('big') ?? 0);
     if (big > 0) {
       const b = this.addSession(`Big ${big}`);
@@ -118,9 +125,50 @@ export class MockBackend {
     }
   }
 
+  /** A stored turn whose spawn_agent's sub-agent spawned one more, both kept. */
+  seedSubagents(): void {
+    const s = this.addSession('Research');
+    this.addMessage(s, 'user', 'Research the docs');
+    this.addMessage(s, 'assistant', '', { run_id: 'r_seed', tool_calls: [{ id: 'call_research', name: 'spawn_agent', arguments: { task: 'read the docs' } }] });
+    this.addMessage(s, 'tool', 'Docs read: they say hi.', { run_id: 'r_seed', tool_call_id: 'call_research', tool_name: 'spawn_agent' });
+    this.addMessage(s, 'assistant', 'The docs say hi.', { run_id: 'r_seed' });
+    this.storeSubagents(s, [
+      { parent_call_id: 'call_research', profile: 'Agent', messages: [
+        { role: 'user', content: 'read the docs' },
+        { role: 'assistant', content: 'Reading.', thinking: 'Start with the index.', tool_calls: [{ id: 'call_docs', name: 'read_file', arguments: { path: 'docs/index.md' } }, { id: 'call_deep', name: 'spawn_agent', arguments: { task: 'check the links' } }] },
+        { role: 'tool', content: '# Index: hi', tool_call_id: 'call_docs', tool_name: 'read_file' },
+        { role: 'tool', content: 'All links work.', tool_call_id: 'call_deep', tool_name: 'spawn_agent' },
+        { role: 'assistant', content: 'Docs read: they say hi.' },
+      ] },
+      { parent_call_id: 'call_deep', profile: 'Agent', messages: [
+        { role: 'user', content: 'check the links' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_links', name: 'run_shell', arguments: { command: 'check-links docs' } }] },
+        { role: 'tool', content: 'error: check-links not found', tool_call_id: 'call_links', tool_name: 'run_shell', status: 'error' },
+        { role: 'assistant', content: 'All links work.' },
+      ] },
+    ]);
+  }
+
+  /** Keeps sub-agent transcripts with their session (ids as the store gives them). */
+  storeSubagents(s: Sess, subs: StoredSub[]): void {
+    for (const sub of subs) {
+      let parent: number | null = null;
+      const messages = sub.messages.map((m): MessageView => {
+        const id = this.nextId++;
+        const out: MessageView = {
+          id, parent_id: parent, run_id: null, role: m.role ?? 'assistant', content: m.content ?? '', thinking: m.thinking ?? null,
+          tool_calls: m.tool_calls ?? [], tool_call_id: m.tool_call_id ?? null, tool_name: m.tool_name ?? null, status: m.status ?? 'complete', created_at: now(),
+        };
+        parent = id;
+        return out;
+      });
+      s.subagents.push({ parent_call_id: sub.parent_call_id, session_id: `subagent_${sub.parent_call_id}`, profile: sub.profile, messages });
+    }
+  }
+
   // ---- storage helpers
   addSession(title: string): Sess {
-    const s: Sess = { id: `s${this.nextSession++}`, title, profile: this.defaultProfile, leaf: null, switches: [], deleted: false, created_at: now(), updated_at: now() };
+    const s: Sess = { id: `s${this.nextSession++}`, title, profile: this.defaultProfile, leaf: null, switches: [], subagents: [], deleted: false, created_at: now(), updated_at: now() };
     this.sessions.set(s.id, s);
     return s;
   }
@@ -165,8 +213,12 @@ export class MockBackend {
       if (sibs.length > 1 && !forks.some((f) => f.includes(m.id))) forks.push(sibs.map((x) => x.id));
     }
     const live = [...this.runs.values()].find((r) => r.session === s.id && !r.done);
+    // The branch's spawn_agent calls, and theirs in turn.
+    const calls = new Set(path.flatMap((m) => m.tool_calls.map((c) => c.id)));
+    for (const sub of s.subagents) if (calls.has(sub.parent_call_id)) for (const m of sub.messages) for (const c of m.tool_calls) calls.add(c.id);
     return {
       id: s.id, title: s.title, profile: s.profile, messages: path.map(({ session: _s, ...m }) => m), forks, switches: s.switches,
+      subagents: s.subagents.filter((sub) => calls.has(sub.parent_call_id)),
       live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
     };
   }
@@ -230,6 +282,7 @@ export class MockBackend {
         run.queue.push(q);
         return { kind: 'queued', queue_id: q.queue_id };
       }
+      case 'approve': await new Promise((r) => setTimeout(r, this.config.approveDelayMs)); return this.approve(String(a.requestId), a.decision);
       case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
       case 'list_profiles': return this.profilesView();
       case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }
@@ -313,17 +366,38 @@ export class MockBackend {
   // ---- runs
   startRun(s: Sess, prompt: string | null, text: string, parent: number | null, channel: ChannelLike): string {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null };
     this.runs.set(run.id, run);
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const script = this.script(text, profile.model);
     this.emit(run, { type: 'run_started', model: text.includes('notfound') ? 'ghost:7b' : profile.model, profile: s.profile, context_window: 8192 } as Body, 10);
-    let t = 30;
-    for (const step of script) {
+    this.schedule(run, script, 30);
+    return run.id;
+  }
+
+  /** Times the steps from `t` ms on, up to the first approval question (the run then waits). */
+  schedule(run: Run, steps: Step[], t: number): void {
+    for (const step of steps) {
       t += step.delay ?? this.config.tickMs;
       this.emit(run, step.ev, t);
+      if (step.gate) {
+        const { session_id, run_id, is_subagent, parent_run_id, parent_call_id } = step.ev as Partial<AgentEvent>;
+        const scope = Object.fromEntries(Object.entries({ session_id, run_id, is_subagent, parent_run_id, parent_call_id }).filter(([, v]) => v !== undefined));
+        run.gate = { request_id: (step.ev as { request_id: string }).request_id, scope, ...step.gate };
+        return;
+      }
     }
-    return run.id;
+  }
+
+  /** The user's answer: resolved in the request's scope, then the script goes on. False if not waiting. */
+  approve(requestId: string, decision: 'allow_once' | 'allow_for_session' | 'deny'): boolean {
+    const run = [...this.runs.values()].find((r) => !r.done && r.gate?.request_id === requestId);
+    if (!run?.gate) return false;
+    const gate = run.gate;
+    run.gate = null;
+    this.send(run, { type: 'approval_resolved', request_id: requestId, decision, ...gate.scope } as Body);
+    this.schedule(run, decision === 'deny' ? gate.deny : gate.allow, 0);
+    return true;
   }
 
   emit(run: Run, body: Body, at: number): void {
@@ -345,6 +419,8 @@ export class MockBackend {
     if (body.type === 'stream_end' && !body.is_subagent) {
       this.finish(run);
       const stored = (body as { stored?: Partial<MessageView>[] }).stored;
+      const subs = (body as { subagents?: StoredSub[] }).subagents;
+      if (subs) this.storeSubagents(s, subs);
       if (stored) for (const m of stored) this.addMessage(s, m.role ?? 'assistant', m.content ?? '', { ...m, run_id: run.id });
       else this.addMessage(s, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), { run_id: run.id });
     } else if (body.type === 'error' && !body.is_subagent) {
@@ -356,6 +432,7 @@ export class MockBackend {
   raw(run: Run, body: Body): void {
     const ev = { session_id: run.session, run_id: run.id, is_subagent: false, ...body } as AgentEvent;
     delete (ev as { stored?: unknown }).stored;
+    if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
     run.events.push(ev);
     this.deliver(run.channel, run.index++, ev);
   }
@@ -369,6 +446,7 @@ export class MockBackend {
     const run = this.runs.get(runId);
     if (!run || run.done) return false;
     run.done = true;
+    run.gate = null; // the core withdraws a waiting question on Stop, without approval_resolved
     for (const t of run.timers) clearTimeout(t);
     run.done = false;
     this.raw(run, { type: 'stream_stopped', reason: 'user', partial_text: run.text } as Body);
@@ -377,15 +455,18 @@ export class MockBackend {
     return true;
   }
 
-  script(text: string, model: string): { ev: Body; delay?: number }[] {
+  script(text: string, model: string): Step[] {
     const deltas = (s: string, n = 6) => {
-      const out: { ev: Body }[] = [];
+      const out: Step[] = [];
       const size = Math.max(1, Math.ceil(s.length / n));
       for (let i = 0; i < s.length; i += size) out.push({ ev: { type: 'text_delta', delta: s.slice(i, i + size) } as Body });
       return out;
     };
     const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
-    const end = (stored?: Partial<MessageView>[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}) } as Body });
+    const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
+    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}` };
+    if (text.includes('write')) return writeScript(kit);
+    if (text.includes('nested')) return nestedScript(kit);
     if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
     if (text.includes('notfound')) {
       return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
@@ -409,7 +490,7 @@ export class MockBackend {
       ];
     }
     if (text.includes('plan')) {
-      return [{ ev: { type: 'plan_ready', plan: '1. Look around\n2. Answer' } as Body }, ...deltas('Done following the plan.', 3), { ev: usage }, end()];
+      return planScript(kit);
     }
     if (text.includes('tools')) {
       const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_run_id: 'x', parent_call_id: 'call_spawn' } as Body);
@@ -419,8 +500,8 @@ export class MockBackend {
         { ev: usage },
         { ev: { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '# Readme contents', duration_ms: 12 } as Body },
         { ev: sub({ type: 'run_started', model, profile: 'Agent', context_window: 8192 } as Body) },
-        { ev: sub({ type: 'tool_started', call_id: 'call_sub_shell', name: 'shell', arguments: { cmd: 'ls' } } as Body), delay: 150 },
-        { ev: sub({ type: 'tool_event', call_id: 'call_sub_shell', name: 'shell', outcome: 'error', output: 'permission denied', duration_ms: 3 } as Body), delay: 150 },
+        { ev: sub({ type: 'tool_started', call_id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } } as Body), delay: 150 },
+        { ev: sub({ type: 'tool_event', call_id: 'call_sub_shell', name: 'run_shell', outcome: 'error', output: 'permission denied', duration_ms: 3 } as Body), delay: 150 },
         { ev: sub({ type: 'text_delta', delta: 'Sub-agent summary text.' } as Body) },
         { ev: sub({ type: 'stream_end', iterations: 2 } as Body) },
         { ev: { type: 'tool_event', call_id: 'call_spawn', name: 'spawn_agent', outcome: 'ok', output: 'Sub-agent summary text.', duration_ms: 480 } as Body },
@@ -431,6 +512,13 @@ export class MockBackend {
           { role: 'tool', content: '# Readme contents', tool_call_id: 'call_read', tool_name: 'read_file' },
           { role: 'tool', content: 'Sub-agent summary text.', tool_call_id: 'call_spawn', tool_name: 'spawn_agent' },
           { role: 'assistant', content: 'Both tools finished.' },
+        ], [
+          { parent_call_id: 'call_spawn', profile: 'Agent', messages: [
+            { role: 'user', content: 'summarize' },
+            { role: 'assistant', content: '', tool_calls: [{ id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } }] },
+            { role: 'tool', content: 'permission denied', tool_call_id: 'call_sub_shell', tool_name: 'run_shell', status: 'error' },
+            { role: 'assistant', content: 'Sub-agent summary text.' },
+          ] },
         ]),
       ];
     }

@@ -9,9 +9,10 @@
 // the store does not keep (tokens/s, the error and its recovery) stays in
 // `extras`, keyed by run id.
 import * as ipc from '../ipc';
-import type { AgentEvent, ErrorInfo, SessionView, Usage } from '../ipc';
+import type { AgentEvent, ApprovalDecision, ErrorInfo, SessionView, Usage } from '../ipc';
 import { buildRows, type Row } from '../lib/rows';
-import { isTerminal, newTurn, reduceTurn, type TurnModel } from '../lib/turn';
+import { storedSubagent, subagentIndex } from '../lib/storedAgent';
+import { isTerminal, newTurn, reduceTurn, type AgentModel, type TurnModel } from '../lib/turn';
 import { app } from './app.svelte';
 import { sessions } from './sessions.svelte';
 import { toasts } from './toasts.svelte';
@@ -20,6 +21,18 @@ export interface RunExtras {
   usage: Usage[];
   error: ErrorInfo | null;
   model: string;
+  /** Outcomes the store cannot tell (denied, cancelled), by call id. */
+  outcomes: Map<string, 'denied' | 'cancelled'>;
+}
+
+/** The denied and cancelled calls of an agent and its sub-agents. */
+function unstoredOutcomes(a: AgentModel, into = new Map<string, 'denied' | 'cancelled'>()): Map<string, 'denied' | 'cancelled'> {
+  for (const b of a.blocks) {
+    if (b.kind !== 'tool') continue;
+    if (b.call.outcome === 'denied' || b.call.outcome === 'cancelled') into.set(b.call.call_id, b.call.outcome);
+    if (b.call.sub) unstoredOutcomes(b.call.sub, into);
+  }
+  return into;
 }
 
 export type ChatRow = Row | { key: string; kind: 'live-switch'; profile: string };
@@ -49,7 +62,11 @@ class ChatState {
   contextWindow = $state(0);
   contextUsed = $state(0);
 
+  /** Approval answers sent from this page, by request id (their buttons stay disabled). */
+  approvalsSent = $state.raw(new Map<string, ApprovalDecision>());
+
   storedRows = $derived(this.view ? buildRows(this.view) : []);
+  #subagents = $derived(subagentIndex(this.view?.subagents ?? []));
   rows = $derived.by((): ChatRow[] => {
     const rows: ChatRow[] = [...this.storedRows];
     if (this.livePrompt !== null) rows.push({ key: 'live-prompt', kind: 'live-prompt', text: this.livePrompt });
@@ -183,7 +200,7 @@ class ChatState {
   async #finish(t: TurnModel): Promise<void> {
     this.#ownRuns.delete(t.run_id);
     const extras = new Map(this.extras);
-    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model });
+    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t) });
     this.extras = extras;
     this.stopping = false;
     const id = this.sessionId;
@@ -258,6 +275,28 @@ class ChatState {
     const gone = await ipc.cancelQueued(id, queueId);
     // false: it was already sent; queued_message_sent will show it.
     if (gone) this.queued = this.queued.filter((q) => q.queue_id !== queueId);
+  }
+
+  /** The stored sub-agent transcript started by call `callId`, if any. */
+  storedSub(callId: string): AgentModel | null {
+    return storedSubagent(callId, this.#subagents);
+  }
+
+  /** Answers an approval request; the card shows the decision when approval_resolved comes. */
+  async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
+    if (this.approvalsSent.has(requestId)) return;
+    this.approvalsSent = new Map(this.approvalsSent).set(requestId, decision);
+    try {
+      // False: no longer waiting (answered elsewhere, or the run stopped);
+      // approval_resolved or the run's end closes the question.
+      const waiting = await ipc.approve(requestId, decision);
+      if (!waiting) toasts.show('That request was no longer waiting.');
+    } catch (e) {
+      const sent = new Map(this.approvalsSent);
+      sent.delete(requestId);
+      this.approvalsSent = sent;
+      toasts.error(`Could not answer: ${ipc.errorInfo(e).message}`);
+    }
   }
 
   cancelHeld(index: number): void {

@@ -4,6 +4,7 @@ pub(crate) mod basics;
 mod crash;
 mod memory;
 mod openai;
+mod planning;
 mod profiles;
 mod search_export;
 mod sessions;

@@ -78,7 +78,10 @@ async fn an_answer_streams_from_an_openai_compatible_server() {
 #[tokio::test]
 async fn a_tool_call_runs_and_the_iteration_cap_ends_a_runaway_loop() {
     let calc = || ToolCallSpec::new("calculator", json!({"expression": "1234*5678"}));
-    let mut script = Script::default().with_reply(Reply::tool_calls(vec![calc()]));
+    // The Agent profile plans first: the planner is told DIRECT.
+    let mut script = Script::default()
+        .with_reply(Reply::text("DIRECT"))
+        .with_reply(Reply::tool_calls(vec![calc()]));
     for _ in 0..5 {
         script = script.with_reply(Reply::tool_calls(vec![calc()]));
     }
@@ -103,7 +106,11 @@ async fn a_tool_call_runs_and_the_iteration_cap_ends_a_runaway_loop() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("[tool] calculator → 7006652"), "{err}");
     assert!(err.contains("stopped after 3 model calls"), "{err}");
-    assert_eq!(sim.completion_bodies().len(), 3);
+    assert_eq!(
+        sim.completion_bodies().len(),
+        4,
+        "the planner, then 3 model calls"
+    );
 }
 
 #[tokio::test]

@@ -101,7 +101,19 @@ async fn a_switch_mid_tool_loop_applies_at_the_next_model_call() {
         .with_reply(Reply::text("Still coding.").for_model("coder:7b")))
     .await;
     let url = sim.url();
-    ok(&["profiles", "--db", &db, "set", "Agent", "--model", MODEL]).await;
+    // Planning off: this test is about the switch (planning has its own).
+    ok(&[
+        "profiles",
+        "--db",
+        &db,
+        "set",
+        "Agent",
+        "--model",
+        MODEL,
+        "--planning",
+        "off",
+    ])
+    .await;
     ok(&[
         "profiles",
         "--db",

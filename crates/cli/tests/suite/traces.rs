@@ -14,7 +14,9 @@ async fn a_run_records_its_model_and_tool_spans() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.sqlite");
     let db = path.to_str().unwrap();
+    // The Agent profile plans first (its own model span): DIRECT.
     let sim = sim(Script::default()
+        .with_reply(Reply::text("DIRECT"))
         .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
             "calculator",
             json!({"expression": "2^10"}),
@@ -55,7 +57,12 @@ async fn a_run_records_its_model_and_tool_spans() {
         .collect();
     assert_eq!(
         shape,
-        vec![("model", MODEL), ("tool", "calculator"), ("model", MODEL)]
+        vec![
+            ("model", MODEL),
+            ("model", MODEL),
+            ("tool", "calculator"),
+            ("model", MODEL)
+        ]
     );
     assert!(
         spans[0].tokens_in.is_some_and(|n| n > 0) && spans[0].tokens_out.is_some(),

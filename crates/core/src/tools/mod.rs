@@ -3,12 +3,14 @@
 mod arith;
 mod calculator;
 mod remember;
+mod spawn_agent;
 mod switch_profile;
 mod time;
 mod update_plan;
 
 pub use calculator::Calculator;
 pub use remember::Remember;
+pub use spawn_agent::SpawnAgent;
 pub use switch_profile::{ProfileSwitcher, SwitchProfile};
 pub use time::CurrentTime;
 pub use update_plan::UpdatePlan;

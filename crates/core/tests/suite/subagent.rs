@@ -1,54 +1,27 @@
 //! `run_ephemeral`: a sub-agent in its own in-memory session, its events
 //! forwarded live into the parent's stream, stopped with the parent.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use hearth_core::{
-    Agent, EventSink, Profile, StaticProfiles, Tool, ToolContext, ToolError, ToolRegistry, ToolSpec,
+    Agent, EventSink, InMemoryStore, Profile, Role, StaticProfiles, ToolContext, ToolEffect,
+    ToolRegistry,
 };
 use hearth_protocol::{EventKind, RunScope, ToolOutcome};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::fake::{FakeBackend, Piece, call, done, events, text};
 
-/// A minimal `spawn_agent` (the real one, with its transcript kept, is the
-/// agent-skills issue's).
-struct Spawn(OnceLock<Weak<Agent>>);
-
-#[async_trait]
-impl Tool for Spawn {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec {
-            name: "spawn_agent".into(),
-            description: "run a task in a sub-agent".into(),
-            parameters: json!({"type": "object", "properties": {"task": {"type": "string"}}}),
-        }
-    }
-
-    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let agent = self
-            .0
-            .get()
-            .and_then(Weak::upgrade)
-            .ok_or(ToolError::Failed("no agent".into()))?;
-        let task = args["task"].as_str().unwrap_or_default();
-        agent
-            .run_ephemeral(task, "Agent", ctx)
-            .await
-            .map_err(|e| ToolError::Failed(e.to_string()))
-    }
-}
-
-fn setup(backend: Arc<FakeBackend>) -> Arc<Agent> {
-    let spawn = Arc::new(Spawn(OnceLock::new()));
-    let mut reg = ToolRegistry::new();
-    reg.register(spawn.clone());
+fn setup(backend: Arc<FakeBackend>) -> (Arc<Agent>, Arc<InMemoryStore>) {
     let profiles = Arc::new(StaticProfiles::single("", Profile::new("Agent", "m")));
-    let agent = Agent::builder(backend, profiles).tools(reg).build();
-    spawn.0.set(Arc::downgrade(&agent)).ok();
-    agent
+    let store = Arc::new(InMemoryStore::new());
+    let agent = Agent::builder(backend, profiles)
+        .tools(ToolRegistry::new())
+        .store(store.clone())
+        .subagents()
+        .build();
+    (agent, store)
 }
 
 #[tokio::test]
@@ -60,7 +33,7 @@ async fn subagent_events_arrive_live_and_scoped_before_the_tool_returns() {
     ]);
     backend.push(vec![text("child says 3"), done()]);
     backend.push(vec![text("parent done"), done()]);
-    let agent = setup(backend.clone());
+    let (agent, store) = setup(backend.clone());
     let mut run = agent.run_stream("parent", "delegate");
     let evs = events(&mut run).await;
 
@@ -98,7 +71,8 @@ async fn subagent_events_arrive_live_and_scoped_before_the_tool_returns() {
         (output.as_str(), *outcome),
         ("child says 3", ToolOutcome::Ok)
     );
-    // The sub-agent kept nothing in the parent's store.
+    // The sub-agent kept no session of its own in the parent's store; its
+    // transcript is kept with the parent's turn.
     assert!(
         agent
             .store()
@@ -106,6 +80,27 @@ async fn subagent_events_arrive_live_and_scoped_before_the_tool_returns() {
             .await
             .unwrap()
             .is_empty()
+    );
+    let kept = store.subagent_transcripts().await;
+    assert_eq!(kept.len(), 1);
+    let t = &kept[0];
+    assert_eq!(
+        (
+            t.parent_session_id.as_str(),
+            t.parent_run_id.as_str(),
+            t.parent_call_id.as_str()
+        ),
+        ("parent", run.run_id.as_str(), "c1")
+    );
+    assert_eq!(t.session_id, child[0].scope.session_id);
+    let said: Vec<(Role, &str)> = t
+        .messages
+        .iter()
+        .map(|m| (m.role, m.content.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [(Role::User, "sum it"), (Role::Assistant, "child says 3")]
     );
 }
 
@@ -117,7 +112,7 @@ async fn stop_reaches_the_subagent() {
         done(),
     ]);
     backend.push(vec![text("child working"), Piece::Stall]);
-    let agent = setup(backend.clone());
+    let (agent, store) = setup(backend.clone());
     let mut run = agent.run_stream("parent", "delegate");
     // Wait for the child's first text, then stop the parent.
     let mut seen = Vec::new();
@@ -150,11 +145,78 @@ async fn stop_reaches_the_subagent() {
         1,
         "child stream closed"
     );
+    // Both histories stay valid: the parent's call has its result, and the
+    // child's transcript (saved after the stop) pairs every call.
+    let parent = agent.store().history("parent").await.unwrap();
+    let result = parent.iter().find(|m| m.role == Role::Tool).unwrap();
+    assert!(
+        result.content.starts_with(hearth_core::CANCELLED_RESULT),
+        "{}",
+        result.content
+    );
+    let mut kept = Vec::new();
+    for _ in 0..100 {
+        kept = store.subagent_transcripts().await;
+        if !kept.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(kept.len(), 1, "the stopped child's transcript is kept");
+    assert_eq!(kept[0].messages[0].content, "slow");
+}
+
+#[tokio::test]
+async fn spawn_agent_mutates_when_its_profile_can() {
+    let profiles = Arc::new(StaticProfiles::single("", Profile::new("Agent", "m")));
+    profiles.upsert(Profile {
+        tools: Some(vec!["probe".into()]),
+        ..Profile::new("Writer", "m")
+    });
+    profiles.upsert(Profile {
+        tools: Some(vec!["reader".into()]),
+        ..Profile::new("Reader", "m")
+    });
+    let mut reg = ToolRegistry::new();
+    reg.register(super::probe::Probe::new("probe", true))
+        .register(super::probe::Probe::new("reader", false));
+    let agent = Agent::builder(FakeBackend::new(), profiles)
+        .tools(reg)
+        .subagents()
+        .build();
+    let names = agent.profile_names();
+    assert_eq!(names, ["Agent", "Reader", "Writer"]);
+    assert_eq!(
+        agent.profile_can_mutate("Writer"),
+        Some(ToolEffect::Mutating)
+    );
+    assert_eq!(
+        agent.profile_can_mutate("Reader"),
+        Some(ToolEffect::ReadOnly)
+    );
+    // "Agent" enables every tool, the mutating probe included.
+    assert_eq!(
+        agent.profile_can_mutate("Agent"),
+        Some(ToolEffect::Mutating)
+    );
+    assert_eq!(agent.profile_can_mutate("Nope"), None);
+    // The batch rule sees it through the tool itself.
+    let reg = agent.tool_registry();
+    let spawn = reg.get("spawn_agent").unwrap();
+    assert_eq!(
+        spawn.effect(&json!({"task": "t", "profile": "Reader"})),
+        ToolEffect::ReadOnly
+    );
+    assert_eq!(
+        spawn.effect(&json!({"task": "t", "profile": "Writer"})),
+        ToolEffect::Mutating
+    );
+    assert_eq!(spawn.effect(&json!({"task": "t"})), ToolEffect::Mutating);
 }
 
 #[tokio::test]
 async fn nesting_beyond_the_depth_limit_is_refused() {
-    let agent = setup(FakeBackend::new());
+    let (agent, _) = setup(FakeBackend::new());
     let ctx = ToolContext {
         session_id: "s".into(),
         run_id: "r".into(),

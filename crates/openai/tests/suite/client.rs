@@ -87,7 +87,8 @@ async fn through_the_agent_with_the_openai_request_shape() {
     let body = &bodies[0];
     assert_eq!(body["stream"], true);
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
-    assert_eq!(body["tools"].as_array().unwrap().len(), 2);
+    // calculator, current_time, update_plan.
+    assert_eq!(body["tools"].as_array().unwrap().len(), 3);
     assert_eq!(body["tools"][0]["type"], "function");
     for field in ["keep_alive", "options", "think", "shift"] {
         assert!(

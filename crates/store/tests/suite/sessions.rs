@@ -178,3 +178,59 @@ async fn a_profile_switch_is_recorded_where_it_happened_once() {
     assert_eq!(switches[0].after_message_id, Some(head));
     assert!(store.profile_switches("other").await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn sub_agent_transcripts_are_kept_with_the_parent_session_nested_ones_too() {
+    use hearth_core::SubagentTranscript;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    let t = |parent: &str, call: &str, id: &str, text: &str| SubagentTranscript {
+        parent_session_id: parent.into(),
+        parent_run_id: "run_p".into(),
+        parent_call_id: call.into(),
+        session_id: id.into(),
+        profile: "Agent".into(),
+        messages: vec![ChatMessage::user(text), ChatMessage::assistant("done")],
+    };
+    {
+        let (store, _) = Store::open(&path).await.unwrap();
+        store
+            .record_subagent(&t("s", "c1", "subagent_aaaaaaaaaaaa", "task A"))
+            .await
+            .unwrap();
+        store
+            .record_subagent(&t(
+                "subagent_aaaaaaaaaaaa",
+                "c9",
+                "subagent_bbbbbbbbbbbb",
+                "task B",
+            ))
+            .await
+            .unwrap();
+        store
+            .record_subagent(&t("other", "c2", "subagent_cccccccccccc", "task C"))
+            .await
+            .unwrap();
+    }
+    // After a restart.
+    let (store, _) = Store::open(&path).await.unwrap();
+    let kept = store.subagent_transcripts("s").await.unwrap();
+    let shape: Vec<(&str, &str, &str)> = kept
+        .iter()
+        .map(|t| {
+            (
+                t.parent_call_id.as_str(),
+                t.session_id.as_str(),
+                t.messages[0].content.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("c1", "subagent_aaaaaaaaaaaa", "task A"),
+            ("c9", "subagent_bbbbbbbbbbbb", "task B")
+        ]
+    );
+    assert_eq!(kept[0].messages[1], ChatMessage::assistant("done"));
+}

@@ -1,0 +1,112 @@
+//! The planning phase as the simulator sees it: the Agent profile asks the
+//! planner first; a plan is the next request's prefill; DIRECT is not.
+
+use hearth_core::planning::PLANNER_PROMPT;
+use hearth_sim::{Reply, Script};
+
+use super::basics::{hearth, ok, output, sim, turn_bodies};
+use crate::MODEL;
+
+fn when(text: &str, on: &str) -> Reply {
+    let mut r = Reply::text(text);
+    r.when = Some(on.into());
+    r
+}
+
+/// Worker replies first (they match only their own prompts), then the turn.
+fn script(turn: Vec<Reply>) -> Script {
+    let mut s = Script::default()
+        .with_reply(when("Planning", "Write a title"))
+        .with_reply(when("NONE", "durable facts"));
+    for r in turn {
+        s = s.with_reply(r);
+    }
+    s
+}
+
+#[tokio::test]
+async fn a_plan_is_sent_back_as_the_start_of_the_answer_and_direct_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    ok(&["profiles", "--db", &db, "set", "Agent", "--model", MODEL]).await;
+    let plan = "1. Look at the question\n2. Answer it briefly";
+    let sim = sim(script(vec![Reply::text(plan), Reply::text(" Noon.")])).await;
+    let out = output(hearth(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Agent",
+        "--session",
+        "s",
+        "when is lunch?",
+    ]))
+    .await;
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("[plan]\n{plan}")), "{stderr}");
+    let bodies = turn_bodies(&sim);
+    assert_eq!(bodies.len(), 2, "the planner, then the answer");
+    let planner = &bodies[0];
+    let last = planner["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["role"].as_str(), last["content"].as_str()),
+        (Some("user"), Some(PLANNER_PROMPT))
+    );
+    assert!(planner.get("tools").is_none(), "no tools for the planner");
+    assert_eq!(planner["options"]["temperature"], 0.3);
+    let answer = &bodies[1];
+    let msgs = answer["messages"].as_array().unwrap();
+    let prefill = msgs.last().unwrap();
+    assert_eq!(
+        (prefill["role"].as_str(), prefill["content"].as_str()),
+        (Some("assistant"), Some(plan))
+    );
+    assert_eq!(msgs[msgs.len() - 2]["content"], "when is lunch?");
+
+    // The next turn sees the plan as the start of the first answer; its
+    // planner says DIRECT, so no prefill.
+    sim.push_reply(Reply::text("DIRECT"));
+    sim.push_reply(Reply::text("At one."));
+    let out = output(hearth(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Agent",
+        "--session",
+        "s",
+        "and dinner?",
+    ]))
+    .await;
+    assert!(out.status.success());
+    let bodies = turn_bodies(&sim);
+    let last_turn = bodies.last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let contents: Vec<(&str, &str)> = last_turn
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        contents[1..],
+        [
+            ("user", "when is lunch?"),
+            (
+                "assistant",
+                "1. Look at the question\n2. Answer it briefly Noon."
+            ),
+            ("user", "and dinner?"),
+        ]
+    );
+}
