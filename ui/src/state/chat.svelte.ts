@@ -158,7 +158,14 @@ class ChatState {
 
   /** The handler given to a run's channel: buffers, flushes once per frame. */
   #listener(sessionId: string): (ev: AgentEvent) => void {
+    let listed = false;
     return (ev) => {
+      // A new session is stored with its first message, after the run
+      // starts: list it (once) as soon as the answer begins.
+      if (!listed && ev.type !== 'run_started') {
+        listed = true;
+        if (!sessions.list.some((s) => s.id === sessionId)) void sessions.refresh();
+      }
       if (this.sessionId !== sessionId) return; // shown again by replay when reopened
       this.#buffer.push(ev);
       if (!this.#scheduled) {
