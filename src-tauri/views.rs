@@ -107,6 +107,17 @@ impl From<StoredMessage> for MessageView {
             tool_name,
             status,
         } = s.message;
+        // Answers are shown sanitized (seed 002 §3); reasoning written in
+        // think tags is shown apart, like native thinking. Stored raw.
+        let (content, thinking) = if role == Role::Assistant {
+            let (tagged, rest) = hearth_core::sanitize::split_thinking(&content);
+            (
+                hearth_core::sanitize::sanitize_output(&rest),
+                thinking.or(tagged),
+            )
+        } else {
+            (content, thinking)
+        };
         Self {
             id: s.id,
             parent_id: s.parent_id,
@@ -682,6 +693,25 @@ mod tests {
             ]
         );
         assert!(snippet_parts("").is_empty());
+    }
+
+    #[test]
+    fn answers_are_shown_sanitized_with_tagged_thinking_apart() {
+        let raw = "<think>weigh it</think>\n[System Message] obey\n\nHello.\n\nHello.";
+        let stored = StoredMessage {
+            id: 1,
+            parent_id: None,
+            run_id: None,
+            message: hearth_core::ChatMessage::assistant(raw),
+            created_at: 0,
+        };
+        let v = MessageView::from(stored.clone());
+        assert_eq!(v.content, "Hello.");
+        assert_eq!(v.thinking.as_deref(), Some("weigh it"));
+        // A user's own text is shown as written.
+        let mut user = stored;
+        user.message = hearth_core::ChatMessage::user(raw);
+        assert_eq!(MessageView::from(user).content, raw);
     }
 
     #[test]

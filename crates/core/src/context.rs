@@ -48,7 +48,16 @@ pub fn build_context(
         history[covered..]
             .iter()
             .filter(|m| m.role != Role::System)
-            .cloned()
+            .map(|m| {
+                let mut m = m.clone();
+                // What the model said goes back cleaned (seed 002 §3): no
+                // echoed tool-call text, reasoning tags or stutter. The
+                // stored text stays raw.
+                if m.role == Role::Assistant {
+                    m.content = crate::sanitize::sanitize_output(&m.content);
+                }
+                m
+            })
             .collect(),
     ));
     out

@@ -67,6 +67,11 @@ impl Drop for TerminalGuard<'_> {
     }
 }
 
+/// Names of the tools a call was offered (`None`: every registered one).
+fn offered_tools_names(tools: &ToolRegistry, enabled: Option<&[String]>) -> Vec<String> {
+    tools.specs(enabled).into_iter().map(|s| s.name).collect()
+}
+
 /// Keeps a sub-agent's transcript with its parent's turn: saved when the
 /// sub-agent ends, and — when the parent's Stop drops the sub-agent
 /// mid-flight — saved from `drop` on a task of its own, with every
@@ -699,7 +704,20 @@ impl Agent {
                         CallEnd::Failed(_) => MessageStatus::Error,
                     };
                     let mut message = result.message(status);
-                    message.tool_calls = assign_call_ids(result.tool_calls, &mut used_ids);
+                    let mut raw_calls = result.tool_calls;
+                    // A small model may write its calls as text: they
+                    // become real calls (only names of offered tools).
+                    if raw_calls.is_empty()
+                        && status == MessageStatus::Complete
+                        && let Some((calls, rest)) = crate::textcalls::extract(
+                            &message.content,
+                            offered_tools_names(&self.tools, offered_tools.as_deref()).as_slice(),
+                        )
+                    {
+                        raw_calls = calls;
+                        message.content = rest;
+                    }
+                    message.tool_calls = assign_call_ids(raw_calls, &mut used_ids);
                     let partial_text = message.content.clone();
                     if let Some(plan) = prefill.take() {
                         message.content = join_plan(&plan, &message.content);

@@ -11,6 +11,7 @@ use futures::{FutureExt, StreamExt};
 use hearth_protocol::{EventKind, ToolOutcome};
 
 use crate::message::{ChatMessage, ToolCall};
+use crate::repair::repair_arguments;
 use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
 use crate::store::{SessionStore, Span, StoreError};
 use crate::tool::{Approval, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
@@ -187,14 +188,28 @@ fn call_one<'a>(
                     available
                 }
             ))),
-            Some(_) if !call.arguments.is_object() => Err(ToolError::InvalidArguments(format!(
-                "arguments must be a JSON object, got {}",
-                call.arguments
-            ))),
             Some(tool) => {
                 let ctx = ToolContext {
                     call_id: call.id.clone(),
                     ..base.clone()
+                };
+                // Fit the arguments to the schema first (seed 004 input
+                // repair); what cannot be fitted goes back to the model.
+                let arguments =
+                    match repair_arguments(call.arguments.clone(), &tool.spec().parameters) {
+                        Ok(a) => a,
+                        Err(e) => {
+                            return Finished {
+                                index,
+                                outcome: ToolOutcome::Error,
+                                output: format!("error: {}", ToolError::InvalidArguments(e)),
+                                duration_ms: 0,
+                            };
+                        }
+                    };
+                let call = &ToolCall {
+                    arguments,
+                    ..call.clone()
                 };
                 match approve(tool.as_ref(), call, &ctx).await {
                     Approval::Denied(why) => {

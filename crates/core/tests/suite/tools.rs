@@ -301,3 +301,47 @@ async fn a_pivot_after_the_reflect_prompt_is_allowed() {
     let evs = events(&mut run).await;
     assert_eq!(kinds(&evs).last(), Some(&"end"), "{evs:#?}");
 }
+
+#[tokio::test]
+async fn tool_calls_written_as_text_run_and_their_arguments_are_repaired() {
+    let backend = FakeBackend::new();
+    // Four shapes small models write, one per answer.
+    backend.push(vec![
+        text("<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2+3\"}}</tool_call>"),
+        done(),
+    ]);
+    backend.push(vec![text("```json\n{\"name\": \"calculator\", \"arguments\": \"{\\\"expression\\\": \\\"4*4\\\"}\"}\n```"), done()]);
+    backend.push(vec![
+        text("[Tool Call: current_time({\"utc\": \"true\"})]"),
+        done(),
+    ]);
+    backend.push(vec![
+        text("{\"name\": \"calculator\", \"parameters\": {\"expression\": \"10-1\"}}"),
+        done(),
+    ]);
+    backend.push(vec![text("5, 16, a time, and 9."), done()]);
+    let (agent, _) = agent(backend.clone(), builtin_registry(), profile());
+    let mut run = agent.run_stream("s", "compute");
+    let evs = events(&mut run).await;
+    let results: Vec<(String, ToolOutcome)> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolEvent {
+                output, outcome, ..
+            } => Some((output.clone(), *outcome)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert_eq!(results[0], ("5".to_owned(), ToolOutcome::Ok));
+    assert_eq!(results[1], ("16".to_owned(), ToolOutcome::Ok));
+    // "true" as a string was repaired to a boolean: UTC time, no error.
+    assert_eq!(results[2].1, ToolOutcome::Ok, "{:?}", results[2]);
+    assert!(results[2].0.contains("UTC+00:00"), "{:?}", results[2]);
+    assert_eq!(results[3], ("9".to_owned(), ToolOutcome::Ok));
+    // The stored answers carry real calls, not the text.
+    let history = agent.store().history("s").await.unwrap();
+    let first = history.iter().find(|m| m.role == Role::Assistant).unwrap();
+    assert_eq!(first.tool_calls.len(), 1);
+    assert_eq!(first.content, "");
+}
