@@ -60,6 +60,33 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The page may only ever show the app itself: a link or a redirect to
+/// anywhere else is refused (links from answers go to the system browser
+/// through `open_link`). Defence in depth behind the UI's click handling.
+fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri::plugin::Builder::new("navigation-guard")
+        .on_navigation(|_webview, url| {
+            let own = match url.scheme() {
+                // The embedded UI: tauri://localhost (Linux, macOS),
+                // http(s)://tauri.localhost (Windows).
+                "tauri" => true,
+                "about" => url.as_str() == "about:blank",
+                "http" | "https" => {
+                    url.host_str() == Some("tauri.localhost")
+                        || (cfg!(debug_assertions)
+                            && url.host_str() == Some("localhost")
+                            && url.port() == Some(5173))
+                }
+                _ => false,
+            };
+            if !own {
+                tracing::warn!("refused to navigate the window to {url}");
+            }
+            own
+        })
+        .build()
+}
+
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("HEARTH_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -82,6 +109,7 @@ pub fn run() -> Result<(), tauri::Error> {
     let specta = bindings::builder();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_store::Builder::default().build())
+        .plugin(navigation_guard())
         .invoke_handler(specta.invoke_handler())
         .setup(setup)
         // A reload starts a new page: the runs the old one started have no
@@ -120,11 +148,7 @@ pub fn run() -> Result<(), tauri::Error> {
             && let Some(state) = handle.try_state::<AppState>()
         {
             let runs = state.runs.clone();
-            for session in runs.sessions() {
-                if let Some(view) = runs.view(&session) {
-                    runs.stop(&view.run_id);
-                }
-            }
+            runs.stop_all();
             let deadline = Instant::now() + EXIT_GRACE;
             while !runs.sessions().is_empty() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));

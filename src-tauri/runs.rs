@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hearth_core::{RunHandle, SteeringQueue};
-use hearth_protocol::AgentEvent;
+use hearth_protocol::{AgentEvent, ErrorInfo};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
+use crate::state::{internal, invalid};
 use crate::views::{LiveRunView, QueuedView};
 
 /// One live run.
@@ -44,16 +45,16 @@ impl LiveRuns {
     }
 
     /// Take over a started run: log and forward its events to `channel`
-    /// until its terminal event, when it stops being live. The caller has
-    /// already checked that the session had no live run (`is_live`); the
-    /// store refuses a second run in a session anyway.
+    /// until its terminal event, when it stops being live. The check that
+    /// the session is free and the insert happen under one lock: of two
+    /// sends racing, the second run is stopped at once and refused.
     pub fn adopt(
         &self,
         mut handle: RunHandle,
         prompt: Option<String>,
         webview: &str,
         channel: Channel<AgentEvent>,
-    ) -> String {
+    ) -> Result<String, ErrorInfo> {
         let run_id = handle.run_id.clone();
         let session_id = handle.session_id.clone();
         let events = Arc::new(Mutex::new(Vec::new()));
@@ -65,7 +66,17 @@ impl LiveRuns {
             prompt,
             events: events.clone(),
         };
-        if let Ok(mut m) = self.0.lock() {
+        {
+            let Ok(mut m) = self.0.lock() else {
+                handle.stop();
+                return Err(internal("the run table is poisoned"));
+            };
+            if m.contains_key(&session_id) {
+                handle.stop();
+                return Err(invalid(
+                    "an answer is still being written in this session: stop it, or type your message to queue it",
+                ));
+            }
             m.insert(session_id.clone(), live);
         }
         let runs = self.clone();
@@ -89,7 +100,16 @@ impl LiveRuns {
             }
             runs.remove(&session_id, &rid);
         });
-        run_id
+        Ok(run_id)
+    }
+
+    /// Stop every run (the app is quitting).
+    pub fn stop_all(&self) {
+        if let Ok(m) = self.0.lock() {
+            for r in m.values() {
+                r.stop.cancel();
+            }
+        }
     }
 
     fn remove(&self, session_id: &str, run_id: &str) {
@@ -237,7 +257,8 @@ mod tests {
         let (ch, seen) = channel();
         let run = state
             .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch);
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
+            .unwrap();
         until("text", || {
             seen.lock()
                 .unwrap()
@@ -273,7 +294,14 @@ mod tests {
         let (ch, seen) = channel();
         state
             .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch);
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
+            .unwrap();
+        // A second run in the same session is refused (and stopped).
+        let (ch2, _) = channel();
+        let second = state
+            .runs
+            .adopt(agent.run_stream("s1", "again"), None, "main", ch2);
+        assert!(second.is_err());
         let queue = state.runs.steering("s1").unwrap();
         let id = queue.push("and this").unwrap();
         until("the end", || terminal(&seen).is_some()).await;

@@ -46,9 +46,14 @@ pub fn set_prefs(app: AppHandle, prefs: Prefs) -> Result<(), ErrorInfo> {
 #[tauri::command]
 #[specta::specta]
 pub fn open_link(url: String) -> Result<(), ErrorInfo> {
-    let allowed = ["http://", "https://", "mailto:"]
-        .iter()
-        .any(|p| url.len() > p.len() && url[..p.len()].eq_ignore_ascii_case(p));
+    // `get`, not slicing: a URL with a multi-byte character near the start
+    // must be refused, not crash the app.
+    let allowed = ["http://", "https://", "mailto:"].iter().any(|p| {
+        url.len() > p.len()
+            && url
+                .get(..p.len())
+                .is_some_and(|s| s.eq_ignore_ascii_case(p))
+    });
     if !allowed || url.chars().any(char::is_control) {
         return Err(invalid("only http, https and mailto links are opened"));
     }
@@ -109,6 +114,8 @@ mod tests {
             "https://a\nb",
             "vbscript:x",
             "",
+            "https:éx",
+            "htté://x",
         ] {
             assert!(super::open_link(bad.into()).is_err(), "{bad} was allowed");
         }

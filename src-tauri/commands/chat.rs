@@ -37,9 +37,9 @@ pub async fn send_message(
     ensure_idle(&state, &session_id)?;
     let agent = state.backend()?.agent;
     let handle = agent.run_stream(&session_id, &text);
-    Ok(state
+    state
         .runs
-        .adopt(handle, Some(text), webview.label(), on_event))
+        .adopt(handle, Some(text), webview.label(), on_event)
 }
 
 /// Answer again. With `message_id` (the first message of the answer to
@@ -64,7 +64,7 @@ pub async fn regenerate(
     }
     let agent = state.backend()?.agent;
     let handle = agent.regenerate_stream(&session_id);
-    Ok(state.runs.adopt(handle, None, webview.label(), on_event))
+    state.runs.adopt(handle, None, webview.label(), on_event)
 }
 
 /// Replace a user message with `text` and answer it: the edited message
@@ -90,9 +90,9 @@ pub async fn edit_and_resend(
         .map_err(store_error)?;
     let agent = state.backend()?.agent;
     let handle = agent.run_stream(&session_id, &text);
-    Ok(state
+    state
         .runs
-        .adopt(handle, Some(text), webview.label(), on_event))
+        .adopt(handle, Some(text), webview.label(), on_event)
 }
 
 /// Stop a run at once; the model stays loaded. False when it already ended.

@@ -299,7 +299,12 @@ arguments: Value;
  *  What the call can reach, in plain words (files, folders,
  *  network), for the user to decide on.
  */
-reach: string } | 
+reach: string; 
+/**
+ *  Whether "allow for this session" is offered (not for tools that
+ *  ask every time, such as `run_shell`).
+ */
+session_allowed: boolean } | 
 /**
  *  The approval request was answered (by the user, by a standing
  *  "allow for this session", or by the stop of the run).

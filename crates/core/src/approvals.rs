@@ -19,7 +19,9 @@ use crate::tool::{Approval, Approver, ToolContext};
 #[derive(Default)]
 pub struct Approvals {
     pending: Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>,
-    allowed: Mutex<HashSet<(String, String)>>,
+    /// (session, tool, workspace): an allowance covers one tool in one
+    /// folder — a profile switch to another workspace asks again.
+    allowed: Mutex<HashSet<(String, String, String)>>,
 }
 
 impl Approvals {
@@ -42,15 +44,24 @@ impl Approvals {
             .unwrap_or_default()
     }
 
-    fn allowed(&self, session: &str, tool: &str) -> bool {
-        self.allowed
-            .lock()
-            .is_ok_and(|a| a.contains(&(session.to_owned(), tool.to_owned())))
+    fn key(session: &str, tool: &str, ctx: &ToolContext) -> (String, String, String) {
+        let ws = ctx
+            .workspace
+            .as_ref()
+            .map(|w| w.display().to_string())
+            .unwrap_or_default();
+        (session.to_owned(), tool.to_owned(), ws)
     }
 
-    fn allow(&self, session: &str, tool: &str) {
+    fn allowed(&self, session: &str, tool: &str, ctx: &ToolContext) -> bool {
+        self.allowed
+            .lock()
+            .is_ok_and(|a| a.contains(&Self::key(session, tool, ctx)))
+    }
+
+    fn allow(&self, session: &str, tool: &str, ctx: &ToolContext) {
         if let Ok(mut a) = self.allowed.lock() {
-            a.insert((session.to_owned(), tool.to_owned()));
+            a.insert(Self::key(session, tool, ctx));
         }
     }
 }
@@ -82,11 +93,27 @@ pub(crate) struct Gate {
     pub interactive: bool,
 }
 
+/// Tools that ask every time: "allow for this session" is not offered
+/// (a shell command can do anything; each one is a new question).
+pub const ASK_EVERY_TIME: &[&str] = &["run_shell"];
+
 /// What the model is told when the user declines.
 pub const DENIED_RESULT: &str = "the user declined this call, so it did not run; do not repeat it — ask the user what they want instead, or do something else";
 
 #[async_trait]
 impl Approver for Gate {
+    fn for_subagent(&self) -> Option<Arc<dyn Approver>> {
+        // Same user session and allowances, but no pre-approvals: those
+        // were given for the parent profile's workspace, and a sub-agent
+        // may work in another one.
+        Some(Arc::new(Gate {
+            hub: self.hub.clone(),
+            session: self.session.clone(),
+            preapproved: Vec::new(),
+            interactive: self.interactive,
+        }))
+    }
+
     async fn approve(
         &self,
         ctx: &ToolContext,
@@ -94,9 +121,11 @@ impl Approver for Gate {
         arguments: &serde_json::Value,
         reach: &str,
     ) -> Approval {
-        if self.preapproved.iter().any(|t| t == tool) || self.hub.allowed(&self.session, tool) {
+        if self.preapproved.iter().any(|t| t == tool) || self.hub.allowed(&self.session, tool, ctx)
+        {
             return Approval::Allowed;
         }
+        let session_allowed = !ASK_EVERY_TIME.contains(&tool);
         if !self.interactive {
             return Approval::Denied(format!(
                 "`{tool}` needs the user's approval and no one is there to give it; it did not run"
@@ -118,6 +147,7 @@ impl Approver for Gate {
             tool: tool.to_owned(),
             arguments: arguments.clone(),
             reach: reach.to_owned(),
+            session_allowed,
         });
         // A stop drops this future (the executor races every call with
         // Stop); the guard withdraws the request.
@@ -128,8 +158,9 @@ impl Approver for Gate {
         });
         match decision {
             ApprovalDecision::AllowOnce => Approval::Allowed,
+            ApprovalDecision::AllowForSession if !session_allowed => Approval::Allowed,
             ApprovalDecision::AllowForSession => {
-                self.hub.allow(&self.session, tool);
+                self.hub.allow(&self.session, tool, ctx);
                 Approval::Allowed
             }
             ApprovalDecision::Deny => Approval::Denied(DENIED_RESULT.to_owned()),

@@ -86,7 +86,6 @@ struct TranscriptKeeper {
 
 impl TranscriptKeeper {
     async fn save(&mut self) {
-        self.armed = false;
         let mut t = self.transcript.clone();
         t.messages = repair_pairing(
             self.scratch
@@ -97,6 +96,8 @@ impl TranscriptKeeper {
         if let Err(e) = self.store.record_subagent(&t).await {
             tracing::warn!("keeping the sub-agent transcript failed: {e}");
         }
+        // Disarmed only once saved: a stop during the save still saves.
+        self.armed = false;
     }
 }
 
@@ -167,6 +168,9 @@ pub(crate) struct RunCtx {
     pub(crate) parent_approver: Option<Arc<dyn Approver>>,
     /// The streaming entry point: the planning phase may run.
     pub(crate) planning: bool,
+    /// Tools pre-approved by the profile the user chose when the run
+    /// started: a profile the model switches to mid-run grants nothing.
+    pub(crate) preapproved: Vec<String>,
 }
 
 impl Agent {
@@ -276,6 +280,7 @@ impl Agent {
         };
         let steering = SteeringQueue::default();
         let ctx = RunCtx {
+            preapproved: self.profiles.active(session_id).auto_approve,
             planning: true,
             interactive: true,
             parent_approver: None,
@@ -334,6 +339,7 @@ impl Agent {
             // Nobody watches a non-streaming run: mutating calls are denied.
             interactive: false,
             planning: false,
+            preapproved: self.profiles.active(session_id).auto_approve,
             parent_approver: None,
         };
         self.drive(&ctx).await.into_result()
@@ -393,7 +399,11 @@ impl Agent {
             steering: SteeringQueue::default(),
             interactive: parent.approver.is_some(),
             planning: false,
-            parent_approver: parent.approver.clone(),
+            preapproved: Vec::new(),
+            parent_approver: parent
+                .approver
+                .as_ref()
+                .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
         };
         let outcome = self.drive(&ctx).await;
         keeper.save().await;
@@ -608,6 +618,12 @@ impl Agent {
                     if to_run.iter().any(mutates) {
                         storm.forget_reads();
                     }
+                    // A sub-agent may have loaded another model and evicted
+                    // this one: make sure it is resident again before the
+                    // next call (a no-op request when it still is).
+                    if to_run.iter().any(|c| c.name == "spawn_agent") {
+                        preloaded.clear();
+                    }
                     match run_batch(&self.tools, enabled, &to_run, &base, ctx.store.as_ref()).await
                     {
                         Ok(BatchEnd::Complete) => {
@@ -803,7 +819,7 @@ impl Agent {
                 None => Arc::new(Gate {
                     hub: self.approvals.clone(),
                     session: ctx.session_id.clone(),
-                    preapproved: profile.auto_approve.clone(),
+                    preapproved: ctx.preapproved.clone(),
                     interactive: ctx.interactive,
                 }),
             }),

@@ -130,10 +130,14 @@ impl Agent {
         profile: &Profile,
         preloaded: &mut HashSet<String>,
     ) -> Result<(), RunOutcome> {
+        // Keyed by the load options too: a settings change during the run
+        // (the models panel) must preload again, never load inside a chat
+        // that Stop could abort (DESIGN §3).
         let key = format!(
-            "{}\u{0}{}",
+            "{}\u{0}{}\u{0}{:?}",
             profile.backend.as_deref().unwrap_or(""),
-            profile.model
+            profile.model,
+            self.settings.load_options(&profile.model)
         );
         if preloaded.contains(&key) {
             return Ok(());

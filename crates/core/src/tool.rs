@@ -55,6 +55,12 @@ pub enum Approval {
 /// Asks the user before a mutating call (`approvals.rs` implements it).
 #[async_trait]
 pub trait Approver: Send + Sync {
+    /// The approver a sub-agent of this run asks through (`None`: this
+    /// one).
+    fn for_subagent(&self) -> Option<Arc<dyn Approver>> {
+        None
+    }
+
     /// Whether `tool` may run with `arguments`; `reach` says in words what
     /// the call can touch.
     async fn approve(

@@ -180,6 +180,9 @@ pub enum EventKind {
         /// What the call can reach, in plain words (files, folders,
         /// network), for the user to decide on.
         reach: String,
+        /// Whether "allow for this session" is offered (not for tools that
+        /// ask every time, such as `run_shell`).
+        session_allowed: bool,
     },
     /// The approval request was answered (by the user, by a standing
     /// "allow for this session", or by the stop of the run).

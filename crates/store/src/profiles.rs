@@ -104,6 +104,16 @@ pub fn validate(p: &Profile) -> Result<(), String> {
     {
         return Err(format!("temperature must be between 0 and 2, not {t}"));
     }
+    if let Some(w) = &p.workspace
+        && !w.is_absolute()
+    {
+        // A relative folder (or `~/x`, which is not expanded) would depend
+        // on where the app was started.
+        return Err(format!(
+            "the workspace must be a full path such as /home/you/project, not `{}`",
+            w.display()
+        ));
+    }
     Ok(())
 }
 

@@ -27,6 +27,16 @@ fn fail(msg: impl Into<String>) -> ToolError {
     ToolError::Failed(msg.into())
 }
 
+/// A number that differs between calls (time and a counter).
+fn nonce() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    t ^ COUNTER.fetch_add(1, Ordering::Relaxed).rotate_left(48)
+}
+
 /// Characters that make a path read differently from what it is
 /// (direction overrides, invisible joiners) or that no file name should
 /// hold (controls).
@@ -157,7 +167,8 @@ impl Workspace {
             }
             None => self.dir.try_clone().map_err(|e| self.io(path, &e))?,
         };
-        if let Ok(meta) = parent.symlink_metadata(&name) {
+        let existing = parent.symlink_metadata(&name).ok();
+        if let Some(meta) = &existing {
             if meta.is_symlink() {
                 return Err(fail(format!(
                     "`{path}` is a symbolic link; write to the file it points to instead"
@@ -167,20 +178,30 @@ impl Workspace {
                 return Err(fail(format!("`{path}` is a folder")));
             }
         }
+        // A name no other writer uses (two sessions may write one file).
         let tmp = format!(
-            ".{}.hearth-{}.tmp",
+            ".{}.hearth-{}-{:016x}.tmp",
             name.to_string_lossy(),
-            std::process::id()
+            std::process::id(),
+            nonce()
         );
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
+        let mut f = parent
+            .open_with(&tmp, &options)
+            .map_err(|e| self.io(path, &e))?;
         let written = (|| {
-            let mut f = parent.open_with(&tmp, &options)?;
+            // The file keeps its mode (a 0600 secret stays 0600, a script
+            // stays executable).
+            if let Some(meta) = &existing {
+                f.set_permissions(meta.permissions())?;
+            }
             f.write_all(content)?;
             f.sync_all()?;
             parent.rename(&tmp, &parent, &name)
         })();
         if let Err(e) = written {
+            // Ours to remove: this call created it (create_new).
             let _ = parent.remove_file(&tmp);
             return Err(self.io(path, &e));
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, MetadataExt};
 use hearth_core::{Tool, ToolContext, ToolError, ToolSpec};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use regex::RegexBuilder;
@@ -108,11 +108,17 @@ impl Search {
     }
 
     fn file(&mut self, dir: &Dir, name: &str, path: &Path) {
-        let Ok(meta) = dir.metadata(name) else { return };
-        if meta.len() > MAX_FILE_BYTES {
+        // One handle, checked and read: a hard-linked file (which may come
+        // from outside the workspace) is skipped as read_file refuses it.
+        let Ok(mut file) = dir.open(name) else { return };
+        let Ok(meta) = file.metadata() else { return };
+        if !meta.is_file() || meta.nlink() > 1 || meta.len() > MAX_FILE_BYTES {
             return;
         }
-        let Ok(bytes) = dir.read(name) else { return };
+        let mut bytes = Vec::new();
+        if std::io::Read::read_to_end(&mut file, &mut bytes).is_err() {
+            return;
+        }
         if bytes.iter().take(8192).any(|b| *b == 0) {
             return;
         }

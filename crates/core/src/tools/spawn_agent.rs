@@ -99,7 +99,14 @@ impl Tool for SpawnAgent {
         let agent = self.agent()?;
         let profile = match profile_arg(&arguments) {
             Some(p) => p.to_owned(),
-            None => agent.active_profile_name(&ctx.session_id),
+            None if ctx.depth == 0 => agent.active_profile_name(&ctx.session_id),
+            // A sub-agent's own session has no profile of its own to reuse.
+            None => {
+                return Err(ToolError::InvalidArguments(format!(
+                    "name the `profile` for the sub-agent; the profiles are: {}",
+                    agent.profile_names().join(", ")
+                )));
+            }
         };
         agent
             .run_ephemeral(task, &profile, ctx)

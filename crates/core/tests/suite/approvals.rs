@@ -205,3 +205,106 @@ async fn with_no_one_to_ask_it_is_denied_and_a_profile_can_pre_approve() {
     );
     assert_eq!(probe.calls.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn an_allowance_covers_one_workspace_and_shell_commands_ask_every_time() {
+    // A probe named run_shell: "allow for this session" is not offered and,
+    // if answered anyway, counts once.
+    let backend = FakeBackend::new();
+    for tag in ["a", "b"] {
+        backend.push(vec![call(None, "run_shell", json!({"tag": tag})), done()]);
+    }
+    backend.push(vec![text("done"), done()]);
+    let shell = Probe::new("run_shell", true);
+    let mut reg = ToolRegistry::new();
+    reg.register(shell.clone());
+    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    let mut run = agent.run_stream("s", "go");
+    let mut seen = Vec::new();
+    let (id, _) = next_request(&mut run, &mut seen).await;
+    assert!(seen.iter().any(|e| matches!(
+        e.kind,
+        EventKind::ApprovalRequested {
+            session_allowed: false,
+            ..
+        }
+    )));
+    agent.approve(&id, ApprovalDecision::AllowForSession);
+    let (again, _) = next_request(&mut run, &mut seen).await;
+    agent.approve(&again, ApprovalDecision::AllowOnce);
+    events(&mut run).await;
+    assert_eq!(shell.calls.load(Ordering::SeqCst), 2);
+
+    // An allowance for one workspace does not cover another.
+    let backend = FakeBackend::new();
+    backend.push(vec![call(None, "probe", json!({"tag": "a"})), done()]);
+    backend.push(vec![text("ok"), done()]);
+    let probe = Probe::new("probe", true);
+    let mut reg = ToolRegistry::new();
+    reg.register(probe.clone());
+    let profiles = std::sync::Arc::new(hearth_core::StaticProfiles::single(
+        "",
+        Profile {
+            workspace: Some("/tmp/one".into()),
+            ..Profile::new("A", "m")
+        },
+    ));
+    let agent = hearth_core::Agent::builder(backend.clone(), profiles.clone())
+        .tools(reg)
+        .build();
+    let mut run = agent.run_stream("s", "go");
+    let mut seen = Vec::new();
+    let (id, _) = next_request(&mut run, &mut seen).await;
+    agent.approve(&id, ApprovalDecision::AllowForSession);
+    events(&mut run).await;
+    profiles.upsert(Profile {
+        workspace: Some("/tmp/two".into()),
+        ..Profile::new("A", "m")
+    });
+    backend.push(vec![call(None, "probe", json!({"tag": "b"})), done()]);
+    backend.push(vec![text("ok"), done()]);
+    let mut run = agent.run_stream("s", "again");
+    let mut seen = Vec::new();
+    let (id, _) = next_request(&mut run, &mut seen).await;
+    agent.approve(&id, ApprovalDecision::Deny);
+    events(&mut run).await;
+    assert_eq!(
+        probe.calls.load(Ordering::SeqCst),
+        1,
+        "asked again for the other folder"
+    );
+}
+
+#[tokio::test]
+async fn pre_approvals_come_from_the_profile_the_run_started_with() {
+    // The model switches to a profile that pre-approves `probe`: within
+    // the run, that grants nothing.
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        call(None, "switch_profile", json!({"name": "Trusting"})),
+        done(),
+    ]);
+    backend.push(vec![call(None, "probe", json!({"tag": "a"})), done()]);
+    backend.push(vec![text("done"), done()]);
+    let probe = Probe::new("probe", true);
+    let profiles = std::sync::Arc::new(hearth_core::StaticProfiles::single(
+        "",
+        Profile::new("A", "m"),
+    ));
+    profiles.upsert(Profile {
+        auto_approve: vec!["probe".into()],
+        ..Profile::new("Trusting", "m")
+    });
+    let mut reg = ToolRegistry::new();
+    reg.register(probe.clone())
+        .register(std::sync::Arc::new(super::probe::Switch(profiles.clone())));
+    let agent = hearth_core::Agent::builder(backend.clone(), profiles)
+        .tools(reg)
+        .build();
+    let mut run = agent.run_stream("s", "go");
+    let mut seen = Vec::new();
+    let (id, _) = next_request(&mut run, &mut seen).await;
+    agent.approve(&id, ApprovalDecision::Deny);
+    events(&mut run).await;
+    assert_eq!(probe.calls.load(Ordering::SeqCst), 0);
+}

@@ -1,6 +1,7 @@
 //! The hearth-core integration suites, one module per concern (STYLE §8).
 mod approvals;
 mod backends;
+mod corpus;
 mod planning;
 mod probe;
 mod steering;

@@ -182,6 +182,13 @@ async fn hard_links_are_not_read_and_writes_never_reach_the_shared_file() {
     std::fs::hard_link(s.outside.join("secret.txt"), s.ws.join("hard.txt")).unwrap();
     let msg = refused(&run(&ReadFile, &s.ws, json!({"path": "hard.txt"})).await);
     assert!(msg.contains("hard-linked"), "{msg}");
+    let found = run(&SearchFiles, &s.ws, json!({"pattern": "TOP"}))
+        .await
+        .unwrap();
+    assert!(
+        found.starts_with("no matches"),
+        "search read a hard link: {found}"
+    );
     refused(
         &run(
             &EditFile,

@@ -167,3 +167,31 @@ async fn each_session_has_its_own_scratchpad() {
         "(the scratchpad is empty)"
     );
 }
+
+#[tokio::test]
+async fn a_rewrite_keeps_the_files_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = tmp.path().join(".env");
+    std::fs::write(&secret, "A=1").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let script = tmp.path().join("run.sh");
+    std::fs::write(&script, "echo").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c = ctx(tmp.path(), "s");
+    WriteFile
+        .call(json!({"path": ".env", "content": "A=2"}), &c)
+        .await
+        .unwrap();
+    EditFile
+        .call(
+            json!({"path": "run.sh", "old_text": "echo", "new_text": "echo hi"}),
+            &c,
+        )
+        .await
+        .unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&secret), 0o600);
+    assert_eq!(mode(&script), 0o755);
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo hi");
+}
