@@ -285,6 +285,11 @@ pub struct LiveRunView {
 /// turn so its nested cards survive a restart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 pub struct SubagentView {
+    /// The session of the parent run (the user's, or for a nested
+    /// sub-agent its parent's `subagent_…` id).
+    pub parent_session_id: String,
+    /// The parent run (call ids are unique only within a run).
+    pub parent_run_id: String,
     /// The parent's `spawn_agent` call.
     pub parent_call_id: String,
     /// The sub-agent's own session id (`subagent_…`).
@@ -298,6 +303,8 @@ pub struct SubagentView {
 impl From<hearth_core::SubagentTranscript> for SubagentView {
     fn from(t: hearth_core::SubagentTranscript) -> Self {
         Self {
+            parent_session_id: t.parent_session_id,
+            parent_run_id: t.parent_run_id,
             parent_call_id: t.parent_call_id,
             session_id: t.session_id,
             profile: t.profile,

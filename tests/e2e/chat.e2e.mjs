@@ -19,6 +19,8 @@ const LIVE = '[data-testid="message-assistant"][data-live="true"]';
 async function send(text) {
   const input = browser.$('[data-testid="composer-input"]');
   await input.waitForExist({ timeout: 30_000 });
+  // Enabled once the session is open (the page opens one at start).
+  await input.waitForEnabled({ timeout: 30_000 });
   await input.setValue(text);
   await browser.$('[data-testid="send-button"]').click();
 }

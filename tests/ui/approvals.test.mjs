@@ -103,3 +103,16 @@ test('the Stop button works while a run waits for approval', () =>
     assert.equal(await page.getByTestId('approval').count(), 0);
     assert.equal((await calls(page, 'stop_run')).length, 1);
   }));
+
+test('run_shell asks every time: no "Allow for this session"', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'shell please');
+    const card = page.locator('[data-testid=tool-card][data-tool=run_shell]');
+    await card.getByTestId('approval').waitFor();
+    assert.equal(await card.getByTestId('approve-session').count(), 0);
+    assert.ok(await card.getByTestId('approve-once').isVisible());
+    await card.getByTestId('approve-once').click();
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().getByText('The folder is empty.').waitFor();
+  }));

@@ -168,3 +168,58 @@ test('regenerate and edit-and-resend make branches reachable through ‹ k/n ›
     const edit = await calls(page, 'edit_and_resend');
     assert.equal(edit[0].args.text, 'edited question');
   }));
+
+test('Stop: queued messages the run did not take come back to the composer, after what is typed', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.queueDelayMs = 60_000));
+    await send(page, 'slow please');
+    await page.getByTestId('stop-button').waitFor();
+    await send(page, 'first queued');
+    await page.getByTestId('queued-chip').filter({ hasText: 'first queued' }).waitFor();
+    await send(page, 'second queued');
+    await page.getByTestId('queued-chip').filter({ hasText: 'second queued' }).waitFor();
+    await page.getByTestId('composer-input').fill('still typing');
+    await page.getByTestId('stop-button').click();
+    await waitIdle(page);
+    await page.getByTestId('toast-text').filter({ hasText: '2 queued messages were not sent' }).waitFor();
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'still typing\n\nfirst queued\n\nsecond queued');
+    assert.equal(await page.getByTestId('queued-chip').count(), 0);
+    assert.equal((await calls(page, 'send_message')).length, 1);
+  }));
+
+test('error: a queued message the run did not take comes back to the composer', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => Object.assign(window.__hearthMock.config, { queueDelayMs: 60_000, tickMs: 400 }));
+    await send(page, 'fail now');
+    await page.getByTestId('stop-button').waitFor();
+    await send(page, 'left behind');
+    await page.getByTestId('queued-chip').filter({ hasText: 'left behind' }).waitFor();
+    await page.getByTestId('run-error').first().waitFor({ timeout: 10_000 });
+    await page.getByTestId('toast-text').filter({ hasText: '1 queued message was not sent' }).waitFor();
+    assert.equal(await page.getByTestId('composer-input').inputValue(), 'left behind');
+    assert.equal(await page.getByTestId('queued-chip').count(), 0);
+  }));
+
+test('links: middle click and Enter go to the opener too; image links are percent-encoded', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'links please');
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByRole('link', { name: 'the docs' }).click({ button: 'middle' });
+    await page.waitForTimeout(300);
+    assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com/docs']);
+    assert.equal(page.context().pages().length, 1, 'no new window');
+    await answer.getByRole('link', { name: 'mail us' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com/docs', 'mailto:hi@example.com']);
+    const images = answer.locator('a.image-link');
+    assert.equal(await images.nth(0).getAttribute('href'), 'https://example.com/caf%C3%A9%20menu.png');
+    assert.equal(await images.nth(1).getAttribute('href'), 'https://example.com/a%20b.png');
+    await images.nth(0).click();
+    assert.equal((await calls(page, 'open_link')).at(-1).args.url, 'https://example.com/caf%C3%A9%20menu.png');
+    assert.equal(new URL(page.url()).hostname, '127.0.0.1');
+  }));

@@ -140,3 +140,26 @@ test('theme is applied and persisted', () =>
     const prefs = (await calls(page, 'set_prefs')).map((c) => c.args.prefs.theme);
     assert.deepEqual(prefs.slice(-2), ['dark', 'light']);
   }));
+
+test('reopening a session while its run goes on keeps events that came while it was read', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    // tool_started at ~1.5 s, the approval question at ~3 s.
+    await page.evaluate(() => (window.__hearthMock.config.tickMs = 1500));
+    await send(page, 'write a note');
+    await page.getByTestId('stop-button').waitFor();
+    const id = await page.evaluate(() => [...window.__hearthMock.runs.values()][0].session);
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.getByTestId('message-assistant').getByText('Hi! How can I help?').waitFor();
+    // The snapshot is taken at once, its reply comes after the question was asked.
+    await page.evaluate(() => (window.__hearthMock.config.openDelayMs = 4000));
+    await page.locator(`[data-testid=session-item][data-session-id="${id}"] [data-testid=session-open]`).click();
+    const card = page.locator('[data-testid=tool-card][data-tool=write_file]');
+    await card.getByTestId('approval').waitFor({ timeout: 10_000 });
+    await page.evaluate(() => (window.__hearthMock.config.openDelayMs = 0));
+    const asked = await page.evaluate(() => [...window.__hearthMock.runs.values()][0].events.filter((e) => e.type === 'approval_requested').length);
+    assert.equal(asked, 1);
+    await card.getByTestId('approve-once').click();
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().getByText('I saved your note').waitFor();
+  }));

@@ -1,8 +1,10 @@
 // Stored sub-agent transcripts (SessionView.subagents) nest under their
-// spawn_agent cards when a session is opened, at any depth.
+// spawn_agent cards when a session is opened, at any depth; live and stored
+// sub-agents are found by their parent's run as well as the call id (ids
+// repeat across runs and sub-agents).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { setup } from './harness.mjs';
+import { send, setup, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -23,4 +25,36 @@ test('opening a session renders its sub-agents under the stored spawn_agent card
     assert.equal(await deep.locator('[data-testid=tool-card][data-tool=run_shell]').getAttribute('data-outcome'), 'error');
     // The tasks are the cards' arguments, not user bubbles.
     assert.equal(await page.getByTestId('message-user').filter({ hasText: 'read the docs' }).count(), 0);
+  }));
+
+test('a sub-agent whose own spawn_agent repeats its parent call id nests under its own card, live and stored', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.tickMs = 150));
+    await send(page, 'deep please');
+    const check = async (scope) => {
+      const outer = scope.locator('[data-testid=tool-card][data-tool=spawn_agent]').first().getByTestId('subagent').first();
+      await outer.getByText('Outer agent text.').waitFor();
+      const inner = outer.locator('[data-testid=tool-card][data-tool=spawn_agent] [data-testid=subagent]');
+      await inner.getByText('Inner agent text.').waitFor();
+      assert.equal(await inner.getByText('Outer agent text.').count(), 0);
+    };
+    await check(page.locator('[data-testid=message-assistant][data-live=true]'));
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().getByText('Deep work done.').waitFor();
+    await check(page.getByTestId('message-assistant').last());
+  }));
+
+test('stored sub-agents of different runs with the same call id each stay with their own answer', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'twin alpha');
+    await waitIdle(page);
+    await send(page, 'twin beta');
+    await waitIdle(page);
+    const answers = page.getByTestId('message-assistant');
+    await answers.nth(1).getByText('Twin beta done.').waitFor();
+    const sub = (i) => answers.nth(i).locator('[data-testid=tool-card][data-tool=spawn_agent] [data-testid=subagent]');
+    assert.match(await sub(0).textContent(), /Twin says alpha\./);
+    assert.match(await sub(1).textContent(), /Twin says beta\./);
   }));

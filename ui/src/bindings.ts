@@ -666,6 +666,13 @@ export type StopReason =
  *  turn so its nested cards survive a restart.
  */
 export type SubagentView = {
+	/**
+	 *  The session of the parent run (the user's, or for a nested
+	 *  sub-agent its parent's `subagent_…` id).
+	 */
+	parent_session_id: string,
+	/**  The parent run (call ids are unique only within a run). */
+	parent_run_id: string,
 	/**  The parent's `spawn_agent` call. */
 	parent_call_id: string,
 	/**  The sub-agent's own session id (`subagent_…`). */

@@ -55,8 +55,16 @@ const marked = new Marked({
     },
     // Images would load from wherever the model points (a tracking pixel,
     // or a leak of the conversation in the URL): show a plain link instead.
+    // The href is percent-encoded as marked does for links (non-ASCII and
+    // spaces escaped, escapes already there kept).
     image({ href, text }: Tokens.Image): string {
-      return `<a href="${escapeHtml(href)}" class="image-link">image: ${escapeHtml(text || href)}</a>`;
+      let url: string;
+      try {
+        url = encodeURI(href).replace(/%25/g, '%');
+      } catch {
+        return escapeHtml(`image: ${text || href}`); // a lone surrogate: no link
+      }
+      return `<a href="${escapeHtml(url)}" class="image-link">image: ${escapeHtml(text || href)}</a>`;
     },
   },
 });

@@ -2,8 +2,10 @@
 // immutable (new objects along the changed path) so the transcript can hold
 // it in `$state.raw` and Svelte re-renders only the blocks that changed.
 // Sub-agent events nest under the tool card of the `spawn_agent` call that
-// started them (`parent_call_id`), at any depth; so do their approval
-// requests, which land on the card of the call that waits.
+// started them, at any depth; so do their approval requests, which land on
+// the card of the call that waits. Call ids come from the model and repeat
+// (across runs, and a sub-agent numbers its calls afresh), so the card is
+// the one with `parent_call_id` in the agent whose run is `parent_run_id`.
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, ToolOutcome, Usage } from '../ipc';
 import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkSplit';
 
@@ -17,6 +19,8 @@ export type Block =
   | { kind: 'user'; text: string; queueId: string };
 
 export interface AgentModel {
+  /** The agent's run ('' when unknown: a stored transcript, or before run_started). */
+  run_id: string;
   blocks: Block[];
   split: ThinkSplitState;
   status: 'running' | 'done' | 'stopped' | 'error';
@@ -41,12 +45,13 @@ export interface ApprovalModel {
   arguments: JsonValue;
   /** What the call can touch, in plain words. */
   reach: string;
+  /** "Allow for this session" is offered (not for run_shell: it asks every time). */
+  session_allowed: boolean;
   /** Null while the run waits for the user. */
   decision: ApprovalDecision | null;
 }
 
 export interface TurnModel extends AgentModel {
-  run_id: string;
   model: string;
   profile: string;
   context_window: number;
@@ -71,8 +76,8 @@ export function newTurn(run_id: string): TurnModel {
   };
 }
 
-function emptyAgent(): AgentModel {
-  return { blocks: [], split: initialSplit, status: 'running' };
+function emptyAgent(run_id: string): AgentModel {
+  return { run_id, blocks: [], split: initialSplit, status: 'running' };
 }
 
 function appendText(blocks: Block[], kind: 'text' | 'thinking', text: string): Block[] {
@@ -130,7 +135,14 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
     case 'plan_progress':
       return withPlan(a, (p) => ({ ...p, done: [...ev.done] }));
     case 'approval_requested': {
-      const approval: ApprovalModel = { request_id: ev.request_id, tool: ev.tool, arguments: ev.arguments, reach: ev.reach, decision: null };
+      const approval: ApprovalModel = {
+        request_id: ev.request_id,
+        tool: ev.tool,
+        arguments: ev.arguments,
+        reach: ev.reach,
+        session_allowed: ev.session_allowed,
+        decision: null,
+      };
       if (!a.blocks.some((b) => b.kind === 'tool' && b.call.call_id === ev.call_id)) {
         // Asked before its card exists (should not happen): still ask.
         const call: ToolCallModel = { call_id: ev.call_id, name: ev.tool, arguments: ev.arguments, outcome: 'pending', output: null, duration_ms: null, sub: null, approval };
@@ -203,23 +215,32 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
   }
 }
 
-/** Routes an event to the agent it belongs to, nesting sub-agents. Returns null if no card matches. */
-function applyNested<A extends AgentModel>(a: A, parentCallId: string, ev: AgentEvent): A | null {
+/** The agent with the sub-agent of its own call `callId` changed by `ev` (null: no such card). */
+function applyToSub<A extends AgentModel>(a: A, callId: string, ev: AgentEvent): A | null {
+  const at = a.blocks.findIndex((b) => b.kind === 'tool' && b.call.call_id === callId);
+  const b = a.blocks[at];
+  if (!b || b.kind !== 'tool') return null;
+  const sub = applyToAgent(b.call.sub ?? emptyAgent(ev.run_id), ev);
+  return { ...a, blocks: a.blocks.map((x, i): Block => (i === at ? { kind: 'tool', call: { ...b.call, sub } } : x)) };
+}
+
+/**
+ * Routes a sub-agent event to the agent it belongs to: the sub-agent of
+ * call `callId` of the agent whose run is `runId` (with no `runId`, from
+ * an older core: of the first card with that call id). Null if none matches.
+ */
+function applyNested<A extends AgentModel>(a: A, runId: string | null, callId: string, ev: AgentEvent): A | null {
+  if (runId === null || a.run_id === runId) {
+    const own = applyToSub(a, callId, ev);
+    if (own || runId !== null) return own;
+  }
   let changed = false;
   const blocks = a.blocks.map((b): Block => {
-    if (changed || b.kind !== 'tool') return b;
-    if (b.call.call_id === parentCallId) {
-      changed = true;
-      return { kind: 'tool', call: { ...b.call, sub: applyToAgent(b.call.sub ?? emptyAgent(), ev) } };
-    }
-    if (b.call.sub) {
-      const sub = applyNested(b.call.sub, parentCallId, ev);
-      if (sub) {
-        changed = true;
-        return { kind: 'tool', call: { ...b.call, sub } };
-      }
-    }
-    return b;
+    if (changed || b.kind !== 'tool' || !b.call.sub) return b;
+    const sub = applyNested(b.call.sub, runId, callId, ev);
+    if (!sub) return b;
+    changed = true;
+    return { kind: 'tool', call: { ...b.call, sub } };
   });
   return changed ? { ...a, blocks } : null;
 }
@@ -228,7 +249,7 @@ function applyNested<A extends AgentModel>(a: A, parentCallId: string, ev: Agent
 export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
   if (ev.is_subagent && ev.parent_call_id) {
     // Sub-agent usage, run_started and terminal events stay inside the card.
-    return applyNested(t, ev.parent_call_id, ev) ?? t;
+    return applyNested(t, ev.parent_run_id ?? null, ev.parent_call_id, ev) ?? t;
   }
   switch (ev.type) {
     case 'run_started':

@@ -1,11 +1,12 @@
 // A fake Hearth backend for UI tests: in-memory sessions (with branches),
 // profiles, memories, models, and scripted runs that stream AgentEvents
 // through the turn's Channel on timers. The message text picks the script:
-// "think", "plan", "tools", "write", "nested", "slow", "fail", "notfound",
-// "xss"; anything else gets a short Markdown answer. Scripts that ask for
-// approval pause until the `approve` command answers. `?subagents=1` adds
-// a stored session with sub-agent transcripts. Tests drive and inspect it through
-// `window.__hearthMock` (calls, config).
+// "think", "plan", "tools", "write", "shell", "nested", "deep", "twin",
+// "slow", "fail", "notfound", "xss", "links"; anything else gets a short
+// Markdown answer. Scripts that ask for approval pause until the `approve`
+// command answers. `?subagents=1` adds a stored session with sub-agent
+// transcripts. Tests drive and inspect it through `window.__hearthMock`
+// (calls, config).
 import type {
   AgentEvent,
   ErrorInfo,
@@ -18,13 +19,18 @@ import type {
   SubagentView,
   SummaryView,
 } from '../bindings';
-import { nestedScript, planScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+import { deepScript, nestedScript, planScript, shellScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 interface ChannelLike {
   id: number;
 }
 interface Msg extends MessageView {
   session: string;
 }
+/**
+ * A stored transcript with where it hangs, as the store keeps it (the
+ * shell's SubagentView is to carry these; read defensively by the UI).
+ */
+type StoredSubagent = SubagentView;
 interface Sess {
   id: string;
   title: string;
@@ -32,7 +38,7 @@ interface Sess {
   leaf: number | null;
   switches: { profile: string; after_message_id: number | null; at: number }[];
   /** Transcripts of sub-agents, kept with the parent's turn. */
-  subagents: SubagentView[];
+  subagents: StoredSubagent[];
   deleted: boolean;
   created_at: number;
   updated_at: number;
@@ -76,7 +82,7 @@ const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['reco
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  config = { queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0 };
+  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0 };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -132,7 +138,7 @@ export class MockBackend {
     this.addMessage(s, 'assistant', '', { run_id: 'r_seed', tool_calls: [{ id: 'call_research', name: 'spawn_agent', arguments: { task: 'read the docs' } }] });
     this.addMessage(s, 'tool', 'Docs read: they say hi.', { run_id: 'r_seed', tool_call_id: 'call_research', tool_name: 'spawn_agent' });
     this.addMessage(s, 'assistant', 'The docs say hi.', { run_id: 'r_seed' });
-    this.storeSubagents(s, [
+    this.storeSubagents(s, 'r_seed', [
       { parent_call_id: 'call_research', profile: 'Agent', messages: [
         { role: 'user', content: 'read the docs' },
         { role: 'assistant', content: 'Reading.', thinking: 'Start with the index.', tool_calls: [{ id: 'call_docs', name: 'read_file', arguments: { path: 'docs/index.md' } }, { id: 'call_deep', name: 'spawn_agent', arguments: { task: 'check the links' } }] },
@@ -140,7 +146,7 @@ export class MockBackend {
         { role: 'tool', content: 'All links work.', tool_call_id: 'call_deep', tool_name: 'spawn_agent' },
         { role: 'assistant', content: 'Docs read: they say hi.' },
       ] },
-      { parent_call_id: 'call_deep', profile: 'Agent', messages: [
+      { parent_call_id: 'call_deep', parent: 0, parent_run_id: 'r_seed_sub', profile: 'Agent', messages: [
         { role: 'user', content: 'check the links' },
         { role: 'assistant', content: '', tool_calls: [{ id: 'call_links', name: 'run_shell', arguments: { command: 'check-links docs' } }] },
         { role: 'tool', content: 'error: check-links not found', tool_call_id: 'call_links', tool_name: 'run_shell', status: 'error' },
@@ -149,8 +155,13 @@ export class MockBackend {
     ]);
   }
 
-  /** Keeps sub-agent transcripts with their session (ids as the store gives them). */
-  storeSubagents(s: Sess, subs: StoredSub[]): void {
+  /**
+   * Keeps sub-agent transcripts with their session (ids as the store gives
+   * them): those of run `runId`'s own calls, and (`parent`: the index of
+   * the transcript they hang under) nested ones.
+   */
+  storeSubagents(s: Sess, runId: string, subs: StoredSub[]): void {
+    const stored: StoredSubagent[] = [];
     for (const sub of subs) {
       let parent: number | null = null;
       const messages = sub.messages.map((m): MessageView => {
@@ -162,7 +173,13 @@ export class MockBackend {
         parent = id;
         return out;
       });
-      s.subagents.push({ parent_call_id: sub.parent_call_id, session_id: `subagent_${sub.parent_call_id}`, profile: sub.profile, messages });
+      const above = sub.parent !== undefined ? stored[sub.parent] : undefined;
+      const t: StoredSubagent = {
+        parent_call_id: sub.parent_call_id, session_id: `subagent_${sub.parent_call_id}_${this.nextId++}`, profile: sub.profile, messages,
+        parent_session_id: above?.session_id ?? s.id, parent_run_id: above ? (sub.parent_run_id ?? `${above.session_id}_run`) : runId,
+      };
+      stored.push(t);
+      s.subagents.push(t);
     }
   }
 
@@ -253,7 +270,12 @@ export class MockBackend {
         .map((s) => ({ id: s.id, title: s.title, messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
       case 'search_sessions': return this.search(String(a.query));
       case 'new_session': return this.addSession('New chat').id;
-      case 'open_session': return this.view(this.sess(a.sessionId));
+      case 'open_session': {
+        // The snapshot is taken now; the reply may come later (events go on meanwhile).
+        const v = this.view(this.sess(a.sessionId));
+        if (this.config.openDelayMs > 0) await new Promise((r) => setTimeout(r, this.config.openDelayMs));
+        return v;
+      }
       case 'rename_session': this.sess(a.sessionId).title = a.title; return null;
       case 'delete_session': this.sess(a.sessionId).deleted = true; return null;
       case 'restore_session': { const s = this.sessions.get(a.sessionId); if (s) s.deleted = false; return null; }
@@ -420,7 +442,7 @@ export class MockBackend {
       this.finish(run);
       const stored = (body as { stored?: Partial<MessageView>[] }).stored;
       const subs = (body as { subagents?: StoredSub[] }).subagents;
-      if (subs) this.storeSubagents(s, subs);
+      if (subs) this.storeSubagents(s, run.id, subs);
       if (stored) for (const m of stored) this.addMessage(s, m.role ?? 'assistant', m.content ?? '', { ...m, run_id: run.id });
       else this.addMessage(s, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), { run_id: run.id });
     } else if (body.type === 'error' && !body.is_subagent) {
@@ -431,6 +453,10 @@ export class MockBackend {
 
   raw(run: Run, body: Body): void {
     const ev = { session_id: run.session, run_id: run.id, is_subagent: false, ...body } as AgentEvent;
+    // A sub-agent's events name the run of the agent that spawned it (scripts give it for deeper ones).
+    if (ev.is_subagent && ev.parent_run_id == null) ev.parent_run_id = run.id;
+    // run_shell asks every time: "Allow for this session" is not offered for it.
+    if (ev.type === 'approval_requested') ev.session_allowed = ev.tool !== 'run_shell';
     delete (ev as { stored?: unknown }).stored;
     if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
     run.events.push(ev);
@@ -464,10 +490,17 @@ export class MockBackend {
     };
     const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
     const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
-    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}` };
+    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}`, text };
     if (text.includes('write')) return writeScript(kit);
+    if (text.includes('shell')) return shellScript(kit);
+    if (text.includes('deep')) return deepScript(kit);
+    if (text.includes('twin')) return twinScript(kit);
     if (text.includes('nested')) return nestedScript(kit);
     if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
+    if (text.includes('links')) {
+      const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
+      return [...deltas(md, 4), { ev: usage }, end()];
+    }
     if (text.includes('notfound')) {
       return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
     }
@@ -493,7 +526,7 @@ export class MockBackend {
       return planScript(kit);
     }
     if (text.includes('tools')) {
-      const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_run_id: 'x', parent_call_id: 'call_spawn' } as Body);
+      const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_call_id: 'call_spawn' } as Body);
       return [
         { ev: { type: 'tool_started', call_id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } } as Body },
         { ev: { type: 'tool_started', call_id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } } as Body },

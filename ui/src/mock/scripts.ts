@@ -7,8 +7,12 @@ import type { AgentEvent, MessageView, SubagentView } from '../bindings';
 /** An event as a script writes it: the run's scope is added when sent. */
 export type Body = Omit<AgentEvent, 'session_id' | 'run_id' | 'is_subagent'> & Partial<AgentEvent>;
 
-/** A stored sub-agent transcript, written with the parent's stream_end. */
-export type StoredSub = Omit<SubagentView, 'messages' | 'session_id'> & { messages: Partial<MessageView>[] };
+/**
+ * A stored sub-agent transcript, written with the parent's stream_end.
+ * `parent`: for a nested one, the index of the transcript it hangs under
+ * (whose run is `parent_run_id`); without it, one of the run's own calls.
+ */
+export type StoredSub = Omit<SubagentView, 'messages' | 'session_id' | 'parent_run_id' | 'parent_session_id'> & { messages: Partial<MessageView>[]; parent?: number; parent_run_id?: string };
 
 /**
  * One step: an event sent `delay` ms after the previous one. A step with a
@@ -31,6 +35,8 @@ export interface ScriptKit {
   /** A fresh approval request id. */
   requestId: () => string;
   model: string;
+  /** The message that started the run. */
+  text: string;
 }
 
 const ev = (b: Record<string, unknown>): Body => b as unknown as Body;
@@ -64,10 +70,106 @@ export function writeScript(k: ScriptKit): Step[] {
   ];
 }
 
+/** "shell": run_shell asks first, and asks every time (no "allow for this session"). */
+export function shellScript(k: ScriptKit): Step[] {
+  const args = { command: 'ls -la' };
+  const finish = (outcome: 'ok' | 'denied', output: string, answer: string): Step[] => [
+    { ev: ev({ type: 'tool_event', call_id: 'call_sh', name: 'run_shell', outcome, output, duration_ms: 5 }) },
+    ...k.deltas(answer, 2),
+    { ev: k.usage },
+    k.end([
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_sh', name: 'run_shell', arguments: args }] },
+      { role: 'tool', content: output, tool_call_id: 'call_sh', tool_name: 'run_shell' },
+      { role: 'assistant', content: answer },
+    ]),
+  ];
+  return [
+    { ev: ev({ type: 'tool_started', call_id: 'call_sh', name: 'run_shell', arguments: args }) },
+    {
+      ev: ev({ type: 'approval_requested', request_id: k.requestId(), call_id: 'call_sh', tool: 'run_shell', arguments: args, reach: 'Runs a command in /home/user/work.' }),
+      gate: { allow: finish('ok', 'total 0', 'The folder is empty.'), deny: finish('denied', DENIED, 'I did not run it.') },
+    },
+  ];
+}
+
+/**
+ * "deep": the sub-agent numbers its calls afresh, so its own spawn_agent
+ * has the parent's call id (call_1): the inner sub-agent belongs under the
+ * sub-agent's card, found by (parent_run_id, parent_call_id).
+ */
+export function deepScript(k: ScriptKit): Step[] {
+  const outer = (b: Record<string, unknown>): Body => ev({ ...b, is_subagent: true, session_id: 'subagent_outer', run_id: 'subrun_outer', parent_call_id: 'call_1' });
+  const inner = (b: Record<string, unknown>): Body =>
+    ev({ ...b, is_subagent: true, session_id: 'subagent_inner', run_id: 'subrun_inner', parent_run_id: 'subrun_outer', parent_call_id: 'call_1' });
+  const outerTask = { task: 'outer task' };
+  const innerTask = { task: 'inner task' };
+  return [
+    { ev: ev({ type: 'tool_started', call_id: 'call_1', name: 'spawn_agent', arguments: outerTask }) },
+    { ev: outer({ type: 'run_started', model: k.model, profile: 'Agent', context_window: 8192 }) },
+    { ev: outer({ type: 'tool_started', call_id: 'call_1', name: 'spawn_agent', arguments: innerTask }) },
+    { ev: inner({ type: 'run_started', model: k.model, profile: 'Agent', context_window: 8192 }) },
+    { ev: inner({ type: 'text_delta', delta: 'Inner agent text.' }) },
+    { ev: inner({ type: 'stream_end', iterations: 1 }) },
+    { ev: outer({ type: 'tool_event', call_id: 'call_1', name: 'spawn_agent', outcome: 'ok', output: 'Inner agent text.', duration_ms: 20 }) },
+    { ev: outer({ type: 'text_delta', delta: 'Outer agent text.' }) },
+    { ev: outer({ type: 'stream_end', iterations: 2 }) },
+    { ev: ev({ type: 'tool_event', call_id: 'call_1', name: 'spawn_agent', outcome: 'ok', output: 'Outer agent text.', duration_ms: 60 }) },
+    ...k.deltas('Deep work done.', 2),
+    { ev: k.usage },
+    k.end(
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'spawn_agent', arguments: outerTask }] },
+        { role: 'tool', content: 'Outer agent text.', tool_call_id: 'call_1', tool_name: 'spawn_agent' },
+        { role: 'assistant', content: 'Deep work done.' },
+      ],
+      [
+        { parent_call_id: 'call_1', profile: 'Agent', messages: [
+          { role: 'user', content: 'outer task' },
+          { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'spawn_agent', arguments: innerTask }] },
+          { role: 'tool', content: 'Inner agent text.', tool_call_id: 'call_1', tool_name: 'spawn_agent' },
+          { role: 'assistant', content: 'Outer agent text.' },
+        ] },
+        { parent_call_id: 'call_1', parent: 0, parent_run_id: 'subrun_outer', profile: 'Agent', messages: [
+          { role: 'user', content: 'inner task' },
+          { role: 'assistant', content: 'Inner agent text.' },
+        ] },
+      ],
+    ),
+  ];
+}
+
+/**
+ * "twin <word>": every run's spawn_agent has the same call id and task;
+ * only the run tells their transcripts apart. The sub-agent says <word>.
+ */
+export function twinScript(k: ScriptKit): Step[] {
+  const word = k.text.split(/\s+/)[1] ?? 'nothing';
+  const task = { task: 'twin task' };
+  const said = `Twin says ${word}.`;
+  const sub = (b: Record<string, unknown>): Body => ev({ ...b, is_subagent: true, session_id: `subagent_twin_${word}`, run_id: `subrun_twin_${word}`, parent_call_id: 'call_twin' });
+  return [
+    { ev: ev({ type: 'tool_started', call_id: 'call_twin', name: 'spawn_agent', arguments: task }) },
+    { ev: sub({ type: 'run_started', model: k.model, profile: 'Agent', context_window: 8192 }) },
+    { ev: sub({ type: 'text_delta', delta: said }) },
+    { ev: sub({ type: 'stream_end', iterations: 1 }) },
+    { ev: ev({ type: 'tool_event', call_id: 'call_twin', name: 'spawn_agent', outcome: 'ok', output: said, duration_ms: 10 }) },
+    ...k.deltas(`Twin ${word} done.`, 2),
+    { ev: k.usage },
+    k.end(
+      [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_twin', name: 'spawn_agent', arguments: task }] },
+        { role: 'tool', content: said, tool_call_id: 'call_twin', tool_name: 'spawn_agent' },
+        { role: 'assistant', content: `Twin ${word} done.` },
+      ],
+      [{ parent_call_id: 'call_twin', profile: 'Agent', messages: [{ role: 'user', content: 'twin task' }, { role: 'assistant', content: said }] }],
+    ),
+  ];
+}
+
 /** "nested": a sub-agent's write_file asks, from inside the spawn_agent card. */
 export function nestedScript(k: ScriptKit): Step[] {
   const sub = (b: Record<string, unknown>): Body =>
-    ev({ ...b, is_subagent: true, session_id: 'subagent_nested1', run_id: 'subrun_nested', parent_run_id: 'x', parent_call_id: 'call_spawn2' });
+    ev({ ...b, is_subagent: true, session_id: 'subagent_nested1', run_id: 'subrun_nested', parent_call_id: 'call_spawn2' });
   const args = { path: 'summary.md', content: '# Summary' };
   const task = { task: 'save a summary' };
   const finish = (outcome: 'ok' | 'denied', output: string, subAnswer: string): Step[] => [

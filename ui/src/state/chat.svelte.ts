@@ -1,7 +1,9 @@
 // The open session: its stored messages, the answer being streamed, queued
 // messages and the actions of the composer and transcript.
 //
-// Streaming: events from the turn's channel are buffered and folded into
+// Streaming: events from the turn's channel are logged per run (all of
+// them, whatever session is shown: reopening the session replays the log,
+// so nothing that came while it was being read is lost), buffered and folded into
 // the turn once per animation frame (a fast model sends hundreds of deltas
 // a second; rendering each would drop frames). On the run's terminal event
 // the session is re-read so every message has its stored id (needed by
@@ -25,14 +27,31 @@ export interface RunExtras {
   outcomes: Map<string, 'denied' | 'cancelled'>;
 }
 
-/** The denied and cancelled calls of an agent and its sub-agents. */
-function unstoredOutcomes(a: AgentModel, into = new Map<string, 'denied' | 'cancelled'>()): Map<string, 'denied' | 'cancelled'> {
+/**
+ * The denied and cancelled calls of an agent (its own: a sub-agent's call
+ * ids are its own too, and may repeat the parent's).
+ */
+function unstoredOutcomes(a: AgentModel): Map<string, 'denied' | 'cancelled'> {
+  const into = new Map<string, 'denied' | 'cancelled'>();
   for (const b of a.blocks) {
     if (b.kind !== 'tool') continue;
     if (b.call.outcome === 'denied' || b.call.outcome === 'cancelled') into.set(b.call.call_id, b.call.outcome);
-    if (b.call.sub) unstoredOutcomes(b.call.sub, into);
   }
   return into;
+}
+
+/** Every event of a run this page started, in order (kept a while after its end). */
+interface RunLog {
+  events: AgentEvent[];
+  ended: boolean;
+}
+
+/** How long the log of an ended run stays (a reopen may still need its end). */
+const ENDED_LOG_MS = 60_000;
+
+/** "1 queued message was not sent", "2 queued messages were not sent". */
+function notSent(n: number): string {
+  return n === 1 ? '1 queued message was not sent' : `${n} queued messages were not sent`;
 }
 
 export type ChatRow = Row | { key: string; kind: 'live-switch'; profile: string };
@@ -55,6 +74,8 @@ class ChatState {
   stopping = $state(false);
   starting = $state(false);
   queued = $state<{ queue_id: string; text: string }[]>([]);
+  /** The composer's text (queued messages a run did not take come back here). */
+  draft = $state('');
   /** Typed while a run was ending: sent as a normal message once it has. */
   held = $state<string[]>([]);
   extras = $state.raw(new Map<string, RunExtras>());
@@ -66,7 +87,7 @@ class ChatState {
   approvalsSent = $state.raw(new Map<string, ApprovalDecision>());
 
   storedRows = $derived(this.view ? buildRows(this.view) : []);
-  #subagents = $derived(subagentIndex(this.view?.subagents ?? []));
+  #subagents = $derived(subagentIndex(this.view?.subagents ?? [], this.view?.messages ?? []));
   rows = $derived.by((): ChatRow[] => {
     const rows: ChatRow[] = [...this.storedRows];
     if (this.livePrompt !== null) rows.push({ key: 'live-prompt', kind: 'live-prompt', text: this.livePrompt });
@@ -78,8 +99,8 @@ class ChatState {
 
   #buffer: AgentEvent[] = [];
   #scheduled = false;
-  /** Runs whose channel this page holds (others are followed by polling). */
-  #ownRuns = new Set<string>();
+  /** Runs whose channel this page holds, with their events (others are followed by polling). */
+  #runs = new Map<string, RunLog>();
   #poll: ReturnType<typeof setInterval> | null = null;
 
   get sessionId(): string | null {
@@ -117,15 +138,22 @@ class ChatState {
     this.contextUsed = 0;
     this.contextWindow = 0;
     if (view.live) {
+      // A run of this page: its log has every event, also those that came
+      // after the snapshot was taken; the channel brings the rest.
+      const own = this.#runs.get(view.live.run_id);
+      const events = own ? [...own.events] : view.live.events;
       let t = newTurn(view.live.run_id);
-      for (const ev of view.live.events) t = reduceTurn(t, ev);
+      for (const ev of events) t = reduceTurn(t, ev);
       this.turn = t;
       this.livePrompt = view.live.prompt;
-      this.queued = [...view.live.queued];
-      this.#noteContext(view.live.events);
+      const sent = new Set(events.flatMap((ev) => (ev.type === 'queued_message_sent' && !ev.is_subagent ? [ev.queue_id] : [])));
+      this.queued = view.live.queued.filter((q) => !sent.has(q.queue_id));
+      this.#noteContext(events);
       // A run started by an earlier page load: its channel is gone, so
       // follow it by re-reading the session until it ends.
-      if (!this.#ownRuns.has(view.live.run_id)) this.#startPolling(view.id);
+      if (!own) this.#startPolling(view.id);
+      // It ended while the session was being read: finish it as usual.
+      else if (events.some(isTerminal)) void this.#finish(t);
     } else {
       this.turn = null;
       this.livePrompt = null;
@@ -156,10 +184,18 @@ class ChatState {
     this.#poll = null;
   }
 
-  /** The handler given to a run's channel: buffers, flushes once per frame. */
-  #listener(sessionId: string): (ev: AgentEvent) => void {
+  /** The handler given to a run's channel: logs, buffers, flushes once per frame. */
+  #listener(sessionId: string, log: RunLog): (ev: AgentEvent) => void {
     let listed = false;
     return (ev) => {
+      log.events.push(ev);
+      if (!ev.is_subagent) this.#runs.set(ev.run_id, log);
+      if (isTerminal(ev)) {
+        log.ended = true;
+        setTimeout(() => {
+          if (this.#runs.get(ev.run_id) === log) this.#runs.delete(ev.run_id);
+        }, ENDED_LOG_MS);
+      }
       // A new session is stored with its first message, after the run
       // starts: list it (once) as soon as the answer begins.
       if (!listed && ev.type !== 'run_started') {
@@ -205,7 +241,15 @@ class ChatState {
 
   /** After the terminal event: keep what the store does not, re-read the session. */
   async #finish(t: TurnModel): Promise<void> {
-    this.#ownRuns.delete(t.run_id);
+    // Stopped or failed, the run took no more queued messages: they come
+    // back to the composer, after what is being typed. (After stream_end
+    // none is left: the run answers them all.)
+    const unsent = t.status === 'done' ? [] : this.queued.map((q) => q.text);
+    this.queued = [];
+    if (unsent.length > 0) {
+      this.draft = [this.draft.trim() ? this.draft.replace(/\s+$/, '') : '', ...unsent].filter((x) => x !== '').join('\n\n');
+      toasts.show(notSent(unsent.length));
+    }
     const extras = new Map(this.extras);
     extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t) });
     this.extras = extras;
@@ -222,7 +266,6 @@ class ChatState {
       // A failed or stopped answer the store did not keep stays on screen.
       const stored = view.messages.some((m) => m.run_id === t.run_id && m.role === 'assistant');
       if (stored || t.status === 'done') this.turn = null;
-      this.queued = [];
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);
     }
@@ -243,9 +286,10 @@ class ChatState {
     this.livePrompt = prompt;
     this.liveSwitch = null;
     this.turn = newTurn('');
+    const log: RunLog = { events: [], ended: false };
     try {
-      const runId = await start(this.#listener(id));
-      this.#ownRuns.add(runId);
+      const runId = await start(this.#listener(id, log));
+      if (!this.#runs.has(runId) && !log.ended) this.#runs.set(runId, log);
       if (this.turn && !this.turn.run_id) this.turn = { ...this.turn, run_id: runId };
     } catch (e) {
       const info = ipc.errorInfo(e);
@@ -284,9 +328,9 @@ class ChatState {
     if (gone) this.queued = this.queued.filter((q) => q.queue_id !== queueId);
   }
 
-  /** The stored sub-agent transcript started by call `callId`, if any. */
-  storedSub(callId: string): AgentModel | null {
-    return storedSubagent(callId, this.#subagents);
+  /** The stored sub-agent transcript started by spawn_agent call `callId` of the answer of run `runId`, if any. */
+  storedSub(callId: string, args: unknown, runId: string | null): AgentModel | null {
+    return storedSubagent({ callId, args, runId }, this.#subagents);
   }
 
   /** Answers an approval request; the card shows the decision when approval_resolved comes. */
