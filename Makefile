@@ -5,7 +5,7 @@
 
 FEATURES := --features tauri/custom-protocol
 
-.PHONY: help setup app dev demo test fmt ui lint check e2e sim bench bench-desktop bench-ui bindings icons clean
+.PHONY: help setup app dev demo test fmt ui lint check e2e sim bench bench-desktop bench-ui bindings fuzz icons clean
 
 help:
 	@echo "make setup   install what building needs (scripts/setup.sh)"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench-desktop  cold start and idle memory of the real app"
 	@echo "make bench-ui       frame time while streaming (Chromium)"
 	@echo "make bindings regenerate ui/src/bindings.ts from the Rust commands"
+	@echo "make fuzz    10 minutes per fuzz target (nightly + cargo-fuzz)"
 	@echo "make icons   regenerate icons/ with ImageMagick"
 	@echo "make clean   remove build outputs"
 
@@ -69,6 +70,11 @@ bench-desktop:
 
 bench-ui:
 	npm run --silent bench:ui
+
+# CI only replays the corpora (crates/*/tests/suite/corpus.rs).
+fuzz:
+	cd fuzz && for t in ndjson repair sanitize; do \
+		cargo +nightly fuzz run $$t -- -max_total_time=$${FUZZ_SECONDS:-600} || exit 1; done
 
 bindings:
 	HEARTH_WRITE_BINDINGS=1 cargo nextest run -p hearth-app $(FEATURES) bindings_are_current
