@@ -8,6 +8,10 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // run_shell re-executes this binary to sandbox a command.
+    if let Some(code) = hearth_tools::sandbox::run_if_requested() {
+        return code;
+    }
     if let Some(problem) = missing_display() {
         eprintln!("hearth-app: {problem}");
         return ExitCode::FAILURE;

@@ -112,7 +112,7 @@ impl AppState {
 
 fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> hearth_core::ToolRegistry {
     let mut tools = builtin_registry();
-    hearth_tools::register(&mut tools);
+    hearth_tools::register(&mut tools, std::env::current_exe().ok());
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
         .register(Arc::new(Remember(store.clone())));

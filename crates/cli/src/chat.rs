@@ -110,7 +110,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let store = Arc::new(store);
     let mut tools = builtin_registry();
-    hearth_tools::register(&mut tools);
+    hearth_tools::register(&mut tools, std::env::current_exe().ok());
     tools
         .register(Arc::new(SwitchProfile(profiles)))
         .register(Arc::new(Remember(store.clone())));

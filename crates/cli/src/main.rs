@@ -43,6 +43,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // run_shell re-executes this binary to sandbox a command.
+    if let Some(code) = hearth_tools::sandbox::run_if_requested() {
+        return code;
+    }
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(

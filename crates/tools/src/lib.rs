@@ -12,6 +12,7 @@
 mod confine;
 mod files;
 mod output;
+pub mod sandbox;
 mod scratchpad;
 mod search;
 mod shell;
@@ -27,14 +28,16 @@ pub use scratchpad::Scratchpad;
 pub use search::SearchFiles;
 pub use shell::RunShell;
 
-/// Add the file, shell and scratchpad tools to `registry`.
-pub fn register(registry: &mut ToolRegistry) {
+/// Add the file, shell and scratchpad tools to `registry`. `shell_launcher`
+/// is the Hearth binary that runs commands sandboxed (it calls
+/// [`sandbox::run_if_requested`] in `main`); `None` runs them unsandboxed.
+pub fn register(registry: &mut ToolRegistry, shell_launcher: Option<std::path::PathBuf>) {
     registry
         .register(Arc::new(ReadFile))
         .register(Arc::new(ListDir))
         .register(Arc::new(SearchFiles))
         .register(Arc::new(WriteFile))
         .register(Arc::new(EditFile))
-        .register(Arc::new(RunShell))
+        .register(Arc::new(RunShell::new(shell_launcher)))
         .register(Arc::new(Scratchpad::default()));
 }

@@ -18,6 +18,7 @@ use tokio::process::Command;
 use crate::confine::Workspace;
 use crate::files::str_arg;
 use crate::output::{MAX_OUTPUT_CHARS, cap};
+use crate::sandbox;
 
 const DEFAULT_TIMEOUT: u64 = 60;
 const MAX_TIMEOUT: u64 = 600;
@@ -25,7 +26,19 @@ const MAX_TIMEOUT: u64 = 600;
 const KEEP_BYTES: usize = 256 * 1024;
 
 /// Runs a shell command in the workspace.
-pub struct RunShell;
+#[derive(Debug, Clone, Default)]
+pub struct RunShell {
+    /// The binary that restricts itself and then runs the command
+    /// (`sandbox.rs`); `None`: no sandbox.
+    launcher: Option<std::path::PathBuf>,
+}
+
+impl RunShell {
+    /// A shell tool; sandboxed through `launcher` when given.
+    pub fn new(launcher: Option<std::path::PathBuf>) -> Self {
+        Self { launcher }
+    }
+}
 
 /// Kills the process group when dropped, unless the command ended.
 struct GroupGuard(Option<i32>);
@@ -102,9 +115,15 @@ impl Tool for RunShell {
             .unwrap_or("?");
         let place =
             workspace.map_or_else(|| "the workspace".to_owned(), |w| w.display().to_string());
-        format!(
-            "runs `{command}` in {place} as you: a shell is not confined to the workspace, so it can read and change any file your account can, start programs and use the network"
-        )
+        if self.launcher.is_some() {
+            format!(
+                "runs `{command}` in {place} as you, sandboxed where the kernel has Landlock: it can read any file your account can, start programs and use the network, but write only inside the workspace and the temp folder"
+            )
+        } else {
+            format!(
+                "runs `{command}` in {place} as you: a shell is not confined to the workspace, so it can read and change any file your account can, start programs and use the network"
+            )
+        }
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
@@ -123,9 +142,19 @@ impl Tool for RunShell {
             ws.dir().open_dir(&rel).map_err(|e| ws.io(cwd_arg, &e))?;
         }
         let cwd = ws.root().join(&rel);
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&command)
+        let mut cmd = match &self.launcher {
+            Some(launcher) => {
+                let mut c = Command::new(launcher);
+                c.args(sandbox::launcher_args(ws.root(), "sh", &["-c", &command]));
+                c
+            }
+            None => {
+                let mut c = Command::new("sh");
+                c.arg("-c").arg(&command);
+                c
+            }
+        };
+        let mut child = cmd
             .current_dir(&cwd)
             .process_group(0)
             .stdin(Stdio::null())

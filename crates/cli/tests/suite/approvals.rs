@@ -120,3 +120,86 @@ async fn a_write_asks_on_the_terminal_and_a_denial_leaves_the_file_untouched() {
         "new"
     );
 }
+
+#[tokio::test]
+async fn run_shell_writes_only_inside_the_workspace_when_the_kernel_has_landlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    // Outside both the workspace and the temp folder (both writable).
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let escape = outside.path().join("escape.txt");
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    ok(&[
+        "profiles",
+        "--db",
+        &db,
+        "set",
+        "Shell",
+        "--model",
+        MODEL,
+        "--tools",
+        "run_shell",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--auto-approve",
+        "run_shell",
+    ])
+    .await;
+    let command = format!(
+        "echo in > inside.txt; echo out > {}; echo done",
+        escape.display()
+    );
+    let mut script = Script::default();
+    for (when, text) in [("Write a title", "Shell"), ("durable facts", "NONE")] {
+        let mut r = Reply::text(text);
+        r.when = Some(when.into());
+        script = script.with_reply(r);
+    }
+    let sim = sim(script
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec {
+            name: "run_shell".into(),
+            arguments: json!({"command": command}),
+            id: None,
+        }]))
+        .with_reply(Reply::text("Ran it.")))
+    .await;
+    let out = super::basics::output(hearth(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Shell",
+        "--json",
+        "run it",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = events(&out.stdout)
+        .into_iter()
+        .find_map(|e| match e.kind {
+            EventKind::ToolEvent { output, .. } => Some(output),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
+        "in\n"
+    );
+    assert!(result.contains("done"), "{result}");
+    if result.contains(hearth_tools::sandbox::NOT_ENFORCED) {
+        eprintln!("this kernel has no Landlock: the write sandbox is not tested here");
+    } else {
+        assert!(
+            !escape.exists(),
+            "the command wrote outside the workspace: {result}"
+        );
+        assert!(result.contains("Permission denied"), "{result}");
+    }
+}

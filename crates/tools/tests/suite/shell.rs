@@ -52,7 +52,7 @@ async fn gone(marker: &str) -> bool {
 async fn runs_in_the_workspace_with_exit_code_and_both_streams() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("here.txt"), "").unwrap();
-    let out = RunShell
+    let out = RunShell::default()
         .call(
             json!({"command": "ls; echo oops >&2; exit 3"}),
             &ctx(tmp.path()),
@@ -64,8 +64,8 @@ async fn runs_in_the_workspace_with_exit_code_and_both_streams() {
         "{out}"
     );
     assert!(out.contains("--- stderr ---\noops"), "{out}");
-    assert_eq!(RunShell.effect(&json!({})), ToolEffect::Mutating);
-    let reach = RunShell.reach(&json!({"command": "rm -rf x"}), Some(tmp.path()));
+    assert_eq!(RunShell::default().effect(&json!({})), ToolEffect::Mutating);
+    let reach = RunShell::default().reach(&json!({"command": "rm -rf x"}), Some(tmp.path()));
     assert!(
         reach.contains("rm -rf x") && reach.contains("not confined"),
         "{reach}"
@@ -75,7 +75,7 @@ async fn runs_in_the_workspace_with_exit_code_and_both_streams() {
 #[tokio::test]
 async fn output_is_capped_with_a_notice() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = RunShell
+    let out = RunShell::default()
         .call(
             json!({"command": "yes hearth | head -c 1000000"}),
             &ctx(tmp.path()),
@@ -95,7 +95,7 @@ async fn a_timeout_kills_the_whole_process_group() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = "31.4159265";
     let started = Instant::now();
-    let err = RunShell
+    let err = RunShell::default()
         .call(
             json!({"command": format!("sleep {marker} & sleep {marker}; wait"), "timeout_secs": 1}),
             &ctx(tmp.path()),
@@ -112,7 +112,8 @@ async fn a_stop_drops_the_call_and_kills_everything_it_started() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = "27.1828182";
     let c = ctx(tmp.path());
-    let call = RunShell.call(
+    let shell = RunShell::default();
+    let call = shell.call(
         json!({"command": format!("sleep {marker} & (sleep {marker} &); sleep {marker}")}),
         &c,
     );
