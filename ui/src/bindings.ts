@@ -191,6 +191,11 @@ export type ErrorCode =
 "max_iterations" | 
 /**  The model kept repeating one tool call (the repeat guard ended it). */
 "repeated_tool_calls" | 
+/**
+ *  The conversation does not fit the model's context window, even
+ *  after compaction.
+ */
+"context_limit_exceeded" | 
 /**  Reading or writing the session failed. */
 "storage" | 
 /**  The request itself is invalid (unknown session, empty message, …). */

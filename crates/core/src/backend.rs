@@ -95,6 +95,16 @@ pub enum BackendError {
         /// The server's words.
         message: String,
     },
+    /// The prompt does not fit the context window (sent with
+    /// `truncate: false`, so the server refused instead of silently
+    /// dropping the oldest messages).
+    #[error(
+        "the conversation does not fit the model's context window even after summarizing it ({message}): raise the model's context window in the models panel, or start a new session"
+    )]
+    ContextOverflow {
+        /// The server's words.
+        message: String,
+    },
     /// The stream ended without its final line.
     #[error("the answer broke off: the stream ended before the model finished")]
     Truncated,
@@ -119,6 +129,7 @@ impl BackendError {
             Self::Unreachable { .. } => (ErrorCode::BackendUnreachable, Recovery::StartServer),
             Self::ModelNotFound { .. } => (ErrorCode::ModelNotFound, Recovery::PullModel),
             Self::BadRequest { .. } => (ErrorCode::BadRequest, Recovery::FixConfig),
+            Self::ContextOverflow { .. } => (ErrorCode::ContextLimitExceeded, Recovery::FixConfig),
             Self::Server { .. } => (ErrorCode::BackendFailed, Recovery::Retry),
             Self::Truncated => (ErrorCode::StreamTruncated, Recovery::Retry),
             Self::Malformed { .. } => (ErrorCode::MalformedReply, Recovery::Retry),

@@ -112,6 +112,22 @@ impl Compactor<'_> {
         session_id: &str,
         fixed_tokens: usize,
     ) -> Result<bool, String> {
+        self.compact(session_id, fixed_tokens, false).await
+    }
+
+    /// Summarize the older part of the session now, whatever the estimate
+    /// says: the server has just refused the prompt as too long (its own
+    /// count is what matters). Returns whether a summary was added.
+    pub async fn compact_now(&self, session_id: &str, fixed_tokens: usize) -> Result<bool, String> {
+        self.compact(session_id, fixed_tokens, true).await
+    }
+
+    async fn compact(
+        &self,
+        session_id: &str,
+        fixed_tokens: usize,
+        force: bool,
+    ) -> Result<bool, String> {
         let history = self
             .store
             .history(session_id)
@@ -127,7 +143,7 @@ impl Compactor<'_> {
             .map_or(0, |s| s.covered.min(history.len()));
         let summary_tokens = previous.as_ref().map_or(0, |s| s.content.len() / 4 + 16);
         let tokens = fixed_tokens + summary_tokens + estimate_tokens(&history[covered..]);
-        if !over_threshold(tokens, self.load.num_ctx) {
+        if !force && !over_threshold(tokens, self.load.num_ctx) {
             return Ok(false);
         }
         let Some(cut) = cut_point(&history, covered) else {

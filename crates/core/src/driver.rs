@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::{Approvals, Gate};
-use crate::backend::{ModelBackend, ModelRequest};
+use crate::backend::{BackendError, ModelBackend, ModelRequest};
 use crate::builder::AgentBuilder;
 use crate::context::build_context;
 use crate::error::RunError;
@@ -522,6 +522,7 @@ impl Agent {
         let mut storm = StormBreaker::default();
         let mut offered_tools: Option<Vec<String>> = None;
         let mut last_text = String::new();
+        let mut overflow_retried = false;
         loop {
             let profile = self.profile(ctx);
             match next_step(
@@ -773,6 +774,26 @@ impl Agent {
                                 return RunOutcome::fail(e);
                             }
                             return RunOutcome::Stopped { partial_text };
+                        }
+                        // The prompt did not fit (sent with truncate: false):
+                        // summarize the older messages and try once more.
+                        CallEnd::Failed(BackendError::ContextOverflow { .. })
+                            if !overflow_retried
+                                && partial_text.is_empty()
+                                && calls.is_empty()
+                                && self
+                                    .compact_session(
+                                        ctx,
+                                        &backend,
+                                        &profile,
+                                        &persona,
+                                        memory.as_deref(),
+                                        &self.tools.specs(profile.tools.as_deref()),
+                                        true,
+                                    )
+                                    .await =>
+                        {
+                            overflow_retried = true;
                         }
                         CallEnd::Failed(err) => {
                             if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {

@@ -31,6 +31,23 @@ impl Agent {
         memory: Option<&str>,
         tools: &[crate::tool::ToolSpec],
     ) {
+        self.compact_session(ctx, backend, profile, persona, memory, tools, false)
+            .await;
+    }
+
+    /// Compact the session now (the server refused the prompt as too long);
+    /// true when a summary was added and the call is worth trying again.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn compact_session(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        profile: &Profile,
+        persona: &str,
+        memory: Option<&str>,
+        tools: &[crate::tool::ToolSpec],
+        force: bool,
+    ) -> bool {
         let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
         let fixed =
             (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len)
@@ -43,8 +60,17 @@ impl Agent {
             load: self.settings.load_options(&profile.model),
             cancel: &ctx.cancel,
         };
-        if let Err(e) = compactor.maybe_compact(&ctx.session_id, fixed).await {
-            tracing::warn!("compaction before the turn failed: {e}");
+        let done = if force {
+            compactor.compact_now(&ctx.session_id, fixed).await
+        } else {
+            compactor.maybe_compact(&ctx.session_id, fixed).await
+        };
+        match done {
+            Ok(added) => added,
+            Err(e) => {
+                tracing::warn!("compaction failed: {e}");
+                false
+            }
         }
     }
 

@@ -101,7 +101,10 @@ pub(crate) fn to_wire(req: ModelRequest, tools_ok: bool, thinking_ok: bool) -> C
             temperature: req.temperature,
         },
         shift: Some(req.load.shift),
-        truncate: None,
+        // Never drop the oldest messages silently (Ollama's default, which
+        // can orphan tool results): an overflow is an error the loop
+        // handles by compacting and trying again.
+        truncate: Some(false),
     }
 }
 

@@ -125,6 +125,13 @@ impl From<OllamaError> for BackendError {
             OllamaError::Unreachable { url, detail } => Self::Unreachable { url, detail },
             OllamaError::InvalidUrl { url, detail } => Self::Unreachable { url, detail },
             OllamaError::ModelNotFound { model } => Self::ModelNotFound { model },
+            // With `truncate: false` an over-long prompt is refused with
+            // this text instead of losing its oldest messages.
+            OllamaError::BadRequest { message, .. }
+                if message.contains("exceeds the context length") =>
+            {
+                Self::ContextOverflow { message }
+            }
             OllamaError::BadRequest { message, .. } => Self::BadRequest { message },
             OllamaError::Server { status, message } => Self::Server { status, message },
             OllamaError::Truncated => Self::Truncated,

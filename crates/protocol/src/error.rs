@@ -26,6 +26,9 @@ pub enum ErrorCode {
     MaxIterations,
     /// The model kept repeating one tool call (the repeat guard ended it).
     RepeatedToolCalls,
+    /// The conversation does not fit the model's context window, even
+    /// after compaction.
+    ContextLimitExceeded,
     /// Reading or writing the session failed.
     Storage,
     /// The request itself is invalid (unknown session, empty message, …).

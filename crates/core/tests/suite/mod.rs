@@ -2,6 +2,7 @@
 mod approvals;
 mod backends;
 mod corpus;
+mod overflow;
 mod planning;
 mod probe;
 mod steering;

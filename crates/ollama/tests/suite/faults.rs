@@ -231,3 +231,46 @@ async fn a_429_is_retried_but_a_400_and_an_in_band_error_are_not() {
         assert_eq!(sim.pending_replies(), 1, "{fault:?} was not retried");
     }
 }
+
+#[tokio::test]
+async fn an_overflow_is_refused_not_truncated_and_ends_in_a_clear_error() {
+    // A small window and a message far larger than it: Hearth sends
+    // `truncate: false`, so the server refuses instead of silently
+    // dropping messages, and the run says what to do.
+    let sim = sim(Script::with_models(vec![model().with_context_length(512)])).await;
+    let agent = agent(&sim);
+    agent.settings().set(
+        crate::support::MODEL,
+        hearth_core::LoadOptions {
+            num_ctx: 512,
+            ..hearth_core::LoadOptions::default()
+        },
+    );
+    let huge = "word ".repeat(3000);
+    let mut run = agent.run_stream("s", &huge);
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = last(&evs) else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(
+        error.code,
+        ErrorCode::ContextLimitExceeded,
+        "{}",
+        error.message
+    );
+    assert_eq!(error.recovery, Recovery::FixConfig);
+    let bodies = sim.chat_bodies();
+    let chat = bodies
+        .iter()
+        .find(|b| b["messages"].as_array().is_some_and(|m| !m.is_empty()))
+        .unwrap();
+    assert_eq!(chat["truncate"], false);
+    assert_eq!(
+        sim.stats().truncated_prompts,
+        0,
+        "nothing was dropped silently"
+    );
+    // The message is stored whole, and the session goes on.
+    let history = agent.store().history("s").await.unwrap();
+    assert_eq!(history.last().unwrap().content, huge);
+}
