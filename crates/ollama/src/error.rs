@@ -119,17 +119,23 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     cur.to_string()
 }
 
+/// Whether a 400's text says the prompt is longer than the context window
+/// (worded differently across Ollama versions: "the input length exceeds
+/// the context length", "input length … exceeds maximum context length").
+fn is_overflow(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("exceed") && m.contains("context")
+}
+
 impl From<OllamaError> for BackendError {
     fn from(e: OllamaError) -> Self {
         match e {
             OllamaError::Unreachable { url, detail } => Self::Unreachable { url, detail },
             OllamaError::InvalidUrl { url, detail } => Self::Unreachable { url, detail },
             OllamaError::ModelNotFound { model } => Self::ModelNotFound { model },
-            // With `truncate: false` an over-long prompt is refused with
-            // this text instead of losing its oldest messages.
-            OllamaError::BadRequest { message, .. }
-                if message.contains("exceeds the context length") =>
-            {
+            // With `truncate: false` an over-long prompt is refused
+            // instead of losing its oldest messages.
+            OllamaError::BadRequest { message, .. } if is_overflow(&message) => {
                 Self::ContextOverflow { message }
             }
             OllamaError::BadRequest { message, .. } => Self::BadRequest { message },
