@@ -44,7 +44,7 @@ pub fn build_context(
             s.content.trim()
         )));
     }
-    out.extend(order_tool_results(
+    out.extend(pair_tool_results(
         history[covered..]
             .iter()
             .filter(|m| m.role != Role::System)
@@ -60,6 +60,47 @@ pub fn build_context(
             })
             .collect(),
     ));
+    out
+}
+
+/// The placeholder for a call whose result is missing (seed 002 §5).
+pub const MISSING_RESULT: &str = "[Tool result missing -- session was compacted]";
+
+/// Seed 002 §5 stage 3, on what is sent (never on what is stored): every
+/// assistant message with tool calls is followed by exactly one result
+/// per call, in call order — results that answer no call of the message
+/// before them (orphans, duplicates) are dropped, and a call without a
+/// result gets [`MISSING_RESULT`]. A template that pairs calls and results
+/// (and Ollama's own context shifting) can then never misalign them.
+pub fn pair_tool_results(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut it = messages.into_iter().peekable();
+    while let Some(m) = it.next() {
+        match m.role {
+            // A result not right after its calls is an orphan.
+            Role::Tool => {}
+            Role::Assistant if !m.tool_calls.is_empty() => {
+                let mut results: Vec<ChatMessage> = Vec::new();
+                while it.peek().is_some_and(|n| n.role == Role::Tool) {
+                    if let Some(r) = it.next() {
+                        results.push(r);
+                    }
+                }
+                let calls = m.tool_calls.clone();
+                out.push(m);
+                for call in &calls {
+                    let found = results
+                        .iter()
+                        .position(|r| r.tool_call_id.as_deref() == Some(call.id.as_str()));
+                    out.push(match found {
+                        Some(i) => results.swap_remove(i),
+                        None => ChatMessage::tool_result(call, MISSING_RESULT),
+                    });
+                }
+            }
+            _ => out.push(m),
+        }
+    }
     out
 }
 
@@ -177,5 +218,36 @@ mod tests {
             .map(|m| m.content.clone())
             .collect();
         assert_eq!(out, vec!["go", "", "A", "B", "C", "X", "done"]);
+    }
+
+    #[test]
+    fn results_are_paired_with_their_calls_orphans_dropped_and_gaps_filled() {
+        let mut asked = ChatMessage::assistant("");
+        asked.tool_calls = vec![call("a"), call("b"), call("c")];
+        let history = vec![
+            ChatMessage::tool_result(&call("z"), "orphan at the start"),
+            ChatMessage::user("go"),
+            asked.clone(),
+            ChatMessage::tool_result(&call("c"), "C"),
+            ChatMessage::tool_result(&call("x"), "answers nothing"),
+            ChatMessage::tool_result(&call("a"), "A"),
+            ChatMessage::tool_result(&call("a"), "A again"),
+            ChatMessage::assistant("done"),
+        ];
+        let got: Vec<(Role, String)> = pair_tool_results(history)
+            .into_iter()
+            .map(|m| (m.role, m.content))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Role::User, "go".to_owned()),
+                (Role::Assistant, String::new()),
+                (Role::Tool, "A".to_owned()),
+                (Role::Tool, MISSING_RESULT.to_owned()),
+                (Role::Tool, "C".to_owned()),
+                (Role::Assistant, "done".to_owned()),
+            ]
+        );
     }
 }
