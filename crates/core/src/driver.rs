@@ -677,12 +677,17 @@ impl Agent {
                         (Ok(h), Ok(s)) => (h, s),
                         (Err(e), _) | (_, Err(e)) => return RunOutcome::fail(e),
                     };
-                    let mut messages = build_context(
-                        &persona,
-                        &profile.system_prompt,
-                        memory.as_deref(),
-                        summary.as_ref(),
-                        &history,
+                    // Old oversized tool results are pruned on the way out
+                    // (seed 002 §6); the store keeps them whole.
+                    let mut messages = crate::pruning::prune_tool_results(
+                        build_context(
+                            &persona,
+                            &profile.system_prompt,
+                            memory.as_deref(),
+                            summary.as_ref(),
+                            &history,
+                        ),
+                        self.settings.load_options(&profile.model).num_ctx,
                     );
                     // The plan, when there is one, is the start of this
                     // first answer: sent as a prefill, stored joined.

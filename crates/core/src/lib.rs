@@ -22,6 +22,7 @@ mod memory;
 mod message;
 pub mod planning;
 mod profile;
+pub mod pruning;
 pub mod repair;
 mod run_support;
 pub mod sanitize;
