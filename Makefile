@@ -77,7 +77,7 @@ fuzz:
 		cargo +nightly fuzz run $$t -- -max_total_time=$${FUZZ_SECONDS:-600} || exit 1; done
 
 bindings:
-	HEARTH_WRITE_BINDINGS=1 cargo nextest run -p hearth-app $(FEATURES) bindings_are_current
+	cargo run -q $(FEATURES) --bin hearth-app -- --export-bindings ui/src/bindings.ts
 
 bench:
 	cargo run -p hearth-bench --release

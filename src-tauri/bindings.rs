@@ -1,7 +1,8 @@
 //! The typed IPC surface: every command the UI may call, exported with
 //! tauri-specta to `ui/src/bindings.ts` (committed). The test
 //! `bindings_are_current` regenerates the file and fails when it differs,
-//! so the TypeScript can never drift from the Rust types.
+//! so the TypeScript can never drift from the Rust types; `make bindings`
+//! rewrites it (see [`export`]).
 
 use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
@@ -68,6 +69,17 @@ pub fn builder() -> Builder<Wry> {
 
 /// Where the generated TypeScript lives, relative to the repository root.
 pub const BINDINGS_PATH: &str = "ui/src/bindings.ts";
+
+/// Write the bindings to `path` (`make bindings`: the app binary run with
+/// `--export-bindings PATH`).
+///
+/// # Errors
+/// The exporter's, when a type cannot be expressed or the file written.
+pub fn export(path: &std::path::Path) -> Result<(), String> {
+    builder()
+        .export(typescript(), path)
+        .map_err(|e| e.to_string())
+}
 
 /// The TypeScript exporter with the header the file carries.
 pub fn typescript() -> specta_typescript::Typescript {

@@ -12,6 +12,19 @@ fn main() -> ExitCode {
     if let Some(code) = hearth_tools::sandbox::run_if_requested() {
         return code;
     }
+    // `make bindings`: write ui/src/bindings.ts and leave (no window).
+    let args: Vec<String> = std::env::args().skip(1).take(2).collect();
+    if let [flag, path] = args.as_slice()
+        && flag == "--export-bindings"
+    {
+        return match hearth_app::bindings::export(std::path::Path::new(path)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("hearth-app: cannot export the bindings: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(problem) = missing_display() {
         eprintln!("hearth-app: {problem}");
         return ExitCode::FAILURE;

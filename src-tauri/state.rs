@@ -104,9 +104,10 @@ impl AppState {
         Ok(backend)
     }
 
-    /// Names of the tools a profile can enable.
-    pub fn tool_names(&self) -> Vec<String> {
-        tools(&self.store, &self.profiles).names()
+    /// Names of the tools a profile can enable: the agent's own registry,
+    /// so tools the builder adds (spawn_agent) are listed too.
+    pub fn tool_names(&self) -> Result<Vec<String>, ErrorInfo> {
+        Ok(self.backend()?.agent.tool_registry().names())
     }
 }
 

@@ -9,8 +9,8 @@ use tauri::State;
 use crate::state::{AppState, invalid};
 use crate::views::{ProfileView, ProfilesView};
 
-fn view(state: &AppState) -> ProfilesView {
-    ProfilesView {
+fn view(state: &AppState) -> Result<ProfilesView, ErrorInfo> {
+    Ok(ProfilesView {
         profiles: state
             .profiles
             .list()
@@ -19,15 +19,15 @@ fn view(state: &AppState) -> ProfilesView {
             .collect(),
         default_profile: state.profiles.default_name(),
         persona: state.profiles.persona(),
-        tool_names: state.tool_names(),
-    }
+        tool_names: state.tool_names()?,
+    })
 }
 
 /// Profiles, the default one and the persona.
 #[tauri::command]
 #[specta::specta]
 pub fn list_profiles(state: State<'_, AppState>) -> Result<ProfilesView, ErrorInfo> {
-    Ok(view(&state))
+    view(&state)
 }
 
 /// Create or change a profile. With `previous_name` different from the
@@ -52,7 +52,7 @@ pub async fn save_profile(
         }
         state.profiles.delete(&old).await.map_err(invalid)?;
     }
-    Ok(view(&state))
+    view(&state)
 }
 
 /// Delete a profile (not the last one).
@@ -63,7 +63,7 @@ pub async fn delete_profile(
     name: String,
 ) -> Result<ProfilesView, ErrorInfo> {
     state.profiles.delete(&name).await.map_err(invalid)?;
-    Ok(view(&state))
+    view(&state)
 }
 
 /// The profile new sessions start with.
@@ -74,7 +74,7 @@ pub async fn set_default_profile(
     name: String,
 ) -> Result<ProfilesView, ErrorInfo> {
     state.profiles.set_default(&name).await.map_err(invalid)?;
-    Ok(view(&state))
+    view(&state)
 }
 
 /// The persona every profile prompt starts with.
@@ -89,7 +89,7 @@ pub async fn set_persona(
         .set_persona(&persona)
         .await
         .map_err(invalid)?;
-    Ok(view(&state))
+    view(&state)
 }
 
 /// Switch a session's profile; a run going on picks it up at its next

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use hearth_protocol::{ApprovalDecision, EventKind};
 use tokio::sync::oneshot;
 
-use crate::tool::{Approval, Approver, ToolContext};
+use crate::tool::{Approval, Approver, Question, ToolContext};
 
 /// The approval requests waiting for an answer, and the tools the user
 /// allowed for a whole session. One per agent, shared by its runs.
@@ -93,10 +93,6 @@ pub(crate) struct Gate {
     pub interactive: bool,
 }
 
-/// Tools that ask every time: "allow for this session" is not offered
-/// (a shell command can do anything; each one is a new question).
-pub const ASK_EVERY_TIME: &[&str] = &["run_shell"];
-
 /// What the model is told when the user declines.
 pub const DENIED_RESULT: &str = "the user declined this call, so it did not run; do not repeat it — ask the user what they want instead, or do something else";
 
@@ -114,18 +110,17 @@ impl Approver for Gate {
         }))
     }
 
-    async fn approve(
-        &self,
-        ctx: &ToolContext,
-        tool: &str,
-        arguments: &serde_json::Value,
-        reach: &str,
-    ) -> Approval {
+    async fn approve(&self, ctx: &ToolContext, question: &Question<'_>) -> Approval {
+        let Question {
+            tool,
+            arguments,
+            reach,
+            session_allowance: session_allowed,
+        } = *question;
         if self.preapproved.iter().any(|t| t == tool) || self.hub.allowed(&self.session, tool, ctx)
         {
             return Approval::Allowed;
         }
-        let session_allowed = !ASK_EVERY_TIME.contains(&tool);
         if !self.interactive {
             return Approval::Denied(format!(
                 "`{tool}` needs the user's approval and no one is there to give it; it did not run"
@@ -165,5 +160,18 @@ impl Approver for Gate {
             }
             ApprovalDecision::Deny => Approval::Denied(DENIED_RESULT.to_owned()),
         }
+    }
+}
+
+impl crate::driver::Agent {
+    /// Answer an approval request (from an `approval_requested` event).
+    /// False when it is no longer waiting.
+    pub fn approve(&self, request_id: &str, decision: ApprovalDecision) -> bool {
+        self.approvals.answer(request_id, decision)
+    }
+
+    /// Approval requests waiting for an answer.
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.approvals.pending()
     }
 }

@@ -59,6 +59,7 @@ pub fn build_context(
                 m
             })
             .collect(),
+        MISSING_RESULT,
     ));
     out
 }
@@ -70,9 +71,9 @@ pub const MISSING_RESULT: &str = "[Tool result missing -- session was compacted]
 /// assistant message with tool calls is followed by exactly one result
 /// per call, in call order — results that answer no call of the message
 /// before them (orphans, duplicates) are dropped, and a call without a
-/// result gets [`MISSING_RESULT`]. A template that pairs calls and results
+/// result gets `missing` ([`MISSING_RESULT`] on the way to the model). A template that pairs calls and results
 /// (and Ollama's own context shifting) can then never misalign them.
-pub fn pair_tool_results(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+pub fn pair_tool_results(messages: Vec<ChatMessage>, missing: &str) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(messages.len());
     let mut it = messages.into_iter().peekable();
     while let Some(m) = it.next() {
@@ -94,7 +95,7 @@ pub fn pair_tool_results(messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
                         .position(|r| r.tool_call_id.as_deref() == Some(call.id.as_str()));
                     out.push(match found {
                         Some(i) => results.swap_remove(i),
-                        None => ChatMessage::tool_result(call, MISSING_RESULT),
+                        None => ChatMessage::tool_result(call, missing),
                     });
                 }
             }
@@ -234,7 +235,7 @@ mod tests {
             ChatMessage::tool_result(&call("a"), "A again"),
             ChatMessage::assistant("done"),
         ];
-        let got: Vec<(Role, String)> = pair_tool_results(history)
+        let got: Vec<(Role, String)> = pair_tool_results(history, MISSING_RESULT)
             .into_iter()
             .map(|m| (m.role, m.content))
             .collect();

@@ -1,22 +1,23 @@
-//! The async driver of a run: the three entry points of seed 000 over one
-//! loop. It asks `step::next_step` what to do and only does I/O: streams
-//! (`turn`), runs tools (`tools_exec`), appends to the store, emits events.
+//! The async driver of a run: `run_stream`, `regenerate_stream` and `run`
+//! (seed 000; `run_ephemeral` is in `subagent`) over one loop. It asks
+//! `step::next_step` what to do and only does I/O: streams (`turn`), runs
+//! tools (`tools_exec`), appends to the store, emits events.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hearth_protocol::{ApprovalDecision, EventKind, RunScope, StopReason, ToolOutcome};
+use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::approvals::{Approvals, Gate};
+use crate::approvals::Approvals;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
 use crate::builder::AgentBuilder;
 use crate::context::build_context;
 use crate::error::RunError;
 use crate::events::EventSink;
 use crate::handle::{RunHandle, RunOutcome};
-use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::ids::new_run_id;
 use crate::memory::{MemorySource, PostTurnWorker};
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::planning::join_plan;
@@ -24,9 +25,9 @@ use crate::profile::{Profile, ProfileProvider};
 use crate::settings::ModelSettings;
 use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
-use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
-use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
-use crate::tool::{Approver, ToolContext, ToolEffect, ToolRegistry};
+use crate::store::{InMemoryStore, SessionStore};
+use crate::storm::StormBreaker;
+use crate::tool::{Approver, ToolRegistry};
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
 
@@ -65,80 +66,6 @@ impl Drop for TerminalGuard<'_> {
             });
         }
     }
-}
-
-/// Names of the tools a call was offered (`None`: every registered one).
-fn offered_tools_names(tools: &ToolRegistry, enabled: Option<&[String]>) -> Vec<String> {
-    tools.specs(enabled).into_iter().map(|s| s.name).collect()
-}
-
-/// Keeps a sub-agent's transcript with its parent's turn: saved when the
-/// sub-agent ends, and — when the parent's Stop drops the sub-agent
-/// mid-flight — saved from `drop` on a task of its own, with every
-/// unanswered call given the cancelled result so the transcript stays a
-/// valid conversation.
-struct TranscriptKeeper {
-    store: Arc<dyn SessionStore>,
-    scratch: Arc<InMemoryStore>,
-    transcript: SubagentTranscript,
-    armed: bool,
-}
-
-impl TranscriptKeeper {
-    async fn save(&mut self) {
-        let mut t = self.transcript.clone();
-        t.messages = repair_pairing(
-            self.scratch
-                .history(&t.session_id)
-                .await
-                .unwrap_or_default(),
-        );
-        if let Err(e) = self.store.record_subagent(&t).await {
-            tracing::warn!("keeping the sub-agent transcript failed: {e}");
-        }
-        // Disarmed only once saved: a stop during the save still saves.
-        self.armed = false;
-    }
-}
-
-impl Drop for TranscriptKeeper {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let mut keeper = TranscriptKeeper {
-            store: self.store.clone(),
-            scratch: self.scratch.clone(),
-            transcript: self.transcript.clone(),
-            armed: false,
-        };
-        rt.spawn(async move { keeper.save().await });
-    }
-}
-
-/// Give every tool call without a result the cancelled result (a
-/// transcript cut by a stop).
-fn repair_pairing(mut messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
-    let answered: HashSet<String> = messages
-        .iter()
-        .filter_map(|m| m.tool_call_id.clone())
-        .collect();
-    let missing: Vec<ToolCall> = messages
-        .iter()
-        .flat_map(|m| m.tool_calls.iter())
-        .filter(|c| !answered.contains(&c.id))
-        .cloned()
-        .collect();
-    for call in &missing {
-        messages.push(ChatMessage::tool_result(
-            call,
-            crate::step::CANCELLED_RESULT,
-        ));
-    }
-    messages
 }
 
 /// Everything one run needs besides the agent.
@@ -208,46 +135,6 @@ impl Agent {
     /// The tools the model can call.
     pub fn tool_registry(&self) -> &ToolRegistry {
         &self.tools
-    }
-
-    /// Names of the profiles sub-agents can run with.
-    pub fn profile_names(&self) -> Vec<String> {
-        self.profiles.names()
-    }
-
-    /// The active profile's name in a session.
-    pub fn active_profile_name(&self, session_id: &str) -> String {
-        self.profiles.active(session_id).name
-    }
-
-    /// Whether a run with profile `name` could mutate anything (any of its
-    /// tools does); `None` when there is no such profile.
-    pub fn profile_can_mutate(&self, name: &str) -> Option<ToolEffect> {
-        let profile = self.profiles.by_name(name)?;
-        let mutating = self
-            .tools
-            .names()
-            .iter()
-            .filter(|n| profile.tools.as_ref().is_none_or(|t| t.contains(n)))
-            .filter(|n| n.as_str() != "spawn_agent")
-            .filter_map(|n| self.tools.get(n))
-            .any(|t| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
-        Some(if mutating {
-            ToolEffect::Mutating
-        } else {
-            ToolEffect::ReadOnly
-        })
-    }
-
-    /// Answer an approval request (from an `approval_requested` event).
-    /// False when it is no longer waiting.
-    pub fn approve(&self, request_id: &str, decision: ApprovalDecision) -> bool {
-        self.approvals.answer(request_id, decision)
-    }
-
-    /// Approval requests waiting for an answer.
-    pub fn pending_approvals(&self) -> Vec<String> {
-        self.approvals.pending()
     }
 
     /// Streaming entry point: starts the run in its own task (it goes on if
@@ -345,71 +232,6 @@ impl Agent {
         self.drive(&ctx).await.into_result()
     }
 
-    /// Sub-agent entry point (seed 000): runs `task` with `profile` in a
-    /// fresh in-memory session `subagent_<12 hex>` — no database context of
-    /// its own — with its events forwarded into the parent's stream, marked
-    /// as a sub-agent's, and stopped with the parent.
-    pub async fn run_ephemeral(
-        &self,
-        task: &str,
-        profile: &str,
-        parent: &ToolContext,
-    ) -> Result<String, RunError> {
-        if parent.depth + 1 > self.max_depth {
-            return Err(RunError::InvalidInput(format!(
-                "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
-                self.max_depth,
-                parent.depth + 1
-            )));
-        }
-        let profile = self
-            .profiles
-            .by_name(profile)
-            .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
-        let session_id = new_subagent_session_id();
-        let run_id = new_run_id();
-        let scratch = Arc::new(InMemoryStore::new());
-        let mut keeper = TranscriptKeeper {
-            store: self.store.clone(),
-            scratch: scratch.clone(),
-            transcript: SubagentTranscript {
-                parent_session_id: parent.session_id.clone(),
-                parent_run_id: parent.run_id.clone(),
-                parent_call_id: parent.call_id.clone(),
-                session_id: session_id.clone(),
-                profile: profile.name.clone(),
-                messages: Vec::new(),
-            },
-            armed: true,
-        };
-        let ctx = RunCtx {
-            sink: parent
-                .events
-                .for_subagent(&session_id, &run_id, &parent.call_id),
-            session_id,
-            run_id,
-            text: task.to_owned(),
-            cancel: parent.cancel.child_token(),
-            store: scratch,
-            profile: Some(profile),
-            memory: None,
-            depth: parent.depth + 1,
-            regenerate: false,
-            background: CancellationToken::new(),
-            steering: SteeringQueue::default(),
-            interactive: parent.approver.is_some(),
-            planning: false,
-            preapproved: Vec::new(),
-            parent_approver: parent
-                .approver
-                .as_ref()
-                .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
-        };
-        let outcome = self.drive(&ctx).await;
-        keeper.save().await;
-        outcome.into_result()
-    }
-
     /// The backend a profile selects; an unknown name is an error the user
     /// can fix in the profile.
     pub(crate) fn backend_for(
@@ -434,7 +256,7 @@ impl Agent {
     }
 
     /// Run the loop and emit exactly one terminal event.
-    async fn drive(&self, ctx: &RunCtx) -> RunOutcome {
+    pub(crate) async fn drive(&self, ctx: &RunCtx) -> RunOutcome {
         let profile = self.profile(ctx);
         ctx.sink.emit(EventKind::RunStarted {
             model: profile.model.clone(),
@@ -571,54 +393,13 @@ impl Agent {
                     // The tools offered to the call that asked for them, even
                     // if a switch happened since.
                     let enabled = offered_tools.as_deref();
-                    let mutates = |c: &ToolCall| {
-                        self.tools.get(&c.name).is_some_and(|t| {
-                            t.effect(&c.arguments) == crate::tool::ToolEffect::Mutating
-                        })
+                    let to_run = match self
+                        .screen_repeats(ctx, &base, &mut storm, std::mem::take(&mut pending))
+                        .await
+                    {
+                        Ok(calls) => calls,
+                        Err(e) => return RunOutcome::fail(e),
                     };
-                    let to_run = match storm.judge(&pending, mutates) {
-                        Verdict::RunAll => std::mem::take(&mut pending),
-                        Verdict::Suppress { indexes, result } => {
-                            let mut run = Vec::new();
-                            for (i, call) in pending.drain(..).enumerate() {
-                                if indexes.contains(&i) {
-                                    let r = record(
-                                        ctx.store.as_ref(),
-                                        &base,
-                                        &call,
-                                        ToolOutcome::Error,
-                                        result.into(),
-                                        0,
-                                    );
-                                    if let Err(e) = r.await {
-                                        return RunOutcome::fail(e);
-                                    }
-                                } else {
-                                    run.push(call);
-                                }
-                            }
-                            run
-                        }
-                        Verdict::GiveUp => {
-                            for call in &pending {
-                                let r = record(
-                                    ctx.store.as_ref(),
-                                    &base,
-                                    call,
-                                    ToolOutcome::Error,
-                                    SUPPRESSED.into(),
-                                    0,
-                                );
-                                if let Err(e) = r.await {
-                                    return RunOutcome::fail(e);
-                                }
-                            }
-                            return RunOutcome::fail(RunError::Repetition);
-                        }
-                    };
-                    if to_run.iter().any(mutates) {
-                        storm.forget_reads();
-                    }
                     // A sub-agent may have loaded another model and evicted
                     // this one: make sure it is resident again before the
                     // next call (a no-op request when it still is).
@@ -659,13 +440,14 @@ impl Agent {
                     let tools = self.tools.specs(profile.tools.as_deref());
                     offered_tools.clone_from(&profile.tools);
                     if model_calls == 0 && ctx.depth == 0 {
-                        self.compact_before_turn(
+                        self.compact_session(
                             ctx,
                             &backend,
                             &profile,
                             &persona,
                             memory.as_deref(),
                             &tools,
+                            false,
                         )
                         .await;
                     }
@@ -733,7 +515,9 @@ impl Agent {
                         && status == MessageStatus::Complete
                         && let Some((calls, rest)) = crate::textcalls::extract(
                             &message.content,
-                            offered_tools_names(&self.tools, offered_tools.as_deref()).as_slice(),
+                            self.tools
+                                .offered_names(offered_tools.as_deref())
+                                .as_slice(),
                         )
                     {
                         raw_calls = calls;
@@ -812,44 +596,6 @@ impl Agent {
                     }
                 }
             }
-        }
-    }
-
-    /// Add the messages queued since the last boundary to the conversation
-    /// (stored first, then announced); returns how many. With
-    /// `closing`, an empty queue is closed: the run ends.
-    async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
-        let queued = ctx.steering.drain(closing);
-        for q in &queued {
-            ctx.store
-                .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
-                .await?;
-            ctx.sink.emit(EventKind::QueuedMessageSent {
-                queue_id: q.id.clone(),
-                text: q.text.clone(),
-            });
-        }
-        Ok(queued.len())
-    }
-
-    pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
-        ToolContext {
-            session_id: ctx.session_id.clone(),
-            run_id: ctx.run_id.clone(),
-            call_id: String::new(),
-            cancel: ctx.cancel.clone(),
-            events: ctx.sink.clone(),
-            workspace: profile.workspace.clone(),
-            approver: Some(match &ctx.parent_approver {
-                Some(parent) => parent.clone(),
-                None => Arc::new(Gate {
-                    hub: self.approvals.clone(),
-                    session: ctx.session_id.clone(),
-                    preapproved: ctx.preapproved.clone(),
-                    interactive: ctx.interactive,
-                }),
-            }),
-            depth: ctx.depth,
         }
     }
 }

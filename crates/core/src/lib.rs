@@ -31,6 +31,7 @@ mod steering;
 mod step;
 mod store;
 mod storm;
+mod subagent;
 pub mod textcalls;
 mod tool;
 pub mod tools;
@@ -59,5 +60,5 @@ pub use step::{BatchMode, CANCELLED_RESULT, Step, batch_mode, next_step};
 pub use store::{InMemoryStore, SessionStore, Span, StoreError, SubagentTranscript};
 pub use storm::{REFLECT_PROMPT, StormBreaker, Verdict};
 pub use tool::{
-    Approval, Approver, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
+    Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
 };

@@ -1,42 +1,35 @@
-//! The run's supporting I/O, beside the loop in `driver`: loading the model
-//! with a request Stop never cancels, compacting before a turn, answering
-//! calls that will never run, and the post-turn workers.
+//! The run's supporting steps, beside the loop in `driver`: loading the
+//! model with a request Stop never cancels, compaction (before a turn, and
+//! forced on an overflow), the repeat guard's screening of a batch, the
+//! tool context (with its approver), steering messages at turn
+//! boundaries, answering calls that will never run, spans, and the
+//! post-turn workers.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use hearth_protocol::ToolOutcome;
+use hearth_protocol::{EventKind, ToolOutcome};
 
+use crate::approvals::Gate;
 use crate::backend::ModelBackend;
 use crate::compaction::Compactor;
 use crate::driver::{Agent, RunCtx};
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::memory::WorkerContext;
-use crate::message::ToolCall;
+use crate::message::{ChatMessage, ToolCall};
 use crate::profile::Profile;
 use crate::store::Span;
+use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
+use crate::tool::{ToolContext, ToolEffect};
 use crate::tools_exec::record;
 use crate::turn::CallEnd;
 
 impl Agent {
-    /// Compact a long session before its turn (after the preload, so a stop
-    /// cannot abort a load). A failure only means a longer prompt.
-    pub(crate) async fn compact_before_turn(
-        &self,
-        ctx: &RunCtx,
-        backend: &Arc<dyn ModelBackend>,
-        profile: &Profile,
-        persona: &str,
-        memory: Option<&str>,
-        tools: &[crate::tool::ToolSpec],
-    ) {
-        self.compact_session(ctx, backend, profile, persona, memory, tools, false)
-            .await;
-    }
-
-    /// Compact the session now (the server refused the prompt as too long);
-    /// true when a summary was added and the call is worth trying again.
+    /// Compact the session: before a turn when it is over the threshold
+    /// (after the preload, so a stop cannot abort a load), or with `force`
+    /// because the server refused the prompt as too long. True when a
+    /// summary was added. A failure only means a longer prompt.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn compact_session(
         &self,
@@ -211,6 +204,89 @@ impl Agent {
         };
         if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
             tracing::warn!("recording a model span failed: {e}");
+        }
+    }
+
+    /// Add the messages queued since the last boundary to the conversation
+    /// (stored first, then announced); returns how many. With
+    /// `closing`, an empty queue is closed: the run ends.
+    pub(crate) async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
+        let queued = ctx.steering.drain(closing);
+        for q in &queued {
+            ctx.store
+                .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
+                .await?;
+            ctx.sink.emit(EventKind::QueuedMessageSent {
+                queue_id: q.id.clone(),
+                text: q.text.clone(),
+            });
+        }
+        Ok(queued.len())
+    }
+
+    /// The repeat guard on a batch (seed 004 StormBreaker): the calls to
+    /// run. Suppressed calls get their result recorded here; a model that
+    /// keeps repeating after the reflect prompt ends the run.
+    pub(crate) async fn screen_repeats(
+        &self,
+        ctx: &RunCtx,
+        base: &ToolContext,
+        storm: &mut StormBreaker,
+        pending: Vec<ToolCall>,
+    ) -> Result<Vec<ToolCall>, RunError> {
+        let mutates = |c: &ToolCall| {
+            self.tools
+                .get(&c.name)
+                .is_some_and(|t| t.effect(&c.arguments) == ToolEffect::Mutating)
+        };
+        let (run, suppressed, result, give_up) = match storm.judge(&pending, mutates) {
+            Verdict::RunAll => (pending, Vec::new(), "", false),
+            Verdict::Suppress { indexes, result } => {
+                let (mut run, mut stop) = (Vec::new(), Vec::new());
+                for (i, call) in pending.into_iter().enumerate() {
+                    if indexes.contains(&i) {
+                        stop.push(call);
+                    } else {
+                        run.push(call);
+                    }
+                }
+                (run, stop, result, false)
+            }
+            Verdict::GiveUp => (Vec::new(), pending, SUPPRESSED, true),
+        };
+        for call in &suppressed {
+            let store = ctx.store.as_ref();
+            record(store, base, call, ToolOutcome::Error, result.into(), 0).await?;
+        }
+        if give_up {
+            return Err(RunError::Repetition);
+        }
+        if run.iter().any(mutates) {
+            storm.forget_reads();
+        }
+        Ok(run)
+    }
+
+    /// What a tool call of this run sees: the run's ids, Stop, events,
+    /// the profile's workspace, and who to ask before mutating.
+    pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
+        ToolContext {
+            session_id: ctx.session_id.clone(),
+            run_id: ctx.run_id.clone(),
+            call_id: String::new(),
+            cancel: ctx.cancel.clone(),
+            events: ctx.sink.clone(),
+            workspace: profile.workspace.clone(),
+            approver: Some(match &ctx.parent_approver {
+                Some(parent) => parent.clone(),
+                None => Arc::new(Gate {
+                    hub: self.approvals.clone(),
+                    session: ctx.session_id.clone(),
+                    preapproved: ctx.preapproved.clone(),
+                    interactive: ctx.interactive,
+                }),
+            }),
+            depth: ctx.depth,
         }
     }
 }

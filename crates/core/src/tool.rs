@@ -61,15 +61,21 @@ pub trait Approver: Send + Sync {
         None
     }
 
-    /// Whether `tool` may run with `arguments`; `reach` says in words what
-    /// the call can touch.
-    async fn approve(
-        &self,
-        ctx: &ToolContext,
-        tool: &str,
-        arguments: &serde_json::Value,
-        reach: &str,
-    ) -> Approval;
+    /// Whether the call may run.
+    async fn approve(&self, ctx: &ToolContext, question: &Question<'_>) -> Approval;
+}
+
+/// What the user is asked about one call.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    /// Tool name.
+    pub tool: &'a str,
+    /// Arguments as the model gave them.
+    pub arguments: &'a serde_json::Value,
+    /// What the call can touch, in words ([`Tool::reach`]).
+    pub reach: &'a str,
+    /// "Allow for this session" is offered ([`Tool::session_allowance`]).
+    pub session_allowance: bool,
 }
 
 /// What a tool call can see of the run it belongs to.
@@ -116,6 +122,13 @@ pub trait Tool: Send + Sync {
         self.effect(arguments) == ToolEffect::Mutating
     }
 
+    /// Whether "allow for this session" may cover this tool. A tool whose
+    /// every call can do anything (a shell command) says no: each call is
+    /// a new question.
+    fn session_allowance(&self) -> bool {
+        true
+    }
+
     /// What this call can reach, in plain words, for the approval question
     /// ("writes notes.md in /home/sam/project").
     fn reach(&self, arguments: &serde_json::Value, _workspace: Option<&std::path::Path>) -> String {
@@ -157,6 +170,11 @@ impl ToolRegistry {
     /// Names of all tools, sorted.
     pub fn names(&self) -> Vec<String> {
         self.tools.keys().cloned().collect()
+    }
+
+    /// Names of the tools a profile enables (`None` = all), sorted.
+    pub fn offered_names(&self, enabled: Option<&[String]>) -> Vec<String> {
+        self.specs(enabled).into_iter().map(|s| s.name).collect()
     }
 
     /// The specs of the tools a profile enables (`None` = all), sorted.

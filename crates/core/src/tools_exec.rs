@@ -14,16 +14,20 @@ use crate::message::{ChatMessage, ToolCall};
 use crate::repair::repair_arguments;
 use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
 use crate::store::{SessionStore, Span, StoreError};
-use crate::tool::{Approval, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
+use crate::tool::{Approval, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
 
 /// Ask before a mutating call, when the run has someone to ask.
 async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approval {
     match &ctx.approver {
         Some(approver) if tool.needs_approval(&call.arguments) => {
             let reach = tool.reach(&call.arguments, ctx.workspace.as_deref());
-            approver
-                .approve(ctx, &call.name, &call.arguments, &reach)
-                .await
+            let question = Question {
+                tool: &call.name,
+                arguments: &call.arguments,
+                reach: &reach,
+                session_allowance: tool.session_allowance(),
+            };
+            approver.approve(ctx, &question).await
         }
         _ => Approval::Allowed,
     }

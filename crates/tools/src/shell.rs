@@ -108,6 +108,11 @@ impl Tool for RunShell {
         ToolEffect::Mutating
     }
 
+    fn session_allowance(&self) -> bool {
+        // Each command is a new question: one "yes" must not cover the next.
+        false
+    }
+
     fn reach(&self, arguments: &Value, workspace: Option<&std::path::Path>) -> String {
         let command = arguments
             .get("command")

@@ -2,6 +2,7 @@
 //! allow for the session, deny); a stop withdraws the question; a run with
 //! no one to ask denies; a profile can pre-approve.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -37,6 +38,16 @@ async fn next_request(
     }
 }
 
+/// An agent with one mutating probe tool (named `probe`) and no
+/// pre-approvals, so every call asks.
+fn probe_agent(backend: &Arc<FakeBackend>) -> (Arc<hearth_core::Agent>, Arc<Probe>) {
+    let probe = Probe::new("probe", true);
+    let mut reg = ToolRegistry::new();
+    reg.register(probe.clone());
+    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    (agent, probe)
+}
+
 fn script(backend: &FakeBackend, tags: &[&str]) {
     for tag in tags {
         backend.push(vec![call(None, "probe", json!({"tag": tag})), done()]);
@@ -48,10 +59,7 @@ fn script(backend: &FakeBackend, tags: &[&str]) {
 async fn allow_once_runs_the_call_and_the_next_one_asks_again() {
     let backend = FakeBackend::new();
     script(&backend, &["a", "b"]);
-    let probe = Probe::new("probe", true);
-    let mut reg = ToolRegistry::new();
-    reg.register(probe.clone());
-    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    let (agent, probe) = probe_agent(&backend);
     let mut run = agent.run_stream("s", "go");
     let mut seen = Vec::new();
     let (first, reach) = next_request(&mut run, &mut seen).await;
@@ -95,10 +103,7 @@ async fn allow_once_runs_the_call_and_the_next_one_asks_again() {
 async fn a_denied_call_does_not_run_and_the_model_is_told() {
     let backend = FakeBackend::new();
     script(&backend, &["a"]);
-    let probe = Probe::new("probe", true);
-    let mut reg = ToolRegistry::new();
-    reg.register(probe.clone());
-    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    let (agent, probe) = probe_agent(&backend);
     let mut run = agent.run_stream("s", "go");
     let mut seen = Vec::new();
     let (id, _) = next_request(&mut run, &mut seen).await;
@@ -118,10 +123,7 @@ async fn a_denied_call_does_not_run_and_the_model_is_told() {
 async fn allow_for_the_session_stops_asking_in_that_session_only() {
     let backend = FakeBackend::new();
     script(&backend, &["a", "b"]);
-    let probe = Probe::new("probe", true);
-    let mut reg = ToolRegistry::new();
-    reg.register(probe.clone());
-    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    let (agent, probe) = probe_agent(&backend);
     let mut run = agent.run_stream("s", "go");
     let mut seen = Vec::new();
     let (id, _) = next_request(&mut run, &mut seen).await;
@@ -151,10 +153,7 @@ async fn allow_for_the_session_stops_asking_in_that_session_only() {
 async fn a_stop_while_waiting_withdraws_the_question() {
     let backend = FakeBackend::new();
     script(&backend, &["a"]);
-    let probe = Probe::new("probe", true);
-    let mut reg = ToolRegistry::new();
-    reg.register(probe.clone());
-    let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));
+    let (agent, probe) = probe_agent(&backend);
     let mut run = agent.run_stream("s", "go");
     let mut seen = Vec::new();
     let (id, _) = next_request(&mut run, &mut seen).await;
@@ -215,7 +214,12 @@ async fn an_allowance_covers_one_workspace_and_shell_commands_ask_every_time() {
         backend.push(vec![call(None, "run_shell", json!({"tag": tag})), done()]);
     }
     backend.push(vec![text("done"), done()]);
-    let shell = Probe::new("run_shell", true);
+    let shell = Arc::new(Probe {
+        name: "run_shell",
+        mutating: true,
+        ask_every_time: true,
+        ..Probe::default()
+    });
     let mut reg = ToolRegistry::new();
     reg.register(shell.clone());
     let (agent, _) = agent(backend.clone(), reg, Profile::new("A", "m"));

@@ -13,6 +13,8 @@ use serde_json::{Value, json};
 pub struct Probe {
     pub name: &'static str,
     pub mutating: bool,
+    /// Refuses "allow for this session" (as run_shell does).
+    pub ask_every_time: bool,
     pub in_flight: AtomicUsize,
     pub max_in_flight: AtomicUsize,
     pub calls: AtomicUsize,
@@ -36,6 +38,10 @@ impl Tool for Probe {
             description: "sleeps for `ms` then echoes `tag`".into(),
             parameters: json!({"type": "object", "properties": {"ms": {"type": "integer"}, "tag": {"type": "string"}}}),
         }
+    }
+
+    fn session_allowance(&self) -> bool {
+        !self.ask_every_time
     }
 
     fn effect(&self, _args: &Value) -> ToolEffect {

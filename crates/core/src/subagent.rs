@@ -1,0 +1,161 @@
+//! Sub-agents (seed 000 `run_ephemeral`): a task run with a named profile
+//! in its own in-memory session, its events forwarded to the parent's
+//! stream, stopped with the parent, its transcript kept with the parent's
+//! turn; and what `spawn_agent` asks of the agent about profiles.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::context::pair_tool_results;
+use crate::driver::{Agent, RunCtx};
+use crate::error::RunError;
+use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::steering::SteeringQueue;
+use crate::step::CANCELLED_RESULT;
+use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
+use crate::tool::{ToolContext, ToolEffect};
+
+/// Keeps a sub-agent's transcript with its parent's turn: saved when the
+/// sub-agent ends, and — when the parent's Stop drops the sub-agent
+/// mid-flight — saved from `drop` on a task of its own, with every
+/// unanswered call given the cancelled result so the transcript stays a
+/// valid conversation.
+struct TranscriptKeeper {
+    store: Arc<dyn SessionStore>,
+    scratch: Arc<InMemoryStore>,
+    transcript: SubagentTranscript,
+    armed: bool,
+}
+
+impl TranscriptKeeper {
+    async fn save(&mut self) {
+        let mut t = self.transcript.clone();
+        t.messages = pair_tool_results(
+            self.scratch
+                .history(&t.session_id)
+                .await
+                .unwrap_or_default(),
+            CANCELLED_RESULT,
+        );
+        if let Err(e) = self.store.record_subagent(&t).await {
+            tracing::warn!("keeping the sub-agent transcript failed: {e}");
+        }
+        // Disarmed only once saved: a stop during the save still saves.
+        self.armed = false;
+    }
+}
+
+impl Drop for TranscriptKeeper {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut keeper = TranscriptKeeper {
+            store: self.store.clone(),
+            scratch: self.scratch.clone(),
+            transcript: self.transcript.clone(),
+            armed: false,
+        };
+        rt.spawn(async move { keeper.save().await });
+    }
+}
+
+impl Agent {
+    /// Sub-agent entry point (seed 000): runs `task` with `profile` in a
+    /// fresh in-memory session `subagent_<12 hex>` — no database context of
+    /// its own — with its events forwarded into the parent's stream, marked
+    /// as a sub-agent's, and stopped with the parent.
+    pub async fn run_ephemeral(
+        &self,
+        task: &str,
+        profile: &str,
+        parent: &ToolContext,
+    ) -> Result<String, RunError> {
+        if parent.depth + 1 > self.max_depth {
+            return Err(RunError::InvalidInput(format!(
+                "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
+                self.max_depth,
+                parent.depth + 1
+            )));
+        }
+        let profile = self
+            .profiles
+            .by_name(profile)
+            .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
+        let session_id = new_subagent_session_id();
+        let run_id = new_run_id();
+        let scratch = Arc::new(InMemoryStore::new());
+        let mut keeper = TranscriptKeeper {
+            store: self.store.clone(),
+            scratch: scratch.clone(),
+            transcript: SubagentTranscript {
+                parent_session_id: parent.session_id.clone(),
+                parent_run_id: parent.run_id.clone(),
+                parent_call_id: parent.call_id.clone(),
+                session_id: session_id.clone(),
+                profile: profile.name.clone(),
+                messages: Vec::new(),
+            },
+            armed: true,
+        };
+        let ctx = RunCtx {
+            sink: parent
+                .events
+                .for_subagent(&session_id, &run_id, &parent.call_id),
+            session_id,
+            run_id,
+            text: task.to_owned(),
+            cancel: parent.cancel.child_token(),
+            store: scratch,
+            profile: Some(profile),
+            memory: None,
+            depth: parent.depth + 1,
+            regenerate: false,
+            background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
+            interactive: parent.approver.is_some(),
+            planning: false,
+            preapproved: Vec::new(),
+            parent_approver: parent
+                .approver
+                .as_ref()
+                .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
+        };
+        let outcome = self.drive(&ctx).await;
+        keeper.save().await;
+        outcome.into_result()
+    }
+
+    /// Names of the profiles sub-agents can run with.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles.names()
+    }
+
+    /// The active profile's name in a session.
+    pub fn active_profile_name(&self, session_id: &str) -> String {
+        self.profiles.active(session_id).name
+    }
+
+    /// Whether a run with profile `name` could mutate anything (any of its
+    /// tools does); `None` when there is no such profile.
+    pub fn profile_can_mutate(&self, name: &str) -> Option<ToolEffect> {
+        let profile = self.profiles.by_name(name)?;
+        let mutating = self
+            .tools
+            .names()
+            .iter()
+            .filter(|n| profile.tools.as_ref().is_none_or(|t| t.contains(n)))
+            .filter(|n| n.as_str() != "spawn_agent")
+            .filter_map(|n| self.tools.get(n))
+            .any(|t| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
+        Some(if mutating {
+            ToolEffect::Mutating
+        } else {
+            ToolEffect::ReadOnly
+        })
+    }
+}

@@ -1,0 +1,10 @@
+//! The shapes the UI receives and sends. The crates below keep their own
+//! types free of UI concerns (no specta there); these mirror them, derive
+//! `specta::Type` so `ui/src/bindings.ts` is generated from them, and
+//! convert at the edge.
+
+mod chat;
+mod settings;
+
+pub use chat::*;
+pub use settings::*;

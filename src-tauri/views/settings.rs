@@ -1,0 +1,324 @@
+//! What the UI edits and inspects besides conversations: profiles, memory,
+//! summaries, models and their settings, the app and its preferences.
+
+use hearth_core::Profile;
+use hearth_protocol::ErrorInfo;
+use hearth_store::{Memory, MemoryVersion, SummaryRecord};
+use serde::{Deserialize, Serialize};
+use specta::Type;
+
+/// A profile as the editor shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct ProfileView {
+    /// Unique name.
+    pub name: String,
+    /// Model.
+    pub model: String,
+    /// Profile prompt.
+    pub system_prompt: String,
+    /// Tools: `None` every tool, `[]` none.
+    pub tools: Option<Vec<String>>,
+    /// Plan before acting.
+    pub planning_enabled: bool,
+    /// Cap on model calls per run.
+    pub max_iterations: u32,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Ask for reasoning.
+    pub think: Option<bool>,
+    /// Folder file tools are confined to.
+    pub workspace: Option<String>,
+    /// Backend name (`None`: Ollama).
+    pub backend: Option<String>,
+    /// Tools that run without asking.
+    pub auto_approve: Vec<String>,
+}
+
+impl From<Profile> for ProfileView {
+    fn from(p: Profile) -> Self {
+        Self {
+            name: p.name,
+            model: p.model,
+            system_prompt: p.system_prompt,
+            tools: p.tools,
+            planning_enabled: p.planning_enabled,
+            max_iterations: p.max_iterations,
+            temperature: p.temperature,
+            think: p.think,
+            workspace: p.workspace.map(|w| w.display().to_string()),
+            backend: p.backend,
+            auto_approve: p.auto_approve,
+        }
+    }
+}
+
+impl From<ProfileView> for Profile {
+    fn from(v: ProfileView) -> Self {
+        let blank = |s: Option<String>| s.filter(|s| !s.trim().is_empty());
+        Self {
+            name: v.name,
+            model: v.model,
+            system_prompt: v.system_prompt,
+            tools: v.tools,
+            planning_enabled: v.planning_enabled,
+            max_iterations: v.max_iterations,
+            temperature: v.temperature,
+            think: v.think,
+            workspace: blank(v.workspace).map(Into::into),
+            backend: blank(v.backend),
+            auto_approve: v.auto_approve,
+        }
+    }
+}
+
+/// Profiles, the default and the persona.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct ProfilesView {
+    /// All profiles, by name.
+    pub profiles: Vec<ProfileView>,
+    /// The profile new sessions start with.
+    pub default_profile: String,
+    /// Persona prepended to every profile prompt.
+    pub persona: String,
+    /// Tools a profile can enable.
+    pub tool_names: Vec<String>,
+}
+
+/// A remembered fact with its provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct MemoryView {
+    /// Id.
+    pub id: i64,
+    /// The fact.
+    pub content: String,
+    /// `worker`, `tool` or `user`.
+    pub source: String,
+    /// Session it was learned in.
+    pub session_id: Option<String>,
+    /// Run that learned it.
+    pub run_id: Option<String>,
+    /// First written.
+    pub created_at: i64,
+    /// Last changed.
+    pub updated_at: i64,
+    /// 1 + edits.
+    pub version: i64,
+}
+
+impl From<Memory> for MemoryView {
+    fn from(m: Memory) -> Self {
+        Self {
+            id: m.id,
+            content: m.content,
+            source: m.source,
+            session_id: m.session_id,
+            run_id: m.run_id,
+            created_at: m.created_at,
+            updated_at: m.updated_at,
+            version: m.version,
+        }
+    }
+}
+
+/// An earlier version of a memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct MemoryVersionView {
+    /// Version number.
+    pub version: i64,
+    /// Its text.
+    pub content: String,
+    /// Who wrote it.
+    pub source: String,
+    /// When it was replaced.
+    pub replaced_at: i64,
+}
+
+impl From<MemoryVersion> for MemoryVersionView {
+    fn from(v: MemoryVersion) -> Self {
+        Self {
+            version: v.version,
+            content: v.content,
+            source: v.source,
+            replaced_at: v.replaced_at,
+        }
+    }
+}
+
+/// A session summary with its provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct SummaryView {
+    /// Id.
+    pub id: i64,
+    /// Session it summarizes.
+    pub session_id: String,
+    /// That session's title.
+    pub session_title: String,
+    /// Last message it covers.
+    pub upto_message_id: i64,
+    /// Text.
+    pub content: String,
+    /// Model that wrote it, or `user`.
+    pub model: String,
+    /// `compaction` or `user`.
+    pub source: String,
+    /// Written at.
+    pub created_at: i64,
+}
+
+impl SummaryView {
+    pub(crate) fn new(s: SummaryRecord, session_title: String) -> Self {
+        Self {
+            id: s.id,
+            session_id: s.session_id,
+            session_title,
+            upto_message_id: s.upto_message_id,
+            content: s.content,
+            model: s.model,
+            source: s.source,
+            created_at: s.created_at,
+        }
+    }
+}
+
+/// A model's load settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ModelSettingsView {
+    /// Context window, tokens.
+    pub num_ctx: u32,
+    /// Seconds the model stays loaded after a request; -1 forever. Never 0
+    /// (that would unload after every answer).
+    pub keep_alive_secs: i64,
+}
+
+/// An installed model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ModelView {
+    /// Name with tag.
+    pub name: String,
+    /// Size on disk, bytes.
+    pub size: u64,
+    /// Family.
+    pub family: Option<String>,
+    /// e.g. "8.0B".
+    pub parameter_size: Option<String>,
+    /// e.g. "Q4_K_M".
+    pub quantization: Option<String>,
+    /// e.g. completion, tools, thinking, vision.
+    pub capabilities: Vec<String>,
+    /// Trained context length.
+    pub context_length: Option<u64>,
+    /// Hearth's load settings for it.
+    pub settings: ModelSettingsView,
+}
+
+/// A model resident in memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct RunningView {
+    /// Name with tag.
+    pub name: String,
+    /// Memory of the runner, bytes.
+    pub size: u64,
+    /// Of which in VRAM, bytes.
+    pub size_vram: u64,
+    /// Context window it was loaded with.
+    pub context_length: Option<u32>,
+    /// When it unloads (RFC 3339).
+    pub expires_at: Option<String>,
+}
+
+/// What a settings change will do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct SettingsCheck {
+    /// Warnings for the user (reload, VRAM, trained window).
+    pub warnings: Vec<String>,
+}
+
+/// One step of a pull.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct PullProgressView {
+    /// What is happening.
+    pub status: String,
+    /// Bytes of the current layer.
+    pub total: Option<u64>,
+    /// Bytes done.
+    pub completed: Option<u64>,
+    /// An error, in-band.
+    pub error: Option<String>,
+}
+
+/// Where the app is and what it talks to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct AppInfo {
+    /// App version.
+    pub version: String,
+    /// Running against the simulator with a scripted conversation.
+    pub demo: bool,
+    /// The database file.
+    pub db_path: String,
+    /// The Ollama URL in use.
+    pub ollama_url: String,
+}
+
+/// Whether the model server answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct BackendStatus {
+    /// URL tried.
+    pub url: String,
+    /// It answered.
+    pub reachable: bool,
+    /// Its version, when it answered.
+    pub version: Option<String>,
+    /// Why not, when it did not.
+    pub error: Option<ErrorInfo>,
+}
+
+/// A colour theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    /// Follow the system.
+    #[default]
+    System,
+    /// Light.
+    Light,
+    /// Dark.
+    Dark,
+}
+
+/// UI preferences (kept in tauri-plugin-store, DESIGN §6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(default)]
+pub struct Prefs {
+    /// Colour theme.
+    pub theme: Theme,
+    /// Session to reopen at start.
+    pub last_session: Option<String>,
+    /// Sidebar shown.
+    pub sidebar_open: bool,
+}
+
+impl Default for Prefs {
+    /// A first start shows the sidebar: the sessions are how people find
+    /// their way back.
+    fn default() -> Self {
+        Self {
+            theme: Theme::System,
+            last_session: None,
+            sidebar_open: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blank_workspace_is_none() {
+        let mut v = ProfileView::from(Profile::new("A", "m"));
+        v.workspace = Some("  ".into());
+        v.backend = Some(String::new());
+        let p = Profile::from(v);
+        assert_eq!((p.workspace, p.backend), (None, None));
+    }
+}
