@@ -65,7 +65,10 @@ async fn runs_in_the_workspace_with_exit_code_and_both_streams() {
     );
     assert!(out.contains("--- stderr ---\noops"), "{out}");
     assert_eq!(RunShell::default().effect(&json!({})), ToolEffect::Mutating);
-    assert!(!RunShell::default().session_allowance(), "each command asks");
+    assert!(
+        !RunShell::default().session_allowance(),
+        "each command asks"
+    );
     let reach = RunShell::default().reach(&json!({"command": "rm -rf x"}), Some(tmp.path()));
     assert!(
         reach.contains("rm -rf x") && reach.contains("not confined"),
