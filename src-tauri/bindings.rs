@@ -30,6 +30,7 @@ pub fn builder() -> Builder<Wry> {
             sessions::restore_session,
             sessions::export_session,
             sessions::switch_branch,
+            sessions::run_trace,
             chat::send_message,
             chat::regenerate,
             chat::edit_and_resend,

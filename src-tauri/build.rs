@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "restore_session",
     "export_session",
     "switch_branch",
+    "run_trace",
     "send_message",
     "regenerate",
     "edit_and_resend",

@@ -139,6 +139,7 @@ fn build_backend(
     .settings(settings.clone())
     .memory_source(store.clone())
     .worker(Arc::new(TitleWorker))
+    .memory_writer(store.clone())
     .worker(Arc::new(MemoryWorker(store.clone())))
     .worker(Arc::new(CompactionWorker))
     .store(store.clone())

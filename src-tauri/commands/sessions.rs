@@ -7,7 +7,7 @@ use tauri::{AppHandle, Manager, State};
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
     ExportFormat, MessageView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
-    SubagentView, SwitchView,
+    SubagentView, SwitchView, TraceView,
 };
 
 /// Sessions, newest first.
@@ -217,6 +217,18 @@ pub async fn switch_branch(
         .await
         .map_err(store_error)?;
     session_view(&state, &session_id).await
+}
+
+/// The trace of the run that wrote an answer (seed 002 §12); `None` for
+/// a run the store does not know (a sub-agent's, or one before traces).
+#[tauri::command]
+#[specta::specta]
+pub async fn run_trace(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<Option<TraceView>, ErrorInfo> {
+    let trace = state.store.trace(&run_id).await.map_err(store_error)?;
+    Ok(trace.map(Into::into))
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 
 mod chat;
 mod settings;
+mod trace;
 
 pub use chat::*;
 pub use settings::*;
+pub use trace::*;

@@ -32,6 +32,10 @@ pub struct ProfileView {
     pub backend: Option<String>,
     /// Tools that run without asking.
     pub auto_approve: Vec<String>,
+    /// Send only the last N user turns (`None`: all).
+    pub history_turns: Option<u32>,
+    /// What the input guard does with a suspected prompt injection.
+    pub input_guard: hearth_protocol::GuardMode,
 }
 
 impl From<Profile> for ProfileView {
@@ -48,6 +52,8 @@ impl From<Profile> for ProfileView {
             workspace: p.workspace.map(|w| w.display().to_string()),
             backend: p.backend,
             auto_approve: p.auto_approve,
+            history_turns: p.history_turns,
+            input_guard: p.input_guard,
         }
     }
 }
@@ -67,6 +73,8 @@ impl From<ProfileView> for Profile {
             workspace: blank(v.workspace).map(Into::into),
             backend: blank(v.backend),
             auto_approve: v.auto_approve,
+            history_turns: v.history_turns.filter(|&n| n > 0),
+            input_guard: v.input_guard,
         }
     }
 }

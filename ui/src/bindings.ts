@@ -49,6 +49,11 @@ export const commands = {
 	/**  Make the branch through `message_id` current. */
 	switchBranch: (sessionId: string, messageId: number) => typedError<SessionView, ErrorInfo>(__TAURI_INVOKE("switch_branch", { sessionId, messageId })),
 	/**
+	 *  The trace of the run that wrote an answer (seed 002 §12); `None` for
+	 *  a run the store does not know (a sub-agent's, or one before traces).
+	 */
+	runTrace: (runId: string) => typedError<TraceView | null, ErrorInfo>(__TAURI_INVOKE("run_trace", { runId })),
+	/**
 	 *  Send the user's message and stream the answer to `on_event`. Returns the
 	 *  run id (for `stop_run`).
 	 */
@@ -196,6 +201,8 @@ export type ErrorCode =
  *  after compaction.
  */
 "context_limit_exceeded" | 
+/**  The input guard (in `block` mode) refused the message. */
+"input_blocked" | 
 /**  Reading or writing the session failed. */
 "storage" | 
 /**  The request itself is invalid (unknown session, empty message, …). */
@@ -319,6 +326,48 @@ session_allowed: boolean } |
 request_id: string; 
 /**  The answer. */
 decision: ApprovalDecision } | 
+/**
+ *  How full the context is before a model call (seed 001 budget):
+ *  the prompt about to be sent, in tokens, against the window.
+ */
+{ type: "context_usage"; 
+/**
+ *  Tokens of the prompt, from the server's last count of this
+ *  model (calibrating the ~4 characters per token estimate).
+ */
+tokens: number; 
+/**
+ *  The window in effect: `num_ctx`, capped by the model's trained
+ *  length and what the server reports for the loaded model.
+ */
+window: number; 
+/**  At or above 80 %: older messages will soon be summarized. */
+warning: boolean } | 
+/**
+ *  Older messages were summarized to make room (automatic compaction
+ *  before a request above 95 % of the window, or after the server
+ *  refused the prompt as too long). Nothing stored was deleted.
+ */
+{ type: "context_compacted"; 
+/**  Messages the summary now stands for. */
+summarized: number; 
+/**  Prompt tokens before. */
+tokens_before: number; 
+/**  Prompt tokens after. */
+tokens_after: number } | 
+/**
+ *  The input guard found text that looks like a prompt injection
+ *  (seed 002 §4).
+ */
+{ type: "input_flagged"; 
+/**  The user's message or a tool result. */
+source: GuardSource; 
+/**  The tool call whose result was flagged. */
+call_id: string | null; 
+/**  The patterns that matched (`ignore_instructions`, …). */
+patterns: string[]; 
+/**  True when the guard blocked it (`block` mode). */
+blocked: boolean } | 
 /**  Token counts and speed of one model call. */
 { type: "usage"; 
 /**  The figures. */
@@ -346,6 +395,36 @@ export type ExportFormat =
 "markdown" | 
 /**  JSON, for tools (Hearth's export format). */
 "json";
+
+/**
+ *  What the input guard does when a message or a tool result looks like a
+ *  prompt injection.
+ */
+export type GuardMode = 
+/**  No scanning. */
+"off" | 
+/**  Record the finding (trace, log at info level) and go on. */
+"log" | 
+/**
+ *  Record it, log a warning, tell the user and flag the text to the
+ *  model; go on.
+ */
+"warn" | 
+/**
+ *  Refuse: the user's message is not sent to the model, a tool result
+ *  is replaced by a notice.
+ */
+"block";
+
+/**  Where flagged text came from. */
+export type GuardSource = 
+/**  The user's own message. */
+"user" | 
+/**
+ *  A tool's result (a file, a web page, a command's output): where
+ *  injections really come from.
+ */
+"tool";
 
 /**  The run going on in a session, for a UI that comes back to it. */
 export type LiveRunView = {
@@ -485,6 +564,10 @@ export type ProfileView = {
 	backend: string | null,
 	/**  Tools that run without asking. */
 	auto_approve: string[],
+	/**  Send only the last N user turns (`None`: all). */
+	history_turns: number | null,
+	/**  What the input guard does with a suspected prompt injection. */
+	input_guard: GuardMode,
 };
 
 /**  Profiles, the default and the persona. */
@@ -650,6 +733,30 @@ export type SnippetPart = {
 	hit: boolean,
 };
 
+/**  One step of a run. */
+export type SpanView = {
+	/**  `model`, `tool`, `compaction` or `guard`. */
+	kind: string,
+	/**  Model or tool name; for `guard`, the patterns that matched. */
+	name: string,
+	/**  Wall time in milliseconds. */
+	duration_ms: number,
+	/**  Prompt tokens (model calls). */
+	tokens_in: number | null,
+	/**  Generated tokens (model calls). */
+	tokens_out: number | null,
+	/**  Model load time, from the server (ms). */
+	load_ms: number | null,
+	/**  Prompt evaluation time, from the server (ms). */
+	prompt_eval_ms: number | null,
+	/**  Generation time, from the server (ms). */
+	eval_ms: number | null,
+	/**  How it failed. */
+	error: string | null,
+	/**  A line of context (why generation ended, what was flagged, …). */
+	detail: string | null,
+};
+
 /**  Whether a stored message is whole. */
 export type StatusView = 
 /**  Written to the end. */
@@ -750,6 +857,18 @@ export type ToolOutcome =
 "cancelled" | 
 /**  The user declined the call when asked; the model was told. */
 "denied";
+
+/**  A run and its spans. */
+export type TraceView = {
+	/**  The run. */
+	run_id: string,
+	/**  `complete`, `interrupted`, `error`; `None` while it runs. */
+	status: string | null,
+	/**  Wall time of the whole run (ms), once it ended. */
+	duration_ms: number | null,
+	/**  Its steps, in order. */
+	spans: SpanView[],
+};
 
 /**  Token and timing figures of one model call, from the backend's own stats. */
 export type Usage = {

@@ -119,6 +119,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         .settings(Arc::new(settings))
         .memory_source(store.clone())
         .worker(Arc::new(TitleWorker))
+        .memory_writer(store.clone())
         .worker(Arc::new(MemoryWorker(store.clone())))
         .worker(Arc::new(CompactionWorker))
         .subagents()
@@ -300,8 +301,44 @@ impl Printer {
                 let _ = out.flush();
                 eprintln!("hearth: {error}");
             }
+            EventKind::ContextUsage {
+                tokens,
+                window,
+                warning: true,
+            } => {
+                let pct = u64::from(*tokens) * 100 / u64::from((*window).max(1));
+                eprintln!(
+                    "[context] {pct}% of the {window}-token window used; older messages are summarized above 95%"
+                );
+            }
+            EventKind::ContextCompacted {
+                summarized,
+                tokens_before,
+                tokens_after,
+            } => {
+                eprintln!(
+                    "[context] summarized the first {summarized} messages to make room (~{tokens_before} → ~{tokens_after} tokens); nothing was deleted"
+                );
+            }
+            EventKind::InputFlagged {
+                source,
+                patterns,
+                blocked,
+                ..
+            } => {
+                let from = match source {
+                    hearth_protocol::GuardSource::User => "your message",
+                    hearth_protocol::GuardSource::Tool => "a tool result",
+                };
+                let what = if *blocked { "blocked" } else { "flagged" };
+                eprintln!(
+                    "[guard] {what}: {from} looks like a prompt injection ({})",
+                    patterns.join(", ")
+                );
+            }
             // The CLI has no queue: one message per invocation.
-            EventKind::RunStarted { .. }
+            EventKind::ContextUsage { .. }
+            | EventKind::RunStarted { .. }
             | EventKind::PlanDelta { .. }
             | EventKind::ApprovalRequested { .. }
             | EventKind::ApprovalResolved { .. }

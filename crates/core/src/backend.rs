@@ -158,4 +158,12 @@ pub trait ModelBackend: Send + Sync {
 
     /// Unload `model` now (the only call that sends `keep_alive: 0`).
     async fn unload(&self, model: &str) -> Result<(), BackendError>;
+
+    /// The context window the server has for `model` (tokens): for a
+    /// loaded model what it was loaded with (`/api/ps`), else the model's
+    /// trained length (`/api/show`). `None` when the server does not say;
+    /// the loop then trusts `num_ctx`.
+    async fn context_window(&self, _model: &str) -> Option<u32> {
+        None
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::approvals::Approvals;
 use crate::backend::ModelBackend;
 use crate::driver::Agent;
-use crate::memory::{MemorySource, PostTurnWorker};
+use crate::memory::{MemorySource, MemoryWriter, PostTurnWorker};
 use crate::profile::ProfileProvider;
 use crate::settings::ModelSettings;
 use crate::store::SessionStore;
@@ -27,6 +27,7 @@ pub struct AgentBuilder {
     pub(crate) max_depth: u32,
     pub(crate) approvals: Arc<Approvals>,
     pub(crate) subagents: bool,
+    pub(crate) memory_writer: Option<Arc<dyn MemoryWriter>>,
 }
 
 impl AgentBuilder {
@@ -34,6 +35,13 @@ impl AgentBuilder {
     /// [`AgentBuilder::memory`] for top-level runs).
     pub fn memory_source(mut self, source: Arc<dyn MemorySource>) -> Self {
         self.memory_source = Some(source);
+        self
+    }
+
+    /// Where the memory flush before a compaction writes durable facts
+    /// (seed 002 §8); without one, compaction summarizes only.
+    pub fn memory_writer(mut self, writer: Arc<dyn MemoryWriter>) -> Self {
+        self.memory_writer = Some(writer);
         self
     }
 
@@ -115,6 +123,10 @@ impl AgentBuilder {
                 background: std::sync::Mutex::new(tokio_util::sync::CancellationToken::new()),
                 max_depth: self.max_depth,
                 approvals: self.approvals,
+                memory_writer: self.memory_writer,
+                counter: crate::budget::TokenCounter::default(),
+                summarizers: Arc::default(),
+                reported_windows: std::sync::Mutex::default(),
             }
         })
     }

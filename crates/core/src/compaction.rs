@@ -6,7 +6,9 @@
 //! Decisions are pure (token estimate, threshold, where to cut); one async
 //! function does the work, used before a turn and by the post-turn worker.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -14,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{ModelBackend, ModelDelta, ModelRequest};
-use crate::memory::{PostTurnWorker, WorkerContext};
+use crate::memory::{MemoryWriter, PostTurnWorker, WorkerContext};
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
@@ -23,11 +25,25 @@ use crate::store::SessionStore;
 /// Heading of the summary message in the context.
 pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
 
-/// Messages kept verbatim after a compaction (at least).
-pub const KEEP_RECENT: usize = 6;
+/// Messages kept verbatim after a compaction, at least (seed 002 §7: all
+/// but the last 4 are summarized).
+pub const KEEP_RECENT: usize = 4;
 
-/// Compact when the estimated context passes this share of `num_ctx`.
+/// The background summarizer starts when the context passes this share of
+/// the window (seed 002 §7); before a request the budget's 95 % applies.
 pub const THRESHOLD: f64 = 0.75;
+
+/// Tokens set aside for the new summary (it is asked for at most 300
+/// words).
+const SUMMARY_TOKENS: usize = 512;
+
+/// The memory flush may take this long (seed 002 §8).
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(90);
+/// The summary may take this long (seed 002 §7).
+const SUMMARY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Characters of the summarized stretch shown to the memory flush.
+const FLUSH_CHARS: usize = 12_000;
 
 /// A summary standing for the first `covered` messages of a branch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,22 +70,29 @@ pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
         .sum()
 }
 
-/// Where the verbatim tail starts if `history` (of which the first
-/// `covered` are already summarized) must be compacted: at least
-/// [`KEEP_RECENT`] messages stay, and the cut lands on a user message so no
-/// tool call is separated from its result. `None` when there is nothing new
-/// to summarize.
-pub fn cut_point(history: &[ChatMessage], covered: usize) -> Option<usize> {
-    let latest = history.len().checked_sub(KEEP_RECENT)?;
-    let cut = (covered + 1..=latest)
-        .rev()
-        .find(|&i| history[i].role == Role::User)?;
-    (cut > covered).then_some(cut)
+/// Where the verbatim tail may start if `history` (of which the first
+/// `covered` are already summarized) is compacted: user messages after
+/// `covered` that leave at least [`KEEP_RECENT`] messages, so no tool call
+/// is separated from its result. Earliest first.
+pub fn cut_candidates(history: &[ChatMessage], covered: usize) -> Vec<usize> {
+    let Some(latest) = history.len().checked_sub(KEEP_RECENT) else {
+        return Vec::new();
+    };
+    (covered + 1..=latest)
+        .filter(|&i| history[i].role == Role::User)
+        .collect()
 }
 
-/// True when a context of `tokens` should be compacted for `num_ctx`.
-pub fn over_threshold(tokens: usize, num_ctx: u32) -> bool {
-    tokens as f64 > f64::from(num_ctx) * THRESHOLD
+/// The latest cut (summarize as much as may be), or `None` when there is
+/// nothing new to summarize.
+pub fn cut_point(history: &[ChatMessage], covered: usize) -> Option<usize> {
+    cut_candidates(history, covered).last().copied()
+}
+
+/// True when a context of `tokens` should be compacted in the background
+/// for a window of `window`.
+pub fn over_threshold(tokens: usize, window: u32) -> bool {
+    tokens as f64 > f64::from(window) * THRESHOLD
 }
 
 fn render(messages: &[ChatMessage]) -> String {
@@ -90,6 +113,49 @@ fn render(messages: &[ChatMessage]) -> String {
     out
 }
 
+/// At most one summarizer per session (seed 002 §7): the background worker
+/// skips a session that is being summarized; the budget before a request
+/// waits for it.
+#[derive(Debug, Default)]
+pub struct Summarizers(std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
+
+impl Summarizers {
+    fn lock_of(&self, session_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        match self.0.lock() {
+            Ok(mut m) => m.entry(session_id.to_owned()).or_default().clone(),
+            // A poisoned map only loses the exclusion, never a summary.
+            Err(_) => Arc::default(),
+        }
+    }
+}
+
+/// Why a compaction runs, which decides when and how much.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Why {
+    /// After a turn, in the background: above [`THRESHOLD`], all but the
+    /// last messages; skipped if another summarizer runs.
+    Background,
+    /// Before a request above the budget's hard limit: as little as gets
+    /// the prompt to `target` tokens (or as much as may be).
+    Budget {
+        /// Tokens to get under.
+        target: usize,
+    },
+    /// The server refused the prompt as too long: as much as may be.
+    Overflow,
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compacted {
+    /// Messages the summary now stands for.
+    pub covered: usize,
+    /// Estimated prompt tokens before and after.
+    pub tokens_before: usize,
+    /// See `tokens_before`.
+    pub tokens_after: usize,
+}
+
 /// Everything compaction needs.
 pub struct Compactor<'a> {
     /// Where the session and its summaries live.
@@ -100,34 +166,44 @@ pub struct Compactor<'a> {
     pub profile: &'a Profile,
     /// The model's load options (so nothing reloads).
     pub load: LoadOptions,
+    /// The window in effect (tokens).
+    pub window: u32,
+    /// The budget's calibration of the estimate for this model.
+    pub ratio: f64,
+    /// Where the memory flush writes, when memory is on.
+    pub memory: Option<&'a Arc<dyn MemoryWriter>>,
+    /// The session's summarizer lock.
+    pub summarizers: &'a Summarizers,
+    /// The run this compaction belongs to (provenance of flushed facts).
+    pub run_id: &'a str,
     /// Stops the work.
     pub cancel: &'a CancellationToken,
 }
 
 impl Compactor<'_> {
-    /// Summarize the session if its context is over the threshold. Returns
-    /// whether a summary was added.
-    pub async fn maybe_compact(
+    /// Summarize the older part of the session if `why` calls for it.
+    /// `fixed_tokens` is the raw estimate of what is sent besides the
+    /// history (system prompt, memory, tool schemas). Returns what was
+    /// done, or `None` when nothing was (not needed, nothing to summarize,
+    /// another summarizer busy, stopped).
+    pub async fn compact(
         &self,
         session_id: &str,
         fixed_tokens: usize,
-    ) -> Result<bool, String> {
-        self.compact(session_id, fixed_tokens, false).await
-    }
-
-    /// Summarize the older part of the session now, whatever the estimate
-    /// says: the server has just refused the prompt as too long (its own
-    /// count is what matters). Returns whether a summary was added.
-    pub async fn compact_now(&self, session_id: &str, fixed_tokens: usize) -> Result<bool, String> {
-        self.compact(session_id, fixed_tokens, true).await
-    }
-
-    async fn compact(
-        &self,
-        session_id: &str,
-        fixed_tokens: usize,
-        force: bool,
-    ) -> Result<bool, String> {
+        why: Why,
+    ) -> Result<Option<Compacted>, String> {
+        let lock = self.summarizers.lock_of(session_id);
+        let _held = match why {
+            Why::Background => match lock.try_lock_owned() {
+                Ok(g) => g,
+                Err(_) => return Ok(None),
+            },
+            Why::Budget { .. } | Why::Overflow => tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => return Ok(None),
+                g = lock.lock_owned() => g,
+            },
+        };
         let history = self
             .store
             .history(session_id)
@@ -142,13 +218,59 @@ impl Compactor<'_> {
             .as_ref()
             .map_or(0, |s| s.covered.min(history.len()));
         let summary_tokens = previous.as_ref().map_or(0, |s| s.content.len() / 4 + 16);
-        let tokens = fixed_tokens + summary_tokens + estimate_tokens(&history[covered..]);
-        if !force && !over_threshold(tokens, self.load.num_ctx) {
-            return Ok(false);
-        }
-        let Some(cut) = cut_point(&history, covered) else {
-            return Ok(false);
+        let scaled = |raw: usize| (raw as f64 * self.ratio).ceil() as usize;
+        let tokens_before =
+            scaled(fixed_tokens + summary_tokens + estimate_tokens(&history[covered..]));
+        let after =
+            |cut: usize| scaled(fixed_tokens + SUMMARY_TOKENS + estimate_tokens(&history[cut..]));
+        let candidates = cut_candidates(&history, covered);
+        let cut = match why {
+            Why::Background if !over_threshold(tokens_before, self.window) => return Ok(None),
+            // As little as reaches the target; failing that, as much as
+            // may be — unless even that would not shrink the prompt.
+            Why::Budget { target } => candidates
+                .iter()
+                .copied()
+                .find(|&c| after(c) <= target)
+                .or(candidates.last().copied())
+                .filter(|&c| after(c) < tokens_before),
+            Why::Background | Why::Overflow => candidates.last().copied(),
         };
+        let Some(cut) = cut else {
+            return Ok(None);
+        };
+        // Memory flush first (seed 002 §8): durable facts in what is about
+        // to leave the verbatim context are kept before it is summarized.
+        if let Some(writer) = self.memory {
+            let mut text = render(&history[covered..cut]);
+            if text.len() > FLUSH_CHARS {
+                let mut from = text.len() - FLUSH_CHARS;
+                while !text.is_char_boundary(from) {
+                    from += 1;
+                }
+                text = text.split_off(from);
+            }
+            let flush = crate::workers::memory::learn_facts(crate::workers::memory::FactPass {
+                writer: writer.as_ref(),
+                backend: self.backend.as_ref(),
+                profile: self.profile,
+                load: self.load,
+                cancel: self.cancel,
+                session_id,
+                run_id: self.run_id,
+                source: "flush",
+                heading: "Conversation about to be summarized",
+                text: &text,
+            });
+            match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
+                Ok(Ok(n)) => tracing::debug!(learned = n, "memory flush before compaction"),
+                Ok(Err(e)) => tracing::warn!("memory flush failed: {e}"),
+                Err(_) => tracing::warn!("memory flush timed out"),
+            }
+        }
+        if self.cancel.is_cancelled() {
+            return Ok(None);
+        }
         let prior = previous.map(|s| s.content).unwrap_or_default();
         let prompt = format!(
             "Summarize this conversation for your own later reference. Keep every fact, decision, number, \
@@ -162,13 +284,15 @@ impl Compactor<'_> {
             messages: vec![ChatMessage::user(prompt)],
             tools: Vec::new(),
             think: self.profile.think.map(|_| false),
-            temperature: Some(0.2),
+            temperature: Some(0.3),
             load: self.load,
         };
         let text = tokio::select! {
             biased;
-            () = self.cancel.cancelled() => return Ok(false),
-            t = complete(self.backend.as_ref(), request) => t?,
+            () = self.cancel.cancelled() => return Ok(None),
+            t = tokio::time::timeout(SUMMARY_TIMEOUT, complete(self.backend.as_ref(), request)) => {
+                t.map_err(|_| "the summary took longer than two minutes".to_owned())??
+            }
         };
         if text.trim().is_empty() {
             return Err("the model returned an empty summary".into());
@@ -181,7 +305,7 @@ impl Compactor<'_> {
             .await
             .map_err(|e| e.to_string())?;
         if now.get(..cut) != history.get(..cut) {
-            return Ok(false);
+            return Ok(None);
         }
         let summary = Summary {
             covered: cut,
@@ -191,7 +315,14 @@ impl Compactor<'_> {
             .add_summary(session_id, &summary, &self.profile.model)
             .await
             .map_err(|e| e.to_string())?;
-        Ok(true)
+        let tokens_after = scaled(
+            fixed_tokens + summary.content.len() / 4 + 16 + estimate_tokens(&history[cut..]),
+        );
+        Ok(Some(Compacted {
+            covered: cut,
+            tokens_before,
+            tokens_after,
+        }))
     }
 }
 
@@ -212,7 +343,7 @@ pub(crate) async fn complete(
     Err("the answer broke off".into())
 }
 
-/// Compacts after a turn, in the background.
+/// Compacts after a turn, in the background (seed 002 §7).
 pub struct CompactionWorker;
 
 #[async_trait]
@@ -227,9 +358,16 @@ impl PostTurnWorker for CompactionWorker {
             backend: &ctx.backend,
             profile: &ctx.profile,
             load: ctx.load,
+            window: ctx.window,
+            ratio: ctx.ratio,
+            memory: ctx.memory.as_ref(),
+            summarizers: &ctx.summarizers,
+            run_id: &ctx.run_id,
             cancel: &ctx.cancel,
         };
-        c.maybe_compact(&ctx.session_id, 0).await.map(|_| ())
+        c.compact(&ctx.session_id, ctx.fixed_tokens, Why::Background)
+            .await
+            .map(|_| ())
     }
 }
 
@@ -254,9 +392,10 @@ mod tests {
     #[test]
     fn the_cut_keeps_recent_messages_and_lands_on_a_user_message() {
         let h = convo(20);
-        assert_eq!(cut_point(&h, 0), Some(14));
-        assert_eq!(cut_point(&h, 14), None, "nothing new to summarize");
-        assert_eq!(cut_point(&convo(6), 0), None);
+        assert_eq!(cut_point(&h, 0), Some(16), "all but the last 4");
+        assert_eq!(cut_point(&h, 16), None, "nothing new to summarize");
+        assert_eq!(cut_point(&convo(4), 0), None);
+        assert_eq!(cut_candidates(&h, 10), vec![12, 14, 16]);
         // Tool results are never separated from their call.
         let call = ToolCall {
             id: "c".into(),
@@ -282,5 +421,6 @@ mod tests {
         assert_eq!(estimate_tokens(&[ChatMessage::user("abcdefgh")]), 2 + 16);
         assert!(over_threshold(7000, 8192));
         assert!(!over_threshold(6000, 8192));
+        assert_eq!(KEEP_RECENT, 4);
     }
 }

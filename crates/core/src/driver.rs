@@ -6,22 +6,26 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
+use hearth_protocol::{EventKind, GuardSource, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Approvals;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
+use crate::budget::{Pressure, estimate_request, pressure, target_tokens};
 use crate::builder::AgentBuilder;
-use crate::context::build_context;
+use crate::compaction::Why;
 use crate::error::RunError;
 use crate::events::EventSink;
+use crate::guard::Report;
 use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::new_run_id;
 use crate::memory::{MemorySource, PostTurnWorker};
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
+use crate::pipeline::Outgoing;
 use crate::planning::join_plan;
 use crate::profile::{Profile, ProfileProvider};
+use crate::run_support::fixed_tokens;
 use crate::settings::ModelSettings;
 use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
@@ -49,6 +53,14 @@ pub struct Agent {
     pub(crate) max_depth: u32,
     /// Approval requests waiting for the user, and standing allowances.
     pub(crate) approvals: Arc<Approvals>,
+    /// Where the memory flush before a compaction writes.
+    pub(crate) memory_writer: Option<Arc<dyn crate::memory::MemoryWriter>>,
+    /// The budget's token counts, calibrated per model.
+    pub(crate) counter: crate::budget::TokenCounter,
+    /// At most one summarizer per session.
+    pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
+    /// The window the server reported per model at its last preload.
+    pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
 }
 
 /// Emits `stream_stopped` if a run's future is dropped before it ended.
@@ -119,6 +131,7 @@ impl Agent {
             max_depth: 2,
             approvals: Arc::default(),
             subagents: false,
+            memory_writer: None,
         }
     }
 
@@ -336,6 +349,33 @@ impl Agent {
         {
             return RunOutcome::fail(e);
         }
+        // The input guard (seed 002 §4) reads the user's message; in
+        // `block` mode it is stored (nothing is lost) but not answered.
+        if ctx.depth == 0 {
+            let text = if ctx.regenerate {
+                match ctx.store.history(&ctx.session_id).await {
+                    Ok(h) => h.last().map(|m| m.content.clone()).unwrap_or_default(),
+                    Err(e) => return RunOutcome::fail(e),
+                }
+            } else {
+                ctx.text.clone()
+            };
+            let mode = self.profile(ctx).input_guard;
+            let report = Report {
+                sink: &ctx.sink,
+                store: ctx.store.as_ref(),
+                run_id: &ctx.run_id,
+            };
+            if report
+                .screen(mode, GuardSource::User, None, "user message", &text)
+                .await
+            {
+                let found = crate::guard::scan(&text);
+                return RunOutcome::fail(RunError::InputBlocked(
+                    found.iter().map(|p| (*p).to_owned()).collect(),
+                ));
+            }
+        }
         let mut progress = Progress::Start;
         let mut model_calls = 0u32;
         let mut preloaded: HashSet<String> = HashSet::new();
@@ -406,7 +446,16 @@ impl Agent {
                     if to_run.iter().any(|c| c.name == "spawn_agent") {
                         preloaded.clear();
                     }
-                    match run_batch(&self.tools, enabled, &to_run, &base, ctx.store.as_ref()).await
+                    let guard = profile.input_guard;
+                    match run_batch(
+                        &self.tools,
+                        enabled,
+                        &to_run,
+                        &base,
+                        ctx.store.as_ref(),
+                        guard,
+                    )
+                    .await
                     {
                         Ok(BatchEnd::Complete) => {
                             progress = Progress::ToolsRan;
@@ -439,38 +488,65 @@ impl Agent {
                     let persona = self.profiles.persona();
                     let tools = self.tools.specs(profile.tools.as_deref());
                     offered_tools.clone_from(&profile.tools);
-                    if model_calls == 0 && ctx.depth == 0 {
-                        self.compact_session(
-                            ctx,
-                            &backend,
-                            &profile,
-                            &persona,
-                            memory.as_deref(),
-                            &tools,
-                            false,
-                        )
-                        .await;
-                    }
                     model_calls += 1;
-                    let (history, summary) = match (
-                        ctx.store.history(&ctx.session_id).await,
-                        ctx.store.summary(&ctx.session_id).await,
-                    ) {
-                        (Ok(h), Ok(s)) => (h, s),
-                        (Err(e), _) | (_, Err(e)) => return RunOutcome::fail(e),
+                    let fixed = fixed_tokens(&persona, &profile, memory.as_deref(), &tools);
+                    let window = self.window(&profile.model);
+                    let outgoing = Outgoing {
+                        persona: &persona,
+                        profile_prompt: &profile.system_prompt,
+                        memory: memory.as_deref(),
+                        summary: None,
+                        window,
+                        turns: profile.history_turns,
+                        guard: profile.input_guard,
                     };
-                    // Old oversized tool results are pruned on the way out
-                    // (seed 002 §6); the store keeps them whole.
-                    let mut messages = crate::pruning::prune_tool_results(
-                        build_context(
-                            &persona,
-                            &profile.system_prompt,
-                            memory.as_deref(),
-                            summary.as_ref(),
-                            &history,
-                        ),
-                        self.settings.load_options(&profile.model).num_ctx,
-                    );
+                    let mut messages = match self.outgoing(ctx, &outgoing).await {
+                        Ok(m) => m,
+                        Err(e) => return RunOutcome::fail(e),
+                    };
+                    // The budget (seed 001): above 95 % of the window,
+                    // summarize older messages down to 82 % first; still
+                    // above, refuse with a clear error instead of sending.
+                    let mut tokens = self
+                        .counter
+                        .tokens(&profile.model, estimate_request(&messages, &tools));
+                    if pressure(tokens, window) == Pressure::Over {
+                        let why = Why::Budget {
+                            target: target_tokens(window),
+                        };
+                        if ctx.depth == 0
+                            && self
+                                .compact_session(ctx, &backend, &profile, fixed, why)
+                                .await
+                                .is_some()
+                        {
+                            messages = match self.outgoing(ctx, &outgoing).await {
+                                Ok(m) => m,
+                                Err(e) => return RunOutcome::fail(e),
+                            };
+                            tokens = self
+                                .counter
+                                .tokens(&profile.model, estimate_request(&messages, &tools));
+                        }
+                        if ctx.cancel.is_cancelled() {
+                            continue;
+                        }
+                        // Refused here only when the estimate rests on the
+                        // server's own count; a raw estimate may be far off
+                        // (tool schemas, code), so the server decides — it
+                        // refuses rather than truncates (`truncate: false`)
+                        // and the overflow path below takes over.
+                        if pressure(tokens, window) == Pressure::Over
+                            && self.counter.is_calibrated(&profile.model)
+                        {
+                            return RunOutcome::fail(RunError::ContextLimit { tokens, window });
+                        }
+                    }
+                    ctx.sink.emit(EventKind::ContextUsage {
+                        tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
+                        window,
+                        warning: pressure(tokens, window) != Pressure::Fine,
+                    });
                     // The plan, when there is one, is the start of this
                     // first answer: sent as a prefill, stored joined.
                     let mut prefill = None;
@@ -484,6 +560,9 @@ impl Agent {
                             Err(outcome) => return outcome,
                         }
                     }
+                    // What this prompt is estimated at, to calibrate the
+                    // estimate by the server's count afterwards.
+                    let sent_estimate = estimate_request(&messages, &tools);
                     let request = ModelRequest {
                         messages,
                         tools,
@@ -551,6 +630,9 @@ impl Agent {
                     }
                     match result.end {
                         CallEnd::Done(info) => {
+                            if let Some(counted) = info.usage.prompt_tokens {
+                                self.counter.observe(&profile.model, sent_estimate, counted);
+                            }
                             ctx.sink.emit(EventKind::Usage { usage: info.usage });
                             progress = Progress::Answered {
                                 tool_calls: calls.len(),
@@ -571,16 +653,9 @@ impl Agent {
                                 && partial_text.is_empty()
                                 && calls.is_empty()
                                 && self
-                                    .compact_session(
-                                        ctx,
-                                        &backend,
-                                        &profile,
-                                        &persona,
-                                        memory.as_deref(),
-                                        &self.tools.specs(profile.tools.as_deref()),
-                                        true,
-                                    )
-                                    .await =>
+                                    .compact_session(ctx, &backend, &profile, fixed, Why::Overflow)
+                                    .await
+                                    .is_some() =>
                         {
                             overflow_retried = true;
                         }

@@ -25,6 +25,23 @@ pub enum RunError {
         "stopped: the model kept making the same tool call after it was asked to change course; rephrase the request, or use a larger model"
     )]
     Repetition,
+    /// The prompt would not fit the model's window even after older
+    /// messages were summarized (the budget's check before a request).
+    #[error(
+        "the conversation needs about {tokens} tokens but the model's context window is {window}, even after summarizing older messages: raise the model's context window (num_ctx) in the models panel, or start a new session"
+    )]
+    ContextLimit {
+        /// Estimated prompt tokens.
+        tokens: usize,
+        /// The window in effect.
+        window: u32,
+    },
+    /// The input guard, in `block` mode, refused the user's message.
+    #[error(
+        "the input guard blocked this message: it looks like a prompt injection ({}). Rephrase it, or set the profile's input guard to warn",
+        .0.join(", ")
+    )]
+    InputBlocked(Vec<String>),
     /// The user stopped the run.
     #[error("stopped by the user")]
     Stopped,
@@ -44,6 +61,8 @@ impl RunError {
             Self::Store(_) => (ErrorCode::Storage, Recovery::Retry),
             Self::MaxIterations(_) => (ErrorCode::MaxIterations, Recovery::FixConfig),
             Self::Repetition => (ErrorCode::RepeatedToolCalls, Recovery::None),
+            Self::ContextLimit { .. } => (ErrorCode::ContextLimitExceeded, Recovery::FixConfig),
+            Self::InputBlocked(_) => (ErrorCode::InputBlocked, Recovery::None),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
             Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
             Self::Internal(_) => (ErrorCode::Internal, Recovery::None),

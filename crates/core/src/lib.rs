@@ -10,16 +10,19 @@
 
 mod approvals;
 mod backend;
+pub mod budget;
 mod builder;
 pub mod compaction;
 mod context;
 mod driver;
 mod error;
 mod events;
+pub mod guard;
 mod handle;
 mod ids;
 mod memory;
 mod message;
+pub mod pipeline;
 pub mod planning;
 mod profile;
 pub mod pruning;

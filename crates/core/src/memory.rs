@@ -62,6 +62,17 @@ pub struct WorkerContext {
     /// Cancelled when a new user turn starts or the user stops: background
     /// work never competes with the user's stream.
     pub cancel: CancellationToken,
+    /// The context window in effect for the model (tokens).
+    pub window: u32,
+    /// The budget's calibration of the token estimate for the model.
+    pub ratio: f64,
+    /// Raw token estimate of what is sent besides the history (system
+    /// prompt, memory, tool schemas).
+    pub fixed_tokens: usize,
+    /// Where the memory flush before a compaction writes.
+    pub memory: Option<Arc<dyn MemoryWriter>>,
+    /// At most one summarizer per session.
+    pub summarizers: Arc<crate::compaction::Summarizers>,
 }
 
 /// Work done after a turn completes (memory, titles, compaction).

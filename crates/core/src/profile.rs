@@ -36,6 +36,13 @@ pub struct Profile {
     /// Tools that run without asking (the user pre-approved them).
     #[serde(default)]
     pub auto_approve: Vec<String>,
+    /// Send only the last N user turns (seed 002 §5 stage 1); `None` =
+    /// all (the budget and compaction still apply).
+    #[serde(default)]
+    pub history_turns: Option<u32>,
+    /// What the input guard does (seed 002 §4); `warn` by default.
+    #[serde(default)]
+    pub input_guard: hearth_protocol::GuardMode,
 }
 
 impl Profile {
@@ -57,6 +64,8 @@ impl Profile {
             workspace: None,
             backend: None,
             auto_approve: Vec::new(),
+            history_turns: None,
+            input_guard: hearth_protocol::GuardMode::default(),
         }
     }
 }

@@ -12,12 +12,14 @@ use hearth_protocol::{EventKind, ToolOutcome};
 
 use crate::approvals::Gate;
 use crate::backend::ModelBackend;
-use crate::compaction::Compactor;
+use crate::budget::effective_window;
+use crate::compaction::{Compacted, Compactor, Why};
 use crate::driver::{Agent, RunCtx};
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::memory::WorkerContext;
 use crate::message::{ChatMessage, ToolCall};
+use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::store::Span;
 use crate::storm::{SUPPRESSED, StormBreaker, Verdict};
@@ -26,45 +28,92 @@ use crate::tools_exec::record;
 use crate::turn::CallEnd;
 
 impl Agent {
-    /// Compact the session: before a turn when it is over the threshold
-    /// (after the preload, so a stop cannot abort a load), or with `force`
-    /// because the server refused the prompt as too long. True when a
-    /// summary was added. A failure only means a longer prompt.
-    #[allow(clippy::too_many_arguments)]
+    /// Compact the session (seed 002 §7–8: memory flush, then summary)
+    /// for `why`: the budget before a request, or an overflow the server
+    /// reported. Announces what it did. A failure only means a longer
+    /// prompt.
     pub(crate) async fn compact_session(
         &self,
         ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
-        persona: &str,
-        memory: Option<&str>,
-        tools: &[crate::tool::ToolSpec],
-        force: bool,
-    ) -> bool {
-        let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
-        let fixed =
-            (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len)
-                / 4
-                + 32;
+        fixed_tokens: usize,
+        why: Why,
+    ) -> Option<Compacted> {
+        let load = self.settings.load_options(&profile.model);
         let compactor = Compactor {
             store: ctx.store.as_ref(),
             backend,
             profile,
-            load: self.settings.load_options(&profile.model),
+            load,
+            window: self.window(&profile.model),
+            ratio: self.counter.ratio(&profile.model),
+            memory: self.memory_writer.as_ref(),
+            summarizers: &self.summarizers,
+            run_id: &ctx.run_id,
             cancel: &ctx.cancel,
         };
-        let done = if force {
-            compactor.compact_now(&ctx.session_id, fixed).await
-        } else {
-            compactor.maybe_compact(&ctx.session_id, fixed).await
+        let started = std::time::Instant::now();
+        let done = compactor.compact(&ctx.session_id, fixed_tokens, why).await;
+        let mut span = Span {
+            kind: "compaction",
+            name: profile.model.clone(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            ..Span::default()
         };
-        match done {
-            Ok(added) => added,
+        let done = match done {
+            Ok(Some(c)) => {
+                span.detail = Some(format!(
+                    "{} messages summarized, ~{} → ~{} tokens",
+                    c.covered, c.tokens_before, c.tokens_after
+                ));
+                ctx.sink.emit(EventKind::ContextCompacted {
+                    summarized: u32::try_from(c.covered).unwrap_or(u32::MAX),
+                    tokens_before: u32::try_from(c.tokens_before).unwrap_or(u32::MAX),
+                    tokens_after: u32::try_from(c.tokens_after).unwrap_or(u32::MAX),
+                });
+                Some(c)
+            }
+            Ok(None) => return None,
             Err(e) => {
                 tracing::warn!("compaction failed: {e}");
-                false
+                span.error = Some(e);
+                None
             }
+        };
+        if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+            tracing::warn!("recording a compaction span failed: {e}");
         }
+        done
+    }
+
+    /// What to send for the session now: its history and summary through
+    /// the pipeline (seed 002 §5) with `o`'s settings.
+    pub(crate) async fn outgoing(
+        &self,
+        ctx: &RunCtx,
+        o: &Outgoing<'_>,
+    ) -> Result<Vec<ChatMessage>, RunError> {
+        let history = ctx.store.history(&ctx.session_id).await?;
+        let summary = ctx.store.summary(&ctx.session_id).await?;
+        Ok(crate::pipeline::outgoing(
+            &Outgoing {
+                summary: summary.as_ref(),
+                ..*o
+            },
+            &history,
+        ))
+    }
+
+    /// The window in effect for `model`: its `num_ctx`, capped by what the
+    /// server reported at the last preload.
+    pub(crate) fn window(&self, model: &str) -> u32 {
+        let reported = self
+            .reported_windows
+            .lock()
+            .ok()
+            .and_then(|w| w.get(model).copied().flatten());
+        effective_window(self.settings.load_options(model).num_ctx, reported)
     }
 
     /// Run the post-turn workers, one after the other, cancelled by the
@@ -100,6 +149,16 @@ impl Agent {
             run_id: ctx.run_id.clone(),
             history,
             load: self.settings.load_options(&profile.model),
+            window: self.window(&profile.model),
+            ratio: self.counter.ratio(&profile.model),
+            fixed_tokens: fixed_tokens(
+                &self.profiles.persona(),
+                &profile,
+                ctx.memory.as_deref(),
+                &self.tools.specs(profile.tools.as_deref()),
+            ),
+            memory: self.memory_writer.clone(),
+            summarizers: self.summarizers.clone(),
             profile,
             backend,
             cancel: cancel.clone(),
@@ -161,6 +220,7 @@ impl Agent {
         if preloaded.contains(&key) {
             return Ok(());
         }
+        let backend_for_window = backend.clone();
         let backend = backend.clone();
         let model = profile.model.clone();
         let load = self.settings.load_options(&model);
@@ -173,6 +233,16 @@ impl Agent {
         match joined {
             Ok(Ok(())) => {
                 preloaded.insert(key);
+                // What the server really gives the model (a num_ctx above
+                // the trained length is capped by Ollama).
+                let reported = tokio::select! {
+                    biased;
+                    () = ctx.cancel.cancelled() => None,
+                    w = backend_for_window.context_window(&profile.model) => w,
+                };
+                if let Ok(mut w) = self.reported_windows.lock() {
+                    w.insert(profile.model.clone(), reported);
+                }
                 Ok(())
             }
             Ok(Err(e)) => Err(RunOutcome::fail(e)),
@@ -189,19 +259,27 @@ impl Agent {
         started: std::time::Instant,
         end: &CallEnd,
     ) {
-        let (tokens_in, tokens_out, error) = match end {
-            CallEnd::Done(info) => (info.usage.prompt_tokens, info.usage.completion_tokens, None),
-            CallEnd::Stopped => (None, None, Some("stopped by the user".to_owned())),
-            CallEnd::Failed(e) => (None, None, Some(e.to_string())),
-        };
-        let span = Span {
+        let mut span = Span {
             kind: "model",
             name: model.to_owned(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            tokens_in,
-            tokens_out,
-            error,
+            ..Span::default()
         };
+        // Milliseconds from the server's float figures (never negative).
+        let ms = |v: Option<f64>| v.map(|v| v.max(0.0).round() as u64);
+        match end {
+            CallEnd::Done(info) => {
+                let u = &info.usage;
+                span.tokens_in = u.prompt_tokens;
+                span.tokens_out = u.completion_tokens;
+                span.load_ms = ms(u.load_ms);
+                span.prompt_eval_ms = ms(u.prompt_eval_ms);
+                span.eval_ms = ms(u.eval_ms);
+                span.detail = u.done_reason.clone();
+            }
+            CallEnd::Stopped => span.error = Some("stopped by the user".to_owned()),
+            CallEnd::Failed(e) => span.error = Some(e.to_string()),
+        }
         if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
             tracing::warn!("recording a model span failed: {e}");
         }
@@ -289,4 +367,16 @@ impl Agent {
             depth: ctx.depth,
         }
     }
+}
+
+/// Raw token estimate of what every request carries besides the history:
+/// the system prompt, the memory and the tool schemas.
+pub(crate) fn fixed_tokens(
+    persona: &str,
+    profile: &Profile,
+    memory: Option<&str>,
+    tools: &[crate::tool::ToolSpec],
+) -> usize {
+    let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
+    (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len) / 4 + 32
 }

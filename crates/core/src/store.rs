@@ -11,10 +11,10 @@ use tokio::sync::Mutex;
 use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus};
 
-/// One step of a run, for its trace.
-#[derive(Debug, Clone, PartialEq)]
+/// One step of a run, for its trace (seed 002 §12).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Span {
-    /// `model` or `tool`.
+    /// `model`, `tool`, `compaction` or `guard` (an input-guard finding).
     pub kind: &'static str,
     /// The model's or the tool's name.
     pub name: String,
@@ -26,6 +26,16 @@ pub struct Span {
     pub tokens_out: Option<u32>,
     /// How it failed, if it did.
     pub error: Option<String>,
+    /// Model calls: the server's own timings, in milliseconds (load,
+    /// prompt evaluation, generation).
+    pub load_ms: Option<u64>,
+    /// See `load_ms`.
+    pub prompt_eval_ms: Option<u64>,
+    /// See `load_ms`.
+    pub eval_ms: Option<u64>,
+    /// A line of context (what a guard finding was in, what a compaction
+    /// summarized).
+    pub detail: Option<String>,
 }
 
 /// A storage failure.
@@ -136,6 +146,9 @@ pub struct SubagentTranscript {
 pub struct InMemoryStore {
     sessions: Mutex<HashMap<String, Vec<ChatMessage>>>,
     subagents: Mutex<Vec<SubagentTranscript>>,
+    /// Every summary added, per session, oldest first (added, never
+    /// replaced: the newest one is in force).
+    summaries: Mutex<HashMap<String, Vec<Summary>>>,
 }
 
 impl InMemoryStore {
@@ -179,6 +192,30 @@ impl SessionStore for InMemoryStore {
 
     async fn record_subagent(&self, transcript: &SubagentTranscript) -> Result<(), StoreError> {
         self.subagents.lock().await.push(transcript.clone());
+        Ok(())
+    }
+
+    async fn summary(&self, session_id: &str) -> Result<Option<Summary>, StoreError> {
+        Ok(self
+            .summaries
+            .lock()
+            .await
+            .get(session_id)
+            .and_then(|s| s.last().cloned()))
+    }
+
+    async fn add_summary(
+        &self,
+        session_id: &str,
+        summary: &Summary,
+        _model: &str,
+    ) -> Result<(), StoreError> {
+        self.summaries
+            .lock()
+            .await
+            .entry(session_id.to_owned())
+            .or_default()
+            .push(summary.clone());
         Ok(())
     }
 }

@@ -8,8 +8,9 @@ use std::time::Instant;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use hearth_protocol::{EventKind, ToolOutcome};
+use hearth_protocol::{EventKind, GuardMode, GuardSource, ToolOutcome};
 
+use crate::guard::Report;
 use crate::message::{ChatMessage, ToolCall};
 use crate::repair::repair_arguments;
 use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
@@ -57,6 +58,7 @@ pub(crate) async fn run_batch(
     calls: &[ToolCall],
     base: &ToolContext,
     store: &dyn SessionStore,
+    guard: GuardMode,
 ) -> Result<BatchEnd, StoreError> {
     let tools: Vec<Option<Arc<dyn Tool>>> = calls
         .iter()
@@ -106,15 +108,31 @@ pub(crate) async fn run_batch(
             Some(done) = running.next() => done,
         };
         answered[done.index] = true;
+        let call = &calls[done.index];
+        // Injections come in through what tools read: the result is
+        // screened once, here (flagged on its way to the model by the
+        // pipeline; the stored text stays as the tool returned it).
+        let screened = (done.outcome == ToolOutcome::Ok).then(|| done.output.clone());
         record(
             store,
             base,
-            &calls[done.index],
+            call,
             done.outcome,
             done.output,
             done.duration_ms,
         )
         .await?;
+        if let Some(output) = screened {
+            let report = Report {
+                sink: &base.events,
+                store,
+                run_id: &base.run_id,
+            };
+            let what = format!("result of {}", call.name);
+            report
+                .screen(guard, GuardSource::Tool, Some(&call.id), &what, &output)
+                .await;
+        }
         if mode == BatchMode::Sequential && next < calls.len() {
             running.push(start_next(next));
             next += 1;
@@ -156,9 +174,9 @@ pub(crate) async fn record(
         kind: "tool",
         name: call.name.clone(),
         duration_ms,
-        tokens_in: None,
-        tokens_out: None,
         error: (outcome != ToolOutcome::Ok).then(|| output.chars().take(500).collect()),
+        detail: Some(outcome_word(outcome).to_owned()),
+        ..Span::default()
     };
     if let Err(e) = store.record_span(&base.run_id, &span).await {
         tracing::warn!("recording a tool span failed: {e}");
@@ -171,6 +189,15 @@ pub(crate) async fn record(
         duration_ms,
     });
     Ok(())
+}
+
+fn outcome_word(outcome: ToolOutcome) -> &'static str {
+    match outcome {
+        ToolOutcome::Ok => "ok",
+        ToolOutcome::Error => "error",
+        ToolOutcome::Cancelled => "cancelled",
+        ToolOutcome::Denied => "denied",
+    }
 }
 
 fn call_one<'a>(

@@ -27,6 +27,8 @@ use crate::wire::{self, ChatChunk, ChatRequest, Options};
 struct Caps {
     tools: bool,
     thinking: bool,
+    /// The trained context length (`<arch>.context_length`).
+    trained: Option<u32>,
 }
 
 /// Ollama as a model backend.
@@ -57,15 +59,18 @@ impl OllamaBackend {
         let show = self.client.show(model).await?;
         // An old server without `capabilities` is assumed capable: the
         // request then fails with Ollama's own clear 400 if it is not.
+        let trained = show.context_length().and_then(|n| u32::try_from(n).ok());
         let caps = if show.capabilities.is_empty() {
             Caps {
                 tools: true,
                 thinking: true,
+                trained,
             }
         } else {
             Caps {
                 tools: show.has("tools"),
                 thinking: show.has("thinking"),
+                trained,
             }
         };
         self.caps.lock().await.insert(model.to_owned(), caps);
@@ -203,6 +208,7 @@ impl ModelBackend for OllamaBackend {
             Caps {
                 tools: true,
                 thinking: true,
+                trained: None,
             }
         };
         if !caps.tools && !request.tools.is_empty() {
@@ -226,6 +232,26 @@ impl ModelBackend for OllamaBackend {
 
     async fn unload(&self, model: &str) -> Result<(), BackendError> {
         Ok(self.client.unload(model).await?)
+    }
+
+    async fn context_window(&self, model: &str) -> Option<u32> {
+        // A loaded model: the window its runner really has (`/api/ps`
+        // names carry a tag; a bare name means `:latest`).
+        if let Ok(running) = self.client.ps().await {
+            let tagged = if model.contains(':') {
+                model.to_owned()
+            } else {
+                format!("{model}:latest")
+            };
+            if let Some(n) = running
+                .iter()
+                .find(|r| r.name == model || r.name == tagged)
+                .and_then(|r| r.context_length)
+            {
+                return Some(n);
+            }
+        }
+        self.caps(model).await.ok().and_then(|c| c.trained)
     }
 }
 

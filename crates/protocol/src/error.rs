@@ -29,6 +29,8 @@ pub enum ErrorCode {
     /// The conversation does not fit the model's context window, even
     /// after compaction.
     ContextLimitExceeded,
+    /// The input guard (in `block` mode) refused the message.
+    InputBlocked,
     /// Reading or writing the session failed.
     Storage,
     /// The request itself is invalid (unknown session, empty message, …).

@@ -192,6 +192,41 @@ pub enum EventKind {
         /// The answer.
         decision: crate::ApprovalDecision,
     },
+    /// How full the context is before a model call (seed 001 budget):
+    /// the prompt about to be sent, in tokens, against the window.
+    ContextUsage {
+        /// Tokens of the prompt, from the server's last count of this
+        /// model (calibrating the ~4 characters per token estimate).
+        tokens: u32,
+        /// The window in effect: `num_ctx`, capped by the model's trained
+        /// length and what the server reports for the loaded model.
+        window: u32,
+        /// At or above 80 %: older messages will soon be summarized.
+        warning: bool,
+    },
+    /// Older messages were summarized to make room (automatic compaction
+    /// before a request above 95 % of the window, or after the server
+    /// refused the prompt as too long). Nothing stored was deleted.
+    ContextCompacted {
+        /// Messages the summary now stands for.
+        summarized: u32,
+        /// Prompt tokens before.
+        tokens_before: u32,
+        /// Prompt tokens after.
+        tokens_after: u32,
+    },
+    /// The input guard found text that looks like a prompt injection
+    /// (seed 002 §4).
+    InputFlagged {
+        /// The user's message or a tool result.
+        source: crate::GuardSource,
+        /// The tool call whose result was flagged.
+        call_id: Option<String>,
+        /// The patterns that matched (`ignore_instructions`, …).
+        patterns: Vec<String>,
+        /// True when the guard blocked it (`block` mode).
+        blocked: bool,
+    },
     /// Token counts and speed of one model call.
     Usage {
         /// The figures.

@@ -14,10 +14,12 @@
 mod command;
 mod error;
 mod event;
+mod guard;
 
 pub use command::{ApprovalDecision, Command};
 pub use error::{ErrorCode, ErrorInfo, Recovery};
 pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
+pub use guard::{GuardMode, GuardSource};
 
 /// Version of this wire format. Bumped on any incompatible change so a front
 /// end built against another version can say so instead of misreading events.

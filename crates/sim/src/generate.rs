@@ -115,7 +115,10 @@ impl Plan {
         Metrics {
             total_duration: nanos_since(timing.started),
             load_duration: timing.load_ns,
-            prompt_eval_count: timing.prompt_eval_count,
+            // Ollama counts the whole prompt, the cached prefix included
+            // (its runner sets `numPromptInputs` before the cache is
+            // consulted); the cache shows only in the duration.
+            prompt_eval_count: timing.prompt_tokens,
             prompt_eval_duration: timing.prompt_eval_ns,
             eval_count: (self.token_count() + call_tokens) as u64,
             eval_duration: nanos_since(gen_started),

@@ -40,9 +40,12 @@
 //!   it (the model is not loaded); one that leaves later cancels the
 //!   generation and the model stays loaded.
 //! - One request at a time per model, others queued FIFO.
-//! - A one-slot prefix cache per runner: `prompt_eval_count` counts the
-//!   prompt tokens not shared with the previous prompt and reply (at least
-//!   one). Prompts over `num_ctx` lose their oldest non-system messages.
+//! - A one-slot prefix cache per runner: only the prompt tokens not shared
+//!   with the previous prompt and reply (at least one) cost evaluation
+//!   time; `prompt_eval_count` is the whole prompt, as Ollama reports it
+//!   (the OpenAI dialect's `timings.prompt_n` is the uncached part, as
+//!   llama.cpp's server reports it). Prompts over `num_ctx` lose their
+//!   oldest non-system messages.
 //! - `/api/tags`, `/api/show` (capabilities, `<family>.context_length`),
 //!   `/api/ps` (`size_vram`, `context_length`, `expires_at`),
 //!   `/api/version` (`0.12.6`), `/api/pull` (NDJSON progress; an unknown

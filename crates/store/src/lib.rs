@@ -44,6 +44,6 @@ pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_pro
 pub use recovery::OUTCOME_UNKNOWN;
 pub use search::{MATCH_END, MATCH_START, SearchHit};
 pub use sessions::{SessionSummary, UNDO_DAYS};
-pub use spans::SpanRecord;
+pub use spans::{RunTrace, SpanRecord};
 pub use store::{OpenReport, Store};
 pub use summaries::SummaryRecord;

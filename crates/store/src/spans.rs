@@ -3,16 +3,17 @@
 //! itself is its row in `runs`.
 
 use hearth_core::Span;
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::StoreError;
 use crate::migrate::Migration;
 use crate::sessions::now_ms;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 7,
-    name: "spans",
-    sql: "CREATE TABLE spans (
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 7,
+        name: "spans",
+        sql: "CREATE TABLE spans (
               id INTEGER PRIMARY KEY,
               run_id TEXT NOT NULL REFERENCES runs(id),
               kind TEXT NOT NULL,
@@ -24,12 +25,21 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
               ended_at INTEGER NOT NULL
           );
           CREATE INDEX spans_by_run ON spans(run_id, id);",
-}];
+    },
+    Migration {
+        version: 10,
+        name: "span timings and details",
+        sql: "ALTER TABLE spans ADD COLUMN load_ms INTEGER;
+              ALTER TABLE spans ADD COLUMN prompt_eval_ms INTEGER;
+              ALTER TABLE spans ADD COLUMN eval_ms INTEGER;
+              ALTER TABLE spans ADD COLUMN detail TEXT;",
+    },
+];
 
 /// A stored span.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpanRecord {
-    /// `model` or `tool`.
+    /// `model`, `tool`, `compaction` or `guard`.
     pub kind: String,
     /// Model or tool name.
     pub name: String,
@@ -41,14 +51,40 @@ pub struct SpanRecord {
     pub tokens_out: Option<i64>,
     /// How it failed.
     pub error: Option<String>,
+    /// Model calls: the server's load time.
+    pub load_ms: Option<i64>,
+    /// Model calls: the server's prompt evaluation time.
+    pub prompt_eval_ms: Option<i64>,
+    /// Model calls: the server's generation time.
+    pub eval_ms: Option<i64>,
+    /// A line of context.
+    pub detail: Option<String>,
+}
+
+/// A run's trace (seed 002 §12): the run itself, then its spans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunTrace {
+    /// The run.
+    pub run_id: String,
+    /// `complete`, `interrupted`, `error`, or `None` while it runs.
+    pub status: Option<String>,
+    /// Started at, ms since the epoch.
+    pub started_at: i64,
+    /// Ended at, ms since the epoch.
+    pub ended_at: Option<i64>,
+    /// Its model calls, tool calls, compactions and guard findings.
+    pub spans: Vec<SpanRecord>,
 }
 
 /// Record a span of a run (runs unknown to the store are skipped: a
 /// sub-agent's run lives in memory).
 pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), StoreError> {
+    let ms = |v: Option<u64>| v.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
     conn.execute(
-        "INSERT INTO spans (run_id, kind, name, duration_ms, tokens_in, tokens_out, error, ended_at)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
+        "INSERT INTO spans (run_id, kind, name, duration_ms, tokens_in, tokens_out, error, ended_at,
+                            load_ms, prompt_eval_ms, eval_ms, detail)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+         WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
         params![
             run_id,
             s.kind,
@@ -57,7 +93,11 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
             s.tokens_in,
             s.tokens_out,
             s.error,
-            now_ms()
+            now_ms(),
+            ms(s.load_ms),
+            ms(s.prompt_eval_ms),
+            ms(s.eval_ms),
+            s.detail,
         ],
     )?;
     Ok(())
@@ -66,7 +106,8 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
 /// The spans of a run, in order.
 pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT kind, name, duration_ms, tokens_in, tokens_out, error FROM spans WHERE run_id = ?1 ORDER BY id",
+        "SELECT kind, name, duration_ms, tokens_in, tokens_out, error, load_ms, prompt_eval_ms, eval_ms, detail
+         FROM spans WHERE run_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map([run_id], |r| {
         Ok(SpanRecord {
@@ -76,7 +117,32 @@ pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>,
             tokens_in: r.get(3)?,
             tokens_out: r.get(4)?,
             error: r.get(5)?,
+            load_ms: r.get(6)?,
+            prompt_eval_ms: r.get(7)?,
+            eval_ms: r.get(8)?,
+            detail: r.get(9)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The trace of a run; `None` for a run the store does not know.
+pub(crate) fn trace(conn: &Connection, run_id: &str) -> Result<Option<RunTrace>, StoreError> {
+    let run = conn
+        .query_row(
+            "SELECT status, started_at, ended_at FROM runs WHERE id = ?1",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let Some((status, started_at, ended_at)) = run else {
+        return Ok(None);
+    };
+    Ok(Some(RunTrace {
+        run_id: run_id.to_owned(),
+        status,
+        started_at,
+        ended_at,
+        spans: of_run(conn, run_id)?,
+    }))
 }

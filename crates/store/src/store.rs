@@ -177,6 +177,12 @@ impl Store {
         self.db.call(move |c| crate::spans::of_run(c, &rid)).await
     }
 
+    /// A run with its spans (`None` for an unknown run).
+    pub async fn trace(&self, run_id: &str) -> Result<Option<crate::spans::RunTrace>, StoreError> {
+        let rid = run_id.to_owned();
+        self.db.call(move |c| crate::spans::trace(c, &rid)).await
+    }
+
     /// Run SQLite's `PRAGMA integrity_check`; `"ok"` when sound.
     pub async fn integrity_check(&self) -> Result<String, StoreError> {
         self.db

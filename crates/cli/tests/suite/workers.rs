@@ -3,7 +3,7 @@
 //! messages in what is sent — while every message stays stored and no
 //! request ever forces a reload. (The simulator's echo answers the workers.)
 
-use hearth_sim::Script;
+use hearth_sim::{Reply, Script};
 use serde_json::json;
 
 use super::basics::{ok, sim, turn_bodies};
@@ -14,14 +14,23 @@ async fn a_title_after_the_first_answer_and_compaction_of_a_long_session() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.sqlite");
     let db = path.to_str().unwrap().to_owned();
-    let sim = sim(Script::default()).await;
+    // Summaries are scripted (an echo of the summarizer's prompt would be
+    // longer than what it summarizes); everything else is echoed.
+    let mut script = Script::default();
+    for _ in 0..6 {
+        let mut r = Reply::text("The user is planning a garden: tomatoes and basil.");
+        r.when = Some("Summarize this conversation".into());
+        script = script.with_reply(r);
+    }
+    let sim = sim(script).await;
     let url = sim.url();
-    // A small window for this model, so a few turns pass the threshold.
+    // A small window for this model, so a few turns pass the threshold
+    // (the sim counts a token per word: 400 holds about five turns).
     ok(&["profiles", "--db", &db]).await;
     {
         let c = rusqlite::Connection::open(&path).unwrap();
         c.execute(
-            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 600, 1800, 1, 0)",
+            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 400, 1800, 1, 0)",
             [MODEL],
         )
         .unwrap();
@@ -92,7 +101,7 @@ async fn a_title_after_the_first_answer_and_compaction_of_a_long_session() {
     for b in sim.chat_bodies() {
         assert_eq!(
             (b["options"]["num_ctx"].clone(), b["keep_alive"].clone()),
-            (json!(600), json!(1800)),
+            (json!(400), json!(1800)),
             "{b}"
         );
     }

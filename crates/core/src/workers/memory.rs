@@ -5,10 +5,14 @@
 
 use std::sync::Arc;
 
-use crate::backend::ModelRequest;
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{ModelBackend, ModelRequest};
 use crate::memory::{MemoryWriter, PostTurnWorker, WorkerContext};
 use crate::message::{ChatMessage, Role};
-use async_trait::async_trait;
+use crate::profile::Profile;
+use crate::settings::LoadOptions;
 
 /// Longest stretch of the last exchange shown to the worker (characters).
 const EXCHANGE_CHARS: usize = 6000;
@@ -65,6 +69,73 @@ fn bullets(items: &[String]) -> String {
         .join("\n")
 }
 
+/// What a memory pass reads and where it runs.
+pub(crate) struct FactPass<'a> {
+    pub writer: &'a dyn MemoryWriter,
+    pub backend: &'a dyn ModelBackend,
+    pub profile: &'a Profile,
+    pub load: LoadOptions,
+    pub cancel: &'a CancellationToken,
+    pub session_id: &'a str,
+    pub run_id: &'a str,
+    /// "worker" after a turn, "flush" before a compaction.
+    pub source: &'a str,
+    /// How the text is introduced to the model.
+    pub heading: &'a str,
+    pub text: &'a str,
+}
+
+/// Ask the model for new durable facts in `pass.text` and hand them to the
+/// store. Returns how many were added (0 when cancelled).
+pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, String> {
+    if pass.text.trim().is_empty() {
+        return Ok(0);
+    }
+    let known = pass.writer.facts().await.map_err(|e| e.to_string())?;
+    let forgotten = pass.writer.forgotten().await.map_err(|e| e.to_string())?;
+    let prompt = format!(
+        "You keep a short memory of durable facts about the user (name, preferences, projects, setup). \
+         Read the {} and list NEW durable facts about the user, one per line starting with \"- \". \
+         Skip facts already known, guesses, and anything about the assistant. \
+         Never list a fact the user asked to forget. If there is nothing new, answer NONE.\n\n\
+         Known facts:\n{}\n\nForgotten at the user's request (never list these):\n{}\n\n{}:\n{}",
+        pass.heading.to_lowercase(),
+        bullets(&known),
+        bullets(&forgotten),
+        pass.heading,
+        pass.text
+    );
+    let request = ModelRequest {
+        model: pass.profile.model.clone(),
+        messages: vec![ChatMessage::user(prompt)],
+        tools: Vec::new(),
+        think: pass.profile.think.map(|_| false),
+        temperature: Some(0.2),
+        load: pass.load,
+    };
+    let answer = tokio::select! {
+        biased;
+        () = pass.cancel.cancelled() => return Ok(0),
+        a = crate::compaction::complete(pass.backend, request) => a?,
+    };
+    let facts = parse_facts(&answer);
+    if facts.is_empty() {
+        return Ok(0);
+    }
+    let n = pass
+        .writer
+        .learn(pass.session_id, pass.run_id, pass.source, &facts)
+        .await
+        .map_err(|e| e.to_string())?;
+    tracing::debug!(
+        learned = n,
+        offered = facts.len(),
+        source = pass.source,
+        "memory"
+    );
+    Ok(n)
+}
+
 #[async_trait]
 impl PostTurnWorker for MemoryWorker {
     fn name(&self) -> &'static str {
@@ -73,43 +144,20 @@ impl PostTurnWorker for MemoryWorker {
 
     async fn run(&self, ctx: &WorkerContext) -> Result<(), String> {
         let exchange = last_exchange(&ctx.history);
-        if exchange.is_empty() {
-            return Ok(());
-        }
-        let known = self.0.facts().await.map_err(|e| e.to_string())?;
-        let forgotten = self.0.forgotten().await.map_err(|e| e.to_string())?;
-        let prompt = format!(
-            "You keep a short memory of durable facts about the user (name, preferences, projects, setup). \
-             Read the latest exchange and list NEW durable facts about the user, one per line starting with \"- \". \
-             Skip facts already known, guesses, and anything about the assistant. \
-             Never list a fact the user asked to forget. If there is nothing new, answer NONE.\n\n\
-             Known facts:\n{}\n\nForgotten at the user's request (never list these):\n{}\n\nLatest exchange:\n{exchange}",
-            bullets(&known),
-            bullets(&forgotten)
-        );
-        let request = ModelRequest {
-            model: ctx.profile.model.clone(),
-            messages: vec![ChatMessage::user(prompt)],
-            tools: Vec::new(),
-            think: ctx.profile.think.map(|_| false),
-            temperature: Some(0.2),
+        learn_facts(FactPass {
+            writer: self.0.as_ref(),
+            backend: ctx.backend.as_ref(),
+            profile: &ctx.profile,
             load: ctx.load,
-        };
-        let answer = tokio::select! {
-            biased;
-            () = ctx.cancel.cancelled() => return Ok(()),
-            a = crate::compaction::complete(ctx.backend.as_ref(), request) => a?,
-        };
-        let facts = parse_facts(&answer);
-        if !facts.is_empty() {
-            let n = self
-                .0
-                .learn(&ctx.session_id, &ctx.run_id, "worker", &facts)
-                .await
-                .map_err(|e| e.to_string())?;
-            tracing::debug!(learned = n, offered = facts.len(), "memory worker");
-        }
-        Ok(())
+            cancel: &ctx.cancel,
+            session_id: &ctx.session_id,
+            run_id: &ctx.run_id,
+            source: "worker",
+            heading: "Latest exchange",
+            text: &exchange,
+        })
+        .await
+        .map(|_| ())
     }
 }
 

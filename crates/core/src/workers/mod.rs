@@ -1,6 +1,6 @@
 //! Post-turn workers shipped with the core.
 
-mod memory;
+pub(crate) mod memory;
 mod title;
 
 pub use crate::compaction::CompactionWorker;

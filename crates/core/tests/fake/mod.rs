@@ -166,9 +166,12 @@ pub async fn events(handle: &mut hearth_core::RunHandle) -> Vec<AgentEvent> {
     }
 }
 
+/// The kinds of `events`, in order, without `context_usage` (a status
+/// sent before every model call; the budget tests read it themselves).
 pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
     events
         .iter()
+        .filter(|e| !matches!(e.kind, EventKind::ContextUsage { .. }))
         .map(|e| match e.kind {
             EventKind::RunStarted { .. } => "run_started",
             EventKind::PlanReady { .. } => "plan_ready",
@@ -185,6 +188,9 @@ pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
             EventKind::StreamEnd { .. } => "end",
             EventKind::StreamStopped { .. } => "stopped",
             EventKind::Error { .. } => "error",
+            EventKind::ContextUsage { .. } => "context_usage",
+            EventKind::ContextCompacted { .. } => "context_compacted",
+            EventKind::InputFlagged { .. } => "input_flagged",
         })
         .collect()
 }

@@ -233,44 +233,33 @@ async fn a_429_is_retried_but_a_400_and_an_in_band_error_are_not() {
 }
 
 #[tokio::test]
-async fn an_overflow_is_refused_not_truncated_and_ends_in_a_clear_error() {
-    // A small window and a message far larger than it: Hearth sends
-    // `truncate: false`, so the server refuses instead of silently
-    // dropping messages, and the run says what to do.
-    let sim = sim(Script::with_models(vec![model().with_context_length(512)])).await;
-    let agent = agent(&sim);
-    agent.settings().set(
-        crate::support::MODEL,
-        hearth_core::LoadOptions {
-            num_ctx: 512,
-            ..hearth_core::LoadOptions::default()
-        },
-    );
-    let huge = "word ".repeat(3000);
-    let mut run = agent.run_stream("s", &huge);
-    let evs = events(&mut run).await;
-    let EventKind::Error { error, .. } = last(&evs) else {
-        panic!("{evs:#?}")
+async fn a_slow_trickle_is_not_a_stall_the_answer_arrives_whole() {
+    // Twelve tokens 150 ms apart take longer than the idle timeout, but
+    // every gap is shorter: the timeout is per gap, not per answer.
+    let text = "one two three four five six seven eight nine ten eleven twelve";
+    let sim =
+        sim(Script::with_models(vec![model()]).with_reply(Reply::text(text).with_token_ms(150)))
+            .await;
+    let opts = ClientOptions {
+        idle_timeout: Duration::from_millis(700),
+        ..ClientOptions::default()
     };
-    assert_eq!(
-        error.code,
-        ErrorCode::ContextLimitExceeded,
-        "{}",
-        error.message
+    let agent = agent_with(&sim, builtin_registry(), 20, opts);
+    let started = std::time::Instant::now();
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    assert!(
+        matches!(last(&evs), EventKind::StreamEnd { .. }),
+        "{evs:#?}"
     );
-    assert_eq!(error.recovery, Recovery::FixConfig);
-    let bodies = sim.chat_bodies();
-    let chat = bodies
+    assert!(started.elapsed() > Duration::from_millis(1400));
+    assert_eq!(text_of(&evs), text);
+    let deltas = evs
         .iter()
-        .find(|b| b["messages"].as_array().is_some_and(|m| !m.is_empty()))
-        .unwrap();
-    assert_eq!(chat["truncate"], false);
-    assert_eq!(
-        sim.stats().truncated_prompts,
-        0,
-        "nothing was dropped silently"
-    );
-    // The message is stored whole, and the session goes on.
+        .filter(|e| matches!(e.kind, EventKind::TextDelta { .. }))
+        .count();
+    assert!(deltas >= 12, "streamed as it came: {deltas} deltas");
     let history = agent.store().history("s").await.unwrap();
-    assert_eq!(history.last().unwrap().content, huge);
+    assert_eq!(history[1].content, text);
+    assert_eq!(history[1].status, MessageStatus::Complete);
 }

@@ -1,5 +1,6 @@
 //! The hearth-ollama integration suites, one module per concern (STYLE §8).
 mod client;
+mod context;
 mod corpus;
 mod faults;
 mod stop;
