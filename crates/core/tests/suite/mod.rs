@@ -1,7 +1,9 @@
 //! The hearth-core integration suites, one module per concern (STYLE §8).
 mod approvals;
 mod backends;
+mod budget;
 mod corpus;
+mod guard;
 mod overflow;
 mod planning;
 mod probe;
