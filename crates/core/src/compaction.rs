@@ -279,14 +279,7 @@ impl Compactor<'_> {
             if prior.is_empty() { "(none)" } else { &prior },
             render(&history[covered..cut])
         );
-        let request = ModelRequest {
-            model: self.profile.model.clone(),
-            messages: vec![ChatMessage::user(prompt)],
-            tools: Vec::new(),
-            think: self.profile.think.map(|_| false),
-            temperature: Some(0.3),
-            load: self.load,
-        };
+        let request = side_request(self.profile, self.load, prompt, 0.3);
         let text = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Ok(None),
@@ -323,6 +316,24 @@ impl Compactor<'_> {
             tokens_before,
             tokens_after,
         }))
+    }
+}
+
+/// A one-message side request (summary, memory, title): no tools, no
+/// reasoning, the model's own load options so nothing reloads.
+pub(crate) fn side_request(
+    profile: &Profile,
+    load: LoadOptions,
+    prompt: String,
+    temperature: f64,
+) -> ModelRequest {
+    ModelRequest {
+        model: profile.model.clone(),
+        messages: vec![ChatMessage::user(prompt)],
+        tools: Vec::new(),
+        think: profile.think.map(|_| false),
+        temperature: Some(temperature),
+        load,
     }
 }
 

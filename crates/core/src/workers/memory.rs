@@ -8,7 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{ModelBackend, ModelRequest};
+use crate::backend::ModelBackend;
 use crate::memory::{MemoryWriter, PostTurnWorker, WorkerContext};
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
@@ -105,14 +105,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, String> {
         pass.heading,
         pass.text
     );
-    let request = ModelRequest {
-        model: pass.profile.model.clone(),
-        messages: vec![ChatMessage::user(prompt)],
-        tools: Vec::new(),
-        think: pass.profile.think.map(|_| false),
-        temperature: Some(0.2),
-        load: pass.load,
-    };
+    let request = crate::compaction::side_request(pass.profile, pass.load, prompt, 0.2);
     let answer = tokio::select! {
         biased;
         () = pass.cancel.cancelled() => return Ok(0),

@@ -5,10 +5,9 @@
 
 use async_trait::async_trait;
 
-use crate::backend::ModelRequest;
 use crate::compaction::complete;
 use crate::memory::{PostTurnWorker, WorkerContext};
-use crate::message::{ChatMessage, Role};
+use crate::message::Role;
 
 /// Names untitled sessions.
 pub struct TitleWorker;
@@ -61,14 +60,7 @@ impl PostTurnWorker for TitleWorker {
             q.content.chars().take(1500).collect::<String>(),
             a.content.chars().take(1500).collect::<String>()
         );
-        let request = ModelRequest {
-            model: ctx.profile.model.clone(),
-            messages: vec![ChatMessage::user(prompt)],
-            tools: Vec::new(),
-            think: ctx.profile.think.map(|_| false),
-            temperature: Some(0.3),
-            load: ctx.load,
-        };
+        let request = crate::compaction::side_request(&ctx.profile, ctx.load, prompt, 0.3);
         let answer = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return Ok(()),
