@@ -56,6 +56,15 @@ test('a message streams in, and the answer is rendered as Markdown', async () =>
   const docs = path.resolve(path.dirname(shot), '../../../docs/screenshots');
   mkdirSync(docs, { recursive: true });
   copyFileSync(shot, path.join(docs, 'app.png'));
+  // The answer's trace, read from the real store (seed 002 §12): the run,
+  // then its model call with the server's token counts.
+  await browser.$('[data-testid="message-assistant"][data-status="done"] [data-testid="trace-toggle"]').click();
+  await eventually(browser, 'the trace shows the model call', async () => {
+    const rows = await browser.$$('[data-testid="trace-span"][data-kind="model"]');
+    return rows.length >= 1 && (await rows[0].getText()).includes('llama3.2');
+  });
+  const summary = await browser.$('[data-testid="trace-summary"]').getText();
+  assert.match(summary, /complete/i, summary);
 });
 
 test('Stop ends the answer at once and the model stays loaded', async () => {

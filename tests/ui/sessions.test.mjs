@@ -130,6 +130,55 @@ test('profile editor: workspace and tools that run without asking (run_shell war
     assert.equal((await calls(page, 'save_profile'))[1].args.profile.workspace, null);
   }));
 
+test('profile editor: history turns and input guard are saved and loaded back', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-profiles').click();
+    const edit = (name) => page.locator(`[data-testid=profile-item][data-profile=${name}]`).getByTestId('profile-edit').click();
+    const turns = page.getByTestId('profile-history-turns');
+    const mode = page.getByTestId('profile-input-guard');
+    const save = page.getByTestId('profile-save');
+    // A new profile: all turns, the guard warns.
+    await page.getByTestId('profile-new').click();
+    assert.equal(await turns.inputValue(), '');
+    assert.equal(await mode.inputValue(), 'warn');
+    assert.match(await page.getByTestId('input-guard-hint').textContent(), /treat the flagged text as data/);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await edit('Agent');
+    assert.equal(await turns.inputValue(), '20');
+    assert.equal(await mode.inputValue(), 'block');
+    assert.match(await page.getByTestId('input-guard-hint').textContent(), /not sent/);
+    // Positive whole numbers only.
+    for (const bad of ['0', '-2', '2.5']) {
+      await turns.fill(bad);
+      await page.getByTestId('history-turns-invalid').waitFor();
+      assert.ok(await save.isDisabled(), bad);
+    }
+    await turns.fill('6');
+    await page.getByTestId('history-turns-invalid').waitFor({ state: 'detached' });
+    await mode.selectOption('log');
+    assert.match(await page.getByTestId('input-guard-hint').textContent(), /only recorded in the trace/);
+    await save.click();
+    await page.getByTestId('profile-list').waitFor();
+    const first = (await calls(page, 'save_profile'))[0].args;
+    assert.equal(first.previousName, 'Agent');
+    assert.deepEqual({ turns: first.profile.history_turns, guard: first.profile.input_guard }, { turns: 6, guard: 'log' });
+    assert.match(await page.locator('[data-testid=profile-item][data-profile=Agent]').textContent(), /last 6 turns · guard log/);
+
+    // Loaded back from what list_profiles returns; empty is all (null).
+    await edit('Agent');
+    assert.equal(await turns.inputValue(), '6');
+    assert.equal(await mode.inputValue(), 'log');
+    await turns.fill('');
+    await mode.selectOption('off');
+    await save.click();
+    await page.getByTestId('profile-list').waitFor();
+    const second = (await calls(page, 'save_profile'))[1].args.profile;
+    assert.deepEqual({ turns: second.history_turns, guard: second.input_guard }, { turns: null, guard: 'off' });
+    const stored = await page.evaluate(() => window.__hearthMock.profiles.find((p) => p.name === 'Agent'));
+    assert.deepEqual({ turns: stored.history_turns, guard: stored.input_guard }, { turns: null, guard: 'off' });
+  }));
+
 test('theme is applied and persisted', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('open-settings').click();

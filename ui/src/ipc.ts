@@ -59,6 +59,8 @@ export const restoreSession = (id: string) => ok(commands.restoreSession(id));
 export const exportSession = (id: string, format: 'markdown' | 'json') =>
   ok(commands.exportSession(id, format));
 export const switchBranch = (id: string, messageId: number) => ok(commands.switchBranch(id, messageId));
+/** The spans of the run that wrote an answer; null when none were recorded. */
+export const runTrace = (runId: string) => ok(commands.runTrace(runId));
 
 /** Starts a turn; its events arrive on `onEvent` until its terminal event. */
 export const sendMessage = (id: string, text: string, onEvent: (e: AgentEvent) => void) =>

@@ -122,6 +122,7 @@ export function storedSubagent(scope: CallScope, index: SubagentIndex, seen: Set
           duration_ms: null,
           sub: call.name === 'spawn_agent' ? storedSubagent({ callId: call.id, args: call.arguments, sessionId: view.session_id }, index, inner) : null,
           approval: null,
+          flag: null,
         },
       });
     }

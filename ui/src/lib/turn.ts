@@ -6,6 +6,8 @@
 // the card of the call that waits. Call ids come from the model and repeat
 // (across runs, and a sub-agent numbers its calls afresh), so the card is
 // the one with `parent_call_id` in the agent whose run is `parent_run_id`.
+// What the run says about itself (context budget, compactions, the input
+// guard's findings) is kept here too, so replaying the run's log restores it.
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, ToolOutcome, Usage } from '../ipc';
 import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkSplit';
 
@@ -37,6 +39,29 @@ export interface ToolCallModel {
   sub: AgentModel | null;
   /** The question put to the user before this call runs, if any. */
   approval: ApprovalModel | null;
+  /** The input guard's finding on this call's result, if any. */
+  flag: GuardFlag | null;
+}
+
+/** What the input guard found in a text (`input_flagged`). */
+export interface GuardFlag {
+  patterns: string[];
+  /** Refused (`block` mode): a message not answered, a result withheld. */
+  blocked: boolean;
+}
+
+/** Older messages summarized to make room (`context_compacted`). */
+export interface Compaction {
+  summarized: number;
+  tokens_before: number;
+  tokens_after: number;
+}
+
+/** The prompt's size against the window before a model call (`context_usage`). */
+export interface ContextUse {
+  tokens: number;
+  window: number;
+  warning: boolean;
 }
 
 export interface ApprovalModel {
@@ -59,6 +84,11 @@ export interface TurnModel extends AgentModel {
   usage: Usage[];
   error: ErrorInfo | null;
   partial_text: string;
+  /** The last context_usage of the main agent. */
+  context: ContextUse | null;
+  compactions: Compaction[];
+  /** The guard's finding on the user's message this run answers. */
+  userFlag: GuardFlag | null;
 }
 
 export function newTurn(run_id: string): TurnModel {
@@ -73,6 +103,9 @@ export function newTurn(run_id: string): TurnModel {
     usage: [],
     error: null,
     partial_text: '',
+    context: null,
+    compactions: [],
+    userFlag: null,
   };
 }
 
@@ -145,7 +178,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
       };
       if (!a.blocks.some((b) => b.kind === 'tool' && b.call.call_id === ev.call_id)) {
         // Asked before its card exists (should not happen): still ask.
-        const call: ToolCallModel = { call_id: ev.call_id, name: ev.tool, arguments: ev.arguments, outcome: 'pending', output: null, duration_ms: null, sub: null, approval };
+        const call: ToolCallModel = { call_id: ev.call_id, name: ev.tool, arguments: ev.arguments, outcome: 'pending', output: null, duration_ms: null, sub: null, approval, flag: null };
         return { ...a, blocks: [...a.blocks, { kind: 'tool', call }] };
       }
       return mapCalls(a, (c) => (c.call_id === ev.call_id ? { ...c, approval } : c));
@@ -168,6 +201,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
               duration_ms: null,
               sub: null,
               approval: null,
+              flag: null,
             },
           },
         ],
@@ -192,6 +226,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
           duration_ms: null,
           sub: null,
           approval: null,
+          flag: null,
         };
         return { ...a, blocks: [...a.blocks, { kind: 'tool', call: filled(c) }] };
       }
@@ -199,6 +234,12 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
         ...a,
         blocks: a.blocks.map((b) => (b.kind === 'tool' && b.call.call_id === ev.call_id ? { kind: 'tool', call: filled(b.call) } : b)),
       };
+    }
+    case 'input_flagged': {
+      // A tool result: the card of that call (the user's message is the turn's, see reduceTurn).
+      if (ev.source !== 'tool' || ev.call_id === null) return a;
+      const flag: GuardFlag = { patterns: [...ev.patterns], blocked: ev.blocked };
+      return mapCalls(a, (c) => (c.call_id === ev.call_id ? { ...c, flag } : c));
     }
     case 'queued_message_sent':
       return { ...a, blocks: [...a.blocks, { kind: 'user', text: ev.text, queueId: ev.queue_id }] };
@@ -256,6 +297,13 @@ export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
       return { ...t, run_id: ev.run_id, model: ev.model, profile: ev.profile, context_window: ev.context_window };
     case 'usage':
       return { ...t, usage: [...t.usage, ev.usage] };
+    case 'context_usage':
+      return { ...t, context: { tokens: ev.tokens, window: ev.window, warning: ev.warning } };
+    case 'context_compacted':
+      return { ...t, compactions: [...t.compactions, { summarized: ev.summarized, tokens_before: ev.tokens_before, tokens_after: ev.tokens_after }] };
+    case 'input_flagged':
+      if (ev.source === 'user') return { ...t, userFlag: { patterns: [...ev.patterns], blocked: ev.blocked } };
+      return applyToAgent(t, ev);
     case 'stream_stopped':
       return { ...applyToAgent(t, ev), partial_text: ev.partial_text };
     case 'error':

@@ -2,8 +2,11 @@
 // profiles, memories, models, and scripted runs that stream AgentEvents
 // through the turn's Channel on timers. The message text picks the script:
 // "think", "plan", "tools", "write", "shell", "nested", "deep", "twin",
-// "slow", "fail", "notfound", "xss", "links"; anything else gets a short
-// Markdown answer. Scripts that ask for approval pause until the `approve`
+// "slow", "fail", "notfound", "xss", "links", "fetch" (an injection in a
+// tool result), "context <pct>", "compact"; anything else gets a short
+// Markdown answer. A message that looks like a prompt injection is
+// screened first, by the profile's input guard. `run_trace` reads a run's
+// spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
 // command answers. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
@@ -19,7 +22,11 @@ import type {
   SubagentView,
   SummaryView,
 } from '../bindings';
+import type { GuardMode } from '../bindings';
+import { compactScript, contextScript } from './contextScripts';
+import { fetchScript, screenMessage } from './guardScripts';
 import { deepScript, nestedScript, planScript, shellScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+import { traceOf } from './trace';
 interface ChannelLike {
   id: number;
 }
@@ -55,6 +62,9 @@ interface Run {
   parent: number | null;
   queue: { queue_id: string; text: string; at: number }[];
   done: boolean;
+  model: string;
+  startedAt: number;
+  endedAt: number | null;
   /** The approval the run waits on, and how it goes on after each answer. */
   gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
 }
@@ -82,7 +92,7 @@ const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['reco
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0 };
+  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -91,8 +101,8 @@ export class MockBackend {
   nextId = 1;
   nextSession = 1;
   profiles: ProfileView[] = [
-    { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null, auto_approve: [] },
-    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null, auto_approve: ['read_file'] },
+    { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null, auto_approve: [], history_turns: null, input_guard: 'warn' },
+    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null, auto_approve: ['read_file'], history_turns: 20, input_guard: 'block' },
   ];
   defaultProfile = 'Chat';
   persona = 'Be concise.';
@@ -280,6 +290,11 @@ export class MockBackend {
       case 'delete_session': this.sess(a.sessionId).deleted = true; return null;
       case 'restore_session': { const s = this.sessions.get(a.sessionId); if (s) s.deleted = false; return null; }
       case 'export_session': { const s = this.sess(a.sessionId); return `/home/user/Hearth/exports/${s.title}.${a.format === 'json' ? 'json' : 'md'}`; }
+      case 'run_trace': {
+        if (this.config.traceError) throw err('storage', 'database is locked');
+        const run = this.runs.get(String(a.runId));
+        return run ? traceOf(run) : null;
+      }
       case 'switch_branch': { const s = this.sess(a.sessionId); let id: number = a.messageId; for (;;) { const kids = this.children(s.id, id); const last = kids[kids.length - 1]; if (!last) break; id = last.id; } s.leaf = id; return this.view(s); }
       case 'send_message': { const s = this.sess(a.sessionId); const u = this.addMessage(s, 'user', a.text); return this.startRun(s, a.text, a.text, u.id, a.onEvent); }
       case 'regenerate': {
@@ -388,11 +403,16 @@ export class MockBackend {
   // ---- runs
   startRun(s: Sess, prompt: string | null, text: string, parent: number | null, channel: ChannelLike): string {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null };
-    this.runs.set(run.id, run);
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
-    const script = this.script(text, profile.model);
-    this.emit(run, { type: 'run_started', model: text.includes('notfound') ? 'ghost:7b' : profile.model, profile: s.profile, context_window: 8192 } as Body, 10);
+    const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null };
+    this.runs.set(run.id, run);
+    // A new prompt is stored with the run that answers it, as the core does.
+    const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
+    if (asked) asked.run_id = run.id;
+    const screened = screenMessage(text, profile.input_guard);
+    const script = screened.blocked ? screened.steps : [...screened.steps, ...this.script(text, profile.model, profile.input_guard)];
+    this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192 } as Body, 10);
     this.schedule(run, script, 30);
     return run.id;
   }
@@ -458,6 +478,7 @@ export class MockBackend {
     // run_shell asks every time: "Allow for this session" is not offered for it.
     if (ev.type === 'approval_requested') ev.session_allowed = ev.tool !== 'run_shell';
     delete (ev as { stored?: unknown }).stored;
+    if (!ev.is_subagent && (ev.type === 'stream_end' || ev.type === 'stream_stopped' || ev.type === 'error')) run.endedAt = now();
     if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
     run.events.push(ev);
     this.deliver(run.channel, run.index++, ev);
@@ -481,7 +502,7 @@ export class MockBackend {
     return true;
   }
 
-  script(text: string, model: string): Step[] {
+  script(text: string, model: string, guard: GuardMode): Step[] {
     const deltas = (s: string, n = 6) => {
       const out: Step[] = [];
       const size = Math.max(1, Math.ceil(s.length / n));
@@ -490,7 +511,11 @@ export class MockBackend {
     };
     const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
     const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
-    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}`, text };
+    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}`, text, guard };
+    const pct = /^context (\d+)/.exec(text);
+    if (pct) return contextScript(kit, Number(pct[1]));
+    if (text.startsWith('compact')) return compactScript(kit);
+    if (text.startsWith('fetch')) return fetchScript(kit);
     if (text.includes('write')) return writeScript(kit);
     if (text.includes('shell')) return shellScript(kit);
     if (text.includes('deep')) return deepScript(kit);

@@ -2,7 +2,7 @@
 // wait for the user's approval (the script forks at the question, into
 // what follows "allow" and what follows "deny"), and a plan that streams
 // and is ticked off. The other scripts stay in backend.ts.
-import type { AgentEvent, MessageView, SubagentView } from '../bindings';
+import type { AgentEvent, GuardMode, MessageView, SubagentView } from '../bindings';
 
 /** An event as a script writes it: the run's scope is added when sent. */
 export type Body = Omit<AgentEvent, 'session_id' | 'run_id' | 'is_subagent'> & Partial<AgentEvent>;
@@ -37,6 +37,8 @@ export interface ScriptKit {
   model: string;
   /** The message that started the run. */
   text: string;
+  /** The input guard of the session's profile. */
+  guard: GuardMode;
 }
 
 const ev = (b: Record<string, unknown>): Body => b as unknown as Body;

@@ -9,12 +9,14 @@
 // the session is re-read so every message has its stored id (needed by
 // regenerate, edit and the branch switcher); what the events taught that
 // the store does not keep (tokens/s, the error and its recovery) stays in
-// `extras`, keyed by run id.
+// `extras`, keyed by run id. None of it survives a restart: the store
+// keeps the spans (runTrace), not these notices.
 import * as ipc from '../ipc';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, SessionView, Usage } from '../ipc';
+import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
-import { isTerminal, newTurn, reduceTurn, type AgentModel, type TurnModel } from '../lib/turn';
+import { isTerminal, newTurn, reduceTurn, type AgentModel, type Compaction, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
 import { app } from './app.svelte';
 import { sessions } from './sessions.svelte';
 import { toasts } from './toasts.svelte';
@@ -25,6 +27,16 @@ export interface RunExtras {
   model: string;
   /** Outcomes the store cannot tell (denied, cancelled), by call id. */
   outcomes: Map<string, 'denied' | 'cancelled'>;
+  /** The input guard's findings on tool results, by call id. */
+  flags: Map<string, GuardFlag>;
+  compactions: Compaction[];
+}
+
+/** The guard's findings on an agent's own tool results. */
+function toolFlags(a: AgentModel): Map<string, GuardFlag> {
+  const into = new Map<string, GuardFlag>();
+  for (const b of a.blocks) if (b.kind === 'tool' && b.call.flag) into.set(b.call.call_id, b.call.flag);
+  return into;
 }
 
 /**
@@ -82,6 +94,10 @@ class ChatState {
   profile = $state('');
   contextWindow = $state(0);
   contextUsed = $state(0);
+  /** The core's own "nearly full" (≥ 80 % of the window) from the last context_usage. */
+  contextWarning = $state(false);
+  /** The guard's findings on user messages of ended runs, by message id. */
+  flaggedMessages = $state.raw(new Map<number, GuardFlag>());
 
   /** Approval answers sent from this page, by request id (their buttons stay disabled). */
   approvalsSent = $state.raw(new Map<string, ApprovalDecision>());
@@ -102,6 +118,8 @@ class ChatState {
   /** Runs whose channel this page holds, with their events (others are followed by polling). */
   #runs = new Map<string, RunLog>();
   #poll: ReturnType<typeof setInterval> | null = null;
+  /** The last context_usage of each session, so the meter and its warning come back with it. */
+  #context = new Map<string, ContextUse>();
 
   get sessionId(): string | null {
     return this.view?.id ?? null;
@@ -135,8 +153,10 @@ class ChatState {
     this.#buffer = [];
     this.stopping = false;
     this.held = [];
-    this.contextUsed = 0;
-    this.contextWindow = 0;
+    const known = this.#context.get(view.id);
+    this.contextUsed = known?.tokens ?? 0;
+    this.contextWindow = known?.window ?? 0;
+    this.contextWarning = known?.warning ?? false;
     if (view.live) {
       // A run of this page: its log has every event, also those that came
       // after the snapshot was taken; the channel brings the rest.
@@ -161,9 +181,22 @@ class ChatState {
     }
   }
 
+  /**
+   * The meter follows context_usage (the prompt against the window in
+   * effect, sent before each model call); a core that does not send it
+   * leaves run_started's window and the usage counts.
+   */
   #noteContext(events: AgentEvent[]): void {
     for (const ev of events) {
       if (ev.is_subagent) continue;
+      const measured = this.#context.has(ev.session_id);
+      if (ev.type === 'context_usage') {
+        this.#context.set(ev.session_id, { tokens: ev.tokens, window: ev.window, warning: ev.warning });
+        this.contextUsed = ev.tokens;
+        this.contextWindow = ev.window;
+        this.contextWarning = ev.warning;
+      }
+      if (measured) continue;
       if (ev.type === 'run_started') this.contextWindow = ev.context_window;
       if (ev.type === 'usage') this.contextUsed = (ev.usage.prompt_tokens ?? 0) + (ev.usage.completion_tokens ?? 0);
     }
@@ -251,7 +284,7 @@ class ChatState {
       toasts.show(notSent(unsent.length));
     }
     const extras = new Map(this.extras);
-    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t) });
+    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions });
     this.extras = extras;
     this.stopping = false;
     const id = this.sessionId;
@@ -260,6 +293,8 @@ class ChatState {
     try {
       const view = await ipc.openSession(id);
       if (this.sessionId !== id) return;
+      const flagged = t.userFlag ? answeredMessage(view.messages, t.run_id) : null;
+      if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
       this.view = view;
       this.livePrompt = null;
       this.liveSwitch = null;
@@ -328,6 +363,19 @@ class ChatState {
     if (gone) this.queued = this.queued.filter((q) => q.queue_id !== queueId);
   }
 
+  /**
+   * The guard's finding on stored user message `messageId`: kept from an
+   * ended run, or reported by the running one when it answers that
+   * message again (regenerate: no new prompt is shown).
+   */
+  userFlag(messageId: number): GuardFlag | null {
+    const kept = this.flaggedMessages.get(messageId);
+    if (kept) return kept;
+    const t = this.turn;
+    if (!t?.userFlag || this.livePrompt !== null || !this.view) return null;
+    return answeredMessage(this.view.messages, t.run_id) === messageId ? t.userFlag : null;
+  }
+
   /** The stored sub-agent transcript started by spawn_agent call `callId` of the answer of run `runId`, if any. */
   storedSub(callId: string, args: unknown, runId: string | null): AgentModel | null {
     return storedSubagent({ callId, args, runId }, this.#subagents);
@@ -382,8 +430,9 @@ class ChatState {
     if (!id || this.running) return;
     const failed = this.turn?.run_id;
     if (failed && this.view) {
-      // Its stored partial answer is replaced by the new attempt.
-      this.view = { ...this.view, messages: this.view.messages.filter((m) => m.run_id !== failed) };
+      // Its stored partial answer is replaced by the new attempt; the
+      // user's message (stored with the same run id) is what it answers.
+      this.view = { ...this.view, messages: this.view.messages.filter((m) => m.run_id !== failed || m.role === 'user') };
     }
     await this.#run(null, (cb) => ipc.regenerate(id, null, cb));
   }
