@@ -112,7 +112,10 @@ pub(crate) async fn run_batch(
         // Injections come in through what tools read: the result is
         // screened once, here (flagged on its way to the model by the
         // pipeline; the stored text stays as the tool returned it).
-        let screened = (done.outcome == ToolOutcome::Ok).then(|| done.output.clone());
+        // (Errors too: a failing tool's message can carry what it read.
+        // Cancelled and denied results are Hearth's own words.)
+        let screened = matches!(done.outcome, ToolOutcome::Ok | ToolOutcome::Error)
+            .then(|| done.output.clone());
         record(
             store,
             base,

@@ -49,7 +49,8 @@ fn turn_bodies(sim: &SimHandle) -> Vec<serde_json::Value> {
 async fn a_message_too_long_for_the_window_is_shortened_the_model_told_and_the_text_kept() {
     let sim = sim(Script::with_models(vec![model().with_context_length(2048)])).await;
     let agent = agent_in(&sim, 2048, "Be brief.", builtin_registry());
-    let huge = format!("{} and the question at the end?", "word ".repeat(3000));
+    // A 10 MB paste.
+    let huge = format!("{} and the question at the end?", "word ".repeat(2_000_000));
     let mut run = agent.run_stream("s", &huge);
     let evs = events(&mut run).await;
     assert!(
@@ -171,4 +172,22 @@ async fn an_overflow_nothing_can_fix_is_a_clear_error_and_the_message_is_kept() 
     // Either refused before sending (calibrated), or refused by the server
     // once more — never truncated, never a loop.
     assert!(turn_bodies(&sim).len() <= before + 1);
+}
+
+#[tokio::test]
+async fn the_window_is_what_the_server_gives_the_loaded_model() {
+    // num_ctx asks for 8192 but the model was trained on 2048: Ollama caps
+    // it, `/api/ps` says so, and the budget counts against 2048.
+    let sim = sim(Script::with_models(vec![model().with_context_length(2048)])).await;
+    let agent = agent_in(&sim, 8192, "Be brief.", builtin_registry());
+    let mut run = agent.run_stream("s", "hello");
+    let evs = events(&mut run).await;
+    let windows: Vec<u32> = evs
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::ContextUsage { window, .. } => Some(window),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(windows, [2048], "{evs:#?}");
 }
