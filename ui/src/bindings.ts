@@ -872,7 +872,10 @@ export type TraceView = {
 
 /**  Token and timing figures of one model call, from the backend's own stats. */
 export type Usage = {
-	/**  Prompt tokens the backend evaluated (not counting a reused prefix). */
+	/**
+	 *  Tokens of the whole prompt, a prefix reused from the cache included
+	 *  (how Ollama counts `prompt_eval_count`).
+	 */
 	prompt_tokens: number | null,
 	/**  Tokens generated. */
 	completion_tokens: number | null,

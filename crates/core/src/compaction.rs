@@ -34,7 +34,7 @@ pub const KEEP_RECENT: usize = 4;
 pub const THRESHOLD: f64 = 0.75;
 
 /// Tokens set aside for the new summary (it is asked for at most 300
-/// words).
+/// words), or an eighth of the window if that is less.
 const SUMMARY_TOKENS: usize = 512;
 
 /// The memory flush may take this long (seed 002 §8).
@@ -219,10 +219,17 @@ impl Compactor<'_> {
             .map_or(0, |s| s.covered.min(history.len()));
         let summary_tokens = previous.as_ref().map_or(0, |s| s.content.len() / 4 + 16);
         let scaled = |raw: usize| (raw as f64 * self.ratio).ceil() as usize;
-        let tokens_before =
-            scaled(fixed_tokens + summary_tokens + estimate_tokens(&history[covered..]));
-        let after =
-            |cut: usize| scaled(fixed_tokens + SUMMARY_TOKENS + estimate_tokens(&history[cut..]));
+        // Tokens of each message as it is sent (a long paste is capped on
+        // the way out), summed from the end: the tail after any cut.
+        let sent = crate::pipeline::cap_long_messages(history[covered..].to_vec(), self.window);
+        let mut tail = vec![0; sent.len() + 1];
+        for (i, m) in sent.iter().enumerate().rev() {
+            tail[i] = tail[i + 1] + estimate_tokens(std::slice::from_ref(m));
+        }
+        let tail_from = |cut: usize| tail[cut - covered];
+        let reserve = SUMMARY_TOKENS.min(self.window as usize / 8);
+        let tokens_before = scaled(fixed_tokens + summary_tokens + tail_from(covered));
+        let after = |cut: usize| scaled(fixed_tokens + reserve + tail_from(cut));
         let candidates = cut_candidates(&history, covered);
         let cut = match why {
             Why::Background if !over_threshold(tokens_before, self.window) => return Ok(None),
@@ -279,7 +286,7 @@ impl Compactor<'_> {
             if prior.is_empty() { "(none)" } else { &prior },
             render(&history[covered..cut])
         );
-        let request = side_request(self.profile, self.load, prompt, 0.3);
+        let request = side_request(self.profile, self.load, prompt, 0.2);
         let text = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Ok(None),
@@ -308,9 +315,7 @@ impl Compactor<'_> {
             .add_summary(session_id, &summary, &self.profile.model)
             .await
             .map_err(|e| e.to_string())?;
-        let tokens_after = scaled(
-            fixed_tokens + summary.content.len() / 4 + 16 + estimate_tokens(&history[cut..]),
-        );
+        let tokens_after = scaled(fixed_tokens + summary.content.len() / 4 + 16 + tail_from(cut));
         Ok(Some(Compacted {
             covered: cut,
             tokens_before,

@@ -659,6 +659,14 @@ impl Agent {
                         {
                             overflow_retried = true;
                         }
+                        // The user stopped while the overflow was being
+                        // summarized: a stop, not a failure.
+                        CallEnd::Failed(_) if ctx.cancel.is_cancelled() => {
+                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
+                                return RunOutcome::fail(e);
+                            }
+                            return RunOutcome::Stopped { partial_text };
+                        }
                         CallEnd::Failed(err) => {
                             if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
                                 return RunOutcome::fail(e);

@@ -240,8 +240,11 @@ impl Agent {
                     () = ctx.cancel.cancelled() => None,
                     w = backend_for_window.context_window(&profile.model) => w,
                 };
-                if let Ok(mut w) = self.reported_windows.lock() {
-                    w.insert(profile.model.clone(), reported);
+                // A stop during the query must not forget what is known.
+                if let Some(n) = reported
+                    && let Ok(mut w) = self.reported_windows.lock()
+                {
+                    w.insert(profile.model.clone(), Some(n));
                 }
                 Ok(())
             }
@@ -290,6 +293,7 @@ impl Agent {
     /// `closing`, an empty queue is closed: the run ends.
     pub(crate) async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
         let queued = ctx.steering.drain(closing);
+        let guard = self.profile(ctx).input_guard;
         for q in &queued {
             ctx.store
                 .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
@@ -298,6 +302,23 @@ impl Agent {
                 queue_id: q.id.clone(),
                 text: q.text.clone(),
             });
+            // Screened like the first message: `block` ends the run with
+            // the message kept.
+            let report = crate::guard::Report {
+                sink: &ctx.sink,
+                store: ctx.store.as_ref(),
+                run_id: &ctx.run_id,
+            };
+            let source = hearth_protocol::GuardSource::User;
+            if report
+                .screen(guard, source, None, "queued user message", &q.text)
+                .await
+            {
+                let found = crate::guard::scan(&q.text);
+                return Err(RunError::InputBlocked(
+                    found.iter().map(|p| (*p).to_owned()).collect(),
+                ));
+            }
         }
         Ok(queued.len())
     }

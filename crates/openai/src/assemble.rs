@@ -150,13 +150,16 @@ impl Assembler {
         let t = self.timings.clone().unwrap_or_default();
         let u = self.usage.clone().unwrap_or_default();
         let count = |f: Option<f64>| f.filter(|n| *n >= 0.0).map(|n| n as u32);
-        // Prompt tokens the server evaluated: llama.cpp says it directly;
-        // OpenAI-style usage counts the cached prefix too.
-        let cached = u
-            .prompt_tokens_details
-            .and_then(|d| d.cached_tokens)
-            .unwrap_or(0);
-        let prompt_tokens = count(t.prompt_n).or(u.prompt_tokens.map(|p| p.saturating_sub(cached)));
+        // The whole prompt, a cached prefix included (as Ollama counts it:
+        // the budget calibrates its estimate by it). OpenAI-style usage
+        // says so directly; llama.cpp's timings split it into the
+        // evaluated part and the cached part.
+        let prompt_tokens = u
+            .prompt_tokens
+            .or(match (count(t.prompt_n), count(t.cache_n)) {
+                (Some(n), cached) => Some(n + cached.unwrap_or(0)),
+                (None, _) => None,
+            });
         let completion_tokens = u.completion_tokens.or(count(t.predicted_n));
         let tokens_per_second = t
             .predicted_per_second
@@ -243,7 +246,7 @@ mod tests {
         };
         assert_eq!(out[0], ModelDelta::Text("Let me".into()));
         assert_eq!(out[1], ModelDelta::ToolCalls(calls));
-        assert_eq!(info.usage.prompt_tokens, Some(10));
+        assert_eq!(info.usage.prompt_tokens, Some(50), "the whole prompt");
         assert_eq!(info.usage.completion_tokens, Some(9));
         assert_eq!(info.usage.done_reason.as_deref(), Some("tool_calls"));
         assert_eq!(out.len(), 3);
@@ -317,7 +320,7 @@ mod tests {
         let [ModelDelta::Done(info)] = end.as_slice() else {
             panic!()
         };
-        assert_eq!(info.usage.prompt_tokens, Some(7));
+        assert_eq!(info.usage.prompt_tokens, Some(30), "the whole prompt");
         assert_eq!(info.usage.tokens_per_second, Some(20.0));
         assert_eq!(info.usage.eval_ms, Some(200.0));
 

@@ -220,6 +220,9 @@ pub struct Timings {
     /// Prompt tokens evaluated (those not reused from the cache).
     #[serde(default)]
     pub prompt_n: Option<f64>,
+    /// Prompt tokens reused from the cache.
+    #[serde(default)]
+    pub cache_n: Option<f64>,
     /// Milliseconds of prompt evaluation.
     #[serde(default)]
     pub prompt_ms: Option<f64>,

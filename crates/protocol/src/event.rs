@@ -49,7 +49,8 @@ pub struct AgentEvent {
 /// Token and timing figures of one model call, from the backend's own stats.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, Type)]
 pub struct Usage {
-    /// Prompt tokens the backend evaluated (not counting a reused prefix).
+    /// Tokens of the whole prompt, a prefix reused from the cache included
+    /// (how Ollama counts `prompt_eval_count`).
     pub prompt_tokens: Option<u32>,
     /// Tokens generated.
     pub completion_tokens: Option<u32>,

@@ -183,9 +183,27 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
         })
         .expect("a compaction was announced");
     assert!(compacted.1 > 950 && compacted.2 <= 820, "{compacted:?}");
-    // As little as reaches 82 %: the newest answers stay verbatim.
-    assert!(compacted.0 < 18, "{compacted:?}");
+    // As little as reaches 82 %: of the cuts that may be made (user
+    // messages 2, 4, … 16), the earliest that gets there — 12 — and not
+    // the latest: questions 6 to 9 stay verbatim.
+    assert_eq!(compacted.0, 12, "{compacted:?}");
     let sent = &reqs[2];
+    let users: Vec<&str> = sent
+        .messages
+        .iter()
+        .filter(|m| m.role == hearth_core::Role::User)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(
+        users,
+        [
+            "question 6",
+            "question 7",
+            "question 8",
+            "question 9",
+            "and now?"
+        ]
+    );
     assert!(
         sent.messages
             .iter()

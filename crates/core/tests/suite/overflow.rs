@@ -94,3 +94,22 @@ async fn when_summarizing_cannot_help_the_error_says_so_and_the_message_is_kept(
     ));
     assert_eq!(backend.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_stop_while_the_overflow_is_summarized_is_a_stop_not_an_error() {
+    let backend = FakeBackend::new();
+    backend.push(vec![overflow()]);
+    backend.push(vec![Piece::Stall]); // the summarizer never answers
+    let (agent, _) = agent(backend.clone(), Default::default(), Profile::new("A", "m"));
+    long_session(&agent).await;
+    let mut run = agent.run_stream("s", "and now?");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(backend.requests().len(), 2, "summarizing");
+    run.stop();
+    let evs = events(&mut run).await;
+    assert!(
+        matches!(evs.last().unwrap().kind, EventKind::StreamStopped { .. }),
+        "{evs:#?}"
+    );
+    assert_eq!(agent.store().history("s").await.unwrap().len(), 21);
+}

@@ -16,18 +16,24 @@ use hearth_sim::{Reply, Script, SimHandle};
 
 use crate::support::{MODEL, client_with, events, last, model, sim};
 
-fn agent_in(sim: &SimHandle, window: u32, system_prompt: &str, tools: ToolRegistry) -> Arc<Agent> {
+fn profile(system_prompt: &str) -> Profile {
     let mut p = Profile::new("Agent", MODEL);
     p.system_prompt = system_prompt.to_owned();
-    let agent = Agent::builder(
-        Arc::new(OllamaBackend::new(client_with(
-            sim,
-            ClientOptions::default(),
-        ))),
-        Arc::new(StaticProfiles::single("", p)),
-    )
-    .tools(tools)
-    .build();
+    p
+}
+
+/// An agent over the sim with `window` for the model, and its profiles.
+fn agent_with_profiles(
+    sim: &SimHandle,
+    window: u32,
+    system_prompt: &str,
+    tools: ToolRegistry,
+) -> (Arc<Agent>, Arc<StaticProfiles>) {
+    let profiles = Arc::new(StaticProfiles::single("", profile(system_prompt)));
+    let backend = OllamaBackend::new(client_with(sim, ClientOptions::default()));
+    let agent = Agent::builder(Arc::new(backend), profiles.clone())
+        .tools(tools)
+        .build();
     agent.settings().set(
         MODEL,
         LoadOptions {
@@ -35,7 +41,11 @@ fn agent_in(sim: &SimHandle, window: u32, system_prompt: &str, tools: ToolRegist
             ..LoadOptions::default()
         },
     );
-    agent
+    (agent, profiles)
+}
+
+fn agent_in(sim: &SimHandle, window: u32, system_prompt: &str, tools: ToolRegistry) -> Arc<Agent> {
+    agent_with_profiles(sim, window, system_prompt, tools).0
 }
 
 fn turn_bodies(sim: &SimHandle) -> Vec<serde_json::Value> {
@@ -137,7 +147,8 @@ async fn an_overflow_nothing_can_fix_is_a_clear_error_and_the_message_is_kept() 
     // The profile's own prompt is larger than the window: no summary of
     // the conversation can help.
     let sim = sim(Script::with_models(vec![model().with_context_length(512)])).await;
-    let agent = agent_in(&sim, 512, &"rule ".repeat(1000), builtin_registry());
+    let (agent, profiles) =
+        agent_with_profiles(&sim, 512, &"rule ".repeat(1000), builtin_registry());
     let mut run = agent.run_stream("s", "hello");
     let evs = events(&mut run).await;
     let EventKind::Error { error, .. } = last(&evs) else {
@@ -155,23 +166,36 @@ async fn an_overflow_nothing_can_fix_is_a_clear_error_and_the_message_is_kept() 
         "{}",
         error.message
     );
+    assert_eq!(turn_bodies(&sim).len(), 1, "refused by the server, once");
     assert!(turn_bodies(&sim).iter().all(|b| b["truncate"] == false));
     assert_eq!(sim.stats().truncated_prompts, 0);
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history[0].content, "hello");
 
-    // Now that the server has counted this model's tokens, the budget
-    // refuses before sending: no further request reaches the server.
-    let before = turn_bodies(&sim).len();
-    let mut run = agent.run_stream("s", "again");
+    // A short prompt is answered, and the server's count calibrates the
+    // estimate for this model ...
+    profiles.upsert(profile("Be brief."));
+    let mut run = agent.run_stream("t", "hi");
+    assert!(matches!(
+        last(&events(&mut run).await),
+        EventKind::StreamEnd { .. }
+    ));
+    let sent = turn_bodies(&sim).len();
+    // ... so now the budget itself refuses the huge prompt: nothing more
+    // reaches the server.
+    profiles.upsert(profile(&"rule ".repeat(1000)));
+    let mut run = agent.run_stream("u", "again");
     let evs = events(&mut run).await;
     let EventKind::Error { error, .. } = last(&evs) else {
         panic!("{evs:#?}")
     };
     assert_eq!(error.code, ErrorCode::ContextLimitExceeded);
-    // Either refused before sending (calibrated), or refused by the server
-    // once more — never truncated, never a loop.
-    assert!(turn_bodies(&sim).len() <= before + 1);
+    assert!(
+        error.message.contains("context window is 512"),
+        "{}",
+        error.message
+    );
+    assert_eq!(turn_bodies(&sim).len(), sent, "refused before sending");
 }
 
 #[tokio::test]
