@@ -6,18 +6,17 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hearth_protocol::{EventKind, GuardSource, RunScope, StopReason, ToolOutcome};
+use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Approvals;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
-use crate::budget::{Pressure, estimate_request, pressure, target_tokens};
+use crate::budget::estimate_request;
 use crate::builder::AgentBuilder;
 use crate::compaction::Why;
 use crate::error::RunError;
 use crate::events::EventSink;
-use crate::guard::Report;
 use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::new_run_id;
 use crate::memory::{MemorySource, PostTurnWorker};
@@ -25,13 +24,15 @@ use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::pipeline::Outgoing;
 use crate::planning::join_plan;
 use crate::profile::{Profile, ProfileProvider};
+pub(crate) use crate::run_ctx::RunCtx;
+use crate::run_ctx::TerminalGuard;
 use crate::run_support::fixed_tokens;
 use crate::settings::ModelSettings;
 use crate::steering::SteeringQueue;
 use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
 use crate::store::{InMemoryStore, SessionStore};
 use crate::storm::StormBreaker;
-use crate::tool::{Approver, ToolRegistry};
+use crate::tool::ToolRegistry;
 use crate::tools_exec::{BatchEnd, record, run_batch};
 use crate::turn::{CallEnd, Checkpoint, stream_call};
 
@@ -61,55 +62,6 @@ pub struct Agent {
     pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
     /// The window the server reported per model at its last preload.
     pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
-}
-
-/// Emits `stream_stopped` if a run's future is dropped before it ended.
-struct TerminalGuard<'a> {
-    sink: &'a EventSink,
-    armed: bool,
-}
-
-impl Drop for TerminalGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.sink.emit(EventKind::StreamStopped {
-                reason: StopReason::User,
-                partial_text: String::new(),
-            });
-        }
-    }
-}
-
-/// Everything one run needs besides the agent.
-pub(crate) struct RunCtx {
-    pub(crate) session_id: String,
-    pub(crate) run_id: String,
-    pub(crate) text: String,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) sink: EventSink,
-    pub(crate) store: Arc<dyn SessionStore>,
-    /// A fixed profile (sub-agents); `None` = the session's active profile,
-    /// re-read before every model call.
-    pub(crate) profile: Option<Profile>,
-    pub(crate) memory: Option<String>,
-    pub(crate) depth: u32,
-    /// Answer the branch's last user message again instead of appending
-    /// `text` (regenerate, retry after an error).
-    pub(crate) regenerate: bool,
-    /// The background root current when the run started: its post-turn
-    /// workers are cancelled when the next turn starts.
-    pub(crate) background: CancellationToken,
-    /// Messages the user queued during the run (seed 004 steering).
-    pub(crate) steering: SteeringQueue,
-    /// Someone watches the events and can answer approval requests.
-    pub(crate) interactive: bool,
-    /// A sub-agent asks through its parent's approver.
-    pub(crate) parent_approver: Option<Arc<dyn Approver>>,
-    /// The streaming entry point: the planning phase may run.
-    pub(crate) planning: bool,
-    /// Tools pre-approved by the profile the user chose when the run
-    /// started: a profile the model switches to mid-run grants nothing.
-    pub(crate) preapproved: Vec<String>,
 }
 
 impl Agent {
@@ -360,20 +312,8 @@ impl Agent {
             } else {
                 ctx.text.clone()
             };
-            let mode = self.profile(ctx).input_guard;
-            let report = Report {
-                sink: &ctx.sink,
-                store: ctx.store.as_ref(),
-                run_id: &ctx.run_id,
-            };
-            if report
-                .screen(mode, GuardSource::User, None, "user message", &text)
-                .await
-            {
-                let found = crate::guard::scan(&text);
-                return RunOutcome::fail(RunError::InputBlocked(
-                    found.iter().map(|p| (*p).to_owned()).collect(),
-                ));
+            if let Err(e) = self.screen_user(ctx, "user message", &text).await {
+                return RunOutcome::fail(e);
             }
         }
         let mut progress = Progress::Start;
@@ -500,53 +440,14 @@ impl Agent {
                         turns: profile.history_turns,
                         guard: profile.input_guard,
                     };
-                    let mut messages = match self.outgoing(ctx, &outgoing).await {
-                        Ok(m) => m,
+                    let mut messages = match self
+                        .within_budget(ctx, &backend, &profile, &outgoing, &tools, fixed)
+                        .await
+                    {
+                        Ok(Some(m)) => m,
+                        Ok(None) => continue,
                         Err(e) => return RunOutcome::fail(e),
                     };
-                    // The budget (seed 001): above 95 % of the window,
-                    // summarize older messages down to 82 % first; still
-                    // above, refuse with a clear error instead of sending.
-                    let mut tokens = self
-                        .counter
-                        .tokens(&profile.model, estimate_request(&messages, &tools));
-                    if pressure(tokens, window) == Pressure::Over {
-                        let why = Why::Budget {
-                            target: target_tokens(window),
-                        };
-                        if ctx.depth == 0
-                            && self
-                                .compact_session(ctx, &backend, &profile, fixed, why)
-                                .await
-                                .is_some()
-                        {
-                            messages = match self.outgoing(ctx, &outgoing).await {
-                                Ok(m) => m,
-                                Err(e) => return RunOutcome::fail(e),
-                            };
-                            tokens = self
-                                .counter
-                                .tokens(&profile.model, estimate_request(&messages, &tools));
-                        }
-                        if ctx.cancel.is_cancelled() {
-                            continue;
-                        }
-                        // Refused here only when the estimate rests on the
-                        // server's own count; a raw estimate may be far off
-                        // (tool schemas, code), so the server decides — it
-                        // refuses rather than truncates (`truncate: false`)
-                        // and the overflow path below takes over.
-                        if pressure(tokens, window) == Pressure::Over
-                            && self.counter.is_calibrated(&profile.model)
-                        {
-                            return RunOutcome::fail(RunError::ContextLimit { tokens, window });
-                        }
-                    }
-                    ctx.sink.emit(EventKind::ContextUsage {
-                        tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
-                        window,
-                        warning: pressure(tokens, window) != Pressure::Fine,
-                    });
                     // The plan, when there is one, is the start of this
                     // first answer: sent as a prefill, stored joined.
                     let mut prefill = None;

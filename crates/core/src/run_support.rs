@@ -1,9 +1,10 @@
 //! The run's supporting steps, beside the loop in `driver`: loading the
-//! model with a request Stop never cancels, compaction (before a turn, and
-//! forced on an overflow), the repeat guard's screening of a batch, the
-//! tool context (with its approver), steering messages at turn
-//! boundaries, answering calls that will never run, spans, and the
-//! post-turn workers.
+//! model with a request Stop never cancels (and learning the window the
+//! server gave it), what is sent (the pipeline over the stored session),
+//! compaction (for the budget, or on an overflow), the repeat guard's
+//! screening of a batch, the tool context (with its approver), steering
+//! messages at turn boundaries, answering calls that will never run,
+//! spans, and the post-turn workers.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -293,7 +294,6 @@ impl Agent {
     /// `closing`, an empty queue is closed: the run ends.
     pub(crate) async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
         let queued = ctx.steering.drain(closing);
-        let guard = self.profile(ctx).input_guard;
         for q in &queued {
             ctx.store
                 .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
@@ -304,21 +304,8 @@ impl Agent {
             });
             // Screened like the first message: `block` ends the run with
             // the message kept.
-            let report = crate::guard::Report {
-                sink: &ctx.sink,
-                store: ctx.store.as_ref(),
-                run_id: &ctx.run_id,
-            };
-            let source = hearth_protocol::GuardSource::User;
-            if report
-                .screen(guard, source, None, "queued user message", &q.text)
-                .await
-            {
-                let found = crate::guard::scan(&q.text);
-                return Err(RunError::InputBlocked(
-                    found.iter().map(|p| (*p).to_owned()).collect(),
-                ));
-            }
+            self.screen_user(ctx, "queued user message", &q.text)
+                .await?;
         }
         Ok(queued.len())
     }
