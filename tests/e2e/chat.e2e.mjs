@@ -75,11 +75,10 @@ test('Stop ends the answer at once and the model stays loaded', async () => {
   const stop = browser.$('[data-testid="stop-button"]');
   const t0 = Date.now();
   await stop.click();
-  await eventually(
-    browser,
-    'the answer shows as stopped',
-    async () => browser.$('[data-testid="message-assistant"][data-status="stopped"]').isExisting(),
-    5_000,
+  // How fast is measured (logged below, BENCHMARKS.md), not asserted: the
+  // wait's bound only ends a hang.
+  await eventually(browser, 'the answer shows as stopped', async () =>
+    browser.$('[data-testid="message-assistant"][data-status="stopped"]').isExisting(),
   );
   const stoppedIn = Date.now() - t0;
   partial = (await browser.$('[data-testid="message-assistant"][data-status="stopped"]').getText()).trim();

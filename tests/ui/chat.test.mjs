@@ -202,6 +202,11 @@ test('error: a queued message the run did not take comes back to the composer', 
     assert.equal(await page.getByTestId('queued-chip').count(), 0);
   }));
 
+/** Waits until the page has asked the opener `n` times. */
+async function openLinkCalls(page, n) {
+  await page.waitForFunction((k) => window.__hearthMock.calls.filter((c) => c.cmd === 'open_link').length >= k, n, { timeout: 10_000 });
+}
+
 test('links: middle click and Enter go to the opener too; image links are percent-encoded', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
@@ -209,12 +214,12 @@ test('links: middle click and Enter go to the opener too; image links are percen
     await waitIdle(page);
     const answer = page.getByTestId('message-assistant').last();
     await answer.getByRole('link', { name: 'the docs' }).click({ button: 'middle' });
-    await page.waitForTimeout(300);
+    await openLinkCalls(page, 1);
     assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com/docs']);
     assert.equal(page.context().pages().length, 1, 'no new window');
     await answer.getByRole('link', { name: 'mail us' }).focus();
     await page.keyboard.press('Enter');
-    await page.waitForTimeout(300);
+    await openLinkCalls(page, 2);
     assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com/docs', 'mailto:hi@example.com']);
     const images = answer.locator('a.image-link');
     assert.equal(await images.nth(0).getAttribute('href'), 'https://example.com/caf%C3%A9%20menu.png');

@@ -14,7 +14,8 @@ test('script, event handlers, images, iframes, svg, javascript: links do nothing
     await answer.getByText('safe link').waitFor();
     // Click everything clickable in the answer and open <details>.
     for (const a of await answer.locator('a').all()) await a.click();
-    await page.waitForTimeout(300);
+    // The clicks have been handled once the safe link reached the opener.
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'open_link' && c.args.url === 'https://example.com/docs'), null, { timeout: 10_000 });
     assert.equal(await page.evaluate(() => window.__xss), undefined);
     for (const tag of ['script', 'img', 'iframe', 'svg', 'form', 'input', 'style', 'foreignObject']) {
       assert.equal(await answer.locator(tag).count(), 0, `<${tag}> in the answer`);

@@ -65,6 +65,8 @@ interface Run {
   model: string;
   startedAt: number;
   endedAt: number | null;
+  /** Events waiting for `step()` (config.stepped). */
+  held: Body[];
   /** The approval the run waits on, and how it goes on after each answer. */
   gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
 }
@@ -92,7 +94,12 @@ const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['reco
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
-  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false };
+  /**
+   * `stepped`: a run's events wait until `step()` sends the next one (a test
+   * looks at the page after every delta). `streamText`: what "stream text"
+   * answers, one character per delta.
+   */
+  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, streamText: '' };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -405,7 +412,7 @@ export class MockBackend {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
@@ -443,7 +450,16 @@ export class MockBackend {
   }
 
   emit(run: Run, body: Body, at: number): void {
-    run.timers.push(setTimeout(() => this.send(run, body), at));
+    if (this.config.stepped) run.held.push(body);
+    else run.timers.push(setTimeout(() => this.send(run, body), at));
+  }
+
+  /** Sends the next held event of the running run (config.stepped); false when none is left. */
+  step(): boolean {
+    const run = [...this.runs.values()].find((r) => !r.done && r.held.length > 0);
+    if (!run) return false;
+    this.send(run, run.held.shift()!);
+    return true;
   }
 
   send(run: Run, body: Body): void {
@@ -486,6 +502,7 @@ export class MockBackend {
 
   finish(run: Run): void {
     run.done = true;
+    run.held = [];
     for (const t of run.timers) clearTimeout(t);
   }
 
@@ -522,6 +539,10 @@ export class MockBackend {
     if (text.includes('twin')) return twinScript(kit);
     if (text.includes('nested')) return nestedScript(kit);
     if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
+    if (text.startsWith('stream text')) {
+      const chars = Array.from(this.config.streamText, (c) => ({ ev: { type: 'text_delta', delta: c } as Body }));
+      return [...chars, { ev: usage }, end()];
+    }
     if (text.includes('links')) {
       const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
       return [...deltas(md, 4), { ev: usage }, end()];

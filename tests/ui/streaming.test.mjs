@@ -1,0 +1,128 @@
+// A streaming answer's visible text only grows: each answer is streamed one
+// character per delta, and after every delta the live answer's rendered
+// text must be a prefix of the next one and of the stored answer's. An
+// unclosed `**`, backtick or fence, a table before its delimiter row, a
+// list marker or a link in the making must never flash and vanish.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+/** The answer the desktop e2e test streams (tests/e2e/sim-script.json). */
+const E2E_ANSWER = JSON.parse(readFileSync(new URL('../e2e/sim-script.json', import.meta.url), 'utf8'))
+  .replies.map((r) => r.content ?? '')
+  .find((c) => c.includes('Done streaming.'));
+
+/** Markdown as small models write it: every construct that renders differently when cut. */
+const TOUR = [
+  '# Title with *emphasis*',
+  '',
+  'Some *italic*, __strong__, ***both***, ~~gone~~ and **bold with `code` inside**; `` a`b `` and snake_case_names, 2 * 3 = 6, [1] and arr[i].',
+  '',
+  'See [the docs](https://example.com/a_(b)) or ![a chart](https://example.com/c.png), 5 > 3 and 2 < 4 <br> as text.',
+  '',
+  '1. Install it:',
+  '   ```sh',
+  '   cargo install hearth',
+  '   ```',
+  '2. Run **`hearth chat`** and *then **stop** it*.',
+  '',
+  '- [ ] a task',
+  '- [x] done, with a [link](https://a.b/c)',
+  '  continued on a second line',
+  '',
+  '> quoted **words**',
+  '> and a second line',
+  '',
+  '---',
+  '',
+  'A setext heading',
+  '----------------',
+  '',
+  '| Left | Right |',
+  '|:-----|------:|',
+  '| a \\| b | **x** |',
+  '',
+  '~~~python',
+  "print('x')",
+  '~~~',
+  '',
+  'Escaped \\*stars\\* and the end.',
+].join('\n');
+
+const norm = (s) => s.replace(/\s+/g, ' ').trim();
+
+/** The live answer's text after every delta, then the stored answer's. */
+async function streamByChar(page, text) {
+  await page.getByTestId('new-session').click();
+  await page.getByTestId('transcript-empty').waitFor();
+  // Frames drive the UI's event batching: a hidden page would fall back to timers.
+  assert.equal(await page.evaluate(() => document.hidden), false);
+  await page.evaluate((t) => Object.assign(window.__hearthMock.config, { stepped: true, streamText: t }), text);
+  await send(page, 'stream text');
+  await page.waitForFunction(() => [...window.__hearthMock.runs.values()].some((r) => !r.done && r.held.length > 0));
+  const seen = [];
+  let deltas = 0;
+  for (;;) {
+    const r = await page.evaluate(async () => {
+      const mock = window.__hearthMock;
+      const run = [...mock.runs.values()].find((x) => !x.done && x.held.length > 0);
+      if (!run) return null;
+      const type = run.held[0].type;
+      mock.step();
+      // The UI applies events on the next frame; the DOM follows in a
+      // microtask, before this timer runs.
+      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      const live = document.querySelector('[data-testid=message-assistant][data-live=true]');
+      return { type, text: live ? live.innerText : null };
+    });
+    assert.ok(r, 'the run ended before its usage');
+    if (r.type === 'usage') break;
+    // From run_started on (the waiting indicator must not be words that the
+    // first token then replaces), after every delta.
+    if (r.type === 'text_delta') deltas++;
+    if (r.text !== null) seen.push({ text: r.text, deltas });
+  }
+  assert.equal(deltas, Array.from(text).length);
+  await page.evaluate(() => {
+    while (window.__hearthMock.step());
+  });
+  await waitIdle(page);
+  const stored = page.locator('[data-testid=message-assistant][data-status=done]').last();
+  await stored.waitFor();
+  return { seen, final: await stored.getByTestId('markdown').innerText() };
+}
+
+/** Every rendered state extends the one before, and the stored answer extends them all. */
+function assertOnlyGrows({ seen, final }, text) {
+  const end = norm(final);
+  const chars = Array.from(text);
+  let prev = '';
+  for (const { text: shown, deltas } of seen) {
+    const cur = norm(shown);
+    const at = JSON.stringify(chars.slice(Math.max(0, deltas - 24), deltas).join(''));
+    assert.ok(cur.startsWith(prev), `after delta ${deltas} (…${at}) the text shrank or changed:\n  before: …${prev.slice(-60)}\n  after:  …${cur.slice(-60)}`);
+    assert.ok(end.startsWith(cur), `after delta ${deltas} (…${at}) the live text is not a prefix of the stored answer:\n  live:   …${cur.slice(-60)}\n  stored: …${end.slice(Math.max(0, cur.length - 60), cur.length + 20)}`);
+    prev = cur;
+  }
+  // Nothing is held back once the answer's last character is in.
+  assert.equal(prev, end);
+}
+
+test("the e2e answer streamed one character at a time: the live text only grows", () =>
+  withApp('', async ({ page }) => {
+    assert.ok(E2E_ANSWER?.includes('```rust'), 'the e2e script has the answer with code and a table');
+    const run = await streamByChar(page, E2E_ANSWER);
+    assertOnlyGrows(run, E2E_ANSWER);
+    // The live view was the real rendering, not plain text held to the end.
+    assert.ok(run.seen.some(({ text }) => text.includes('borrows') && !text.includes('**')));
+    assert.ok(run.seen.some(({ text }) => text.includes('fn main') && !text.includes('Done')));
+  }));
+
+test('a tour of Markdown streamed one character at a time: no marker flashes and vanishes', () =>
+  withApp('', async ({ page }) => {
+    const run = await streamByChar(page, TOUR);
+    assertOnlyGrows(run, TOUR);
+  }));
