@@ -76,13 +76,18 @@ pub fn extract(content: &str, offered: &[String]) -> Option<(Vec<RawToolCall>, S
         }
     }
     // `[Tool Call: name({...})]`, or `[Tool Call: name]` then a JSON line.
-    let mut found = Vec::new();
+    let mut found: Vec<std::ops::Range<usize>> = Vec::new();
     for cap in BRACKET.captures_iter(&rest) {
         let name = cap.get(1).map_or("", |m| m.as_str());
         if !offered.iter().any(|o| o == name) {
             continue;
         }
         let whole = cap.get(0).map_or(0..0, |m| m.range());
+        // A marker inside the JSON line taken by the call before it is
+        // part of that call's arguments (a model writing about tool calls).
+        if found.last().is_some_and(|prev| whole.start < prev.end) {
+            continue;
+        }
         let (args, end) = match cap.get(2) {
             Some(a) => (
                 serde_json::from_str(a.as_str()).unwrap_or(Value::Null),
@@ -183,5 +188,21 @@ mod tests {
         assert!(extract("```json\n{\"a\": 1}\n```", &offered()).is_none());
         assert!(extract(r#"{"name": "read_file"}"#, &[]).is_none());
         assert!(extract("plain words", &offered()).is_none());
+    }
+
+    #[test]
+    fn a_marker_inside_the_arguments_of_a_call_is_part_of_them() {
+        // A model writing documentation about tool calls: this panicked
+        // (overlapping ranges) and killed the run.
+        let text = "[Tool Call: read_file]\n{\"path\": \"notes.md\", \"content\": \"Call [Tool Call: read_file] to read a file\"}\nDone.";
+        let (c, rest) = extract(text, &offered()).unwrap();
+        assert_eq!(
+            names(&c),
+            [(
+                "read_file",
+                json!({"path": "notes.md", "content": "Call [Tool Call: read_file] to read a file"})
+            )]
+        );
+        assert_eq!(rest, "Done.");
     }
 }

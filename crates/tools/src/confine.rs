@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, MetadataExt, OpenOptions};
+use cap_std::fs::{Dir, File, MetadataExt, OpenOptions, OpenOptionsExt};
 use hearth_core::{ToolContext, ToolError};
 
 /// Largest file the tools read whole.
@@ -43,6 +43,18 @@ fn nonce() -> u64 {
 fn deceptive(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Opens a file beneath `dir` for reading without blocking in `open(2)`:
+/// a FIFO would block it until a writer comes (forever, for one the model
+/// made), a device may too. With `O_NONBLOCK` the open returns at once and
+/// the caller's type check refuses anything but a regular file; reads of a
+/// regular file are not affected by the flag.
+pub(crate) fn open_for_reading(dir: &Dir, rel: &Path) -> std::io::Result<File> {
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    let mut opts = OpenOptions::new();
+    opts.read(true).custom_flags(flags.bits() as i32);
+    dir.open_with(rel, &opts)
 }
 
 impl Workspace {
@@ -124,13 +136,15 @@ impl Workspace {
     /// Read a whole regular file (at most [`MAX_READ_BYTES`]).
     pub fn read(&self, path: &str) -> Result<Vec<u8>, ToolError> {
         let rel = self.relative(path)?;
-        let mut file = self.dir.open(&rel).map_err(|e| self.io(path, &e))?;
+        let mut file = open_for_reading(&self.dir, &rel).map_err(|e| self.io(path, &e))?;
         let meta = file.metadata().map_err(|e| self.io(path, &e))?;
         if meta.is_dir() {
             return Err(fail(format!("`{path}` is a folder; use list_dir")));
         }
         if !meta.is_file() {
-            return Err(fail(format!("`{path}` is not a regular file")));
+            return Err(fail(format!(
+                "`{path}` is not a regular file (a FIFO, socket or device), so it is not read"
+            )));
         }
         if meta.nlink() > 1 {
             return Err(fail(format!(

@@ -110,7 +110,10 @@ impl Search {
     fn file(&mut self, dir: &Dir, name: &str, path: &Path) {
         // One handle, checked and read: a hard-linked file (which may come
         // from outside the workspace) is skipped as read_file refuses it.
-        let Ok(mut file) = dir.open(name) else { return };
+        // Never blocks on a FIFO (see open_for_reading); it is skipped below.
+        let Ok(mut file) = crate::confine::open_for_reading(dir, Path::new(name)) else {
+            return;
+        };
         let Ok(meta) = file.metadata() else { return };
         if !meta.is_file() || meta.nlink() > 1 || meta.len() > MAX_FILE_BYTES {
             return;

@@ -195,3 +195,36 @@ async fn a_rewrite_keeps_the_files_mode() {
     assert_eq!(mode(&script), 0o755);
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo hi");
 }
+
+/// A FIFO in the workspace (one command or another tool can make it): it
+/// used to block `open(2)` forever, and each call left a blocked thread
+/// behind. Refused at once by the readers, skipped by the search. The
+/// timeouts only bound a hang.
+#[tokio::test]
+async fn a_fifo_is_refused_at_once_not_waited_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(tmp.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(tmp.path().join("plain.txt"), "needle\n").unwrap();
+    let c = ctx(tmp.path(), "s");
+    let bound = std::time::Duration::from_secs(15);
+    let err = tokio::time::timeout(bound, ReadFile.call(json!({"path": "pipe"}), &c))
+        .await
+        .expect("read_file returned")
+        .unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    let edit = json!({"path": "pipe", "old_text": "a", "new_text": "b"});
+    let err = tokio::time::timeout(bound, EditFile.call(edit, &c))
+        .await
+        .expect("edit_file returned")
+        .unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    let out = tokio::time::timeout(bound, SearchFiles.call(json!({"pattern": "needle"}), &c))
+        .await
+        .expect("search_files returned")
+        .unwrap();
+    assert_eq!(out, "plain.txt:1: needle");
+}

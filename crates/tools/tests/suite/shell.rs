@@ -2,7 +2,7 @@
 //! behind after a timeout or a stop.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hearth_core::{EventSink, Tool, ToolContext, ToolEffect};
 use hearth_protocol::RunScope;
@@ -38,14 +38,30 @@ fn alive(marker: &str) -> usize {
         .count()
 }
 
-async fn gone(marker: &str) -> bool {
-    for _ in 0..100 {
-        if alive(marker) == 0 {
+/// `sleep MARKER` processes (not the shell whose command line names them).
+fn sleeping(marker: &str) -> usize {
+    let cmdline = format!("sleep\0{marker}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|cmd| cmd == cmdline.as_bytes())
+        .count()
+}
+
+/// Polls `done` every 20 ms for up to 10 s (a bound on a hang only).
+async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..500 {
+        if done() {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     false
+}
+
+async fn gone(marker: &str) -> bool {
+    eventually(|| alive(marker) == 0).await
 }
 
 #[tokio::test]
@@ -98,16 +114,22 @@ async fn output_is_capped_with_a_notice() {
 async fn a_timeout_kills_the_whole_process_group() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = "31.4159265";
-    let started = Instant::now();
-    let err = RunShell::default()
-        .call(
-            json!({"command": format!("sleep {marker} & sleep {marker}; wait"), "timeout_secs": 1}),
-            &ctx(tmp.path()),
-        )
+    let (shell, c) = (RunShell::default(), ctx(tmp.path()));
+    let call = shell.call(
+        json!({"command": format!("sleep {marker} & sleep {marker}; wait"), "timeout_secs": 1}),
+        &c,
+    );
+    // The sleeps take 31 s; the 1 s timeout ends the call long before this
+    // bound, which only stops a hang.
+    let err = tokio::time::timeout(Duration::from_secs(20), call)
         .await
+        .expect("the timeout ended the call")
         .unwrap_err();
-    assert!(err.to_string().contains("was killed"), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        err.to_string()
+            .contains("ran longer than 1 s and was killed"),
+        "{err}"
+    );
     assert!(gone(marker).await, "a process survived the timeout");
 }
 
@@ -117,12 +139,17 @@ async fn a_stop_drops_the_call_and_kills_everything_it_started() {
     let marker = "27.1828182";
     let c = ctx(tmp.path());
     let shell = RunShell::default();
-    let call = shell.call(
+    let mut call = Box::pin(shell.call(
         json!({"command": format!("sleep {marker} & (sleep {marker} &); sleep {marker}")}),
         &c,
-    );
-    // The loop races every tool with Stop and drops the loser.
-    let stopped = tokio::time::timeout(Duration::from_millis(300), call).await;
-    assert!(stopped.is_err(), "the command should still be running");
+    ));
+    // Run the call until all three sleeps exist (the last starts after the
+    // other two), then drop it: the loop races every tool with Stop and
+    // drops the loser.
+    tokio::select! {
+        out = &mut call => panic!("the command ended by itself: {out:?}"),
+        started = eventually(|| sleeping(marker) == 3) => assert!(started, "the sleeps never started"),
+    }
+    drop(call);
     assert!(gone(marker).await, "a process survived the stop");
 }
