@@ -209,8 +209,9 @@ mod tests {
         (channel, seen)
     }
 
+    /// Polls `check` every 10 ms; the 20 s bound only ends a hang.
     async fn until(what: &str, mut check: impl FnMut() -> bool) {
-        for _ in 0..500 {
+        for _ in 0..2000 {
             if check() {
                 return;
             }

@@ -1,4 +1,6 @@
-//! `hearth chat`: one message, streamed; Ctrl-C stops cooperatively.
+//! `hearth chat`: one message, streamed; Ctrl-C stops cooperatively, and
+//! the process stays until a model load it started has finished (leaving
+//! would abort the load), unless Ctrl-C is pressed again.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +13,8 @@ use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
 use hearth_core::{Agent, LoadOptions, new_session_id};
 use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
 use hearth_store::Profiles;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio_util::sync::CancellationToken;
 
 use crate::backend::{BackendKind, KeyArg, build};
 use crate::overrides::Overrides;
@@ -129,21 +133,23 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let agent = builder.build();
 
+    // Listen for Ctrl-C before the run starts: from here on it stops the
+    // run instead of killing the process mid-write.
+    let interrupts = match signal(SignalKind::interrupt()) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!("Ctrl-C will end hearth without a clean stop: {e}");
+            None
+        }
+    };
     let mut handle = match &args.message {
         Some(text) if !args.regenerate => agent.run_stream(&session, text),
         _ => agent.regenerate_stream(&session),
     };
-    let stop = handle.stop_token();
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
-    // second one while the stop is still finishing: leave at once.
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(i32::from(EXIT_STOPPED));
-            }
-        }
-    });
+    // second one while the stop is still finishing, or while the model
+    // finishes loading: leave at once.
+    watch_ctrl_c(interrupts, handle.stop_token());
 
     let mut printer = Printer::new(args.json);
     let mut code = ExitCode::FAILURE;
@@ -167,10 +173,31 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             agent.approve(request_id, decision);
         }
     }
+    // A stop leaves the model's load running in its own request (DESIGN
+    // §3), but leaving now would close that connection and abort the load.
+    if agent.loads().in_flight() > 0 {
+        eprintln!("waiting for the model to finish loading (Ctrl-C again to leave now)");
+        agent.loads().settled().await;
+    }
     if !args.json {
         eprintln!("[session {session}] continue with --session {session}");
     }
     code
+}
+
+/// Stops the run at the first Ctrl-C and exits (130) at the second.
+fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) {
+    let Some(mut interrupts) = interrupts else {
+        return;
+    };
+    tokio::spawn(async move {
+        if interrupts.recv().await.is_some() {
+            stop.cancel();
+            if interrupts.recv().await.is_some() {
+                std::process::exit(i32::from(EXIT_STOPPED));
+            }
+        }
+    });
 }
 
 /// Ask on the terminal whether a call that writes or runs something may

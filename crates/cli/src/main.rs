@@ -30,7 +30,8 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Send one message and stream the answer. Ctrl-C stops it at once
-    /// without unloading the model (exit code 130).
+    /// without unloading the model (exit code 130); during a model load it
+    /// waits for the load to finish, a second Ctrl-C leaves at once.
     Chat(chat::ChatArgs),
     /// List the models Ollama has resident, with VRAM and context.
     Ps(ps::PsArgs),

@@ -127,6 +127,7 @@ impl AgentBuilder {
                 counter: crate::budget::TokenCounter::default(),
                 summarizers: Arc::default(),
                 reported_windows: std::sync::Mutex::default(),
+                loads: crate::loads::Loads::default(),
             }
         })
     }

@@ -62,6 +62,8 @@ pub struct Agent {
     pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
     /// The window the server reported per model at its last preload.
     pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
+    /// Model loads in flight in their own tasks (Stop never cancels them).
+    pub(crate) loads: crate::loads::Loads,
 }
 
 impl Agent {
@@ -100,6 +102,14 @@ impl Agent {
     /// The tools the model can call.
     pub fn tool_registry(&self) -> &ToolRegistry {
         &self.tools
+    }
+
+    /// The model loads this agent started that are still in flight. They
+    /// outlive a stopped run on purpose; a front end that is about to exit
+    /// waits for them ([`crate::Loads::settled`]), since leaving closes
+    /// their connections and a disconnect during a load aborts it.
+    pub fn loads(&self) -> &crate::loads::Loads {
+        &self.loads
     }
 
     /// Streaming entry point: starts the run in its own task (it goes on if
@@ -478,8 +488,15 @@ impl Agent {
                         run_id: &ctx.run_id,
                     };
                     let started = std::time::Instant::now();
-                    let result =
-                        stream_call(&backend, request, &ctx.cancel, &ctx.sink, checkpoint).await;
+                    let result = stream_call(
+                        &backend,
+                        &self.loads,
+                        request,
+                        &ctx.cancel,
+                        &ctx.sink,
+                        checkpoint,
+                    )
+                    .await;
                     self.record_model_span(ctx, &profile.model, started, &result.end)
                         .await;
                     let status = match &result.end {

@@ -140,7 +140,15 @@ impl Agent {
                 session_id: &ctx.session_id,
                 run_id: &ctx.run_id,
             };
-            stream_call(backend, request, &ctx.cancel, &inner, checkpoint).await
+            stream_call(
+                backend,
+                &self.loads,
+                request,
+                &ctx.cancel,
+                &inner,
+                checkpoint,
+            )
+            .await
         };
         let relay = async {
             let mut stream = PlanStream::default();

@@ -200,8 +200,8 @@ impl Agent {
 
     /// Load the model with its own request, which Stop never cancels: a
     /// disconnect during a load makes Ollama abort it and kill the runner
-    /// (DESIGN §3). The preload runs in a detached task; Stop only stops
-    /// waiting for it.
+    /// (DESIGN §3). The preload runs in a detached task, counted in
+    /// [`crate::Loads`]; Stop only stops waiting for it.
     pub(crate) async fn ensure_loaded(
         &self,
         ctx: &RunCtx,
@@ -221,11 +221,9 @@ impl Agent {
         if preloaded.contains(&key) {
             return Ok(());
         }
-        let backend_for_window = backend.clone();
-        let backend = backend.clone();
         let model = profile.model.clone();
         let load = self.settings.load_options(&model);
-        let task = tokio::spawn(async move { backend.preload(&model, &load).await });
+        let task = self.loads.spawn(backend.clone(), model, load);
         let joined = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return Err(RunOutcome::Stopped { partial_text: String::new() }),
@@ -239,7 +237,7 @@ impl Agent {
                 let reported = tokio::select! {
                     biased;
                     () = ctx.cancel.cancelled() => None,
-                    w = backend_for_window.context_window(&profile.model) => w,
+                    w = backend.context_window(&profile.model) => w,
                 };
                 // A stop during the query must not forget what is known.
                 if let Some(n) = reported

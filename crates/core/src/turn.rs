@@ -16,6 +16,7 @@ use crate::backend::{
     BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
 };
 use crate::events::EventSink;
+use crate::loads::Loads;
 use crate::message::{ChatMessage, MessageStatus};
 use crate::store::SessionStore;
 
@@ -59,11 +60,11 @@ async fn backoff(attempt: u32, cancel: &CancellationToken) -> bool {
 /// retry itself to report.
 async fn reload(
     backend: &Arc<dyn ModelBackend>,
+    loads: &Loads,
     request: &ModelRequest,
     cancel: &CancellationToken,
 ) -> bool {
-    let (b, model, load) = (backend.clone(), request.model.clone(), request.load);
-    let task = tokio::spawn(async move { b.preload(&model, &load).await });
+    let task = loads.spawn(backend.clone(), request.model.clone(), request.load);
     tokio::select! {
         biased;
         () = cancel.cancelled() => false,
@@ -75,13 +76,14 @@ async fn reload(
 /// when the user stopped. `attempt` counts attempts across the whole call.
 async fn open(
     backend: &Arc<dyn ModelBackend>,
+    loads: &Loads,
     request: &ModelRequest,
     cancel: &CancellationToken,
     attempt: &mut u32,
 ) -> Result<Option<ModelStream>, BackendError> {
     loop {
         *attempt += 1;
-        if *attempt > 1 && !reload(backend, request, cancel).await {
+        if *attempt > 1 && !reload(backend, loads, request, cancel).await {
             return Ok(None);
         }
         let opened = tokio::select! {
@@ -145,6 +147,7 @@ pub(crate) struct Checkpoint<'a> {
 /// once something has streamed, an error passes through.
 pub(crate) async fn stream_call(
     backend: &Arc<dyn ModelBackend>,
+    loads: &Loads,
     request: ModelRequest,
     cancel: &CancellationToken,
     sink: &EventSink,
@@ -157,7 +160,7 @@ pub(crate) async fn stream_call(
         end: CallEnd::Stopped,
     };
     let mut attempt = 0;
-    let mut stream = match open(backend, &request, cancel, &mut attempt).await {
+    let mut stream = match open(backend, loads, &request, cancel, &mut attempt).await {
         Ok(Some(s)) => s,
         Ok(None) => return out,
         Err(e) => {
@@ -211,7 +214,7 @@ pub(crate) async fn stream_call(
                 if !backoff(attempt, cancel).await {
                     return out;
                 }
-                stream = match open(backend, &request, cancel, &mut attempt).await {
+                stream = match open(backend, loads, &request, cancel, &mut attempt).await {
                     Ok(Some(s)) => s,
                     Ok(None) => return out,
                     Err(e) => {

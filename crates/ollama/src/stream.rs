@@ -150,6 +150,38 @@ mod tests {
         s.collect().await
     }
 
+    /// Lines that arrive `gaps[i]` milliseconds apart (the clock is the
+    /// test's paused tokio clock), then the done line.
+    fn trickle(gaps: Vec<u64>) -> ByteStream {
+        let lines = futures::stream::iter(gaps).then(|ms| async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            Ok::<_, reqwest::Error>(Bytes::from_static(b"{\"done\":false}\n"))
+        });
+        let done = futures::stream::iter([Ok(Bytes::from_static(b"{\"done\":true}\n"))]);
+        lines.chain(done).boxed()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_idle_timeout_is_per_gap_not_per_answer() {
+        // Twelve gaps of 150 ms: 1.8 s in all, over twice the 700 ms
+        // timeout, and no single gap reaches it.
+        let idle = Duration::from_millis(700);
+        let started = tokio::time::Instant::now();
+        let got = collect(chat_stream(trickle(vec![150; 12]), idle)).await;
+        assert!(started.elapsed() >= Duration::from_millis(1800));
+        assert_eq!(got.len(), 13);
+        assert!(got.iter().all(Result::is_ok));
+        assert!(got[12].as_ref().unwrap().done);
+
+        // One gap longer than the timeout ends the answer there.
+        let got = collect(chat_stream(trickle(vec![150, 150, 800, 150]), idle)).await;
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(
+            matches!(got[2], Err(OllamaError::Timeout { .. })),
+            "{got:?}"
+        );
+    }
+
     #[tokio::test]
     async fn ends_after_done_and_ignores_the_rest() {
         let got = collect(stream_of(vec![

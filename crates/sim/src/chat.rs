@@ -25,7 +25,7 @@ use crate::http::{Conn, Gone};
 use crate::script::{Fault, ModelSpec, Reply};
 use crate::server::Flow;
 use crate::sse::{self, V1Options};
-use crate::state::{Inner, Lease, LoadOptions, Runner, Shared};
+use crate::state::{Hold, Inner, Lease, LoadOptions, Runner, Shared};
 use crate::wire::{self, ChatRequest, ChatResponse, Message, OutMessage};
 use crate::{openai, prompt};
 
@@ -96,7 +96,10 @@ pub(crate) async fn serve(
     // One request at a time per model; a client that leaves while queued
     // just leaves (dropping the lock future gives up its place).
     let queue = shared.queue(&name);
-    let _turn = conn.race(queue.lock_owned()).await?;
+    let Ok(_turn) = conn.race(queue.lock_owned()).await else {
+        shared.mutate(|inner| inner.counters.left_queue += 1);
+        return Err(Gone);
+    };
 
     let reply = if req.messages.is_empty() {
         None
@@ -131,6 +134,7 @@ pub(crate) async fn serve(
         .await;
     };
     let eval_count = shared.mutate(|inner| {
+        inner.counters.prompt_evals += 1;
         if fitted.dropped > 0 {
             inner.counters.truncated_prompts += 1;
         }
@@ -152,7 +156,11 @@ pub(crate) async fn serve(
         ),
     };
     let eval_started = Instant::now();
-    if conn.race(tokio::time::sleep(eval_delay)).await.is_err() {
+    let evaluated = async {
+        tokio::time::sleep(eval_delay).await;
+        shared.released(Hold::PromptEval).await;
+    };
+    if conn.race(evaluated).await.is_err() {
         shared.mutate(|inner| inner.counters.cancelled += 1);
         return Err(Gone);
     }
@@ -281,7 +289,15 @@ async fn ensure_loaded(
         None => false,
     });
     if !reused {
-        if conn.pause(checked.spec.load_ms).await.is_err() {
+        shared.mutate(|inner| inner.counters.loads_started += 1);
+        let load_ms = checked.spec.load_ms;
+        let loaded = async {
+            if load_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(load_ms)).await;
+            }
+            shared.released(Hold::Load).await;
+        };
+        if conn.race(loaded).await.is_err() {
             shared.mutate(|inner| inner.counters.aborted_loads += 1);
             return Err(Gone);
         }

@@ -75,10 +75,13 @@ pub(crate) struct Conn {
     /// `Content-Type` of a streamed response (NDJSON unless a handler says
     /// otherwise).
     stream_type: &'static str,
+    /// Called after every chunk of a streamed response is written (the
+    /// server counts them for tests).
+    on_chunk: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Conn {
-    pub(crate) fn new(stream: TcpStream) -> Self {
+    pub(crate) fn new(stream: TcpStream, on_chunk: Box<dyn Fn() + Send + Sync>) -> Self {
         // Every piece must leave at once: split UTF-8 and token timing tests
         // depend on it.
         let _ = stream.set_nodelay(true);
@@ -92,6 +95,7 @@ impl Conn {
             closing: false,
             head_only: false,
             stream_type: NDJSON,
+            on_chunk,
         }
     }
 
@@ -272,7 +276,9 @@ impl Conn {
         out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
         out.extend_from_slice(piece);
         out.extend_from_slice(b"\r\n");
-        self.write(&out).await
+        self.write(&out).await?;
+        (self.on_chunk)();
+        Ok(())
     }
 
     /// Ends a chunked response properly (head first if nothing was written).

@@ -147,12 +147,20 @@
 //!
 //! ## Control endpoints
 //!
-//! `GET /sim/stats` ([`Stats`]), `GET /sim/requests` (every request but
+//! `GET /sim/stats` ([`Stats`]: requests, loads begun, completed and
+//! aborted, prompt evaluations begun, chunks streamed, clients that left a
+//! queue, cancelled generations, unloads), `GET /sim/requests` (every request but
 //! `/sim/*`, as [`RecordedRequest`]s in arrival order), `POST /sim/script`
 //! (replace models and queued replies), `POST /sim/reply` (queue one
 //! [`Reply`]), `POST /sim/reset` (zero the counters, clear the capture).
 //!
 //! ## In-process use
+//!
+//! Besides the endpoints' equivalents, the handle can hold requests at a
+//! moment of their life ([`Hold`]: the end of a load, the end of prompt
+//! evaluation) until the test releases them, so that a test acting "during
+//! the load" never races a timer; [`SimHandle::wait_until`] waits on the
+//! counters without polling.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -198,7 +206,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 pub use script::{Fault, FaultParseError, ModelSpec, Reply, Script, ToolCallSpec};
-pub use state::{RecordedRequest, Stats};
+pub use state::{Hold, RecordedRequest, Stats};
 
 use crate::state::Shared;
 
@@ -306,6 +314,21 @@ impl SimHandle {
     /// Zeroes the counters and clears the capture (loaded models stay).
     pub fn reset(&self) {
         self.shared.reset();
+    }
+
+    /// Holds every chat request that reaches `point` there until
+    /// [`SimHandle::release`]: a test that must act "while the model loads"
+    /// or "while the prompt is evaluated" waits for the counter that says
+    /// the request got there (`loads_started`, `prompt_evals`) and acts,
+    /// with no timer to race. A client that leaves meanwhile aborts the
+    /// load or cancels the generation, as without the hold.
+    pub fn hold(&self, point: Hold) {
+        self.shared.set_hold(point, true);
+    }
+
+    /// Lets the requests held at `point` go on, and the next ones pass.
+    pub fn release(&self, point: Hold) {
+        self.shared.set_hold(point, false);
     }
 
     /// Waits until `pred` holds for the stats, re-checking on every change

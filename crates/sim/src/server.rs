@@ -43,7 +43,8 @@ pub(crate) async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 async fn connection(stream: TcpStream, shared: Arc<Shared>) {
-    let mut conn = Conn::new(stream);
+    let counter = Arc::clone(&shared);
+    let mut conn = Conn::new(stream, Box::new(move || counter.chunk_sent()));
     loop {
         let req = match conn.read_request().await {
             Ok(Some(req)) => req,

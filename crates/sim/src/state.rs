@@ -19,20 +19,34 @@ use tokio::time::Instant;
 use crate::duration::KeepAlive;
 use crate::script::{ModelSpec, Reply, Script};
 
-/// Counters for assertions, as `GET /sim/stats` returns them.
+/// Counters for assertions, as `GET /sim/stats` returns them. A test
+/// waits on them ([`crate::SimHandle::wait_until`]) to act at a known moment
+/// of a request: arrived, loading, evaluating the prompt, streaming.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Stats {
     /// Requests seen, `/sim/*` excluded.
     pub requests: u64,
     /// Chat requests seen: `POST /api/chat` (load and unload requests
     /// included) and `POST /v1/chat/completions`.
     pub chat_requests: u64,
+    /// Model loads begun: completed, aborted or still under way.
+    pub loads_started: u64,
     /// Completed model loads.
     pub loads: u64,
     /// Unloads: `keep_alive` 0, expiry, or a reload for other options.
     pub unloads: u64,
     /// Loads abandoned because the client left while the model loaded.
     pub aborted_loads: u64,
+    /// Prompt evaluations begun (the request got past its queue and the
+    /// load; no byte of the answer is written before its end).
+    pub prompt_evals: u64,
+    /// Chunks written in streamed replies: a token line or event, a
+    /// tool-call piece, an argument fragment, the done line.
+    pub chunks_sent: u64,
+    /// Requests whose client left while they waited in their model's queue
+    /// (they took no reply and cancelled nothing).
+    pub left_queue: u64,
     /// Generations cancelled because the client left (prompt evaluation,
     /// streaming, or a stall).
     pub cancelled: u64,
@@ -51,6 +65,31 @@ pub struct RecordedRequest {
     pub path: String,
     /// The body parsed as JSON; `null` when empty or not JSON.
     pub body: Value,
+}
+
+/// A moment of a chat request where the simulator can hold every request
+/// until the test releases it ([`crate::SimHandle::hold`]), so that "while
+/// the model loads" or "while the prompt is evaluated" lasts exactly as
+/// long as the test needs, however slow the machine. A held request still
+/// sees its client leave: that aborts the load or cancels the generation,
+/// as it would at that moment without the hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// The end of a model load (after its `load_ms`): the model is not
+    /// loaded until the release.
+    Load,
+    /// The end of prompt evaluation (after its time): no byte of the answer
+    /// is written until the release.
+    PromptEval,
+}
+
+impl Hold {
+    fn slot(self) -> usize {
+        match self {
+            Self::Load => 0,
+            Self::PromptEval => 1,
+        }
+    }
 }
 
 /// Load-time options of a runner: a request whose effective values differ
@@ -203,6 +242,8 @@ pub(crate) struct Shared {
     version: watch::Sender<u64>,
     /// Wakes the expiry task when an expiry time changes.
     pub reaper: Notify,
+    /// Which [`Hold`] points hold requests now.
+    holds: watch::Sender<[bool; 2]>,
     queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -219,6 +260,7 @@ impl Shared {
             }),
             version: watch::Sender::new(0),
             reaper: Notify::new(),
+            holds: watch::Sender::new([false; 2]),
             queues: Mutex::new(HashMap::new()),
         }
     }
@@ -262,6 +304,23 @@ impl Shared {
     /// A receiver that sees every change.
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.version.subscribe()
+    }
+
+    /// Holds requests at `point` (`true`) or lets them go on (`false`).
+    pub(crate) fn set_hold(&self, point: Hold, held: bool) {
+        self.holds.send_modify(|h| h[point.slot()] = held);
+    }
+
+    /// Resolves once `point` holds nothing (at once when it is not held).
+    pub(crate) async fn released(&self, point: Hold) {
+        let mut holds = self.holds.subscribe();
+        // The sender lives in `self`, so the wait cannot see it closed.
+        let _ = holds.wait_for(|h| !h[point.slot()]).await;
+    }
+
+    /// Counts one chunk written in a streamed reply.
+    pub(crate) fn chunk_sent(&self) {
+        self.mutate(|inner| inner.counters.chunks_sent += 1);
     }
 
     /// The request queue of one model (created on first use).

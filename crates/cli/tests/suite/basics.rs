@@ -1,13 +1,22 @@
 //! chat, ps and errors as a person sees them.
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hearth_protocol::{AgentEvent, EventKind};
-use hearth_sim::{ModelSpec, Reply, Script, Sim, SimHandle};
-use tokio::process::Command;
+use hearth_sim::{Hold, ModelSpec, Reply, Script, Sim, SimHandle};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
 
 use crate::MODEL;
+
+/// The bound on every wait in these tests: it only ends a hang.
+pub(crate) const T: Duration = Duration::from_secs(20);
+
+/// What `hearth chat` says when a Ctrl-C came during a model load.
+const WAITING_FOR_LOAD: &str =
+    "waiting for the model to finish loading (Ctrl-C again to leave now)";
 
 pub(crate) async fn sim(script: Script) -> SimHandle {
     Sim::start(script.with_model(ModelSpec::new(MODEL).with_capabilities(&["tools"])))
@@ -33,7 +42,7 @@ pub(crate) fn hearth(args: &[&str]) -> Command {
 }
 
 pub(crate) async fn output(mut cmd: Command) -> std::process::Output {
-    tokio::time::timeout(Duration::from_secs(20), cmd.output())
+    tokio::time::timeout(T, cmd.output())
         .await
         .expect("hearth finished in time")
         .unwrap()
@@ -95,10 +104,58 @@ async fn plain_mode_prints_the_answer_and_uses_ollama_host() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Plain answer.\n");
 }
 
+/// Sends SIGINT (Ctrl-C) to a running child.
+pub(crate) fn interrupt(child: &Child) {
+    let pid = child.id().expect("still running").to_string();
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+}
+
+/// The lines a child writes to stderr, as they come.
+pub(crate) fn stderr_lines(child: &mut Child) -> mpsc::UnboundedReceiver<String> {
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits (within `T`) for a stderr line containing `needle`; returns the
+/// lines up to it.
+pub(crate) async fn until_line(
+    lines: &mut mpsc::UnboundedReceiver<String>,
+    needle: &str,
+) -> String {
+    let mut seen = String::new();
+    loop {
+        match tokio::time::timeout(T, lines.recv()).await {
+            Ok(Some(line)) => {
+                seen.push_str(&line);
+                seen.push('\n');
+                if line.contains(needle) {
+                    return seen;
+                }
+            }
+            Ok(None) => panic!("stderr ended without {needle:?}:\n{seen}"),
+            Err(_) => panic!("no {needle:?} on stderr within {T:?}:\n{seen}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn ctrl_c_stops_at_once_exits_130_and_keeps_the_model_loaded() {
-    let sim =
-        sim(Script::default().with_reply(Reply::text("never").with_prompt_eval_ms(5000))).await;
+    let sim = sim(Script::default().with_reply(Reply::text("never"))).await;
+    // The prompt evaluation lasts until released: a stop that waited for
+    // the server would never end.
+    sim.hold(Hold::PromptEval);
     let child = hearth(&[
         "chat",
         "--url",
@@ -110,22 +167,12 @@ async fn ctrl_c_stops_at_once_exits_130_and_keeps_the_model_loaded() {
     ])
     .spawn()
     .unwrap();
-    sim.wait_until(|s| s.chat_requests >= 2, Duration::from_secs(10))
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
+    interrupt(&child);
+    let out = tokio::time::timeout(T, child.wait_with_output())
         .await
+        .expect("exits after SIGINT, with the server still evaluating")
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let pid = child.id().unwrap().to_string();
-    let t = Instant::now();
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = tokio::time::timeout(Duration::from_secs(5), child.wait_with_output())
-        .await
-        .expect("exits after SIGINT")
-        .unwrap();
-    let took = t.elapsed();
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -137,14 +184,92 @@ async fn ctrl_c_stops_at_once_exits_130_and_keeps_the_model_loaded() {
         matches!(evs.last().unwrap().kind, EventKind::StreamStopped { .. }),
         "{evs:#?}"
     );
-    let stats = sim
-        .wait_until(|s| s.cancelled == 1, Duration::from_secs(2))
-        .await
-        .unwrap();
+    let stats = sim.wait_until(|s| s.cancelled == 1, T).await.unwrap();
     assert_eq!((stats.unloads, stats.aborted_loads), (0, 0));
+    assert_eq!(stats.chunks_sent, 0, "stopped before any token");
     assert_eq!(stats.loaded, vec![MODEL.to_owned()]);
-    // Process exit included: generous, but it shows the stop is not a timeout.
-    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+#[tokio::test]
+async fn ctrl_c_while_the_model_loads_lets_the_load_finish_then_exits() {
+    let sim = sim(Script::default()).await;
+    // The load lasts until released, however slow the machine.
+    sim.hold(Hold::Load);
+    let mut child = hearth(&[
+        "chat",
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--json",
+        "hi",
+    ])
+    .spawn()
+    .unwrap();
+    let mut stderr = stderr_lines(&mut child);
+    sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
+    interrupt(&child);
+    until_line(&mut stderr, WAITING_FOR_LOAD).await;
+    // Stopped, but still here: its load is under way, not aborted.
+    assert!(child.try_wait().unwrap().is_none(), "left during the load");
+    let stats = sim.stats();
+    assert_eq!((stats.loads, stats.aborted_loads), (0, 0));
+
+    sim.release(Hold::Load);
+    let out = tokio::time::timeout(T, child.wait_with_output())
+        .await
+        .expect("exits once the load is done")
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let evs = events(&out.stdout);
+    assert!(
+        matches!(evs.last().unwrap().kind, EventKind::StreamStopped { .. }),
+        "{evs:#?}"
+    );
+    let stats = sim.stats();
+    assert_eq!((stats.loads, stats.aborted_loads), (1, 0));
+    assert_eq!(
+        stats.loaded,
+        vec![MODEL.to_owned()],
+        "the model is resident"
+    );
+    assert_eq!(
+        stats.chat_requests, 1,
+        "only the load: no chat after the stop"
+    );
+}
+
+#[tokio::test]
+async fn a_second_ctrl_c_while_the_model_loads_leaves_at_once() {
+    let sim = sim(Script::default()).await;
+    // Never released: only leaving ends the wait.
+    sim.hold(Hold::Load);
+    let mut child = hearth(&[
+        "chat",
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--json",
+        "hi",
+    ])
+    .spawn()
+    .unwrap();
+    let mut stderr = stderr_lines(&mut child);
+    sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
+    interrupt(&child);
+    until_line(&mut stderr, WAITING_FOR_LOAD).await;
+    interrupt(&child);
+    let status = tokio::time::timeout(T, child.wait())
+        .await
+        .expect("left at the second Ctrl-C, with the load still held")
+        .unwrap();
+    assert_eq!(status.code(), Some(130));
+    // What the first Ctrl-C avoids: leaving closed the load's connection,
+    // and the server aborted the load.
+    let stats = sim.wait_until(|s| s.aborted_loads == 1, T).await.unwrap();
+    assert_eq!(stats.loads, 0);
+    assert!(stats.loaded.is_empty(), "{stats:?}");
 }
 
 #[tokio::test]

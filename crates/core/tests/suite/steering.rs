@@ -87,7 +87,9 @@ async fn a_message_queued_during_tools_goes_after_the_tool_results() {
     assert_eq!(roles.len(), 5, "the cancelled message was never sent");
 }
 
-#[tokio::test]
+// Paused clock: the sleep below ends only once the run waits in the
+// stalled answer, whatever the machine's speed.
+#[tokio::test(start_paused = true)]
 async fn a_stopped_run_leaves_queued_messages_unsent() {
     let backend = FakeBackend::new();
     backend.push(vec![text("partial"), crate::fake::Piece::Stall]);

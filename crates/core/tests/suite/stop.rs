@@ -3,12 +3,13 @@
 //! unanswered calls answered; the preload never cancelled.
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hearth_core::{BackendError, CANCELLED_RESULT, MessageStatus, Profile, Role, ToolRegistry};
 use hearth_protocol::{ErrorCode, EventKind};
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use tokio::time::Instant;
 
 use super::probe::Probe;
 use crate::fake::{FakeBackend, Piece, agent, call, done, events, kinds, text};
@@ -22,6 +23,12 @@ fn profile() -> Profile {
     }
 }
 
+// These tests run on tokio's paused clock: it moves only when every task
+// waits on a timer, straight to the next one. So `stop_after(ms)` stops at
+// that point of the script whatever the machine's speed, and "ends at once"
+// is exact: no timer fired between the stop and the run's last event.
+
+/// Stops `run` when the clock reaches `ms`; returns that instant.
 async fn stop_after(run: &hearth_core::RunHandle, ms: u64) -> Instant {
     tokio::time::sleep(Duration::from_millis(ms)).await;
     let t = Instant::now();
@@ -29,7 +36,12 @@ async fn stop_after(run: &hearth_core::RunHandle, ms: u64) -> Instant {
     t
 }
 
-#[tokio::test]
+/// The stop waited for no timer: the run ended at the instant of the stop.
+fn at_once(t: Instant) {
+    assert_eq!(t.elapsed(), Duration::ZERO, "the stop waited on a timer");
+}
+
+#[tokio::test(start_paused = true)]
 async fn stop_while_the_request_is_opening_ends_at_once() {
     let backend = FakeBackend::new();
     *backend.open_delay.lock().unwrap() = Duration::from_secs(5);
@@ -37,11 +49,7 @@ async fn stop_while_the_request_is_opening_ends_at_once() {
     let mut run = agent.run_stream("s", "hi");
     let t = stop_after(&run, 50).await;
     let evs = events(&mut run).await;
-    assert!(
-        t.elapsed() < Duration::from_millis(100),
-        "{:?}",
-        t.elapsed()
-    );
+    at_once(t);
     assert_eq!(kinds(&evs), vec!["run_started", "stopped"]);
     assert_eq!(
         backend.dropped.load(Ordering::SeqCst),
@@ -50,7 +58,7 @@ async fn stop_while_the_request_is_opening_ends_at_once() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stop_mid_stream_keeps_the_partial_text_flagged_interrupted() {
     let backend = FakeBackend::new();
     backend.push(vec![text("Once "), text("upon"), Piece::Stall]);
@@ -73,7 +81,7 @@ async fn stop_mid_stream_keeps_the_partial_text_flagged_interrupted() {
     assert_eq!(history[1].status, MessageStatus::Interrupted);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stop_during_tools_answers_every_open_call_and_keeps_history_valid() {
     let backend = FakeBackend::new();
     let probe = Probe::new("probe", true);
@@ -87,13 +95,10 @@ async fn stop_during_tools_answers_every_open_call_and_keeps_history_valid() {
     reg.register(probe.clone());
     let (agent, _) = agent(backend.clone(), reg, profile());
     let mut run = agent.run_stream("s", "go");
+    // At 200 ms the fast call is done and the slow one is running.
     let t = stop_after(&run, 200).await;
     let evs = events(&mut run).await;
-    assert!(
-        t.elapsed() < Duration::from_millis(100),
-        "{:?}",
-        t.elapsed()
-    );
+    at_once(t);
     assert_eq!(kinds(&evs).last(), Some(&"stopped"));
     assert_eq!(
         probe.calls.load(Ordering::SeqCst),
@@ -117,7 +122,7 @@ async fn stop_during_tools_answers_every_open_call_and_keeps_history_valid() {
     assert_eq!(backend.requests().len(), 1, "no model call after the stop");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stop_during_the_preload_does_not_cancel_it() {
     let backend = FakeBackend::new();
     *backend.preload_delay.lock().unwrap() = Duration::from_millis(300);
@@ -125,10 +130,16 @@ async fn stop_during_the_preload_does_not_cancel_it() {
     let mut run = agent.run_stream("s", "hi");
     let t = stop_after(&run, 50).await;
     let evs = events(&mut run).await;
-    assert!(t.elapsed() < Duration::from_millis(100));
+    at_once(t);
     assert_eq!(kinds(&evs), vec!["run_started", "stopped"]);
     assert_eq!(backend.requests().len(), 0, "no chat was sent");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The load goes on in its own task, and the agent counts it until its
+    // end (a front end about to exit waits for it).
+    assert_eq!(agent.loads().in_flight(), 1);
+    assert_eq!(backend.preloads_done.load(Ordering::SeqCst), 0);
+    tokio::time::timeout(Duration::from_secs(10), agent.loads().settled())
+        .await
+        .expect("the load ends");
     assert_eq!(
         backend.preloads_done.load(Ordering::SeqCst),
         1,

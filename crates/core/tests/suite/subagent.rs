@@ -2,7 +2,7 @@
 //! forwarded live into the parent's stream, stopped with the parent.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hearth_core::{
     Agent, EventSink, InMemoryStore, Profile, Role, StaticProfiles, ToolContext, ToolEffect,
@@ -10,6 +10,7 @@ use hearth_core::{
 };
 use hearth_protocol::{EventKind, RunScope, ToolOutcome};
 use serde_json::json;
+use tokio::time::Instant;
 
 use crate::fake::{FakeBackend, Piece, call, done, events, text};
 
@@ -104,7 +105,9 @@ async fn subagent_events_arrive_live_and_scoped_before_the_tool_returns() {
     );
 }
 
-#[tokio::test]
+// On tokio's paused clock (it moves only when every task waits on a
+// timer): "the stop ends the run at once" is exact, no timer fires between.
+#[tokio::test(start_paused = true)]
 async fn stop_reaches_the_subagent() {
     let backend = FakeBackend::new();
     backend.push(vec![
@@ -126,11 +129,9 @@ async fn stop_reaches_the_subagent() {
     let t = Instant::now();
     run.stop();
     let rest = events(&mut run).await;
-    assert!(
-        t.elapsed() < Duration::from_millis(100),
-        "{:?}",
-        t.elapsed()
-    );
+    // The child stalls forever: only the stop could end it, and it waited
+    // for no timer.
+    assert_eq!(t.elapsed(), Duration::ZERO, "the stop waited on a timer");
     assert!(
         rest.iter()
             .any(|e| e.scope.is_subagent && matches!(e.kind, EventKind::StreamStopped { .. }))
@@ -154,8 +155,11 @@ async fn stop_reaches_the_subagent() {
         "{}",
         result.content
     );
+    // Saved by the child's task after the stop; the paused clock only
+    // moves past each 10 ms once every task is waiting, so this polls
+    // until that task is done (10 s bounds a hang).
     let mut kept = Vec::new();
-    for _ in 0..100 {
+    for _ in 0..1000 {
         kept = store.subagent_transcripts().await;
         if !kept.is_empty() {
             break;

@@ -234,31 +234,45 @@ async fn a_429_is_retried_but_a_400_and_an_in_band_error_are_not() {
 
 #[tokio::test]
 async fn a_slow_trickle_is_not_a_stall_the_answer_arrives_whole() {
-    // Twelve tokens 150 ms apart take longer than the idle timeout, but
-    // every gap is shorter: the timeout is per gap, not per answer.
-    let text = "one two three four five six seven eight nine ten eleven twelve";
+    // Twenty-four tokens 100 ms apart take longer than the 2 s idle
+    // timeout, but every gap is a twentieth of it: the timeout is per gap
+    // of the HTTP body, not per answer (nor a whole-request timeout). The
+    // exact rule is unit-tested on a paused clock in `stream`; here only a
+    // test process frozen for 1.9 s could fail.
+    let text: String = (1..=24).map(|n| format!("w{n} ")).collect();
+    let text = text.trim_end();
     let sim =
-        sim(Script::with_models(vec![model()]).with_reply(Reply::text(text).with_token_ms(150)))
+        sim(Script::with_models(vec![model()]).with_reply(Reply::text(text).with_token_ms(100)))
             .await;
+    let idle = Duration::from_secs(2);
     let opts = ClientOptions {
-        idle_timeout: Duration::from_millis(700),
+        idle_timeout: idle,
         ..ClientOptions::default()
     };
     let agent = agent_with(&sim, builtin_registry(), 20, opts);
-    let started = std::time::Instant::now();
     let mut run = agent.run_stream("s", "hi");
     let evs = events(&mut run).await;
     assert!(
         matches!(last(&evs), EventKind::StreamEnd { .. }),
         "{evs:#?}"
     );
-    assert!(started.elapsed() > Duration::from_millis(1400));
+    // The premise, by the server's own count: generating took longer than
+    // the idle timeout (twenty-four 100 ms pauses).
+    let eval_ms = evs
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Usage { usage } => usage.eval_ms,
+            _ => None,
+        })
+        .expect("the done line's eval_duration");
+    assert!(eval_ms >= 2400.0, "{eval_ms}");
+    assert!(eval_ms > idle.as_secs_f64() * 1000.0);
     assert_eq!(text_of(&evs), text);
     let deltas = evs
         .iter()
         .filter(|e| matches!(e.kind, EventKind::TextDelta { .. }))
         .count();
-    assert!(deltas >= 12, "streamed as it came: {deltas} deltas");
+    assert!(deltas >= 24, "streamed as it came: {deltas} deltas");
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history[1].content, text);
     assert_eq!(history[1].status, MessageStatus::Complete);

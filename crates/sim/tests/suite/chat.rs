@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use hearth_sim::{ModelSpec, Reply, Script, Sim, ToolCallSpec};
+use hearth_sim::{Hold, ModelSpec, Reply, Script, Sim, ToolCallSpec};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::support::{Raw, ask, chat, done_line, with};
+use super::support::{Raw, T, ask, chat, done_line, with};
 
 #[tokio::test]
 async fn streams_the_echo_reply_token_by_token() {
@@ -87,11 +87,16 @@ async fn stream_false_answers_one_object() {
 
 #[tokio::test]
 async fn nothing_is_written_before_the_first_token() {
-    let script = Script::default().with_reply(Reply::text("late").with_prompt_eval_ms(300));
+    let script = Script::default().with_reply(Reply::text("late"));
     let sim = Sim::start(script).await.unwrap();
+    // The evaluation lasts until the release: the window below is inside
+    // it however slow the machine.
+    sim.hold(Hold::PromptEval);
     let mut c = Raw::connect(&sim).await;
     c.send("POST", "/api/chat", &ask("llama3.2:3b", "hi")).await;
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
     assert_eq!(c.read_for(Duration::from_millis(150)).await, b"");
+    sim.release(Hold::PromptEval);
     let resp = c.response().await;
     assert_eq!(resp.status, 200);
     assert_eq!(resp.content(), "late");

@@ -63,12 +63,14 @@ async fn stall_after_holds_the_connection_until_the_client_leaves() {
     let sim = sim_with(Reply::text("one two three").with_fault(Fault::StallAfter(1))).await;
     let mut c = Raw::connect(&sim).await;
     c.send("POST", "/api/chat", &ask("llama3.2:3b", "hi")).await;
-    let first = c.read_for(Duration::from_millis(200)).await;
+    let first = c.read_until(br#""content":"one""#).await;
     let text = String::from_utf8(first).unwrap();
-    assert!(text.starts_with("HTTP/1.1 200 OK"));
-    assert!(text.contains(r#""content":"one""#));
-    assert!(!text.contains("two"));
-    assert_eq!(c.read_for(Duration::from_millis(100)).await, b"");
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    // The stall: one chunk sent, and nothing more arrives.
+    sim.wait_until(|s| s.chunks_sent == 1, T).await.unwrap();
+    let more = c.read_for(Duration::from_millis(100)).await;
+    assert!(!String::from_utf8_lossy(&more).contains("two"), "{more:?}");
+    assert_eq!(sim.stats().chunks_sent, 1);
     assert_eq!(sim.stats().cancelled, 0);
     c.close();
     let stats = sim.wait_until(|s| s.cancelled == 1, T).await.unwrap();

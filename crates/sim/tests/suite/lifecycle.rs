@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hearth_sim::{ModelSpec, Reply, Script, Sim};
+use hearth_sim::{Hold, ModelSpec, Reply, Script, Sim};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -80,8 +80,7 @@ async fn disconnect_during_prompt_eval_cancels_and_keeps_the_model() {
     chat(&sim, load("llama3.2:3b")).await;
     let mut c = Raw::connect(&sim).await;
     c.send("POST", "/api/chat", &ask("llama3.2:3b", "hi")).await;
-    sim.wait_until(|s| s.chat_requests == 2, T).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
     c.close();
     let stats = sim.wait_until(|s| s.cancelled == 1, T).await.unwrap();
     assert_eq!((stats.loads, stats.unloads, stats.aborted_loads), (1, 0, 0));
@@ -100,12 +99,50 @@ async fn disconnect_during_load_aborts_the_load() {
     let sim = Sim::start(Script::with_models(vec![model])).await.unwrap();
     let mut c = Raw::connect(&sim).await;
     c.send("POST", "/api/chat", &ask("big:70b", "hi")).await;
-    sim.wait_until(|s| s.chat_requests == 1, T).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
     c.close();
     let stats = sim.wait_until(|s| s.aborted_loads == 1, T).await.unwrap();
     assert_eq!((stats.loads, stats.cancelled), (0, 0));
     assert!(stats.loaded.is_empty());
+}
+
+#[tokio::test]
+async fn a_held_load_ends_on_release_and_a_client_that_leaves_aborts_it() {
+    let sim = Sim::start(Script::default()).await.unwrap();
+    sim.hold(Hold::Load);
+    // Held: the client leaves during the load, which aborts it.
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &load("llama3.2:3b")).await;
+    sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
+    c.close();
+    let stats = sim.wait_until(|s| s.aborted_loads == 1, T).await.unwrap();
+    assert_eq!(stats.loads, 0);
+    // Held, then released: the load completes and the request is answered.
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &load("llama3.2:3b")).await;
+    let stats = sim.wait_until(|s| s.loads_started == 2, T).await.unwrap();
+    assert_eq!((stats.loads, stats.loaded.len()), (0, 0), "still loading");
+    sim.release(Hold::Load);
+    assert_eq!(c.response().await.json()["done_reason"], "load");
+    let stats = sim.stats();
+    assert_eq!((stats.loads, stats.aborted_loads), (1, 1));
+    assert_eq!(stats.loaded, ["llama3.2:3b"]);
+}
+
+#[tokio::test]
+async fn a_held_prompt_evaluation_writes_nothing_until_released() {
+    let script = Script::default().with_reply(Reply::text("one two three"));
+    let sim = Sim::start(script).await.unwrap();
+    sim.hold(Hold::PromptEval);
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &ask("llama3.2:3b", "hi")).await;
+    let stats = sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
+    assert_eq!((stats.loads, stats.chunks_sent), (1, 0));
+    sim.release(Hold::PromptEval);
+    let resp = c.response().await;
+    assert_eq!(resp.content(), "one two three");
+    // Three token lines and the done line, one chunk each.
+    assert_eq!(sim.stats().chunks_sent, 4);
 }
 
 #[tokio::test]
@@ -136,10 +173,12 @@ async fn changed_load_options_reload_and_same_options_do_not() {
 #[tokio::test]
 async fn requests_to_one_model_are_served_one_at_a_time_in_order() {
     let script = Script::default()
-        .with_reply(Reply::text("first").with_prompt_eval_ms(150))
+        .with_reply(Reply::text("first"))
         .with_reply(Reply::text("second"))
         .with_reply(Reply::text("third"));
     let sim = Sim::start(script).await.unwrap();
+    // The first request stays in its evaluation until released.
+    sim.hold(Hold::PromptEval);
     let mut clients = Vec::new();
     for i in 0..3u64 {
         let mut c = Raw::connect(&sim).await;
@@ -149,8 +188,12 @@ async fn requests_to_one_model_are_served_one_at_a_time_in_order() {
             .unwrap();
         clients.push(c);
     }
-    // While the first is evaluating, the others have received nothing.
+    // While the first is evaluating, the others have received nothing and
+    // wait in the queue (only one evaluation began).
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
     assert_eq!(clients[2].read_for(Duration::from_millis(50)).await, b"");
+    assert_eq!(sim.stats().prompt_evals, 1);
+    sim.release(Hold::PromptEval);
     let mut answers = Vec::new();
     for c in &mut clients {
         answers.push(c.response().await.content());
@@ -161,16 +204,20 @@ async fn requests_to_one_model_are_served_one_at_a_time_in_order() {
 #[tokio::test]
 async fn a_client_leaving_the_queue_just_leaves() {
     let script = Script::default()
-        .with_reply(Reply::text("first").with_prompt_eval_ms(200))
+        .with_reply(Reply::text("first"))
         .with_reply(Reply::text("second"));
     let sim = Sim::start(script).await.unwrap();
+    // `a` stays in its evaluation until released, so `b` is queued.
+    sim.hold(Hold::PromptEval);
     let mut a = Raw::connect(&sim).await;
     a.send("POST", "/api/chat", &ask("llama3.2:3b", "q")).await;
-    sim.wait_until(|s| s.chat_requests == 1, T).await.unwrap();
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
     let mut b = Raw::connect(&sim).await;
     b.send("POST", "/api/chat", &ask("llama3.2:3b", "q")).await;
     sim.wait_until(|s| s.chat_requests == 2, T).await.unwrap();
     b.close();
+    sim.wait_until(|s| s.left_queue == 1, T).await.unwrap();
+    sim.release(Hold::PromptEval);
     assert_eq!(a.response().await.content(), "first");
     // The queued client took no reply and cancelled nothing.
     assert_eq!(
@@ -186,15 +233,18 @@ async fn different_models_do_not_queue_behind_each_other() {
     let script = Script::default().with_reply(
         Reply::text("slow")
             .for_model("qwen3:8b")
-            .with_prompt_eval_ms(5_000),
+            // Longer than any test: queued behind it, `fast` would hang.
+            .with_prompt_eval_ms(600_000),
     );
     let sim = Sim::start(script).await.unwrap();
     let mut slow = Raw::connect(&sim).await;
     slow.send("POST", "/api/chat", &ask("qwen3:8b", "q")).await;
-    sim.wait_until(|s| s.chat_requests == 1, T).await.unwrap();
-    let fast =
-        tokio::time::timeout(Duration::from_secs(2), chat(&sim, ask("gemma3:1b", "q"))).await;
-    assert_eq!(fast.unwrap().content(), "You said: q");
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
+    let fast = tokio::time::timeout(T, chat(&sim, ask("gemma3:1b", "q"))).await;
+    assert_eq!(
+        fast.expect("not queued behind the other model").content(),
+        "You said: q"
+    );
     slow.close();
     sim.wait_until(|s| s.cancelled == 1, T).await.unwrap();
 }

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// The longest any single wait in these tests may take.
-pub const T: Duration = Duration::from_secs(5);
+/// The longest any single wait in these tests may take; it only ends a
+/// hang.
+pub const T: Duration = Duration::from_secs(10);
 
 /// A parsed response.
 #[derive(Debug, Clone)]
@@ -94,7 +95,9 @@ impl Raw {
         self.send_raw(method, path, Some(&bytes), "").await;
     }
 
-    /// Whatever arrives within `wait` (stops early at EOF).
+    /// Whatever arrives within `wait` (stops early at EOF). Only for
+    /// checking that nothing arrives while the server is known to be held
+    /// (a window that is too short can only pass wrongly, never fail).
     pub async fn read_for(&mut self, wait: Duration) -> Vec<u8> {
         let deadline = tokio::time::Instant::now() + wait;
         while !self.eof {
@@ -106,6 +109,22 @@ impl Raw {
             }
         }
         std::mem::take(&mut self.buf)
+    }
+
+    /// Everything up to and including the first `needle` (each read within
+    /// `T`); the rest stays buffered.
+    pub async fn read_until(&mut self, needle: &[u8]) -> Vec<u8> {
+        loop {
+            if let Some(i) = self.buf.windows(needle.len()).position(|w| w == needle) {
+                return self.buf.drain(..i + needle.len()).collect();
+            }
+            assert!(
+                self.fill().await,
+                "closed before {:?}: {:?}",
+                String::from_utf8_lossy(needle),
+                String::from_utf8_lossy(&self.buf)
+            );
+        }
     }
 
     async fn fill(&mut self) -> bool {
