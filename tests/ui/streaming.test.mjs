@@ -54,19 +54,26 @@ const TOUR = [
 
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 
-/** The live answer's text after every delta, then the stored answer's. */
-async function streamByChar(page, text) {
+/** Answers as small models write them, with what the core's stored view shows of them. */
+const SANITIZER = JSON.parse(readFileSync(new URL('../fixtures/sanitizer.json', import.meta.url), 'utf8')).cases;
+
+/**
+ * The live answer's text after every delta, then the stored answer's.
+ * `answerOnly`: the text of its Markdown only (reasoning shows apart, and
+ * folds once the answer starts). `stored`: the message the core keeps.
+ */
+async function streamByChar(page, text, { answerOnly = false, stored = null } = {}) {
   await page.getByTestId('new-session').click();
   await page.getByTestId('transcript-empty').waitFor();
   // Frames drive the UI's event batching: a hidden page would fall back to timers.
   assert.equal(await page.evaluate(() => document.hidden), false);
-  await page.evaluate((t) => Object.assign(window.__hearthMock.config, { stepped: true, streamText: t }), text);
+  await page.evaluate(([t, m]) => Object.assign(window.__hearthMock.config, { stepped: true, streamText: t, streamStored: m }), [text, stored]);
   await send(page, 'stream text');
   await page.waitForFunction(() => [...window.__hearthMock.runs.values()].some((r) => !r.done && r.held.length > 0));
   const seen = [];
   let deltas = 0;
   for (;;) {
-    const r = await page.evaluate(async () => {
+    const r = await page.evaluate(async (only) => {
       const mock = window.__hearthMock;
       const run = [...mock.runs.values()].find((x) => !x.done && x.held.length > 0);
       if (!run) return null;
@@ -76,8 +83,10 @@ async function streamByChar(page, text) {
       // microtask, before this timer runs.
       await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
       const live = document.querySelector('[data-testid=message-assistant][data-live=true]');
-      return { type, text: live ? live.innerText : null };
-    });
+      if (!live) return { type, text: null };
+      const parts = only ? [...live.querySelectorAll('[data-testid=markdown]')].map((m) => m.innerText) : [live.innerText];
+      return { type, text: parts.join('\n') };
+    }, answerOnly);
     assert.ok(r, 'the run ended before its usage');
     if (r.type === 'usage') break;
     // From run_started on (the waiting indicator must not be words that the
@@ -90,9 +99,10 @@ async function streamByChar(page, text) {
     while (window.__hearthMock.step());
   });
   await waitIdle(page);
-  const stored = page.locator('[data-testid=message-assistant][data-status=done]').last();
-  await stored.waitFor();
-  return { seen, final: await stored.getByTestId('markdown').innerText() };
+  const kept = page.locator('[data-testid=message-assistant][data-status=done]').last();
+  await kept.waitFor();
+  const final = (await kept.getByTestId('markdown').allInnerTexts()).join('\n');
+  return { seen, final, thinking: await kept.getByTestId('thinking').allTextContents() };
 }
 
 /** Every rendered state extends the one before, and the stored answer extends them all. */
@@ -125,4 +135,19 @@ test('a tour of Markdown streamed one character at a time: no marker flashes and
   withApp('', async ({ page }) => {
     const run = await streamByChar(page, TOUR);
     assertOnlyGrows(run, TOUR);
+  }));
+
+test('what a small model writes by mistake never shows while it streams: the live answer is the stored view in the making', () =>
+  withApp('', async ({ page }) => {
+    for (const c of SANITIZER) {
+      const stored = { role: 'assistant', content: c.output, ...(c.thinking ? { thinking: c.thinking } : {}) };
+      const run = await streamByChar(page, c.input, { answerOnly: true, stored });
+      try {
+        assertOnlyGrows(run, c.input);
+      } catch (e) {
+        e.message = `${c.name}: ${e.message}`;
+        throw e;
+      }
+      if (c.thinking) assert.match(run.thinking.join(''), new RegExp(c.thinking.slice(0, 20)));
+    }
   }));

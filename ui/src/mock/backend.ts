@@ -97,9 +97,10 @@ export class MockBackend {
   /**
    * `stepped`: a run's events wait until `step()` sends the next one (a test
    * looks at the page after every delta). `streamText`: what "stream text"
-   * answers, one character per delta.
+   * answers, one character per delta; `streamStored`: the message the core
+   * would store for it (its view sanitized), when not the text itself.
    */
-  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, streamText: '' };
+  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -541,7 +542,7 @@ export class MockBackend {
     if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
     if (text.startsWith('stream text')) {
       const chars = Array.from(this.config.streamText, (c) => ({ ev: { type: 'text_delta', delta: c } as Body }));
-      return [...chars, { ev: usage }, end()];
+      return [...chars, { ev: usage }, end(this.config.streamStored ? [this.config.streamStored] : undefined)];
     }
     if (text.includes('links')) {
       const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';

@@ -7,6 +7,7 @@ mod guard;
 mod overflow;
 mod planning;
 mod probe;
+mod sanitizer_fixture;
 mod steering;
 mod stop;
 mod subagent;

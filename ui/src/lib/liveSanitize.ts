@@ -1,0 +1,98 @@
+// The core's output sanitizer (crates/core/src/sanitize.rs, seed 002 §3),
+// applied to a live answer the way the stored view applies it once the
+// answer is kept: without it, what a small model writes by mistake (tool
+// calls as XML or as `[Tool Call: …]` text, `<final>` wrappers, an echoed
+// `[System Message]`, a paragraph said twice) shows while it streams and
+// vanishes when the answer is stored. Reasoning tags are split out before
+// (lib/thinkSplit.ts). What may still become one of these is held back
+// until it is decided. tests/fixtures/sanitizer.json holds the core's
+// output for each case; the Rust suite and the Chromium suite both check
+// against it, so the two sides cannot drift apart silently.
+
+const TOOL_TAG = '(?:minimax:)?(?:tool_call|function_call|tool_use)';
+const TOOL_BLOCK = new RegExp(`<${TOOL_TAG}\\b[^>]*>[\\s\\S]*?</${TOOL_TAG}\\s*>`, 'gi');
+const TOOL_OPEN = new RegExp(`<${TOOL_TAG}\\b`, 'i');
+const PARAMETER = /<parameter\s+name=[^>]*>[\s\S]*?<\/parameter\s*>/gi;
+const PARAMETER_OPEN = /<parameter\s+name=/i;
+const STRAY_TAG = /<\/?(?:minimax:)?(?:tool_call|function_call|tool_use|invoke)\b[^>]*>/gi;
+const FINAL = /<\/?final\s*>/gi;
+
+/** Lines that start a block the sanitizer drops, up to the next blank line. */
+const MARKERS = ['[Tool Call:', '[Tool Result', '[Historical context:', '[System Message]'];
+
+/** Tag names whose beginning, cut at the end of the text, is held back. */
+const TAG_PREFIXES = ['tool_call', 'function_call', 'tool_use', 'minimax:', 'invoke', 'parameter', 'final', '/final'];
+
+/** Length of a trailing `<…` that may still become one of the tags above. */
+function partialTag(s: string): number {
+  const at = s.lastIndexOf('<');
+  if (at < 0) return 0;
+  const tail = s.slice(at + 1).toLowerCase();
+  if (tail.includes('>')) return 0;
+  const name = /^\/?[a-z_:]*/.exec(tail)![0];
+  if (name === tail) return TAG_PREFIXES.some((t) => t.startsWith(name) || name.startsWith(t)) ? s.length - at : 0;
+  // `<parameter name="x"` or `<tool_call id=…` still waiting for its `>`.
+  return TAG_PREFIXES.some((t) => name === t || name === `/${t}` || name.startsWith('minimax:')) ? s.length - at : 0;
+}
+
+/** Steps 2 and 5: marked blocks dropped; a last line that may become a marker held. */
+function dropMarkedBlocks(text: string, hold: boolean): string {
+  const out: string[] = [];
+  let skipping = false;
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    const t = line.trimStart();
+    const last = hold && i === lines.length - 1;
+    if (MARKERS.some((m) => t.startsWith(m))) {
+      skipping = true;
+      return;
+    }
+    if (skipping) {
+      if (line.trim() === '') skipping = false;
+      return;
+    }
+    if (last && t !== '' && MARKERS.some((m) => m.startsWith(t))) return;
+    out.push(line);
+  });
+  return out.join('\n');
+}
+
+/** Step 6: a paragraph repeated right after itself is kept once; one that may become a repeat waits. */
+function collapseRepeats(text: string, hold: boolean): string {
+  const kept: string[] = [];
+  const blocks = text.split('\n\n');
+  blocks.forEach((block, i) => {
+    const prev = kept.at(-1);
+    const last = hold && i === blocks.length - 1;
+    if (prev !== undefined && block.trim() !== '' && prev.trim() === block.trim()) return;
+    if (last && prev !== undefined && block.trim() !== '' && prev.trim().startsWith(block.trim())) return;
+    kept.push(block);
+  });
+  return kept.join('\n\n');
+}
+
+/**
+ * An answer's text as the stored view shows it. `streaming`: more may
+ * come, so what may still become something the sanitizer drops is held
+ * back; once the answer has ended nothing is.
+ */
+export function sanitizeLive(text: string, streaming: boolean): string {
+  // Step 1: tool-call XML, closed blocks out; while streaming an open one
+  // holds the rest.
+  let s = text.replace(TOOL_BLOCK, '').replace(PARAMETER, '');
+  if (streaming) {
+    for (const open of [TOOL_OPEN, PARAMETER_OPEN]) {
+      const m = open.exec(s);
+      if (m) s = s.slice(0, m.index);
+    }
+  }
+  s = s.replace(STRAY_TAG, '');
+  if (s.trim() === '') return '';
+  // Steps 2, 4 and 5.
+  s = dropMarkedBlocks(s, streaming);
+  s = s.replace(FINAL, '');
+  if (streaming) s = s.slice(0, s.length - partialTag(s));
+  // Steps 6 and 7 (the leading blank lines render as nothing anyway).
+  s = collapseRepeats(s, streaming);
+  return s.replace(/^(?:[ \t]*\n)+/, '');
+}
