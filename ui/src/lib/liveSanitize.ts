@@ -11,17 +11,19 @@
 
 const TOOL_TAG = '(?:minimax:)?(?:tool_call|function_call|tool_use)';
 const TOOL_BLOCK = new RegExp(`<${TOOL_TAG}\\b[^>]*>[\\s\\S]*?</${TOOL_TAG}\\s*>`, 'gi');
-const TOOL_OPEN = new RegExp(`<${TOOL_TAG}\\b`, 'i');
+/** An open tool-call tag, not one quoted in a code span (`` `<tool_call>` ``). */
+const TOOL_OPEN = new RegExp(`(?<!\`)<${TOOL_TAG}\\b`, 'i');
 const PARAMETER = /<parameter\s+name=[^>]*>[\s\S]*?<\/parameter\s*>/gi;
-const PARAMETER_OPEN = /<parameter\s+name=/i;
+const PARAMETER_OPEN = /(?<!`)<parameter\s+name=/i;
 const STRAY_TAG = /<\/?(?:minimax:)?(?:tool_call|function_call|tool_use|invoke)\b[^>]*>/gi;
 const FINAL = /<\/?final\s*>/gi;
 
-/** Lines that start a block the sanitizer drops, up to the next blank line. */
-const MARKERS = ['[Tool Call:', '[Tool Result', '[Historical context:', '[System Message]'];
+/** Lines that start a block the sanitizer drops, up to the next blank line (step 2, then step 5). */
+const TOOL_MARKERS = ['[Tool Call:', '[Tool Result', '[Historical context:'];
+const SYSTEM_MARKERS = ['[System Message]'];
 
 /** Tag names whose beginning, cut at the end of the text, is held back. */
-const TAG_PREFIXES = ['tool_call', 'function_call', 'tool_use', 'minimax:', 'invoke', 'parameter', 'final', '/final'];
+const TAG_PREFIXES = ['tool_call', 'function_call', 'tool_use', 'minimax:', 'invoke', 'parameter', 'final'];
 
 /** Length of a trailing `<…` that may still become one of the tags above. */
 function partialTag(s: string): number {
@@ -29,21 +31,21 @@ function partialTag(s: string): number {
   if (at < 0) return 0;
   const tail = s.slice(at + 1).toLowerCase();
   if (tail.includes('>')) return 0;
-  const name = /^\/?[a-z_:]*/.exec(tail)![0];
-  if (name === tail) return TAG_PREFIXES.some((t) => t.startsWith(name) || name.startsWith(t)) ? s.length - at : 0;
+  const name = /^\/?[a-z_:]*/.exec(tail)![0].replace(/^\//, '');
+  if (tail.replace(/^\//, '') === name) return TAG_PREFIXES.some((t) => t.startsWith(name) || name.startsWith(t)) ? s.length - at : 0;
   // `<parameter name="x"` or `<tool_call id=…` still waiting for its `>`.
-  return TAG_PREFIXES.some((t) => name === t || name === `/${t}` || name.startsWith('minimax:')) ? s.length - at : 0;
+  return TAG_PREFIXES.some((t) => name === t || name.startsWith('minimax:')) ? s.length - at : 0;
 }
 
 /** Steps 2 and 5: marked blocks dropped; a last line that may become a marker held. */
-function dropMarkedBlocks(text: string, hold: boolean): string {
+function dropMarkedBlocks(text: string, markers: string[], hold: boolean): string {
   const out: string[] = [];
   let skipping = false;
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     const t = line.trimStart();
     const last = hold && i === lines.length - 1;
-    if (MARKERS.some((m) => t.startsWith(m))) {
+    if (markers.some((m) => t.startsWith(m))) {
       skipping = true;
       return;
     }
@@ -51,7 +53,7 @@ function dropMarkedBlocks(text: string, hold: boolean): string {
       if (line.trim() === '') skipping = false;
       return;
     }
-    if (last && t !== '' && MARKERS.some((m) => m.startsWith(t))) return;
+    if (last && t !== '' && markers.some((m) => m.startsWith(t))) return;
     out.push(line);
   });
   return out.join('\n');
@@ -88,10 +90,11 @@ export function sanitizeLive(text: string, streaming: boolean): string {
   }
   s = s.replace(STRAY_TAG, '');
   if (s.trim() === '') return '';
-  // Steps 2, 4 and 5.
-  s = dropMarkedBlocks(s, streaming);
+  // Steps 2, 4 and 5, in the core's order.
+  s = dropMarkedBlocks(s, TOOL_MARKERS, streaming);
   s = s.replace(FINAL, '');
   if (streaming) s = s.slice(0, s.length - partialTag(s));
+  s = dropMarkedBlocks(s, SYSTEM_MARKERS, streaming);
   // Steps 6 and 7 (the leading blank lines render as nothing anyway).
   s = collapseRepeats(s, streaming);
   return s.replace(/^(?:[ \t]*\n)+/, '');

@@ -13,18 +13,24 @@
 // - inside an open fence, a last line that may be the closing fence is held
 //   back (an unclosed fence already renders to the end);
 // - in the last block, a link is held back from its `[` until it is a link
-//   or plain text, and trailing markers with nothing after them are held;
-// - an open code span is closed, then remend (streamdown's completer)
-//   closes open emphasis and strikethrough.
+//   or plain text (an autolink from its `<` until its `>`), and trailing
+//   markers with nothing after them are held;
+// - an open code span is closed, then open emphasis and strikethrough are
+//   closed, innermost first, by CommonMark's delimiter rules (ADR 0008).
 //
 // Held text is never lost: it shows as soon as the next deltas decide it,
 // and the stored answer is rendered from the full text. A Chromium test
 // streams answers one character at a time and checks that the rendered
 // text only grows (tests/ui/streaming.test.mjs).
-import remend from 'remend';
-
-/** A line that opens or closes a fence (CommonMark: 3+ backticks or tildes). */
-const FENCE = /^\s*(`{3,}|~{3,})/;
+/**
+ * A line that opens or closes a fence (CommonMark: 3+ backticks or tildes,
+ * at most 3 spaces in; a backtick fence's info string has no backtick, so
+ * ```x``` on one line is a code span), also after a list marker or a
+ * quote's `>`. Fences inside list items are indented further; 4+ spaces
+ * elsewhere would be indented code, which models do not write, so any
+ * indentation is taken.
+ */
+const FENCE = /^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+|>\s?)*(`{3,}(?=[^`]*$)|~{3,})/;
 
 /**
  * A line that is nothing yet but the start of a block: a bullet (with a
@@ -44,8 +50,8 @@ const ROW = /^\s*\|/;
 /** A complete table delimiter row: `|---|:--:|`. */
 const DELIMITER_ROW = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
 
-/** What a delimiter row can look like before it is complete. */
-const DELIMITER_PREFIX = /^\s*\|?(?:\s*:?-*:?\s*\|)*\s*:?-*:?\s*$/;
+/** What a delimiter row can look like before it is complete (linear: no nested quantifiers). */
+const DELIMITER_PREFIX = /^[\s:|-]*$/;
 
 /** How far back an unmatched `[` may hold text before it is shown as is. */
 const MAX_LINK_HOLD = 200;
@@ -66,7 +72,7 @@ function scanBlocks(lines: string[]): Blocks {
   let pipe = false;
   for (const line of lines) {
     if (fence !== null) {
-      const m = /^\s*(`{3,}|~{3,})\s*$/.exec(line);
+      const m = /^\s*(?:>\s?)*(`{3,}|~{3,})\s*$/.exec(line);
       if (m && m[1]![0] === fence[0] && m[1]!.length >= fence.length) fence = null;
       continue;
     }
@@ -127,20 +133,44 @@ function lastBlockStart(s: string): number {
     const at = s.lastIndexOf('\n', end - 1) + 1;
     const line = s.slice(at, end);
     if (line.trim() === '' || FENCE.test(line)) return end;
-    if (at === 0 || BLOCK_START.test(line)) return at;
+    if (at === 0) return at;
+    const quoted = /^\s*>\s?(.*)$/.exec(line);
+    if (quoted) {
+      // A quote's lines go on with the paragraph inside it, unless one
+      // is blank or starts a block of its own.
+      const inner = quoted[1]!;
+      if (inner.trim() === '') return end;
+      if (BLOCK_START.test(inner)) return at;
+      const prev = s.slice(s.lastIndexOf('\n', at - 2) + 1, at - 1);
+      if (!/^\s*>/.test(prev)) return at;
+    } else if (BLOCK_START.test(line)) {
+      return at;
+    }
     end = at - 1;
   }
 }
 
 /**
- * The inline part, on `s` without line ends at its end: in the last block
- * (emphasis, code spans and links do not cross blocks) a link not yet
- * decided is held from its `[`, and an open code span is closed.
+ * An autolink still waiting for its `>` (`<https://…`, `<someone@…`, or
+ * a `<` that may become one). A `<b` that becomes `<br>` shows as text
+ * (raw HTML is text here), so holding it until `>` loses nothing.
+ */
+const AUTOLINK_OPEN = /^<(?:[a-z][a-z0-9+.-]*(?::[^\s<>]*)?|[^\s<>@]+@[^\s<>]*)?$/i;
+
+/** An entity or character reference still waiting for its `;`. */
+const ENTITY_OPEN = /&#?[a-z0-9]{0,31}$/i;
+
+/**
+ * The inline part, one pass over the last block (emphasis, code spans and
+ * links do not cross blocks): a link not yet decided is held from its `[`
+ * (an autolink from its `<`), an open code span with nothing in it yet is
+ * held, one with content is closed. Trailing text is decided here before
+ * anything is trimmed: `[1] ` is plain brackets, `[1]` may become a link.
  */
 function holdInline(s: string): string {
   let link = -1; // the `[` of a link that is not decided yet
+  let inDestination = false; // past its `](`
   let depth = 0;
-  let span: { at: number; run: number } | null = null;
   for (let i = lastBlockStart(s); i < s.length; i++) {
     const c = s[i];
     if (c === '\\') {
@@ -149,11 +179,24 @@ function holdInline(s: string): string {
       let j = i;
       while (s[j] === '`') j++;
       const close = closingRun(s, j, j - i);
-      if (close < 0) {
-        span = { at: i, run: j - i };
-        break;
+      if (close >= 0) {
+        i = close + (j - i) - 1;
+        continue;
       }
-      i = close + (j - i) - 1;
+      if (link >= 0) break; // the link's hold covers it
+      // The open code span is the innermost construct: close it, without a
+      // backtick of its own at the end that the closing run would join.
+      const body = s.slice(j).replace(/`+$/, '');
+      if (body.trim() === '') return s.slice(0, i);
+      // `The ` char`: one backtick then a space is rarely code (longer
+      // runs are padded with spaces on purpose); shown as is.
+      if (j - i === 1 && /^\s/.test(body)) {
+        i = j - 1;
+        continue;
+      }
+      return `${s.slice(0, j)}${body}${'`'.repeat(j - i)}`;
+    } else if (c === '<' && link < 0 && AUTOLINK_OPEN.test(s.slice(i))) {
+      return s.slice(0, i);
     } else if (c === '[') {
       if (depth++ === 0) link = i;
     } else if (c === ']' && depth > 0 && --depth === 0) {
@@ -163,31 +206,31 @@ function holdInline(s: string): string {
         continue;
       }
       const close = closingParen(s, i + 1);
-      if (close < 0) break; // the destination is still coming
+      // A destination has no spaces, unless a title follows one.
+      const rest = s.slice(i + 2, close < 0 ? s.length : close);
+      if (close < 0 && !/\s(?![\s"'(]|$)/.test(rest)) {
+        inDestination = true;
+        break; // the destination is still coming
+      }
       link = -1;
-      i = close;
+      if (close >= 0) i = close;
     }
   }
-  if (link >= 0 && s.length - link <= MAX_LINK_HOLD && (!span || span.at > link)) {
-    return holdInline(dropBareMarker(trimTrailing(s.slice(0, link))));
+  if (link >= 0 && (inDestination || s.length - link <= MAX_LINK_HOLD)) {
+    return s.slice(0, s[link - 1] === '!' ? link - 1 : link);
   }
-  if (!span) return s;
-  // Close the open code span (it is innermost), without a backtick of its
-  // own at the end that the closing run would join.
-  const body = s.slice(span.at + span.run).replace(/`+$/, '');
-  if (body.trim() === '') return holdInline(dropBareMarker(trimTrailing(s.slice(0, span.at))));
-  return `${s.slice(0, span.at + span.run)}${body}${'`'.repeat(span.run)}`;
+  const entity = ENTITY_OPEN.exec(s);
+  return entity ? s.slice(0, entity.index) : s;
 }
 
 /**
  * `s` less trailing emphasis markers with nothing after them, a trailing
- * `!` or `[` (an image or link may start), spaces and line ends (remend
- * would close emphasis on the next line, where it does not count).
- * Backticks are left to `holdInline`, which knows an opening run from a
- * closing one.
+ * `!` (an image may start), spaces and line ends (emphasis closed after a
+ * line end would not count). Backticks and brackets are decided by
+ * `holdInline`, which knows an opening run from a closing one.
  */
 function trimTrailing(s: string): string {
-  return s.replace(/[*_~[\\!\s]+$/, '');
+  return s.replace(/[*_~\\!\s]+$/, '');
 }
 
 /** `s` less its last line when that is only a block marker. */
@@ -196,26 +239,78 @@ function dropBareMarker(s: string): string {
   return MARKER_ONLY.test(s.slice(cut + 1)) ? trimTrailing(s.slice(0, Math.max(cut, 0))) : s;
 }
 
+const PUNCTUATION = /[\p{P}\p{S}]/u;
+const SPACE = /\s/;
+
+/** An unmatched emphasis opener: its character and how many are open. */
+interface Opener {
+  ch: string;
+  n: number;
+}
+
 /**
- * remend closes open `**`, `*`, `_`, `__`, `***` and `~~`. What it would
- * change that the final rendering does not (links, code spans, math, `~`
- * and `>` escapes, setext guards, cutting `<tag`: HTML shows as text
- * here) is off. Only the last block is given to it: a marker left open in
- * a finished block stays as it is, as in the final rendering.: those are held above, or not ours to change.
+ * Closes the emphasis and strikethrough left open in the last block,
+ * innermost first (`**Do *not` → `**Do *not***`). Delimiter runs of `*`,
+ * `_` and `~` open and close by CommonMark's flanking rules (`_` not
+ * inside a word, `*` anywhere); code spans, escapes, autolinks and link
+ * destinations are skipped. Nothing after the last character is known, so
+ * the end counts as a space.
  */
-function remendEmphasis(s: string): string {
-  const at = lastBlockStart(s);
-  return s.slice(0, at) + remend(s.slice(at), {
-    links: false,
-    images: false,
-    inlineCode: false,
-    katex: false,
-    inlineKatex: false,
-    comparisonOperators: false,
-    singleTilde: false,
-    setextHeadings: false,
-    htmlTags: false,
-  });
+function closeEmphasis(s: string): string {
+  const stack: Opener[] = [];
+  for (let i = lastBlockStart(s); i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '`') {
+      let j = i;
+      while (s[j] === '`') j++;
+      const close = closingRun(s, j, j - i);
+      // An unmatched run is text here (holdInline closed any open span).
+      i = close < 0 ? j - 1 : close + (j - i) - 1;
+      continue;
+    }
+    if (c === '<') {
+      const end = s.indexOf('>', i);
+      if (end > 0 && /^<(?:[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>]*)>$/i.test(s.slice(i, end + 1))) i = end;
+      continue;
+    }
+    if (c === ']' && s[i + 1] === '(') {
+      const close = closingParen(s, i + 1);
+      if (close > 0) i = close;
+      continue;
+    }
+    if (c !== '*' && c !== '_' && c !== '~') continue;
+    let j = i;
+    while (s[j] === c) j++;
+    const before = s[i - 1] ?? '\n';
+    const after = s[j] ?? '\n';
+    const left = !SPACE.test(after) && (!PUNCTUATION.test(after) || SPACE.test(before) || PUNCTUATION.test(before));
+    const right = !SPACE.test(before) && (!PUNCTUATION.test(before) || SPACE.test(after) || PUNCTUATION.test(after));
+    const canOpen = c === '_' ? left && (!right || PUNCTUATION.test(before)) : left;
+    const canClose = c === '_' ? right && (!left || PUNCTUATION.test(after)) : right;
+    let n = j - i;
+    if (c === '~' && n !== 2) n = 0; // only `~~` strikes through; `~5 min` is text
+    if (canClose) {
+      for (let k = stack.length - 1; k >= 0 && n > 0; k--) {
+        const o = stack[k]!;
+        if (o.ch !== c) continue;
+        const used = c === '~' ? (o.n === n ? n : 0) : Math.min(o.n, n, 2);
+        if (used === 0) continue;
+        o.n -= used;
+        n -= used;
+        // Openers inside the matched pair can no longer be closed.
+        stack.length = o.n === 0 ? k : k + 1;
+        k = stack.length;
+      }
+    }
+    if (canOpen && n > 0) stack.push({ ch: c, n });
+    i = j - 1;
+  }
+  if (stack.length === 0) return s;
+  return s + stack.reverse().map((o) => o.ch.repeat(o.n)).join('');
 }
 
 /** The part of a streaming answer's Markdown to render now (see above). */
@@ -226,7 +321,7 @@ export function streamingView(src: string): string {
   const blocks = scanBlocks(lines);
   if (blocks.fence !== null) {
     // Inside a fence the text is code: only a closing fence can change it.
-    if (new RegExp(`^\\s*\\${blocks.fence[0]}*$`).test(partial)) partial = '';
+    if (new RegExp(`^\\s*(?:>\\s?)*\\${blocks.fence[0]}*$`).test(partial)) partial = '';
     return joinLines(lines, keep, partial);
   }
   if (FENCE.test(partial) || MARKER_ONLY.test(partial)) partial = '';
@@ -240,5 +335,6 @@ export function streamingView(src: string): string {
     }
   }
   // What the inline pass holds may leave a bare marker on the last line.
-  return remendEmphasis(holdInline(dropBareMarker(trimTrailing(joinLines(lines, keep, partial)))));
+  const held = holdInline(joinLines(lines, keep, partial));
+  return closeEmphasis(dropBareMarker(trimTrailing(held)));
 }

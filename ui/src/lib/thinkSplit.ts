@@ -12,6 +12,8 @@ export interface ThinkSplitState {
   pending: string;
   /** The open tag's name (lower case), while inside one. */
   tag?: string;
+  /** The character before `pending` (a backtick there quotes a tag). */
+  before?: string;
 }
 
 export interface Piece {
@@ -24,11 +26,11 @@ export const initialSplit: ThinkSplitState = { inThink: false, pending: '' };
 const NAMES = ['think', 'thinking', 'thought', 'antthinking'];
 
 /** An opening tag: `<think>`, `<Thinking attr="x">`… */
-const OPEN = /<(think|thinking|thought|antthinking)(?:\s[^>]*)?>/i;
+const OPEN = /<(think|thinking|thought|antthinking)(?:\s[^>]*)?>/gi;
 
 /** The closing tag of `name`. */
 function closer(name: string): RegExp {
-  return new RegExp(`</${name}\\s*>`, 'i');
+  return new RegExp(`</${name}\\s*>`, 'gi');
 }
 
 /** Length of the longest suffix of `s` that may still become an opening tag. */
@@ -60,9 +62,18 @@ export function splitThink(state: ThinkSplitState, delta: string): { state: Thin
   let inThink = state.inThink;
   let tag = state.tag ?? 'think';
   const pieces: Piece[] = [];
+  let from = 0;
   for (;;) {
-    const m = inThink ? closer(tag).exec(buf) : OPEN.exec(buf);
+    const re = inThink ? closer(tag) : OPEN;
+    re.lastIndex = from;
+    const m = re.exec(buf);
     if (!m) break;
+    // A tag quoted in a code span (`` `<think>` ``) is text about tags.
+    if (!inThink && (m.index > 0 ? buf[m.index - 1] : state.before) === '`') {
+      from = m.index + m[0].length;
+      continue;
+    }
+    from = 0;
     if (m.index > 0) pieces.push({ thinking: inThink, text: buf.slice(0, m.index) });
     buf = buf.slice(m.index + m[0].length);
     if (!inThink) tag = m[1]!.toLowerCase();
@@ -71,7 +82,8 @@ export function splitThink(state: ThinkSplitState, delta: string): { state: Thin
   const hold = inThink ? partialClose(buf, tag) : partialOpen(buf);
   const sure = buf.slice(0, buf.length - hold);
   if (sure) pieces.push({ thinking: inThink, text: sure });
-  return { state: { inThink, pending: buf.slice(buf.length - hold), tag }, pieces };
+  const before = sure ? sure.at(-1) : pieces.length > 0 ? '' : state.before;
+  return { state: { inThink, pending: buf.slice(buf.length - hold), tag, before }, pieces };
 }
 
 /** At the end of a stream whatever was held back is plain content. */
