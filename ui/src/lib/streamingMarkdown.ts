@@ -186,7 +186,8 @@ function holdInline(s: string): string {
       if (link >= 0) break; // the link's hold covers it
       // The open code span is the innermost construct: close it, without a
       // backtick of its own at the end that the closing run would join.
-      const body = s.slice(j).replace(/`+$/, '');
+      const rest = s.slice(j);
+      const body = rest.slice(0, endBefore(rest, '`'));
       if (body.trim() === '') return s.slice(0, i);
       // `The ` char`: one backtick then a space is rarely code (longer
       // runs are padded with spaces on purpose); shown as is.
@@ -230,7 +231,18 @@ function holdInline(s: string): string {
  * `holdInline`, which knows an opening run from a closing one.
  */
 function trimTrailing(s: string): string {
-  return s.replace(/[*_~\\!\s]+$/, '');
+  return s.slice(0, endBefore(s, '*_~\\! \t\n\r'));
+}
+
+/**
+ * Where the trailing run of `chars` in `s` starts. A loop, not `/[…]+$/`:
+ * a regex anchored only at the end retries from every position, which is
+ * quadratic on a long run followed by something else.
+ */
+function endBefore(s: string, chars: string): number {
+  let end = s.length;
+  while (end > 0 && chars.includes(s[end - 1]!)) end--;
+  return end;
 }
 
 /** `s` less its last line when that is only a block marker. */
