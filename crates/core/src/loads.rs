@@ -1,6 +1,6 @@
-//! Model loads the agent started with their own request (DESIGN §3). They
-//! run in detached tasks so that Stop never cancels them: a disconnect
-//! during a load makes Ollama abort it. The same holds for a front end
+//! Model loads the agent started with their own request (docs/architecture.md,
+//! Stop). They run in detached tasks so that Stop never cancels them: a
+//! disconnect during a load makes Ollama abort it. The same holds for a front end
 //! that exits — its connections close with it — so one that is about to
 //! leave asks [`Loads`] whether a load is still in flight and waits for it
 //! ([`Loads::settled`]). Depends on nothing but tokio and the backend trait.

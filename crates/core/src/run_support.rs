@@ -200,7 +200,7 @@ impl Agent {
 
     /// Load the model with its own request, which Stop never cancels: a
     /// disconnect during a load makes Ollama abort it and kill the runner
-    /// (DESIGN §3). The preload runs in a detached task, counted in
+    /// (docs/architecture.md, Stop). The preload runs in a detached task, counted in
     /// [`crate::Loads`]; Stop only stops waiting for it.
     pub(crate) async fn ensure_loaded(
         &self,

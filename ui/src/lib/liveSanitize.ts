@@ -1,4 +1,4 @@
-// The core's output sanitizer (crates/core/src/sanitize.rs, seed 002 §3),
+// The core's output sanitizer (crates/core/src/sanitize.rs),
 // applied to a live answer the way the stored view applies it once the
 // answer is kept: without it, what a small model writes by mistake (tool
 // calls as XML or as `[Tool Call: …]` text, `<final>` wrappers, an echoed

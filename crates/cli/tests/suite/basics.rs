@@ -190,10 +190,11 @@ async fn ctrl_c_stops_at_once_exits_130_and_keeps_the_model_loaded() {
     assert_eq!(stats.loaded, vec![MODEL.to_owned()]);
 }
 
-#[tokio::test]
-async fn ctrl_c_while_the_model_loads_lets_the_load_finish_then_exits() {
+/// `hearth chat` interrupted once while the simulator holds its model load:
+/// returns when the CLI has said it waits for the load, with its stderr
+/// still read (kept alive by the caller: a closed pipe would fail a write).
+async fn interrupted_during_a_held_load() -> (SimHandle, Child, mpsc::UnboundedReceiver<String>) {
     let sim = sim(Script::default()).await;
-    // The load lasts until released, however slow the machine.
     sim.hold(Hold::Load);
     let mut child = hearth(&[
         "chat",
@@ -210,6 +211,13 @@ async fn ctrl_c_while_the_model_loads_lets_the_load_finish_then_exits() {
     sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
     interrupt(&child);
     until_line(&mut stderr, WAITING_FOR_LOAD).await;
+    (sim, child, stderr)
+}
+
+#[tokio::test]
+async fn ctrl_c_while_the_model_loads_lets_the_load_finish_then_exits() {
+    // The load lasts until released, however slow the machine.
+    let (sim, mut child, _stderr) = interrupted_during_a_held_load().await;
     // Stopped, but still here: its load is under way, not aborted.
     assert!(child.try_wait().unwrap().is_none(), "left during the load");
     let stats = sim.stats();
@@ -241,24 +249,8 @@ async fn ctrl_c_while_the_model_loads_lets_the_load_finish_then_exits() {
 
 #[tokio::test]
 async fn a_second_ctrl_c_while_the_model_loads_leaves_at_once() {
-    let sim = sim(Script::default()).await;
     // Never released: only leaving ends the wait.
-    sim.hold(Hold::Load);
-    let mut child = hearth(&[
-        "chat",
-        "--url",
-        &sim.url(),
-        "--model",
-        MODEL,
-        "--json",
-        "hi",
-    ])
-    .spawn()
-    .unwrap();
-    let mut stderr = stderr_lines(&mut child);
-    sim.wait_until(|s| s.loads_started == 1, T).await.unwrap();
-    interrupt(&child);
-    until_line(&mut stderr, WAITING_FOR_LOAD).await;
+    let (sim, mut child, _stderr) = interrupted_during_a_held_load().await;
     interrupt(&child);
     let status = tokio::time::timeout(T, child.wait())
         .await
