@@ -101,12 +101,15 @@ fi
 
 # ----------------------------------------------------------- Debian packages
 # What Tauri needs to build on Linux (WebKitGTK 4.1 and friends).
+# bubblewrap is run_shell's sandbox (docs/adr/0010-shell-sandbox.md).
 build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
-    libssl-dev libayatana-appindicator3-dev librsvg2-dev)
+    libssl-dev libayatana-appindicator3-dev librsvg2-dev bubblewrap)
 # What the tests need: a headless X server, the WebKit WebDriver,
 # screenshots, and Debian's Chromium for the UI tests (no browser is ever
 # downloaded by a tool: playwright-core drives this one).
-test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium)
+# python3 and util-linux (flock, setsid) are what the sandbox's attack
+# suite runs inside the sandbox.
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -36,6 +36,10 @@ pub struct ProfileView {
     pub history_turns: Option<u32>,
     /// What the input guard does with a suspected prompt injection.
     pub input_guard: hearth_protocol::GuardMode,
+    /// Run shell commands without the sandbox (the user's knowing choice).
+    pub sandbox_off: bool,
+    /// Most tokens one answer may generate.
+    pub max_output_tokens: u32,
 }
 
 impl From<Profile> for ProfileView {
@@ -54,6 +58,8 @@ impl From<Profile> for ProfileView {
             auto_approve: p.auto_approve,
             history_turns: p.history_turns,
             input_guard: p.input_guard,
+            sandbox_off: p.sandbox_off,
+            max_output_tokens: p.max_output_tokens,
         }
     }
 }
@@ -75,6 +81,8 @@ impl From<ProfileView> for Profile {
             auto_approve: v.auto_approve,
             history_turns: v.history_turns.filter(|&n| n > 0),
             input_guard: v.input_guard,
+            sandbox_off: v.sandbox_off,
+            max_output_tokens: v.max_output_tokens.max(1),
         }
     }
 }

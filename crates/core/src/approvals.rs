@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use hearth_protocol::{ApprovalDecision, EventKind};
 use tokio::sync::oneshot;
 
+use crate::rights::{Preapproved, Scope};
 use crate::tool::{Approval, Approver, Question, ToolContext};
 
 /// The approval requests waiting for an answer, and the tools the user
@@ -19,9 +20,9 @@ use crate::tool::{Approval, Approver, Question, ToolContext};
 #[derive(Default)]
 pub struct Approvals {
     pending: Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>,
-    /// (session, tool, workspace): an allowance covers one tool in one
-    /// folder — a profile switch to another workspace asks again.
-    allowed: Mutex<HashSet<(String, String, String)>>,
+    /// (session, tool, scope): an allowance covers one tool in one
+    /// profile, workspace and backend — a switch to another asks again.
+    allowed: Mutex<HashSet<(String, String, Scope)>>,
 }
 
 impl Approvals {
@@ -44,13 +45,8 @@ impl Approvals {
             .unwrap_or_default()
     }
 
-    fn key(session: &str, tool: &str, ctx: &ToolContext) -> (String, String, String) {
-        let ws = ctx
-            .workspace
-            .as_ref()
-            .map(|w| w.display().to_string())
-            .unwrap_or_default();
-        (session.to_owned(), tool.to_owned(), ws)
+    fn key(session: &str, tool: &str, ctx: &ToolContext) -> (String, String, Scope) {
+        (session.to_owned(), tool.to_owned(), ctx.scope.clone())
     }
 
     fn allowed(&self, session: &str, tool: &str, ctx: &ToolContext) -> bool {
@@ -87,8 +83,8 @@ pub(crate) struct Gate {
     pub hub: Arc<Approvals>,
     /// The user's session (a sub-agent asks under its parent's).
     pub session: String,
-    /// Tools the profile pre-approved.
-    pub preapproved: Vec<String>,
+    /// Tools the profile pre-approved, in the scope it had.
+    pub preapproved: Preapproved,
     /// False when no one can answer (the non-streaming entry point).
     pub interactive: bool,
 }
@@ -105,7 +101,7 @@ impl Approver for Gate {
         Some(Arc::new(Gate {
             hub: self.hub.clone(),
             session: self.session.clone(),
-            preapproved: Vec::new(),
+            preapproved: Preapproved::default(),
             interactive: self.interactive,
         }))
     }
@@ -115,9 +111,12 @@ impl Approver for Gate {
             tool,
             arguments,
             reach,
-            session_allowance: session_allowed,
+            session_allowance,
+            widens,
         } = *question;
-        if self.preapproved.iter().any(|t| t == tool) || self.hub.allowed(&self.session, tool, ctx)
+        let session_allowed = session_allowance && !widens;
+        if !widens
+            && (self.preapproved.covers(tool, ctx) || self.hub.allowed(&self.session, tool, ctx))
         {
             return Approval::Allowed;
         }

@@ -142,7 +142,7 @@ impl Agent {
         };
         let steering = SteeringQueue::default();
         let ctx = RunCtx {
-            preapproved: self.profiles.active(session_id).auto_approve,
+            preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
             planning: true,
             interactive: true,
             parent_approver: None,
@@ -201,7 +201,7 @@ impl Agent {
             // Nobody watches a non-streaming run: mutating calls are denied.
             interactive: false,
             planning: false,
-            preapproved: self.profiles.active(session_id).auto_approve,
+            preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
             parent_approver: None,
         };
         self.drive(&ctx).await.into_result()

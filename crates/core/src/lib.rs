@@ -29,6 +29,7 @@ mod preflight;
 mod profile;
 pub mod pruning;
 pub mod repair;
+pub mod rights;
 mod run_ctx;
 mod run_support;
 pub mod sanitize;

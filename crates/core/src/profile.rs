@@ -43,11 +43,29 @@ pub struct Profile {
     /// What the input guard does (seed 002 §4); `warn` by default.
     #[serde(default)]
     pub input_guard: hearth_protocol::GuardMode,
+    /// Run shell commands without the sandbox. Off by default; the user
+    /// turns it on, knowingly, where the machine cannot sandbox (the
+    /// approval then says the command is not confined).
+    #[serde(default)]
+    pub sandbox_off: bool,
+    /// Most tokens one answer may generate (sent as `num_predict` /
+    /// `max_tokens`): a small model that never stops must not fill memory
+    /// and disk.
+    #[serde(default = "Profile::default_max_output_tokens")]
+    pub max_output_tokens: u32,
 }
 
 impl Profile {
     /// Default cap on model calls per run.
     pub const DEFAULT_MAX_ITERATIONS: u32 = 20;
+
+    /// Default cap on tokens per answer: room for a long reasoning trace
+    /// and a long answer, far below what fills a disk.
+    pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 16_384;
+
+    fn default_max_output_tokens() -> u32 {
+        Self::DEFAULT_MAX_OUTPUT_TOKENS
+    }
 
     /// A profile with defaults: every tool, no planning, 20 iterations.
     pub fn new(name: impl Into<String>, model: impl Into<String>) -> Self {
@@ -66,6 +84,8 @@ impl Profile {
             auto_approve: Vec::new(),
             history_turns: None,
             input_guard: hearth_protocol::GuardMode::default(),
+            sandbox_off: false,
+            max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
         }
     }
 }

@@ -57,6 +57,7 @@ pub(crate) struct RunCtx {
     /// The streaming entry point: the planning phase may run.
     pub(crate) planning: bool,
     /// Tools pre-approved by the profile the user chose when the run
-    /// started: a profile the model switches to mid-run grants nothing.
-    pub(crate) preapproved: Vec<String>,
+    /// started, bound to its scope: a profile the model switches to mid-run
+    /// grants nothing.
+    pub(crate) preapproved: crate::rights::Preapproved,
 }

@@ -361,6 +361,7 @@ impl Agent {
             cancel: ctx.cancel.clone(),
             events: ctx.sink.clone(),
             workspace: profile.workspace.clone(),
+            scope: crate::rights::Scope::of(profile),
             approver: Some(match &ctx.parent_approver {
                 Some(parent) => parent.clone(),
                 None => Arc::new(Gate {
@@ -371,6 +372,7 @@ impl Agent {
                 }),
             }),
             depth: ctx.depth,
+            sandbox_off: profile.sandbox_off,
         }
     }
 }

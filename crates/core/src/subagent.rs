@@ -119,7 +119,7 @@ impl Agent {
             steering: SteeringQueue::default(),
             interactive: parent.approver.is_some(),
             planning: false,
-            preapproved: Vec::new(),
+            preapproved: crate::rights::Preapproved::default(),
             parent_approver: parent
                 .approver
                 .as_ref()
@@ -133,6 +133,11 @@ impl Agent {
     /// Names of the profiles sub-agents can run with.
     pub fn profile_names(&self) -> Vec<String> {
         self.profiles.names()
+    }
+
+    /// A profile by name, as it is now.
+    pub fn profile_by_name(&self, name: &str) -> Option<crate::Profile> {
+        self.profiles.by_name(name)
     }
 
     /// The active profile's name in a session.

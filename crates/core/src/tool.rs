@@ -76,6 +76,10 @@ pub struct Question<'a> {
     pub reach: &'a str,
     /// "Allow for this session" is offered ([`Tool::session_allowance`]).
     pub session_allowance: bool,
+    /// It would widen what the model may do (a profile switch or a
+    /// sub-agent with more rights): no earlier grant covers it, it is
+    /// always asked.
+    pub widens: bool,
 }
 
 /// What a tool call can see of the run it belongs to.
@@ -94,11 +98,17 @@ pub struct ToolContext {
     pub events: EventSink,
     /// The folder file tools are confined to, when the profile sets one.
     pub workspace: Option<PathBuf>,
+    /// The profile, workspace and backend the call runs under: what a
+    /// grant must match ([`crate::rights`]).
+    pub scope: crate::rights::Scope,
     /// Who to ask before mutating; `None` = no approval configured (the
     /// embedder trusts every tool it registered).
     pub approver: Option<Arc<dyn Approver>>,
     /// Sub-agent nesting depth of the run (0 = top level).
     pub depth: u32,
+    /// The profile turned the shell sandbox off: the user chose, knowingly,
+    /// to run commands with their full rights where none can be enforced.
+    pub sandbox_off: bool,
 }
 
 /// A tool. Implementations must be cancel-safe: the loop drops the future
@@ -131,8 +141,15 @@ pub trait Tool: Send + Sync {
 
     /// What this call can reach, in plain words, for the approval question
     /// ("writes notes.md in /home/sam/project").
-    fn reach(&self, arguments: &serde_json::Value, _workspace: Option<&std::path::Path>) -> String {
+    fn reach(&self, arguments: &serde_json::Value, _ctx: &ToolContext) -> String {
         format!("runs `{}` with {arguments}", self.spec().name)
+    }
+
+    /// Why this call must not run at all, before anyone is asked (a shell
+    /// command where no sandbox can be enforced). The text goes back to
+    /// the model as the result.
+    fn refuse(&self, _arguments: &serde_json::Value, _ctx: &ToolContext) -> Option<String> {
+        None
     }
 
     /// Run the call.

@@ -21,12 +21,13 @@ use crate::tool::{Approval, Question, Tool, ToolContext, ToolEffect, ToolError, 
 async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approval {
     match &ctx.approver {
         Some(approver) if tool.needs_approval(&call.arguments) => {
-            let reach = tool.reach(&call.arguments, ctx.workspace.as_deref());
+            let reach = tool.reach(&call.arguments, ctx);
             let question = Question {
                 tool: &call.name,
                 arguments: &call.arguments,
                 reach: &reach,
                 session_allowance: tool.session_allowance(),
+                widens: false,
             };
             approver.approve(ctx, &question).await
         }
@@ -245,6 +246,15 @@ fn call_one<'a>(
                     arguments,
                     ..call.clone()
                 };
+                // A call that cannot run safely here is not put to the user.
+                if let Some(why) = tool.refuse(&call.arguments, &ctx) {
+                    return Finished {
+                        index,
+                        outcome: ToolOutcome::Error,
+                        output: format!("error: {why}"),
+                        duration_ms: 0,
+                    };
+                }
                 match approve(tool.as_ref(), call, &ctx).await {
                     Approval::Denied(why) => {
                         return Finished {

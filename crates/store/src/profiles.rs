@@ -342,10 +342,6 @@ impl ProfileProvider for Profiles {
 
 #[async_trait]
 impl ProfileSwitcher for Profiles {
-    fn names(&self) -> Vec<String> {
-        self.read(|c| c.profiles.keys().cloned().collect())
-    }
-
     async fn switch(&self, session_id: &str, name: &str) -> Result<(), String> {
         if session_id.starts_with("subagent_") {
             return Err("a sub-agent runs with the profile it was given; it cannot switch".into());

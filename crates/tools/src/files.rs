@@ -204,7 +204,8 @@ impl Tool for WriteFile {
         ToolEffect::Mutating
     }
 
-    fn reach(&self, arguments: &Value, workspace: Option<&std::path::Path>) -> String {
+    fn reach(&self, arguments: &Value, ctx: &ToolContext) -> String {
+        let workspace = ctx.workspace.as_deref();
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
         let bytes = arguments
             .get("content")
@@ -253,7 +254,8 @@ impl Tool for EditFile {
         ToolEffect::Mutating
     }
 
-    fn reach(&self, arguments: &Value, workspace: Option<&std::path::Path>) -> String {
+    fn reach(&self, arguments: &Value, ctx: &ToolContext) -> String {
+        let workspace = ctx.workspace.as_deref();
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
         let where_ = workspace.map_or_else(String::new, |w| format!(" in {}", w.display()));
         format!("edits `{path}`{where_}: replaces one exact piece of text")

@@ -1,10 +1,12 @@
 //! run_shell: a command in the workspace, with a timeout and an output
-//! cap. It runs in its own process group, and the whole group is killed
-//! when the user stops the run, when the timeout passes, or when the call
-//! is abandoned any other way (the guard's drop) — no process is left
-//! behind. It is not confined to the workspace (a shell can name any
-//! path), so it always asks first and says so.
+//! cap, confined by the kernel (`sandbox`). It runs in its own process
+//! group, and the whole group is killed when the user stops the run, when
+//! the timeout passes, or when the call is abandoned any other way (the
+//! guard's drop) — no process is left behind (inside bubblewrap, one that
+//! left the group with `setsid` goes with the namespace). It always asks
+//! first, and the question says what the sandbox enforces on this machine.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ use tokio::process::Command;
 use crate::confine::Workspace;
 use crate::files::str_arg;
 use crate::output::{MAX_OUTPUT_CHARS, cap};
-use crate::sandbox;
+use crate::sandbox::{self, Confinement};
 
 const DEFAULT_TIMEOUT: u64 = 60;
 const MAX_TIMEOUT: u64 = 600;
@@ -29,14 +31,23 @@ const KEEP_BYTES: usize = 256 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct RunShell {
     /// The binary that restricts itself and then runs the command
-    /// (`sandbox.rs`); `None`: no sandbox.
-    launcher: Option<std::path::PathBuf>,
+    /// (`sandbox`); `None`: no sandbox can be set up, so commands are
+    /// refused unless the profile turned the sandbox off.
+    launcher: Option<PathBuf>,
 }
 
 impl RunShell {
     /// A shell tool; sandboxed through `launcher` when given.
-    pub fn new(launcher: Option<std::path::PathBuf>) -> Self {
+    pub fn new(launcher: Option<PathBuf>) -> Self {
         Self { launcher }
+    }
+
+    /// How commands are confined here (probed once, on first use).
+    pub fn confinement(&self) -> Confinement {
+        match &self.launcher {
+            Some(l) => sandbox::confinement(l).clone(),
+            None => Confinement::Unavailable("this front end has no sandbox launcher".into()),
+        }
     }
 }
 
@@ -113,21 +124,36 @@ impl Tool for RunShell {
         false
     }
 
-    fn reach(&self, arguments: &Value, workspace: Option<&std::path::Path>) -> String {
+    fn reach(&self, arguments: &Value, ctx: &ToolContext) -> String {
         let command = arguments
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or("?");
-        let place =
-            workspace.map_or_else(|| "the workspace".to_owned(), |w| w.display().to_string());
-        if self.launcher.is_some() {
-            format!(
-                "runs `{command}` in {place} as you, sandboxed where the kernel has Landlock: it can read any file your account can, start programs and use the network, but write only inside the workspace and the temp folder"
-            )
-        } else {
-            format!(
-                "runs `{command}` in {place} as you: a shell is not confined to the workspace, so it can read and change any file your account can, start programs and use the network"
-            )
+        let place = ctx
+            .workspace
+            .as_deref()
+            .map_or_else(|| "the workspace".to_owned(), |w| w.display().to_string());
+        if ctx.sandbox_off {
+            return format!(
+                "runs `{command}` in {place} as you, NOT sandboxed (the profile turned the sandbox off): it can read and change any file your account can, start programs and use the network"
+            );
+        }
+        let how = ctx.workspace.as_deref().map_or_else(
+            || "refused: the profile has no workspace".to_owned(),
+            |w| self.confinement().describe(w),
+        );
+        format!("runs `{command}` in {place}, {how}")
+    }
+
+    fn refuse(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        if ctx.sandbox_off {
+            return None;
+        }
+        match self.confinement() {
+            Confinement::Unavailable(why) => Some(format!(
+                "run_shell is refused: commands cannot be sandboxed on this machine ({why}). The user can turn the sandbox off in the profile to run commands with their full rights; do not try to run this another way"
+            )),
+            _ => None,
         }
     }
 
@@ -146,19 +172,27 @@ impl Tool for RunShell {
         if rel.as_os_str() != "." {
             ws.dir().open_dir(&rel).map_err(|e| ws.io(cwd_arg, &e))?;
         }
-        let cwd = ws.root().join(&rel);
-        let mut cmd = match &self.launcher {
-            Some(launcher) => {
-                let mut c = Command::new(launcher);
-                c.args(sandbox::launcher_args(ws.root(), "sh", &["-c", &command]));
-                c
-            }
-            None => {
-                let mut c = Command::new("sh");
-                c.arg("-c").arg(&command);
-                c
-            }
+        // The sandbox binds and rules by real paths (bubblewrap mounts the
+        // workspace at the same place; a symlink on the way would differ).
+        let root = std::fs::canonicalize(ws.root()).map_err(|e| ws.io(".", &e))?;
+        let cwd = root.join(&rel);
+        let (program, argv) = if ctx.sandbox_off {
+            let argv = ["-c", command.as_str()].map(Into::into).to_vec();
+            (PathBuf::from("sh"), argv)
+        } else {
+            let confinement = self.confinement();
+            let launcher = self
+                .launcher
+                .as_deref()
+                .unwrap_or(std::path::Path::new("hearth"));
+            sandbox::shell_command(&confinement, launcher, &root, &cwd, &command)
+                .ok_or_else(|| ToolError::Failed(self.refuse(&args, ctx).unwrap_or_default()))?
         };
+        let mut cmd = Command::new(program);
+        // No key, token or agent socket from the app's environment.
+        cmd.args(argv)
+            .env_clear()
+            .envs(sandbox::allowed_env(std::env::vars_os()));
         let mut child = cmd
             .current_dir(&cwd)
             .process_group(0)

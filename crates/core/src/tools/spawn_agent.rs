@@ -81,7 +81,7 @@ impl Tool for SpawnAgent {
         false
     }
 
-    fn reach(&self, arguments: &Value, _workspace: Option<&std::path::Path>) -> String {
+    fn reach(&self, arguments: &Value, _ctx: &ToolContext) -> String {
         let profile = profile_arg(arguments).unwrap_or("the current profile");
         format!(
             "starts a sub-agent with {profile}; it may use that profile's tools (each write or command it makes is asked for again)"
@@ -108,6 +108,20 @@ impl Tool for SpawnAgent {
                 )));
             }
         };
+        // A sub-agent works inside the parent's rights: one with another
+        // workspace, more tools or another backend is asked for first.
+        if let Some(to) = agent.profile_by_name(&profile) {
+            // A caller whose profile is gone has no rights to compare with:
+            // everything the sub-agent may do is new.
+            let from = agent
+                .profile_by_name(&ctx.scope.profile)
+                .unwrap_or_else(|| crate::rights::nothing(&to));
+            let wider = crate::rights::widening(&from, &to);
+            super::switch_profile::ask_to_widen(ctx, "spawn_agent", &arguments, &wider, || {
+                format!("starts a sub-agent with the profile `{profile}`")
+            })
+            .await?;
+        }
         agent
             .run_ephemeral(task, &profile, ctx)
             .await

@@ -1,19 +1,22 @@
 //! `switch_profile`: the model moves the session to another profile. The
 //! loop re-reads the profile before its next model call, so the new prompt,
-//! tools and model apply from that call on.
+//! tools and model apply from that call on. A switch to a profile that
+//! could do more (another workspace, more tools or pre-approvals, no
+//! sandbox, another backend) is put to the user first, every time: a
+//! prompt injection must not widen its own rights.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::tool::{Tool, ToolContext, ToolError, ToolSpec};
+use crate::profile::ProfileProvider;
+use crate::rights::widening;
+use crate::tool::{Approval, Question, Tool, ToolContext, ToolError, ToolSpec};
 
 /// Where profiles are switched (the store implements it).
 #[async_trait]
-pub trait ProfileSwitcher: Send + Sync {
-    /// Names of the profiles the model may switch to.
-    fn names(&self) -> Vec<String>;
+pub trait ProfileSwitcher: ProfileProvider {
     /// Make `name` the profile of `session_id`.
     async fn switch(&self, session_id: &str, name: &str) -> Result<(), String>;
 }
@@ -28,7 +31,7 @@ impl Tool for SwitchProfile {
             name: "switch_profile".into(),
             description: format!(
                 "Switch this conversation to another profile (its instructions, tools and model apply from your next step). Profiles: {}.",
-                self.0.names().join(", ")
+                ProfileProvider::names(self.0.as_ref()).join(", ")
             ),
             parameters: json!({
                 "type": "object",
@@ -43,6 +46,13 @@ impl Tool for SwitchProfile {
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| ToolError::InvalidArguments("`name` (a string) is required".into()))?;
+        if let Some(to) = self.0.by_name(name) {
+            let wider = widening(&self.0.active(&ctx.session_id), &to);
+            ask_to_widen(ctx, "switch_profile", &arguments, &wider, || {
+                format!("switches this conversation to the profile `{name}`")
+            })
+            .await?;
+        }
         self.0
             .switch(&ctx.session_id, name)
             .await
@@ -50,5 +60,35 @@ impl Tool for SwitchProfile {
         Ok(format!(
             "switched to profile `{name}`; it applies from your next step"
         ))
+    }
+}
+
+/// Put a widening to the user (always asked: no grant covers it). Nothing
+/// to ask when `wider` is empty or the embedder configured no approver.
+pub(crate) async fn ask_to_widen(
+    ctx: &ToolContext,
+    tool: &str,
+    arguments: &Value,
+    wider: &[String],
+    what: impl FnOnce() -> String,
+) -> Result<(), ToolError> {
+    let (false, Some(approver)) = (wider.is_empty(), &ctx.approver) else {
+        return Ok(());
+    };
+    let reach = format!(
+        "{}, which gives the model more than it has now: it {}",
+        what(),
+        wider.join("; it ")
+    );
+    let question = Question {
+        tool,
+        arguments,
+        reach: &reach,
+        session_allowance: false,
+        widens: true,
+    };
+    match approver.approve(ctx, &question).await {
+        Approval::Allowed => Ok(()),
+        Approval::Denied(why) => Err(ToolError::Failed(why)),
     }
 }

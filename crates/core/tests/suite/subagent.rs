@@ -228,8 +228,10 @@ async fn nesting_beyond_the_depth_limit_is_refused() {
         cancel: Default::default(),
         events: EventSink::discard(RunScope::top("s", "r")),
         workspace: None,
+        scope: Default::default(),
         approver: None,
         depth: 2,
+        sandbox_off: false,
     };
     let err = agent
         .run_ephemeral("task", "Agent", &ctx)

@@ -43,8 +43,10 @@ fn ctx(ws: &Path) -> ToolContext {
         cancel: Default::default(),
         events: EventSink::discard(RunScope::top("s", "r")),
         workspace: Some(ws.to_path_buf()),
+        scope: Default::default(),
         approver: None,
         depth: 0,
+        sandbox_off: false,
     }
 }
 

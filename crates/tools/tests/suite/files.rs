@@ -17,8 +17,10 @@ fn ctx(ws: &Path, session: &str) -> ToolContext {
         cancel: Default::default(),
         events: EventSink::discard(RunScope::top(session, "r")),
         workspace: Some(ws.to_path_buf()),
+        scope: Default::default(),
         approver: None,
         depth: 0,
+        sandbox_off: false,
     }
 }
 
@@ -57,10 +59,7 @@ async fn write_then_edit_exactly_once_and_refuse_ambiguity() {
     let c = ctx(tmp.path(), "s");
     assert_eq!(WriteFile.effect(&json!({})), ToolEffect::Mutating);
     assert_eq!(EditFile.effect(&json!({})), ToolEffect::Mutating);
-    let reach = WriteFile.reach(
-        &json!({"path": "a/b.txt", "content": "xy"}),
-        Some(tmp.path()),
-    );
+    let reach = WriteFile.reach(&json!({"path": "a/b.txt", "content": "xy"}), &c);
     assert!(
         reach.contains("a/b.txt") && reach.contains("2 bytes"),
         "{reach}"

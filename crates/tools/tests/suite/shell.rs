@@ -1,5 +1,8 @@
 //! run_shell: runs in the workspace, caps output, and leaves no process
-//! behind after a timeout or a stop.
+//! behind after a timeout or a stop. These run the shell with the sandbox
+//! turned off in the profile (there is no launcher binary in this crate);
+//! the sandbox itself is tested through the real `hearth` binary in the
+//! CLI's suite (`sandbox.rs`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -17,8 +20,10 @@ fn ctx(ws: &Path) -> ToolContext {
         cancel: Default::default(),
         events: EventSink::discard(RunScope::top("s", "r")),
         workspace: Some(ws.to_path_buf()),
+        scope: Default::default(),
         approver: None,
         depth: 0,
+        sandbox_off: true,
     }
 }
 
@@ -85,10 +90,36 @@ async fn runs_in_the_workspace_with_exit_code_and_both_streams() {
         !RunShell::default().session_allowance(),
         "each command asks"
     );
-    let reach = RunShell::default().reach(&json!({"command": "rm -rf x"}), Some(tmp.path()));
+    let c = ctx(tmp.path());
+    let reach = RunShell::default().reach(&json!({"command": "rm -rf x"}), &c);
     assert!(
-        reach.contains("rm -rf x") && reach.contains("not confined"),
+        reach.contains("rm -rf x") && reach.contains("NOT sandboxed"),
         "{reach}"
+    );
+}
+
+#[tokio::test]
+async fn without_a_sandbox_a_command_is_refused_unless_the_profile_turned_it_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    let strict = ToolContext {
+        sandbox_off: false,
+        ..ctx(tmp.path())
+    };
+    let args = json!({"command": "echo hi > made.txt"});
+    let why = RunShell::default().refuse(&args, &strict).unwrap();
+    assert!(why.contains("cannot be sandboxed"), "{why}");
+    let reach = RunShell::default().reach(&args, &strict);
+    assert!(reach.contains("NOT sandboxed on this machine"), "{reach}");
+    let err = RunShell::default()
+        .call(args.clone(), &strict)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
+    assert!(!tmp.path().join("made.txt").exists());
+    assert!(
+        RunShell::default()
+            .refuse(&args, &ctx(tmp.path()))
+            .is_none()
     );
 }
 

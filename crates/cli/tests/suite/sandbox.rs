@@ -1,0 +1,388 @@
+//! The shell sandbox under attack. Each case drives the real CLI against
+//! hearth-sim with a scripted hostile model that calls `run_shell`; the
+//! user approves (as a user fooled by an innocent-looking command would),
+//! and the real sandbox must hold. Every case runs under both mechanisms:
+//! bubblewrap (the machine has it: `scripts/setup.sh` installs it) and
+//! Landlock with seccomp (forced with `HEARTH_SANDBOX=landlock`). A case
+//! fails, never skips, where the mechanism it names does not run.
+
+use std::io::ErrorKind;
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::net::{SocketAddr, UnixListener};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use hearth_protocol::EventKind;
+use hearth_sim::{Reply, Script, ToolCallSpec};
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+use super::basics::{events, hearth, ok, sim};
+use crate::MODEL;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mechanism {
+    Bubblewrap,
+    Landlock,
+}
+
+/// A workspace, and a folder outside it (and outside the temp folder,
+/// which the Landlock fallback leaves writable).
+struct Place {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    outside: tempfile::TempDir,
+    db: String,
+}
+
+fn place() -> Place {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    Place {
+        _dir: dir,
+        ws,
+        outside,
+        db,
+    }
+}
+
+/// What the user was asked and what the command printed.
+struct Ran {
+    reach: String,
+    output: String,
+}
+
+/// One hostile turn: the model asks to run `command`, the user says yes.
+async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &str)]) -> Ran {
+    ok(&[
+        "profiles",
+        "--db",
+        &at.db,
+        "set",
+        "Shell",
+        "--model",
+        MODEL,
+        "--tools",
+        "run_shell",
+        "--workspace",
+        at.ws.to_str().unwrap(),
+    ])
+    .await;
+    let mut script = Script::default();
+    for (when, text) in [("Write a title", "Shell"), ("durable facts", "NONE")] {
+        let mut r = Reply::text(text);
+        r.when = Some(when.into());
+        script = script.with_reply(r);
+    }
+    let sim = sim(script
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec {
+            name: "run_shell".into(),
+            arguments: json!({"command": command}),
+            id: None,
+        }]))
+        .with_reply(Reply::text("Ran it.")))
+    .await;
+    let mut cmd = hearth(&[
+        "chat",
+        "--db",
+        &at.db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Shell",
+        "--json",
+        "tidy up",
+    ]);
+    match mechanism {
+        Mechanism::Landlock => cmd.env("HEARTH_SANDBOX", "landlock"),
+        Mechanism::Bubblewrap => cmd.env_remove("HEARTH_SANDBOX"),
+    };
+    cmd.envs(env.iter().copied()).stdin(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"y\n").await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("hearth finished in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let evs = events(&out.stdout);
+    let reach = evs
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ApprovalRequested { reach, .. } => Some(reach.clone()),
+            _ => None,
+        })
+        .expect("the command was put to the user");
+    let output = evs
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ToolEvent { output, .. } => Some(output.clone()),
+            _ => None,
+        })
+        .expect("a tool result");
+    // The question names the mechanism that ran: the case fails where the
+    // machine did not enforce the one it tests.
+    let named = match mechanism {
+        Mechanism::Bubblewrap => "sandboxed by bubblewrap",
+        Mechanism::Landlock => "sandboxed by Landlock and seccomp",
+    };
+    assert!(reach.contains(named), "expected {mechanism:?}: {reach}");
+    eprintln!("ran under {mechanism:?}: {reach}");
+    Ran { reach, output }
+}
+
+const BOTH: [Mechanism; 2] = [Mechanism::Bubblewrap, Mechanism::Landlock];
+
+async fn writes_stay_inside(m: Mechanism) {
+    let at = place();
+    let escape = at.outside.path().join("escape.txt");
+    let ran = attack(
+        m,
+        &at,
+        &format!(
+            "echo in > inside.txt; echo out > {}; echo done",
+            escape.display()
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(at.ws.join("inside.txt")).unwrap(),
+        "in\n"
+    );
+    assert!(ran.output.contains("done"), "{}", ran.output);
+    assert!(!escape.exists(), "wrote outside: {}", ran.output);
+    assert!(ran.reach.contains("writes only inside"), "{}", ran.reach);
+}
+
+#[tokio::test]
+async fn a_command_writes_only_inside_the_workspace() {
+    for m in BOTH {
+        writes_stay_inside(m).await;
+    }
+}
+
+async fn truncation_outside(m: Mechanism) {
+    let at = place();
+    let victim = at.outside.path().join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let v = victim.display();
+    let ran = attack(
+        m,
+        &at,
+        &format!(
+            "python3 -c 'import os; os.close(os.open(\"{v}\", os.O_RDONLY | os.O_TRUNC))'; \
+             python3 -c 'import os; os.truncate(\"{v}\", 0)'; true > {v}; echo tried"
+        ),
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "precious",
+        "{}",
+        ran.output
+    );
+}
+
+#[tokio::test]
+async fn a_file_outside_cannot_be_truncated() {
+    for m in BOTH {
+        truncation_outside(m).await;
+    }
+}
+
+/// Nothing connected to `listener` (its backlog is empty).
+fn untouched(listener: &UnixListener) -> bool {
+    listener.set_nonblocking(true).unwrap();
+    matches!(listener.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock)
+}
+
+async fn sockets_of_other_programs(m: Mechanism) {
+    let at = place();
+    // A service outside the workspace (what D-Bus, systemd, Docker or an
+    // ssh-agent are), on a path and on an abstract name.
+    let path = at.outside.path().join("service.sock");
+    let by_path = UnixListener::bind(&path).unwrap();
+    let name = format!("hearth-test-{}", std::process::id());
+    let by_name =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    let ran = attack(
+        m,
+        &at,
+        &format!(
+            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\")'; \
+             python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}\")'; echo tried",
+            path.display()
+        ),
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    assert!(
+        untouched(&by_path),
+        "reached the service by path: {}",
+        ran.output
+    );
+    assert!(
+        untouched(&by_name),
+        "reached the abstract socket: {}",
+        ran.output
+    );
+}
+
+#[tokio::test]
+async fn other_programs_sockets_cannot_be_reached() {
+    for m in BOTH {
+        sockets_of_other_programs(m).await;
+    }
+}
+
+async fn network(m: Mechanism) {
+    let at = place();
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    let ran = attack(
+        m,
+        &at,
+        &format!(
+            "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5)'; echo tried"
+        ),
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    server.set_nonblocking(true).unwrap();
+    assert!(
+        matches!(server.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock),
+        "reached the network: {}",
+        ran.output
+    );
+    assert!(ran.reach.contains("no network"), "{}", ran.reach);
+}
+
+#[tokio::test]
+async fn the_network_cannot_be_reached() {
+    for m in BOTH {
+        network(m).await;
+    }
+}
+
+async fn environment(m: Mechanism) {
+    let at = place();
+    let ran = attack(
+        m,
+        &at,
+        "env; echo listed",
+        &[
+            ("HEARTH_API_KEY", "sk-hearth-secret"),
+            ("AWS_SECRET_ACCESS_KEY", "aws-secret"),
+            ("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"),
+        ],
+    )
+    .await;
+    assert!(ran.output.contains("listed"), "{}", ran.output);
+    for secret in ["sk-hearth-secret", "aws-secret", "SSH_AUTH_SOCK"] {
+        assert!(
+            !ran.output.contains(secret),
+            "{secret} leaked: {}",
+            ran.output
+        );
+    }
+    assert!(ran.output.contains("PATH="), "{}", ran.output);
+}
+
+#[tokio::test]
+async fn no_secret_reaches_a_command_through_the_environment() {
+    for m in BOTH {
+        environment(m).await;
+    }
+}
+
+async fn signals(m: Mechanism) {
+    let at = place();
+    let mut victim = std::process::Command::new("sleep")
+        .arg("1000")
+        .spawn()
+        .unwrap();
+    let ran = attack(
+        m,
+        &at,
+        &format!("kill -KILL {}; echo tried", victim.id()),
+        &[],
+    )
+    .await;
+    let alive = victim.try_wait().unwrap().is_none();
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    if ran.reach.contains("could still send signals") {
+        // Said plainly where the kernel cannot stop it (Landlock below
+        // level 6 without bubblewrap); not this machine's case when the
+        // assertion below runs.
+        eprintln!("this kernel cannot scope signals: {}", ran.reach);
+    } else {
+        assert!(alive, "a process outside was killed: {}", ran.output);
+    }
+}
+
+#[tokio::test]
+async fn a_process_outside_cannot_be_signalled() {
+    for m in BOTH {
+        signals(m).await;
+    }
+}
+
+/// Takes `lock` exclusively, waiting up to 20 s: true once whoever held
+/// it is gone (the kernel drops a dead process's locks).
+async fn lock_freed(lock: &Path) -> bool {
+    let file = std::fs::File::open(lock).unwrap();
+    let waited = tokio::task::spawn_blocking(move || file.lock());
+    matches!(
+        tokio::time::timeout(Duration::from_secs(20), waited).await,
+        Ok(Ok(Ok(())))
+    )
+}
+
+async fn escape_past_the_end(m: Mechanism) {
+    let at = place();
+    let lock = at.ws.join("held.lock");
+    std::fs::write(&lock, "").unwrap();
+    let l = lock.display();
+    // A process that leaves the command's group and session, holding a
+    // lock while it lives; the command returns once it holds it.
+    let ran = attack(
+        m,
+        &at,
+        &format!(
+            "(setsid flock {l} sleep 1000 || flock {l} sleep 1000) </dev/null >/dev/null 2>&1 & \
+             until ! flock -n {l} true; do sleep 0.01; done; echo started"
+        ),
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("started"), "{}", ran.output);
+    assert!(
+        lock_freed(&lock).await,
+        "a process started by the command outlived it: {}",
+        ran.output
+    );
+}
+
+#[tokio::test]
+async fn nothing_a_command_starts_outlives_it() {
+    for m in BOTH {
+        escape_past_the_end(m).await;
+    }
+}

@@ -1,0 +1,135 @@
+//! What this machine can enforce, found once by running the launcher the
+//! way a command would run (a check of versions would say what should
+//! hold; this says what did).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use super::launcher::{HOST, NAMESPACED, REPORT, SANDBOX_FLAG};
+use super::{bwrap, env::allowed_env};
+
+/// How commands are confined on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confinement {
+    /// bubblewrap namespaces, with Landlock at `landlock` (0: none) and
+    /// seccomp inside.
+    Bubblewrap {
+        /// The bubblewrap binary.
+        bwrap: PathBuf,
+        /// Landlock level inside (a second wall).
+        landlock: u8,
+    },
+    /// Landlock at `level` plus seccomp, without namespaces (bubblewrap is
+    /// missing or cannot create namespaces here).
+    Landlock {
+        /// Landlock level (1–9).
+        level: u8,
+        /// Why bubblewrap is not used.
+        no_bwrap: String,
+    },
+    /// Nothing real can be enforced: why.
+    Unavailable(String),
+}
+
+impl Confinement {
+    /// The mechanism's name, for the approval text and test reports.
+    pub fn mechanism(&self) -> &'static str {
+        match self {
+            Confinement::Bubblewrap { .. } => "bubblewrap",
+            Confinement::Landlock { .. } => "landlock",
+            Confinement::Unavailable(_) => "none",
+        }
+    }
+
+    /// What a sandboxed command can and cannot do here, in words for the
+    /// approval ("sandboxed by …: no network, writes only in ~/proj").
+    pub fn describe(&self, workspace: &Path) -> String {
+        let ws = workspace.display();
+        match self {
+            Confinement::Bubblewrap { .. } => format!(
+                "sandboxed by bubblewrap: no network, no access to other programs (their processes, sockets and the desktop session), no secrets from the environment, a private /tmp, and writes only inside {ws}; it can read files your account can read"
+            ),
+            Confinement::Landlock { level, .. } => {
+                let mut s = format!(
+                    "sandboxed by Landlock and seccomp (no bubblewrap here): no network, no connections to other programs' sockets, no secrets from the environment, and writes only inside {ws} and the temp folder; it can read files your account can read"
+                );
+                if *level < 6 {
+                    s.push_str(", and on this kernel (Landlock level below 6, before Linux 6.12) it could still send signals to your other programs");
+                }
+                s
+            }
+            Confinement::Unavailable(why) => format!(
+                "NOT sandboxed on this machine ({why}), so Hearth will not run it; to run commands with your full rights, turn the sandbox off in the profile"
+            ),
+        }
+    }
+}
+
+/// Which bubblewrap binary: the first `bwrap` on `PATH`.
+fn find_bwrap() -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_else(|| vec!["/usr/bin".into(), "/bin".into()])
+        .into_iter()
+        .map(|d| d.join("bwrap"))
+        .find(|p| p.is_file())
+}
+
+/// Run a probe command; its Landlock level when it reported one.
+fn report(mut cmd: Command) -> Result<u8, String> {
+    let out = cmd
+        .env_clear()
+        .envs(allowed_env(std::env::vars_os()))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match stdout.trim().strip_prefix(REPORT).map(str::parse::<u8>) {
+        Some(Ok(level)) if out.status.success() => Ok(level),
+        _ => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let line = err.lines().last().unwrap_or("no output").trim();
+            Err(format!("{} ({line})", out.status))
+        }
+    }
+}
+
+/// Find what this machine enforces for `launcher`. `HEARTH_SANDBOX=landlock`
+/// skips bubblewrap (to test or diagnose the fallback; it cannot turn the
+/// sandbox off).
+pub fn probe(launcher: &Path) -> Confinement {
+    let place = std::env::temp_dir();
+    let no_bwrap = if std::env::var("HEARTH_SANDBOX").as_deref() == Ok("landlock") {
+        "HEARTH_SANDBOX=landlock".to_owned()
+    } else {
+        match find_bwrap() {
+            None => "bubblewrap is not installed".to_owned(),
+            Some(bwrap) => {
+                let mut cmd = Command::new(&bwrap);
+                cmd.args(bwrap::args(launcher, &place, &place))
+                    .arg(bwrap::LAUNCHER_INSIDE)
+                    .args([SANDBOX_FLAG, NAMESPACED])
+                    .arg(&place)
+                    .arg("--probe");
+                match report(cmd) {
+                    Ok(landlock) => return Confinement::Bubblewrap { bwrap, landlock },
+                    Err(e) => format!("bubblewrap cannot run here: {e}"),
+                }
+            }
+        }
+    };
+    let mut cmd = Command::new(launcher);
+    cmd.args([SANDBOX_FLAG, HOST]).arg(&place).arg("--probe");
+    match report(cmd) {
+        Ok(level) if level > 0 => Confinement::Landlock { level, no_bwrap },
+        Ok(_) => Confinement::Unavailable(format!("{no_bwrap}; the kernel has no Landlock")),
+        Err(e) => Confinement::Unavailable(format!("{no_bwrap}; Landlock and seccomp failed: {e}")),
+    }
+}
+
+/// [`probe`], once per process (the machine does not change under it).
+pub fn confinement(launcher: &Path) -> &'static Confinement {
+    static PROBED: OnceLock<Confinement> = OnceLock::new();
+    PROBED.get_or_init(|| probe(launcher))
+}

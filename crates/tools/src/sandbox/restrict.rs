@@ -1,0 +1,74 @@
+//! Landlock, applied by the launcher to itself before it runs the command
+//! (it survives `exec` and binds every child).
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
+};
+
+/// The Landlock levels that change what can be enforced, highest first
+/// (7 and 8 add logging and thread flags, nothing this sandbox uses).
+const LEVELS: [(u8, ABI); 7] = [
+    (9, ABI::V9),
+    (6, ABI::V6),
+    (5, ABI::V5),
+    (4, ABI::V4),
+    (3, ABI::V3),
+    (2, ABI::V2),
+    (1, ABI::V1),
+];
+
+/// The highest level this kernel enforces in full (0: no Landlock).
+pub(super) fn level() -> (u8, Option<ABI>) {
+    LEVELS
+        .iter()
+        .find(|(_, abi)| {
+            Ruleset::default()
+                .set_compatibility(CompatLevel::HardRequirement)
+                .handle_access(AccessFs::from_all(*abi))
+                .and_then(Ruleset::create)
+                .is_ok()
+        })
+        .map_or((0, None), |(n, abi)| (*n, Some(*abi)))
+}
+
+/// Restrict this process: read and run anything, write (and, from level 9,
+/// connect to sockets) only beneath the workspace, the temp folder and
+/// `/dev`; from level 4 no TCP when `deny_tcp`; from level 6 no signals to
+/// and no abstract sockets of processes outside the sandbox. Every part the
+/// level names is required: a partial result is an error. Returns the
+/// level (0: none, nothing done).
+pub(super) fn landlock(workspace: &Path, deny_tcp: bool) -> Result<u8, RulesetError> {
+    let (n, Some(abi)) = level() else {
+        return Ok(0);
+    };
+    let writable: Vec<PathBuf> = vec![
+        workspace.to_path_buf(),
+        std::env::temp_dir(),
+        PathBuf::from("/dev"),
+    ];
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))?;
+    if deny_tcp && n >= 4 {
+        // Handled with no rule allowing any port: every bind and connect
+        // is denied.
+        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
+    }
+    if n >= 6 {
+        ruleset = ruleset.scope(Scope::from_all(abi))?;
+    }
+    let status = ruleset
+        .create()?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
+        .restrict_self()?;
+    match status.ruleset {
+        RulesetStatus::FullyEnforced => Ok(n),
+        // HardRequirement makes this unreachable; were it reached, say
+        // nothing is enforced rather than claim a level.
+        RulesetStatus::PartiallyEnforced | RulesetStatus::NotEnforced => Ok(0),
+    }
+}

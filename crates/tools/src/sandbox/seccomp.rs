@@ -1,0 +1,106 @@
+//! The seccomp filter: what Landlock cannot say on the kernels people run.
+//!
+//! - `socket()` for UNIX sockets (another program's socket is a way out:
+//!   `systemd-run`, D-Bus, `docker.sock`, an ssh-agent or ssh
+//!   ControlMaster socket in the home folder), and outside bubblewrap's
+//!   network namespace for every family (no network; UDP has no Landlock
+//!   rule at all). `socketpair()` stays: it connects nothing outside.
+//! - Opening read-only with `O_TRUNC` and `truncate(2)`: before Landlock
+//!   level 3 (Linux 6.2, so stock Debian 12 and Ubuntu 22.04) truncation
+//!   is not a write Landlock handles.
+//! - Outside bubblewrap's process namespace, `setsid` and `setpgid`: a
+//!   process that leaves the command's group would outlive the stop (the
+//!   group is what is killed). Inside it the namespace ends with the
+//!   command instead.
+//! - `openat2` (its flags are behind a pointer seccomp cannot read) and
+//!   `io_uring` (it opens and connects without the syscalls above): both
+//!   answer ENOSYS, so programs fall back to the plain calls.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+type Rules = BTreeMap<i64, Vec<SeccompRule>>;
+
+fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, seccompiler::Error> {
+    Ok(SeccompCondition::new(
+        arg,
+        SeccompCmpArgLen::Dword,
+        op,
+        value,
+    )?)
+}
+
+/// `socket(domain, …)` rules: every call, or all but the IP families
+/// (inside a network namespace, where IP reaches only its own loopback).
+fn socket_rules(allow_ip: bool) -> Result<Vec<SeccompRule>, seccompiler::Error> {
+    if !allow_ip {
+        return Ok(vec![]);
+    }
+    let not = |family: i32| cond(0, SeccompCmpOp::Ne, u64::from(family.unsigned_abs()));
+    Ok(vec![SeccompRule::new(vec![
+        not(libc::AF_INET)?,
+        not(libc::AF_INET6)?,
+    ])?])
+}
+
+/// An `open`-style call whose flags (argument `arg`) ask to truncate a
+/// file opened read-only.
+fn truncating_read_open(arg: u8) -> Result<Vec<SeccompRule>, seccompiler::Error> {
+    let mask = (libc::O_ACCMODE | libc::O_TRUNC).unsigned_abs();
+    Ok(vec![SeccompRule::new(vec![cond(
+        arg,
+        SeccompCmpOp::MaskedEq(u64::from(mask)),
+        u64::from(libc::O_TRUNC.unsigned_abs()),
+    )?])?])
+}
+
+fn denied(namespaced: bool) -> Result<Rules, seccompiler::Error> {
+    let mut rules = Rules::new();
+    rules.insert(libc::SYS_socket, socket_rules(namespaced)?);
+    if !namespaced {
+        rules.insert(libc::SYS_setsid, vec![]);
+        rules.insert(libc::SYS_setpgid, vec![]);
+    }
+    rules.insert(libc::SYS_truncate, vec![]);
+    rules.insert(libc::SYS_openat, truncating_read_open(2)?);
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(libc::SYS_open, truncating_read_open(1)?);
+    Ok(rules)
+}
+
+fn absent() -> Rules {
+    [
+        libc::SYS_openat2,
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+    ]
+    .into_iter()
+    .map(|nr| (nr, vec![]))
+    .collect()
+}
+
+fn compile(rules: Rules, errno: i32) -> Result<BpfProgram, seccompiler::Error> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(errno.unsigned_abs()),
+        arch,
+    )?;
+    let program: BpfProgram = filter.try_into()?;
+    Ok(program)
+}
+
+/// Install the filters on this thread (the launcher is single-threaded;
+/// they pass to everything it `exec`s and forks). `namespaced`: inside
+/// bubblewrap's namespaces (network and processes of its own).
+pub(super) fn install(namespaced: bool) -> Result<(), seccompiler::Error> {
+    seccompiler::apply_filter(&compile(denied(namespaced)?, libc::EACCES)?)?;
+    seccompiler::apply_filter(&compile(absent(), libc::ENOSYS)?)?;
+    Ok(())
+}
