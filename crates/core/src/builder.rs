@@ -128,6 +128,7 @@ impl AgentBuilder {
                 summarizers: Arc::default(),
                 reported_windows: std::sync::Mutex::default(),
                 loads: crate::loads::Loads::default(),
+                stale_runs: crate::run_end::StaleRuns::default(),
             }
         })
     }

@@ -4,8 +4,10 @@
 //! tools (`tools_exec`), appends to the store, emits events.
 
 use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -64,6 +66,9 @@ pub struct Agent {
     pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
     /// Model loads in flight in their own tasks (Stop never cancels them).
     pub(crate) loads: crate::loads::Loads,
+    /// Runs of this process whose end could not be recorded: repaired
+    /// before the next run starts (`run_end.rs`).
+    pub(crate) stale_runs: crate::run_end::StaleRuns,
 }
 
 impl Agent {
@@ -245,7 +250,24 @@ impl Agent {
             sink: &ctx.sink,
             armed: true,
         };
-        let outcome = self.run_loop(ctx).await;
+        // Top-level runs only: a sub-agent's store is its own scratch.
+        let end_guard = crate::run_end::EndGuard {
+            stale: (ctx.depth == 0).then(|| self.stale_runs.clone()),
+            run_id: ctx.run_id.clone(),
+        };
+        // A panic inside the loop is a failed run, not a dead task that
+        // leaves the session locked and the user told they stopped it.
+        let (outcome, crashed) = match AssertUnwindSafe(self.run_loop(ctx)).catch_unwind().await {
+            Ok(outcome) => (outcome, false),
+            Err(panic) => {
+                let why = crate::run_end::panic_text(panic.as_ref());
+                tracing::error!("run {} crashed: {why}", ctx.run_id);
+                let error = RunError::Internal(format!(
+                    "the answer crashed ({why}); your message and what was written so far are kept, and you can send again"
+                ));
+                (RunOutcome::fail(error), true)
+            }
+        };
         // Whatever is still queued was not sent: the front end keeps it.
         ctx.steering.close();
         let status = match &outcome {
@@ -254,8 +276,10 @@ impl Agent {
             RunOutcome::Failed { .. } => MessageStatus::Error,
         };
         // The run's end is recorded before it is announced.
-        if let Err(e) = ctx.store.end_run(&ctx.run_id, status).await {
-            tracing::warn!("recording the end of run {} failed: {e}", ctx.run_id);
+        if crate::run_end::record(ctx.store.as_ref(), &ctx.run_id, status, crashed).await {
+            end_guard.recorded();
+        } else {
+            drop(end_guard);
         }
         guard.armed = false;
         match &outcome {
@@ -280,6 +304,9 @@ impl Agent {
     async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
         if ctx.text.trim().is_empty() && !ctx.regenerate {
             return RunOutcome::fail(RunError::InvalidInput("the message is empty".into()));
+        }
+        if ctx.depth == 0 {
+            self.stale_runs.repair(ctx.store.as_ref()).await;
         }
         if let Err(e) = ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await {
             return RunOutcome::fail(e);

@@ -31,6 +31,7 @@ pub mod pruning;
 pub mod repair;
 pub mod rights;
 mod run_ctx;
+mod run_end;
 mod run_support;
 pub mod sanitize;
 mod settings;

@@ -71,6 +71,14 @@ pub trait SessionStore: Send + Sync {
         Ok(())
     }
 
+    /// End a run whose own end could not be recorded (it crashed, or its
+    /// end failed to write) the way a crashed process's run is repaired:
+    /// its checkpointed answer kept as interrupted, its unanswered tool
+    /// calls given an "outcome unknown" result. Nothing when it has ended.
+    async fn repair_run(&self, run_id: &str) -> Result<(), StoreError> {
+        self.end_run(run_id, MessageStatus::Interrupted).await
+    }
+
     /// The latest compaction summary of the session's current branch: it
     /// stands for the first `covered` messages. `None` when there is none.
     async fn summary(&self, _session_id: &str) -> Result<Option<Summary>, StoreError> {

@@ -25,46 +25,67 @@ pub(crate) fn recover(
         if !instance::is_dead(conn, &owner, me)? {
             continue;
         }
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        // Tool calls of this run on the branch that have no result.
-        let branch = messages::branch(&tx, &session_id, None)?;
-        // Only this run's results count: ids may repeat across turns.
-        let answered: std::collections::HashSet<String> = branch
-            .iter()
-            .filter(|s| {
-                s.message.role == Role::Tool && s.run_id.as_deref() == Some(run_id.as_str())
-            })
-            .filter_map(|s| s.message.tool_call_id.clone())
-            .collect();
-        let open_calls: Vec<_> = branch
-            .iter()
-            .filter(|s| s.run_id.as_deref() == Some(run_id.as_str()))
-            .flat_map(|s| s.message.tool_calls.iter())
-            .filter(|c| !answered.contains(&c.id))
-            .cloned()
-            .collect();
-        for call in &open_calls {
-            messages::append(
-                &tx,
-                &session_id,
-                &run_id,
-                &ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
-            )?;
-        }
-        if let Some((content, thinking)) = runs::take_draft(&tx, &run_id)?
-            && (!content.is_empty() || thinking.as_deref().is_some_and(|t| !t.is_empty()))
-        {
-            let m = ChatMessage {
-                thinking,
-                status: MessageStatus::Interrupted,
-                ..ChatMessage::assistant(content)
-            };
-            messages::append(&tx, &session_id, &run_id, &m)?;
-        }
-        runs::end(&tx, &run_id, MessageStatus::Interrupted)?;
-        tx.commit()?;
-        tracing::info!(run = %run_id, session = %session_id, calls = open_calls.len(), "repaired an interrupted run");
+        let calls = repair(conn, &run_id, &session_id)?;
+        tracing::info!(run = %run_id, session = %session_id, calls, "repaired an interrupted run");
         repaired += 1;
     }
     Ok(repaired)
+}
+
+/// Repair one open run of this process whose end was never recorded (it
+/// crashed, or recording its end failed): the same repair as a dead
+/// process's run. Nothing when it has ended.
+pub(crate) fn repair_own(conn: &mut Connection, run_id: &str) -> Result<(), StoreError> {
+    let session = runs::open_runs(conn, None)?
+        .into_iter()
+        .find(|(id, _, _)| id == run_id)
+        .map(|(_, session, _)| session);
+    if let Some(session) = session {
+        let calls = repair(conn, run_id, &session)?;
+        tracing::info!(run = %run_id, session = %session, calls, "repaired a run whose end was not recorded");
+    }
+    Ok(())
+}
+
+/// Give the run's unanswered calls [`OUTCOME_UNKNOWN`], keep its draft as
+/// an interrupted answer, and end it, in one transaction. Returns how many
+/// calls were answered.
+fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Tool calls of this run on the branch that have no result.
+    let branch = messages::branch(&tx, session_id, None)?;
+    // Only this run's results count: ids may repeat across turns.
+    let answered: std::collections::HashSet<String> = branch
+        .iter()
+        .filter(|s| s.message.role == Role::Tool && s.run_id.as_deref() == Some(run_id))
+        .filter_map(|s| s.message.tool_call_id.clone())
+        .collect();
+    let open_calls: Vec<_> = branch
+        .iter()
+        .filter(|s| s.run_id.as_deref() == Some(run_id))
+        .flat_map(|s| s.message.tool_calls.iter())
+        .filter(|c| !answered.contains(&c.id))
+        .cloned()
+        .collect();
+    for call in &open_calls {
+        messages::append(
+            &tx,
+            session_id,
+            run_id,
+            &ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
+        )?;
+    }
+    if let Some((content, thinking)) = runs::take_draft(&tx, run_id)?
+        && (!content.is_empty() || thinking.as_deref().is_some_and(|t| !t.is_empty()))
+    {
+        let m = ChatMessage {
+            thinking,
+            status: MessageStatus::Interrupted,
+            ..ChatMessage::assistant(content)
+        };
+        messages::append(&tx, session_id, run_id, &m)?;
+    }
+    runs::end(&tx, run_id, MessageStatus::Interrupted)?;
+    tx.commit()?;
+    Ok(open_calls.len())
 }

@@ -260,6 +260,12 @@ impl SessionStore for Store {
         Ok(())
     }
 
+    async fn repair_run(&self, run_id: &str) -> Result<(), hearth_core::StoreError> {
+        let rid = run_id.to_owned();
+        self.db.call(move |c| recovery::repair_own(c, &rid)).await?;
+        Ok(())
+    }
+
     async fn summary(
         &self,
         session_id: &str,

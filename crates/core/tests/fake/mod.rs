@@ -22,6 +22,8 @@ pub enum Piece {
     Fail(BackendError),
     /// Never yield again (until dropped).
     Stall,
+    /// Panic inside the stream (a bug anywhere in the loop's path).
+    Panic(&'static str),
 }
 
 #[derive(Default)]
@@ -106,6 +108,7 @@ impl ModelBackend for FakeBackend {
                             return None;
                         }
                         Some(Piece::Stall) => futures::future::pending::<()>().await,
+                        Some(Piece::Panic(why)) => panic!("{why}"),
                         Some(Piece::Fail(e)) => {
                             guard.finish();
                             return Some((Err(e), (it, guard)));

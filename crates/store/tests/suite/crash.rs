@@ -160,3 +160,20 @@ async fn a_second_live_run_in_one_session_waits_its_turn() {
     app.end_run("r1", MessageStatus::Complete).await.unwrap();
     cli.begin_run("s", "r2").await.unwrap();
 }
+
+#[tokio::test]
+async fn a_live_process_repairs_its_own_run_whose_end_was_not_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(&dir.path().join("h.sqlite")).await.unwrap();
+    half_finished_turn(&store).await;
+    // Its owner (this process) is alive: the session is locked until the
+    // run is repaired.
+    assert!(store.begin_run("s", "r2").await.is_err());
+    store.repair_run("r1").await.unwrap();
+    let h = store.history("s").await.unwrap();
+    assert_eq!(h.last().unwrap().content, OUTCOME_UNKNOWN);
+    store.begin_run("s", "r2").await.unwrap();
+    // A run that has ended is left alone.
+    store.repair_run("r1").await.unwrap();
+    assert_eq!(store.history("s").await.unwrap(), h);
+}
