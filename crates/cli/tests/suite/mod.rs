@@ -6,6 +6,7 @@ mod memory;
 mod openai;
 mod planning;
 mod profiles;
+mod rights;
 mod sandbox;
 mod search_export;
 mod sessions;
