@@ -116,3 +116,20 @@ test('run_shell asks every time: no "Allow for this session"', () =>
     await waitIdle(page);
     await page.getByTestId('message-assistant').last().getByText('The folder is empty.').waitFor();
   }));
+
+test('a file that runs later asks with a louder warning, never for the session, hidden characters shown', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'add a hook');
+    const card = page.locator(writeCard);
+    await card.getByTestId('approval').waitFor();
+    const warning = card.getByTestId('approval-warning');
+    assert.match(await warning.textContent(), /Runs later, outside the sandbox\..*\.git\/hooks\/pre-commit/);
+    assert.equal(await warning.getAttribute('role'), 'alert');
+    assert.equal(await card.getByTestId('approve-session').count(), 0);
+    const args = await card.getByTestId('approval-args').textContent();
+    assert.ok(args.includes('\\u{202e}'), args);
+    assert.ok(!args.includes('\u202e'), 'the override itself is not rendered');
+    await card.getByTestId('approve-deny').click();
+    await waitIdle(page);
+  }));

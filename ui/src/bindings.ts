@@ -316,7 +316,14 @@ reach: string;
  *  Whether "allow for this session" is offered (not for tools that
  *  ask every time, such as `run_shell`).
  */
-session_allowed: boolean } | 
+session_allowed: boolean; 
+/**
+ *  A louder warning, when the call does something that outlives
+ *  the sandbox and the approval (a file that runs code later, a
+ *  path through a symlinked folder; with the resolved path). A
+ *  pre-approval never covers such a call.
+ */
+warning?: string | null } | 
 /**
  *  The approval request was answered (by the user, by a standing
  *  "allow for this session", or by the stop of the run).
@@ -568,6 +575,10 @@ export type ProfileView = {
 	history_turns: number | null,
 	/**  What the input guard does with a suspected prompt injection. */
 	input_guard: GuardMode,
+	/**  Run shell commands without the sandbox (the user's knowing choice). */
+	sandbox_off: boolean,
+	/**  Most tokens one answer may generate. */
+	max_output_tokens: number,
 };
 
 /**  Profiles, the default and the persona. */

@@ -166,10 +166,11 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             request_id,
             tool,
             reach,
+            warning,
             ..
         } = &event.kind
         {
-            let decision = ask(tool, reach).await;
+            let decision = ask(tool, reach, warning.as_deref()).await;
             agent.approve(request_id, decision);
         }
     }
@@ -203,7 +204,13 @@ fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) {
 /// Ask on the terminal whether a call that writes or runs something may
 /// run: `y` once, `a` for the rest of the session, anything else (or no
 /// terminal input at all) denies.
-async fn ask(tool: &str, reach: &str) -> ApprovalDecision {
+async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision {
+    // Model-chosen text never reaches the terminal raw: a `\r` or an ANSI
+    // sequence in it could redraw this very question.
+    let (tool, reach) = (shown(tool), shown(reach));
+    if let Some(w) = warning {
+        eprint!("\n[approval] WARNING: {}", shown(w));
+    }
     eprint!(
         "\n[approval] `{tool}` {reach}\n  allow once [y], allow for this session [a], deny [n]? "
     );
@@ -230,6 +237,17 @@ async fn ask(tool: &str, reach: &str) -> ApprovalDecision {
         }
     );
     decision
+}
+
+/// Running text (answers, reasoning, plans) for the terminal: lines kept,
+/// every control, bidi and invisible character shown as an escape.
+fn text(s: &str) -> std::borrow::Cow<'_, str> {
+    hearth_core::visible::visible(s, true)
+}
+
+/// One-line text for the terminal (names, arguments, tool output).
+fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    hearth_core::visible::visible(s, false)
 }
 
 /// Prints events as plain text (answer on stdout, the rest on stderr) or
@@ -269,21 +287,21 @@ impl Printer {
                     eprint!("[thinking] ");
                     self.in_thinking = true;
                 }
-                eprint!("{delta}");
+                eprint!("{}", text(delta));
             }
             EventKind::TextDelta { delta } => {
                 if self.in_thinking {
                     eprintln!();
                     self.in_thinking = false;
                 }
-                let _ = write!(out, "{delta}");
+                let _ = write!(out, "{}", text(delta));
                 let _ = out.flush();
                 self.text_open = !delta.ends_with('\n');
             }
             EventKind::ToolStarted {
                 name, arguments, ..
             } => {
-                eprintln!("[tool] {name} {arguments}");
+                eprintln!("[tool] {} {}", shown(name), shown(&arguments.to_string()));
             }
             EventKind::ToolEvent {
                 name,
@@ -299,7 +317,11 @@ impl Printer {
                     ToolOutcome::Denied => "✋",
                 };
                 let short: String = output.chars().take(200).collect();
-                eprintln!("[tool] {name} {mark} {short} ({duration_ms} ms)");
+                eprintln!(
+                    "[tool] {} {mark} {} ({duration_ms} ms)",
+                    shown(name),
+                    shown(&short)
+                );
             }
             EventKind::StreamEnd { .. } => {
                 if self.text_open {
@@ -315,7 +337,7 @@ impl Printer {
             }
             EventKind::PlanReady { plan } => {
                 let _ = out.flush();
-                eprintln!("[plan]\n{plan}");
+                eprintln!("[plan]\n{}", text(plan));
             }
             EventKind::PlanProgress { done } => {
                 let steps: Vec<String> = done.iter().map(u32::to_string).collect();
@@ -326,7 +348,7 @@ impl Printer {
                     let _ = writeln!(out);
                 }
                 let _ = out.flush();
-                eprintln!("hearth: {error}");
+                eprintln!("hearth: {}", text(&error.to_string()));
             }
             EventKind::ContextUsage {
                 tokens,

@@ -14,6 +14,7 @@ use tokio::sync::oneshot;
 
 use crate::rights::{Preapproved, Scope};
 use crate::tool::{Approval, Approver, Question, ToolContext};
+use crate::visible::visible;
 
 /// The approval requests waiting for an answer, and the tools the user
 /// allowed for a whole session. One per agent, shared by its runs.
@@ -113,9 +114,12 @@ impl Approver for Gate {
             reach,
             session_allowance,
             widens,
+            warning,
         } = *question;
-        let session_allowed = session_allowance && !widens;
-        if !widens
+        // A widening or a warned call is a new question every time.
+        let always_ask = widens || warning.is_some();
+        let session_allowed = session_allowance && !always_ask;
+        if !always_ask
             && (self.preapproved.covers(tool, ctx) || self.hub.allowed(&self.session, tool, ctx))
         {
             return Approval::Allowed;
@@ -140,8 +144,10 @@ impl Approver for Gate {
             call_id: ctx.call_id.clone(),
             tool: tool.to_owned(),
             arguments: arguments.clone(),
-            reach: reach.to_owned(),
+            // What the user decides on shows every hidden character.
+            reach: visible(reach, false).into_owned(),
             session_allowed,
+            warning: warning.map(|w| visible(w, false).into_owned()),
         });
         // A stop drops this future (the executor races every call with
         // Stop); the guard withdraws the request.

@@ -45,6 +45,7 @@ mod tool;
 pub mod tools;
 mod tools_exec;
 mod turn;
+pub mod visible;
 pub mod workers;
 
 pub use approvals::{Approvals, DENIED_RESULT};

@@ -80,6 +80,9 @@ pub struct Question<'a> {
     /// sub-agent with more rights): no earlier grant covers it, it is
     /// always asked.
     pub widens: bool,
+    /// A louder warning ([`Tool::warning`]): asked every time, never
+    /// covered by a pre-approval or a session allowance.
+    pub warning: Option<&'a str>,
 }
 
 /// What a tool call can see of the run it belongs to.
@@ -143,6 +146,13 @@ pub trait Tool: Send + Sync {
     /// ("writes notes.md in /home/sam/project").
     fn reach(&self, arguments: &serde_json::Value, _ctx: &ToolContext) -> String {
         format!("runs `{}` with {arguments}", self.spec().name)
+    }
+
+    /// A louder warning for this call, naming the resolved path: it
+    /// plants something that runs later outside any sandbox (a git hook,
+    /// an `.envrc`, a Makefile) or goes through a symlinked folder.
+    fn warning(&self, _arguments: &serde_json::Value, _ctx: &ToolContext) -> Option<String> {
+        None
     }
 
     /// Why this call must not run at all, before anyone is asked (a shell

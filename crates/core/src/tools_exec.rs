@@ -22,12 +22,14 @@ async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approva
     match &ctx.approver {
         Some(approver) if tool.needs_approval(&call.arguments) => {
             let reach = tool.reach(&call.arguments, ctx);
+            let warning = tool.warning(&call.arguments, ctx);
             let question = Question {
                 tool: &call.name,
                 arguments: &call.arguments,
                 reach: &reach,
                 session_allowance: tool.session_allowance(),
                 widens: false,
+                warning: warning.as_deref(),
             };
             approver.approve(ctx, &question).await
         }

@@ -184,6 +184,12 @@ pub enum EventKind {
         /// Whether "allow for this session" is offered (not for tools that
         /// ask every time, such as `run_shell`).
         session_allowed: bool,
+        /// A louder warning, when the call does something that outlives
+        /// the sandbox and the approval (a file that runs code later, a
+        /// path through a symlinked folder; with the resolved path). A
+        /// pre-approval never covers such a call.
+        #[serde(default)]
+        warning: Option<String>,
     },
     /// The approval request was answered (by the user, by a standing
     /// "allow for this session", or by the stop of the run).

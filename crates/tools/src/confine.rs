@@ -41,8 +41,7 @@ fn nonce() -> u64 {
 /// (direction overrides, invisible joiners) or that no file name should
 /// hold (controls).
 fn deceptive(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    hearth_core::visible::is_deceptive(c, false)
 }
 
 /// Opens a file beneath `dir` for reading without blocking in `open(2)`:

@@ -215,6 +215,10 @@ impl Tool for WriteFile {
         format!("writes {bytes} bytes to `{path}`{where_} (replacing it if it exists)")
     }
 
+    fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        runs_later(arguments, ctx)
+    }
+
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let path = str_arg(&args, "path")?.to_owned();
         let content = str_arg(&args, "content")?.to_owned();
@@ -261,6 +265,10 @@ impl Tool for EditFile {
         format!("edits `{path}`{where_}: replaces one exact piece of text")
     }
 
+    fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        runs_later(arguments, ctx)
+    }
+
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let path = str_arg(&args, "path")?.to_owned();
         let old = str_arg(&args, "old_text")?.to_owned();
@@ -292,4 +300,12 @@ impl Tool for EditFile {
         })
         .await
     }
+}
+
+/// The louder warning for writing the call's `path` (`later.rs`).
+fn runs_later(arguments: &Value, ctx: &ToolContext) -> Option<String> {
+    let path = arguments.get("path").and_then(Value::as_str)?;
+    let ws = Workspace::open(ctx).ok()?;
+    let rel = ws.relative(path).ok()?;
+    crate::later::warning(ws.root(), &rel)
 }

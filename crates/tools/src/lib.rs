@@ -11,6 +11,7 @@
 
 mod confine;
 mod files;
+mod later;
 mod output;
 pub mod sandbox;
 mod scratchpad;

@@ -72,6 +72,8 @@ export interface ApprovalModel {
   reach: string;
   /** "Allow for this session" is offered (not for run_shell: it asks every time). */
   session_allowed: boolean;
+  /** The louder warning: a file that runs code later, a symlinked folder (never covered by a pre-approval). */
+  warning: string | null;
   /** Null while the run waits for the user. */
   decision: ApprovalDecision | null;
 }
@@ -174,6 +176,7 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
         arguments: ev.arguments,
         reach: ev.reach,
         session_allowed: ev.session_allowed,
+        warning: ev.warning ?? null,
         decision: null,
       };
       if (!a.blocks.some((b) => b.kind === 'tool' && b.call.call_id === ev.call_id)) {

@@ -517,6 +517,7 @@ export class MockBackend {
     if (pct) return contextScript(kit, Number(pct[1]));
     if (text.startsWith('compact')) return compactScript(kit);
     if (text.startsWith('fetch')) return fetchScript(kit);
+    if (text.includes('hook')) return writeScript(kit, true);
     if (text.includes('write')) return writeScript(kit);
     if (text.includes('shell')) return shellScript(kit);
     if (text.includes('deep')) return deepScript(kit);

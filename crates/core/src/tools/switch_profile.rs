@@ -86,6 +86,7 @@ pub(crate) async fn ask_to_widen(
         reach: &reach,
         session_allowance: false,
         widens: true,
+        warning: None,
     };
     match approver.approve(ctx, &question).await {
         Approval::Allowed => Ok(()),

@@ -1,0 +1,13 @@
+// Characters that change how text looks without being seen — terminal
+// controls, bidirectional overrides, zero-width characters — shown as
+// escapes (`\u{202e}`) in what a person decides on: the approval's
+// arguments. Mirrors crates/core/src/visible.rs, which already escapes the
+// approval's reach and warning.
+
+const DECEPTIVE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u180e]/g;
+
+/** `text` with hidden and display-changing characters made visible (newlines and tabs kept). */
+export function visible(text: string): string {
+  return text.replace(DECEPTIVE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
