@@ -21,7 +21,7 @@ pub mod guard;
 mod handle;
 mod ids;
 mod loads;
-mod memory;
+pub mod memory;
 mod message;
 pub mod pipeline;
 pub mod planning;
@@ -54,7 +54,7 @@ pub use backend::{
 };
 pub use builder::AgentBuilder;
 pub use compaction::Summary;
-pub use context::{build_context, order_tool_results, system_prompt};
+pub use context::{MEMORY_HEADING, build_context, order_tool_results, system_prompt};
 pub use driver::Agent;
 pub use error::RunError;
 pub use events::EventSink;

@@ -83,3 +83,39 @@ pub trait PostTurnWorker: Send + Sync {
     /// Do the work. Errors are logged, never shown as a failed turn.
     async fn run(&self, ctx: &WorkerContext) -> Result<(), String>;
 }
+
+/// The longest fact memory keeps (one or two sentences; a fact is shown in
+/// every future conversation, so a long one is a standing prompt).
+pub const MAX_FACT_CHARS: usize = 300;
+
+/// Whether `fact` may enter long-term memory, and the fact as kept (one
+/// line, trimmed). Memory becomes system-level text in every future
+/// session, so whatever writes it — the `remember` tool, the memory
+/// worker — is held to this: short, one line, no hidden characters,
+/// nothing the input guard reads as an injection. The error says why.
+pub fn admit(fact: &str) -> Result<String, String> {
+    let one_line = fact.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return Err("the fact is empty".into());
+    }
+    let n = one_line.chars().count();
+    if n > MAX_FACT_CHARS {
+        return Err(format!(
+            "the fact is {n} characters; memory keeps facts of at most {MAX_FACT_CHARS} (one short sentence about the user)"
+        ));
+    }
+    if one_line
+        .chars()
+        .any(|c| crate::visible::is_deceptive(c, false))
+    {
+        return Err("the fact holds control or invisible characters".into());
+    }
+    let patterns = crate::guard::scan(&one_line);
+    if !patterns.is_empty() {
+        return Err(format!(
+            "the fact reads like instructions to an AI ({}), not a fact about the user",
+            patterns.join(", ")
+        ));
+    }
+    Ok(one_line)
+}

@@ -359,7 +359,19 @@ impl MemoryWriter for Store {
                 let gone = forgotten(&tx)?;
                 let now = now_ms();
                 let mut added = 0;
-                for f in facts.iter().map(|f| f.trim()).filter(|f| !f.is_empty()) {
+                // Every writer is held to memory's rules (length, one line,
+                // no injection): what fails is not kept.
+                let admitted: Vec<String> = facts
+                    .iter()
+                    .filter_map(|f| match hearth_core::memory::admit(f) {
+                        Ok(f) => Some(f),
+                        Err(why) => {
+                            tracing::info!("a fact was not remembered: {why}");
+                            None
+                        }
+                    })
+                    .collect();
+                for f in admitted.iter().map(String::as_str) {
                     if gone.iter().any(|g| restates(g, f)) || known.iter().any(|k| same_fact(k, f)) {
                         continue;
                     }

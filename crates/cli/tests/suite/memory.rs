@@ -8,8 +8,7 @@ use hearth_sim::{Reply, Script};
 
 use super::basics::{ok, sim, turn_bodies};
 use crate::MODEL;
-
-const HEADING: &str = "## What I remember about the user";
+use hearth_core::MEMORY_HEADING as HEADING;
 
 /// The memory message of the last turn's request, if any.
 fn memory_message(sim: &hearth_sim::SimHandle) -> Option<String> {
@@ -70,8 +69,8 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     sim.push_reply(Reply::text("NONE"));
     chat("B", "What is my favourite colour?").await;
     assert_eq!(
-        memory_message(&sim).as_deref(),
-        Some("## What I remember about the user\n\n- Favourite colour is blue")
+        memory_message(&sim),
+        Some(format!("{HEADING}\n\n- Favourite colour is blue"))
     );
 
     // The user edits it; the old text is kept as a version.
@@ -117,8 +116,8 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     sim.push_reply(Reply::text("NONE"));
     chat("E", "Hello").await;
     assert_eq!(
-        memory_message(&sim).as_deref(),
-        Some("## What I remember about the user\n\n- Owns a cat named Miso")
+        memory_message(&sim),
+        Some(format!("{HEADING}\n\n- Owns a cat named Miso"))
     );
     let all = ok(&["memory", "--db", &db, "list", "--all"]).await;
     assert!(all.contains("Favourite colour is green [deleted]"), "{all}");

@@ -43,9 +43,12 @@ impl Tool for Remember {
             .ok_or_else(|| {
                 ToolError::InvalidArguments("`fact` (a non-empty string) is required".into())
             })?;
+        // Held to memory's rules here too, so the model is told why.
+        let fact = crate::memory::admit(fact)
+            .map_err(|why| ToolError::Failed(format!("not saved: {why}")))?;
         let n = self
             .0
-            .learn(&ctx.session_id, &ctx.run_id, "tool", &[fact.to_owned()])
+            .learn(&ctx.session_id, &ctx.run_id, "tool", &[fact])
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         Ok(if n == 1 {
