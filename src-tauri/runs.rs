@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hearth_core::{RunHandle, SteeringQueue};
-use hearth_protocol::{AgentEvent, ErrorInfo};
+use hearth_protocol::{AgentEvent, ErrorInfo, EventKind};
 use tauri::ipc::Channel;
 use tokio_util::sync::CancellationToken;
 
@@ -24,6 +24,27 @@ struct LiveRun {
     steering: SteeringQueue,
     prompt: Option<String>,
     events: Arc<Mutex<Vec<AgentEvent>>>,
+}
+
+/// Add `event` to a run's replay log. Consecutive pieces of one stream
+/// (answer, reasoning, plan) of one scope join into one event: the log of
+/// a long answer holds a handful of events, not one per token, and a
+/// replay reads the same.
+fn log_event(log: &mut Vec<AgentEvent>, event: AgentEvent) {
+    if let Some(last) = log.last_mut()
+        && last.scope == event.scope
+    {
+        match (&mut last.kind, &event.kind) {
+            (EventKind::TextDelta { delta: a }, EventKind::TextDelta { delta: b })
+            | (EventKind::ThinkingDelta { delta: a }, EventKind::ThinkingDelta { delta: b })
+            | (EventKind::PlanDelta { delta: a }, EventKind::PlanDelta { delta: b }) => {
+                a.push_str(b);
+                return;
+            }
+            _ => {}
+        }
+    }
+    log.push(event);
 }
 
 /// The live runs, by session.
@@ -85,7 +106,7 @@ impl LiveRuns {
             while let Some(event) = handle.next_event().await {
                 let terminal = event.kind.is_terminal() && !event.scope.is_subagent;
                 if let Ok(mut log) = events.lock() {
-                    log.push(event.clone());
+                    log_event(&mut log, event.clone());
                 }
                 // The page may be gone (closed window): the run is stopped
                 // by the window watcher, not by this send failing.
@@ -243,6 +264,40 @@ mod tests {
             .await
             .unwrap();
         (sim, state, dir)
+    }
+
+    #[test]
+    fn the_replay_log_joins_the_pieces_of_a_stream() {
+        use hearth_protocol::RunScope;
+        let scope = RunScope::top("s", "r");
+        let ev = |kind: EventKind| AgentEvent {
+            scope: scope.clone(),
+            kind,
+        };
+        let mut log = Vec::new();
+        for i in 0..10_000 {
+            super::log_event(
+                &mut log,
+                ev(EventKind::TextDelta {
+                    delta: format!("{i} "),
+                }),
+            );
+        }
+        super::log_event(
+            &mut log,
+            ev(EventKind::ThinkingDelta { delta: "hm".into() }),
+        );
+        super::log_event(
+            &mut log,
+            ev(EventKind::TextDelta {
+                delta: "end".into(),
+            }),
+        );
+        assert_eq!(log.len(), 3);
+        let EventKind::TextDelta { delta } = &log[0].kind else {
+            panic!("{:?}", log[0])
+        };
+        assert!(delta.starts_with("0 1 2 ") && delta.ends_with("9999 "));
     }
 
     fn slow(text: &str) -> Reply {

@@ -27,6 +27,9 @@ pub struct ModelRequest {
     pub temperature: Option<f64>,
     /// Per-model load options (identical on every request to this model).
     pub load: LoadOptions,
+    /// Most tokens to generate (`num_predict` / `max_tokens`); `None`
+    /// leaves the server's default.
+    pub max_tokens: Option<u32>,
 }
 
 /// A tool call as a backend delivers it (the id may be missing).

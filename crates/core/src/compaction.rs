@@ -324,6 +324,10 @@ impl Compactor<'_> {
     }
 }
 
+/// Most tokens a side request (plan, summary, memory, title) may generate:
+/// a summary or a plan is far shorter, and a looping small model stops.
+pub(crate) const SIDE_MAX_TOKENS: u32 = 2048;
+
 /// A one-message side request (summary, memory, title): no tools, no
 /// reasoning, the model's own load options so nothing reloads.
 pub(crate) fn side_request(
@@ -339,6 +343,7 @@ pub(crate) fn side_request(
         think: profile.think.map(|_| false),
         temperature: Some(temperature),
         load,
+        max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
     }
 }
 

@@ -508,6 +508,7 @@ impl Agent {
                         temperature: profile.temperature,
                         load: self.settings.load_options(&profile.model),
                         model: profile.model.clone(),
+                        max_tokens: Some(profile.max_output_tokens),
                     };
                     let checkpoint = Checkpoint {
                         store: ctx.store.as_ref(),

@@ -33,6 +33,7 @@ pub mod rights;
 mod run_ctx;
 mod run_end;
 mod run_support;
+mod runaway;
 pub mod sanitize;
 mod settings;
 mod steering;

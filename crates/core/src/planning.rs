@@ -19,6 +19,7 @@ use hearth_protocol::EventKind;
 use tokio::sync::mpsc;
 
 use crate::backend::{ModelBackend, ModelRequest};
+use crate::compaction::SIDE_MAX_TOKENS;
 use crate::driver::{Agent, RunCtx};
 use crate::events::EventSink;
 use crate::handle::RunOutcome;
@@ -127,6 +128,7 @@ impl Agent {
             think: Some(false),
             temperature: Some(PLANNER_TEMPERATURE),
             load: self.settings.load_options(&profile.model),
+            max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
         };
         // The planner's text goes through its own sink, re-emitted as plan
         // pieces; its drafts go nowhere (a plan is not an answer).

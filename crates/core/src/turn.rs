@@ -18,6 +18,7 @@ use crate::backend::{
 use crate::events::EventSink;
 use crate::loads::Loads;
 use crate::message::{ChatMessage, MessageStatus};
+use crate::runaway::{MAX_ANSWER_BYTES, RepeatWatch, Runaway};
 use crate::store::SessionStore;
 
 /// How often a growing answer is checkpointed to the store.
@@ -171,6 +172,7 @@ pub(crate) async fn stream_call(
     // `None` until the first checkpoint, which is taken at the first delta so
     // that even a short-lived answer survives a crash.
     let mut last_checkpoint: Option<Instant> = None;
+    let (mut text_loop, mut thinking_loop) = (RepeatWatch::default(), RepeatWatch::default());
     loop {
         let item = tokio::select! {
             biased;
@@ -186,11 +188,17 @@ pub(crate) async fn stream_call(
             Some(Ok(ModelDelta::Text(t))) => {
                 out.text.push_str(&t);
                 sink.emit(EventKind::TextDelta { delta: t });
+                if text_loop.repeating(&out.text) {
+                    return end_runaway(out, stream, Runaway::Repeating, sink);
+                }
                 None
             }
             Some(Ok(ModelDelta::Thinking(t))) => {
                 out.thinking.push_str(&t);
                 sink.emit(EventKind::ThinkingDelta { delta: t });
+                if thinking_loop.repeating(&out.thinking) {
+                    return end_runaway(out, stream, Runaway::Repeating, sink);
+                }
                 None
             }
             Some(Ok(ModelDelta::ToolCalls(calls))) => {
@@ -198,6 +206,12 @@ pub(crate) async fn stream_call(
                 None
             }
             Some(Ok(ModelDelta::Done(info))) => {
+                // Both servers say "length" when the token limit ended it.
+                if info.usage.done_reason.as_deref() == Some("length")
+                    && let Some(n) = request.max_tokens
+                {
+                    push_notice(&mut out, Runaway::Limit(n), sink);
+                }
                 out.end = CallEnd::Done(info);
                 return out;
             }
@@ -227,6 +241,9 @@ pub(crate) async fn stream_call(
             out.end = CallEnd::Failed(e);
             return out;
         }
+        if out.text.len() + out.thinking.len() > MAX_ANSWER_BYTES {
+            return end_runaway(out, stream, Runaway::TooLong, sink);
+        }
         let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
         if due && !(out.text.is_empty() && out.thinking.is_empty()) {
             last_checkpoint = Some(Instant::now());
@@ -245,4 +262,28 @@ pub(crate) async fn stream_call(
             }
         }
     }
+}
+
+/// Append the notice to the answer (and show it live).
+fn push_notice(out: &mut CallResult, why: Runaway, sink: &EventSink) {
+    let notice = why.notice();
+    out.text.push_str(&notice);
+    sink.emit(EventKind::TextDelta { delta: notice });
+}
+
+/// End a runaway answer here: the stream is dropped (the server stops
+/// generating; the model stays loaded) and the answer, with its notice,
+/// ends as complete. Calls it may have begun are not run.
+fn end_runaway(
+    mut out: CallResult,
+    stream: ModelStream,
+    why: Runaway,
+    sink: &EventSink,
+) -> CallResult {
+    drop(stream);
+    tracing::warn!("ended a runaway answer: {why:?}");
+    out.tool_calls.clear();
+    push_notice(&mut out, why, sink);
+    out.end = CallEnd::Done(DoneInfo::default());
+    out
 }

@@ -104,6 +104,7 @@ pub(crate) fn to_wire(req: ModelRequest, tools_ok: bool, thinking_ok: bool) -> C
         options: Options {
             num_ctx: Some(req.load.num_ctx),
             temperature: req.temperature,
+            num_predict: req.max_tokens,
         },
         shift: Some(req.load.shift),
         // Never drop the oldest messages silently (Ollama's default, which
@@ -285,10 +286,14 @@ mod tests {
                 keep_alive: KeepAlive::FOREVER,
                 shift: false,
             },
+            max_tokens: Some(512),
         };
         let v = serde_json::to_value(to_wire(req, true, false)).unwrap();
         assert_eq!(v["keep_alive"], -1);
-        assert_eq!(v["options"], json!({"num_ctx": 4096, "temperature": 0.3}));
+        assert_eq!(
+            v["options"],
+            json!({"num_ctx": 4096, "temperature": 0.3, "num_predict": 512})
+        );
         assert_eq!(v["shift"], false);
         assert!(
             v.get("think").is_none(),

@@ -198,6 +198,7 @@ impl Client {
             options: Options {
                 num_ctx: Some(load.num_ctx),
                 temperature: None,
+                num_predict: None,
             },
             shift: Some(load.shift),
             truncate: None,

@@ -42,6 +42,9 @@ pub struct Options {
     /// Sampling temperature.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// Most tokens to generate (a runtime option: no reload).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_predict: Option<u32>,
 }
 
 /// A chat message on the wire.

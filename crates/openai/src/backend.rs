@@ -56,6 +56,7 @@ pub(crate) fn to_wire(req: ModelRequest) -> ChatRequest {
             include_usage: true,
         }),
         temperature: req.temperature,
+        max_tokens: req.max_tokens,
     }
 }
 
@@ -162,6 +163,7 @@ mod tests {
                 keep_alive: KeepAlive::FOREVER,
                 shift: false,
             },
+            max_tokens: Some(512),
         };
         let v = serde_json::to_value(to_wire(req)).unwrap();
         assert_eq!(
@@ -185,7 +187,8 @@ mod tests {
                                         "parameters": {"type": "object"}}}],
                 "stream": true,
                 "stream_options": {"include_usage": true},
-                "temperature": 0.3
+                "temperature": 0.3,
+                "max_tokens": 512
             })
         );
     }

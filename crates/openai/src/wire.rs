@@ -25,6 +25,9 @@ pub struct ChatRequest {
     /// Sampling temperature (omitted = server default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// Most tokens to generate (omitted = server default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 /// `stream_options`.

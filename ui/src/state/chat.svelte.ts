@@ -11,6 +11,7 @@
 // the store does not keep (tokens/s, the error and its recovery) stays in
 // `extras`, keyed by run id. None of it survives a restart: the store
 // keeps the spans (runTrace), not these notices.
+import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, SessionView, Usage } from '../ipc';
 import { answeredMessage } from '../lib/guard';
@@ -221,7 +222,7 @@ class ChatState {
   #listener(sessionId: string, log: RunLog): (ev: AgentEvent) => void {
     let listed = false;
     return (ev) => {
-      log.events.push(ev);
+      logEvent(log.events, ev);
       if (!ev.is_subagent) this.#runs.set(ev.run_id, log);
       if (isTerminal(ev)) {
         log.ended = true;

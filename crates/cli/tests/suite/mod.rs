@@ -7,6 +7,7 @@ mod openai;
 mod planning;
 mod profiles;
 mod rights;
+mod runaway;
 mod sandbox;
 mod search_export;
 mod sessions;

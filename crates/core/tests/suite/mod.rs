@@ -8,6 +8,7 @@ mod lockups;
 mod overflow;
 mod planning;
 mod probe;
+mod runaway;
 mod sanitizer_fixture;
 mod steering;
 mod stop;

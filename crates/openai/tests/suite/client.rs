@@ -29,6 +29,7 @@ fn ask(text: &str) -> wire::ChatRequest {
             include_usage: true,
         }),
         temperature: None,
+        max_tokens: None,
     }
 }
 

@@ -43,6 +43,7 @@ async fn argument_fragments_are_put_together() {
         stream: true,
         stream_options: None,
         temperature: None,
+        max_tokens: None,
     };
     wire.messages.push(hearth_openai::wire::Message {
         role: "user",
