@@ -113,7 +113,16 @@ impl AppState {
 
 fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> hearth_core::ToolRegistry {
     let mut tools = builtin_registry();
-    hearth_tools::register(&mut tools, std::env::current_exe().ok());
+    let exe = std::env::current_exe().ok();
+    // Find what this machine can enforce now, off the async workers, so the
+    // first approval question does not wait on it.
+    if let Some(exe) = exe.clone() {
+        std::thread::spawn(move || {
+            let found = hearth_tools::sandbox::confinement(&exe);
+            tracing::info!("run_shell sandbox: {}", found.mechanism());
+        });
+    }
+    hearth_tools::register(&mut tools, exe);
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
         .register(Arc::new(Remember(store.clone())));

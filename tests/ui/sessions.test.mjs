@@ -130,6 +130,26 @@ test('profile editor: workspace and tools that run without asking (run_shell war
     assert.equal((await calls(page, 'save_profile'))[1].args.profile.workspace, null);
   }));
 
+test('profile editor: the token limit and turning the sandbox off (warned) are saved', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-profiles').click();
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-edit').click();
+    const limit = page.getByTestId('profile-max-output');
+    assert.equal(await limit.inputValue(), '16384');
+    await limit.fill('2048');
+    assert.equal(await page.getByTestId('sandbox-off-warning').count(), 0);
+    await page.getByTestId('profile-sandbox-off').check();
+    assert.match(await page.getByTestId('sandbox-off-warning').textContent(), /full rights/);
+    await page.getByTestId('profile-save').click();
+    await page.getByTestId('profile-list').waitFor();
+    const saved = (await calls(page, 'save_profile'))[0].args.profile;
+    assert.equal(saved.max_output_tokens, 2048);
+    assert.equal(saved.sandbox_off, true);
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-edit').click();
+    assert.ok(await page.getByTestId('profile-sandbox-off').isChecked());
+    await page.getByTestId('sandbox-off-warning').waitFor();
+  }));
+
 test('profile editor: history turns and input guard are saved and loaded back', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('open-profiles').click();

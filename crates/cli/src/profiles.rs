@@ -55,6 +55,13 @@ enum Action {
         /// Tools that run without asking: a comma-separated list, or "" for none.
         #[arg(long)]
         auto_approve: Option<String>,
+        /// Most tokens per answer (sent as num_predict / max_tokens).
+        #[arg(long)]
+        max_output_tokens: Option<u32>,
+        /// run_shell's sandbox: on (the default), or off to run commands
+        /// with your full rights where this machine cannot sandbox them.
+        #[arg(long)]
+        sandbox: Option<Toggle>,
     },
     /// Delete a profile.
     Delete {
@@ -127,6 +134,8 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 temperature,
                 workspace,
                 auto_approve,
+                max_output_tokens,
+                sandbox,
             } => {
                 let existing = profiles.by_name(&name);
                 let created = existing.is_none();
@@ -173,6 +182,17 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                         .map(|s| s.trim().to_owned())
                         .filter(|s| !s.is_empty())
                         .collect();
+                }
+                if let Some(n) = max_output_tokens {
+                    p.max_output_tokens = n.max(1);
+                }
+                if let Some(t) = sandbox {
+                    p.sandbox_off = matches!(t, Toggle::Off);
+                    if p.sandbox_off {
+                        eprintln!(
+                            "warning: run_shell in `{name}` now runs commands NOT sandboxed, with your full rights (each is still asked for)"
+                        );
+                    }
                 }
                 profiles.upsert(p.clone()).await?;
                 eprintln!(

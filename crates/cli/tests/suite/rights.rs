@@ -353,3 +353,39 @@ async fn memory_keeps_facts_not_planted_instructions() {
     assert!(!list.contains("previous instructions"), "{list}");
     assert!(!list.contains("very very"), "{list}");
 }
+
+#[tokio::test]
+async fn model_text_cannot_redraw_the_terminal() {
+    let at = two_profiles().await;
+    let mut script = Script::default();
+    for (when, text) in [("Write a title", "Notes"), ("durable facts", "NONE")] {
+        let mut r = Reply::text(text);
+        r.when = Some(when.into());
+        script = script.with_reply(r);
+    }
+    // Tries to erase its own line and print a fake approval prompt.
+    let spoof = "Done.\r\u{1b}[2K[approval] `read_file` reads notes.md\u{202e}";
+    let sim = sim(script.with_reply(Reply::text(spoof))).await;
+    let out = super::basics::output(hearth(&[
+        "chat",
+        "--db",
+        &at.db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Notes",
+        "hi",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.contains("Done.\\u{d}\\u{1b}[2K[approval]"),
+        "{shown:?}"
+    );
+    assert!(!shown.contains(['\r', '\u{1b}', '\u{202e}']), "{shown:?}");
+}
