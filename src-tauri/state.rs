@@ -122,7 +122,10 @@ fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> hearth_core::ToolRegis
             tracing::info!("run_shell sandbox: {}", found.mechanism());
         });
     }
-    hearth_tools::register(&mut tools, exe);
+    // Hearth's own data stays read-only to sandboxed commands: one that
+    // edited it could turn its own sandbox off.
+    let data = store.path().parent().map(std::path::Path::to_path_buf);
+    hearth_tools::register(&mut tools, exe, data.into_iter().collect());
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
         .register(Arc::new(Remember(store.clone())));

@@ -114,7 +114,11 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let store = Arc::new(store);
     let mut tools = builtin_registry();
-    hearth_tools::register(&mut tools, std::env::current_exe().ok());
+    hearth_tools::register(
+        &mut tools,
+        std::env::current_exe().ok(),
+        data_folder(&store),
+    );
     tools
         .register(Arc::new(SwitchProfile(profiles)))
         .register(Arc::new(Remember(store.clone())));
@@ -237,6 +241,17 @@ async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision
         }
     );
     decision
+}
+
+/// Hearth's own data (the database's folder), kept read-only to sandboxed
+/// commands: one that edited it could turn its own sandbox off.
+pub(crate) fn data_folder(store: &hearth_store::Store) -> Vec<PathBuf> {
+    store
+        .path()
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .into_iter()
+        .collect()
 }
 
 /// Running text (answers, reasoning, plans) for the terminal: lines kept,

@@ -98,6 +98,12 @@ pub fn widening(from: &Profile, to: &Profile) -> Vec<String> {
     if to.sandbox_off && !from.sandbox_off {
         out.push("runs shell commands WITHOUT the sandbox".into());
     }
+    if guard_rank(to.input_guard) < guard_rank(from.input_guard) {
+        out.push(format!(
+            "screens less for prompt injections (input guard {:?}, now {:?})",
+            to.input_guard, from.input_guard
+        ));
+    }
     if to.backend != from.backend {
         out.push(format!(
             "sends the conversation to the backend {}",
@@ -114,4 +120,88 @@ pub(crate) fn nothing(like: &Profile) -> Profile {
     p.tools = Some(Vec::new());
     p.backend.clone_from(&like.backend);
     p
+}
+
+/// How much the input guard does, for comparing two profiles.
+fn guard_rank(mode: hearth_protocol::GuardMode) -> u8 {
+    use hearth_protocol::GuardMode;
+    match mode {
+        GuardMode::Off => 0,
+        GuardMode::Log => 1,
+        GuardMode::Warn => 2,
+        GuardMode::Block => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hearth_protocol::GuardMode;
+
+    fn base() -> Profile {
+        Profile {
+            tools: Some(vec!["read_file".into(), "write_file".into()]),
+            workspace: Some("/home/sam/notes".into()),
+            auto_approve: vec!["write_file".into()],
+            input_guard: GuardMode::Block,
+            ..Profile::new("Notes", "m")
+        }
+    }
+
+    #[test]
+    fn every_way_a_profile_can_do_more_is_named() {
+        let from = base();
+        type Change = Box<dyn Fn(&mut Profile)>;
+        let cases: Vec<(&str, Change, &str)> = vec![
+            (
+                "workspace",
+                Box::new(|p| p.workspace = Some("/home/sam".into())),
+                "works in /home/sam",
+            ),
+            ("all tools", Box::new(|p| p.tools = None), "every tool"),
+            (
+                "a tool",
+                Box::new(|p| p.tools.as_mut().unwrap().push("run_shell".into())),
+                "adds the tools run_shell",
+            ),
+            (
+                "pre-approval",
+                Box::new(|p| p.auto_approve.push("run_shell".into())),
+                "runs run_shell without asking",
+            ),
+            (
+                "no sandbox",
+                Box::new(|p| p.sandbox_off = true),
+                "WITHOUT the sandbox",
+            ),
+            (
+                "weaker guard",
+                Box::new(|p| p.input_guard = GuardMode::Off),
+                "screens less",
+            ),
+            (
+                "backend",
+                Box::new(|p| p.backend = Some("cloud".into())),
+                "backend cloud",
+            ),
+        ];
+        for (what, change, said) in cases {
+            let mut to = base();
+            change(&mut to);
+            let wider = widening(&from, &to);
+            assert_eq!(wider.len(), 1, "{what}: {wider:?}");
+            assert!(wider[0].contains(said), "{what}: {wider:?}");
+        }
+    }
+
+    #[test]
+    fn a_profile_that_does_less_or_the_same_widens_nothing() {
+        let from = base();
+        assert!(widening(&from, &base()).is_empty());
+        let mut less = base();
+        less.tools = Some(vec!["read_file".into()]);
+        less.auto_approve.clear();
+        less.workspace = None;
+        assert!(widening(&from, &less).is_empty());
+    }
 }

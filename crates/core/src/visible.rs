@@ -19,8 +19,25 @@ pub fn is_deceptive(c: char, keep_newlines: bool) -> bool {
         | '\u{200f}'
         | '\u{202a}'..='\u{202e}'
         | '\u{2066}'..='\u{2069}' => true,
-        // Zero-width and invisible formatting characters.
-        '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{180e}' => true,
+        // Zero-width, invisible and blank-looking characters, variation
+        // selectors, and the tag characters that can spell a whole hidden
+        // sentence ("ASCII smuggling").
+        '\u{ad}'
+        | '\u{34f}'
+        | '\u{115f}'
+        | '\u{1160}'
+        | '\u{17b4}'
+        | '\u{17b5}'
+        | '\u{180b}'..='\u{180f}'
+        | '\u{200b}'..='\u{200d}'
+        | '\u{2060}'..='\u{206f}'
+        | '\u{3164}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}'
+        | '\u{e0100}'..='\u{e01ef}' => true,
         _ => false,
     }
 }

@@ -31,14 +31,22 @@ pub use shell::RunShell;
 
 /// Add the file, shell and scratchpad tools to `registry`. `shell_launcher`
 /// is the Hearth binary that runs commands sandboxed (it calls
-/// [`sandbox::run_if_requested`] in `main`); `None` runs them unsandboxed.
-pub fn register(registry: &mut ToolRegistry, shell_launcher: Option<std::path::PathBuf>) {
+/// [`sandbox::run_if_requested`] in `main`); with `None` commands are
+/// refused unless a profile turns the sandbox off. `protected`: Hearth's own
+/// data, kept read-only to commands.
+pub fn register(
+    registry: &mut ToolRegistry,
+    shell_launcher: Option<std::path::PathBuf>,
+    protected: Vec<std::path::PathBuf>,
+) {
     registry
         .register(Arc::new(ReadFile))
         .register(Arc::new(ListDir))
         .register(Arc::new(SearchFiles))
         .register(Arc::new(WriteFile))
         .register(Arc::new(EditFile))
-        .register(Arc::new(RunShell::new(shell_launcher)))
+        .register(Arc::new(
+            RunShell::new(shell_launcher).protecting(protected),
+        ))
         .register(Arc::new(Scratchpad::default()));
 }

@@ -34,12 +34,28 @@ pub struct RunShell {
     /// (`sandbox`); `None`: no sandbox can be set up, so commands are
     /// refused unless the profile turned the sandbox off.
     launcher: Option<PathBuf>,
+    /// Paths a command must not change even inside the workspace (Hearth's
+    /// own data: a command that edits it could turn the sandbox off).
+    protected: Vec<PathBuf>,
 }
 
 impl RunShell {
     /// A shell tool; sandboxed through `launcher` when given.
     pub fn new(launcher: Option<PathBuf>) -> Self {
-        Self { launcher }
+        Self {
+            launcher,
+            protected: Vec::new(),
+        }
+    }
+
+    /// Keep `paths` read-only to commands (where bubblewrap runs).
+    #[must_use]
+    pub fn protecting(mut self, paths: Vec<PathBuf>) -> Self {
+        self.protected = paths
+            .into_iter()
+            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+            .collect();
+        self
     }
 
     /// How commands are confined here (probed once, on first use).
@@ -59,7 +75,9 @@ impl GroupGuard {
         if let Some(pgid) = self.0.take()
             && let Some(pid) = Pid::from_raw(pgid)
         {
-            // ESRCH (already gone) is fine.
+            // ESRCH (already gone) is fine. A Landlock launcher stopped
+            // before it made its own group has no group yet: it is killed
+            // by `kill_on_drop`, and has started nothing.
             let _ = kill_process_group(pid, Signal::KILL);
         }
     }
@@ -145,7 +163,18 @@ impl Tool for RunShell {
         format!("runs `{command}` in {place}, {how}")
     }
 
+    fn warning(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        // Unconfined, a command is asked for every time: no pre-approval
+        // covers it.
+        ctx.sandbox_off.then(|| {
+            "this command runs NOT sandboxed, with your full rights: the sandbox is turned off in this profile".to_owned()
+        })
+    }
+
     fn refuse(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        if ctx.workspace.is_none() {
+            return Some("run_shell needs a workspace folder, and this profile has none; the user can set one in the profile".into());
+        }
         if ctx.sandbox_off {
             return None;
         }
@@ -176,26 +205,39 @@ impl Tool for RunShell {
         // workspace at the same place; a symlink on the way would differ).
         let root = std::fs::canonicalize(ws.root()).map_err(|e| ws.io(".", &e))?;
         let cwd = root.join(&rel);
+        // The Landlock launcher starts its own session (away from Hearth's
+        // terminal), and so its own group; the others get a group here.
+        let mut own_session = false;
         let (program, argv) = if ctx.sandbox_off {
             let argv = ["-c", command.as_str()].map(Into::into).to_vec();
             (PathBuf::from("sh"), argv)
         } else {
             let confinement = self.confinement();
+            own_session = matches!(confinement, Confinement::Landlock { .. });
             let launcher = self
                 .launcher
                 .as_deref()
                 .unwrap_or(std::path::Path::new("hearth"));
-            sandbox::shell_command(&confinement, launcher, &root, &cwd, &command)
-                .ok_or_else(|| ToolError::Failed(self.refuse(&args, ctx).unwrap_or_default()))?
+            sandbox::shell_command(
+                &confinement,
+                launcher,
+                &root,
+                &cwd,
+                &command,
+                &self.protected,
+            )
+            .ok_or_else(|| ToolError::Failed(self.refuse(&args, ctx).unwrap_or_default()))?
         };
         let mut cmd = Command::new(program);
         // No key, token or agent socket from the app's environment.
         cmd.args(argv)
             .env_clear()
             .envs(sandbox::allowed_env(std::env::vars_os()));
+        if !own_session {
+            cmd.process_group(0);
+        }
         let mut child = cmd
             .current_dir(&cwd)
-            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

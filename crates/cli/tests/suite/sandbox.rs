@@ -58,6 +58,7 @@ struct Ran {
 
 /// One hostile turn: the model asks to run `command`, the user says yes.
 async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &str)]) -> Ran {
+    std::fs::write(at.ws.join("attack.py"), ATTACKS).unwrap();
     ok(&[
         "profiles",
         "--db",
@@ -143,6 +144,44 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
 
 const BOTH: [Mechanism; 2] = [Mechanism::Bubblewrap, Mechanism::Landlock];
 
+/// What the hostile commands run: one attempt per call, printing
+/// `refused: LABEL ERRNO` when the system said no and `done: LABEL` when
+/// it let it happen, so a case can tell a refusal from an attack that
+/// never ran. Written into the workspace before each case.
+const ATTACKS: &str = r#"
+import os, socket, sys
+def attempt(label, f):
+    try:
+        f()
+        print("done:", label)
+    except OSError as e:
+        print("refused:", label, e.errno)
+what, arg = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
+if what == "open-trunc":
+    attempt(what, lambda: os.close(os.open(arg, os.O_RDONLY | os.O_TRUNC)))
+elif what == "truncate":
+    attempt(what, lambda: os.truncate(arg, 0))
+elif what == "unix":
+    attempt(what, lambda: socket.socket(socket.AF_UNIX).connect(arg))
+elif what == "abstract":
+    attempt(what, lambda: socket.socket(socket.AF_UNIX).connect("\0" + arg))
+elif what == "tcp":
+    attempt(what, lambda: socket.create_connection(("127.0.0.1", int(arg)), timeout=5))
+elif what == "chmod":
+    attempt(what, lambda: os.chmod(arg, 0o777))
+elif what == "tty":
+    import fcntl, termios
+    attempt(what, lambda: fcntl.ioctl(os.open("/dev/tty", os.O_RDWR), termios.TIOCSTI, b"y"))
+"#;
+
+fn refused(ran: &Ran, label: &str) {
+    assert!(
+        ran.output.contains(&format!("refused: {label} ")),
+        "{label} was not refused: {}",
+        ran.output
+    );
+}
+
 async fn writes_stay_inside(m: Mechanism) {
     let at = place();
     let escape = at.outside.path().join("escape.txt");
@@ -181,12 +220,14 @@ async fn truncation_outside(m: Mechanism) {
         m,
         &at,
         &format!(
-            "python3 -c 'import os; os.close(os.open(\"{v}\", os.O_RDONLY | os.O_TRUNC))'; \
-             python3 -c 'import os; os.truncate(\"{v}\", 0)'; true > {v}; echo tried"
+            "python3 attack.py open-trunc {v}; python3 attack.py truncate {v}; \
+             true > {v}; echo tried"
         ),
         &[],
     )
     .await;
+    refused(&ran, "open-trunc");
+    refused(&ran, "truncate");
     assert!(ran.output.contains("tried"), "{}", ran.output);
     assert_eq!(
         std::fs::read_to_string(&victim).unwrap(),
@@ -222,14 +263,14 @@ async fn sockets_of_other_programs(m: Mechanism) {
         m,
         &at,
         &format!(
-            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\")'; \
-             python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}\")'; echo tried",
+            "python3 attack.py unix {}; python3 attack.py abstract {name}",
             path.display()
         ),
         &[],
     )
     .await;
-    assert!(ran.output.contains("tried"), "{}", ran.output);
+    refused(&ran, "unix");
+    refused(&ran, "abstract");
     assert!(
         untouched(&by_path),
         "reached the service by path: {}",
@@ -253,16 +294,8 @@ async fn network(m: Mechanism) {
     let at = place();
     let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = server.local_addr().unwrap().port();
-    let ran = attack(
-        m,
-        &at,
-        &format!(
-            "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5)'; echo tried"
-        ),
-        &[],
-    )
-    .await;
-    assert!(ran.output.contains("tried"), "{}", ran.output);
+    let ran = attack(m, &at, &format!("python3 attack.py tcp {port}"), &[]).await;
+    refused(&ran, "tcp");
     server.set_nonblocking(true).unwrap();
     assert!(
         matches!(server.accept(), Err(e) if e.kind() == ErrorKind::WouldBlock),
@@ -284,7 +317,7 @@ async fn environment(m: Mechanism) {
     let ran = attack(
         m,
         &at,
-        "env; echo listed",
+        "env; cat /proc/$PPID/environ /proc/$PPID/cmdline; echo listed",
         &[
             ("HEARTH_API_KEY", "sk-hearth-secret"),
             ("AWS_SECRET_ACCESS_KEY", "aws-secret"),
@@ -385,4 +418,62 @@ async fn nothing_a_command_starts_outlives_it() {
     for m in BOTH {
         escape_past_the_end(m).await;
     }
+}
+
+/// Where Landlock lets a command write (its own workspace), the seccomp
+/// filter still refuses what Landlock cannot say on older kernels or at
+/// all: a read-only open that truncates, truncate(2), permission changes;
+/// and the terminal is out of reach. Only the Landlock fallback runs these
+/// through seccomp alone (bubblewrap's read-only root stops them first
+/// outside the workspace).
+#[tokio::test]
+async fn the_filter_holds_inside_the_workspace_too() {
+    let at = place();
+    std::fs::write(at.ws.join("mine.txt"), "kept").unwrap();
+    let ran = attack(
+        Mechanism::Landlock,
+        &at,
+        "python3 attack.py open-trunc mine.txt; python3 attack.py truncate mine.txt; \
+         python3 attack.py chmod mine.txt; python3 attack.py tty",
+        &[],
+    )
+    .await;
+    for label in ["open-trunc", "truncate", "chmod", "tty"] {
+        refused(&ran, label);
+    }
+    assert_eq!(
+        std::fs::read_to_string(at.ws.join("mine.txt")).unwrap(),
+        "kept"
+    );
+}
+
+/// Under bubblewrap the git hooks of the workspace stay read-only: a hook
+/// planted there would run later, outside any sandbox.
+#[tokio::test]
+async fn git_hooks_stay_read_only_under_bubblewrap() {
+    let at = place();
+    std::fs::create_dir_all(at.ws.join(".git/hooks")).unwrap();
+    std::fs::write(at.ws.join(".git/config"), "[core]\n").unwrap();
+    let ran = attack(
+        Mechanism::Bubblewrap,
+        &at,
+        "echo evil > .git/hooks/pre-commit; echo '[core] fsmonitor = evil' >> .git/config; \
+         echo ok > notes.txt; echo tried",
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    assert!(
+        !at.ws.join(".git/hooks/pre-commit").exists(),
+        "{}",
+        ran.output
+    );
+    assert_eq!(
+        std::fs::read_to_string(at.ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(at.ws.join("notes.txt")).unwrap(),
+        "ok\n"
+    );
 }

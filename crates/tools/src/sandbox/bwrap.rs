@@ -34,8 +34,14 @@ fn private_folders() -> Vec<PathBuf> {
 /// every namespace unshared (no network, no other processes, no IPC), a
 /// new session (no terminal injection), gone when Hearth goes, the root
 /// read-only, a fresh `/dev` and `/proc`, private temp and runtime folders,
-/// the workspace read-write, starting in `cwd`.
-pub(super) fn args(launcher: &Path, workspace: &Path, cwd: &Path) -> Vec<OsString> {
+/// the workspace read-write (but its git hooks and config, and the
+/// `protected` paths in it, read-only), starting in `cwd`.
+pub(super) fn args(
+    launcher: &Path,
+    workspace: &Path,
+    cwd: &Path,
+    protected: &[PathBuf],
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = [
         "--unshare-all",
         "--die-with-parent",
@@ -61,6 +67,21 @@ pub(super) fn args(launcher: &Path, workspace: &Path, cwd: &Path) -> Vec<OsStrin
     a.push("--bind".into());
     a.push(workspace.into());
     a.push(workspace.into());
+    // Inside the workspace, what runs code later outside any sandbox (git
+    // runs hooks and what its config names) and what the caller protects
+    // (Hearth's own data, when the workspace holds it) stay read-only.
+    let fixed = [workspace.join(".git/hooks"), workspace.join(".git/config")];
+    for p in fixed.iter().chain(protected) {
+        let inside = p.starts_with(workspace);
+        let real = p
+            .symlink_metadata()
+            .is_ok_and(|m| !m.file_type().is_symlink());
+        if inside && real {
+            a.push("--ro-bind".into());
+            a.push(p.into());
+            a.push(p.into());
+        }
+    }
     a.push("--chdir".into());
     a.push(cwd.into());
     a.push("--setenv".into());

@@ -74,10 +74,55 @@ pub fn run_if_requested() -> Option<ExitCode> {
 /// writes, so a kernel without it is an error; inside bubblewrap it is a
 /// second wall and may be missing.
 fn confine(workspace: &Path, namespaced: bool) -> Result<u8, String> {
+    drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))?;
     let level = restrict::landlock(workspace, !namespaced).map_err(|e| format!("Landlock: {e}"))?;
     if level == 0 && !namespaced {
         return Err("this kernel has no Landlock, so writes cannot be confined".into());
     }
+    if !namespaced {
+        // Leave Hearth's session (and so its terminal: no typing into the
+        // CLI's approval prompt) before seccomp forbids it. The new
+        // group's id is this process's id, which Hearth kills on stop.
+        rustix::process::setsid().map_err(|e| format!("setsid: {e}"))?;
+    }
     seccomp::install(namespaced).map_err(|e| format!("seccomp: {e}"))?;
     Ok(level)
+}
+
+/// A command run by root (or with any capability) keeps none: Landlock
+/// lets a process with `CAP_SYS_PTRACE` read other processes' memory and
+/// environment (`/proc/PID/environ`), and root could undo much else. The
+/// bounding set is emptied and root's special treatment at `exec` locked
+/// off, so nothing the command runs gets them back. An ordinary user has
+/// none to drop.
+fn drop_capabilities() -> rustix::io::Result<()> {
+    use rustix::thread::{
+        CapabilitiesSecureBits, CapabilitySet, CapabilitySets, capabilities,
+        remove_capability_from_bounding_set, set_capabilities, set_capabilities_secure_bits,
+    };
+    let now = capabilities(None)?;
+    if now.permitted.is_empty() && now.effective.is_empty() && now.inheritable.is_empty() {
+        return Ok(());
+    }
+    for cap in CapabilitySet::all().iter() {
+        // A capability this kernel does not know is EINVAL: nothing to drop.
+        match remove_capability_from_bounding_set(cap) {
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    set_capabilities_secure_bits(
+        CapabilitiesSecureBits::NO_ROOT
+            | CapabilitiesSecureBits::NO_ROOT_LOCKED
+            | CapabilitiesSecureBits::NO_SETUID_FIXUP
+            | CapabilitiesSecureBits::NO_SETUID_FIXUP_LOCKED,
+    )?;
+    set_capabilities(
+        None,
+        CapabilitySets {
+            effective: CapabilitySet::empty(),
+            permitted: CapabilitySet::empty(),
+            inheritable: CapabilitySet::empty(),
+        },
+    )
 }

@@ -39,6 +39,7 @@ pub fn shell_command(
     workspace: &Path,
     cwd: &Path,
     command: &str,
+    protected: &[PathBuf],
 ) -> Option<(PathBuf, Vec<std::ffi::OsString>)> {
     let inner = |mode: &str, exe: &Path| -> Vec<std::ffi::OsString> {
         vec![
@@ -54,7 +55,7 @@ pub fn shell_command(
     };
     match confinement {
         Confinement::Bubblewrap { bwrap, .. } => {
-            let mut args = bwrap::args(launcher, workspace, cwd);
+            let mut args = bwrap::args(launcher, workspace, cwd, protected);
             args.extend(inner(
                 launcher::NAMESPACED,
                 Path::new(bwrap::LAUNCHER_INSIDE),

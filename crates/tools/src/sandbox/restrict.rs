@@ -20,23 +20,33 @@ const LEVELS: [(u8, ABI); 7] = [
     (1, ABI::V1),
 ];
 
+/// A ruleset handling everything level `n` adds: file rights, TCP from 4,
+/// scopes from 6 (levels 4 and 6 add no file right, so a probe of file
+/// rights alone would take 3 for 4 and 5 for 6).
+fn ruleset(n: u8, abi: ABI, tcp: bool) -> Result<Ruleset, RulesetError> {
+    let mut r = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::from_all(abi))?;
+    if tcp && n >= 4 {
+        r = r.handle_access(AccessNet::from_all(abi))?;
+    }
+    if n >= 6 {
+        r = r.scope(Scope::from_all(abi))?;
+    }
+    Ok(r)
+}
+
 /// The highest level this kernel enforces in full (0: no Landlock).
 pub(super) fn level() -> (u8, Option<ABI>) {
     LEVELS
         .iter()
-        .find(|(_, abi)| {
-            Ruleset::default()
-                .set_compatibility(CompatLevel::HardRequirement)
-                .handle_access(AccessFs::from_all(*abi))
-                .and_then(Ruleset::create)
-                .is_ok()
-        })
+        .find(|(n, abi)| ruleset(*n, *abi, true).and_then(Ruleset::create).is_ok())
         .map_or((0, None), |(n, abi)| (*n, Some(*abi)))
 }
 
 /// Restrict this process: read and run anything, write (and, from level 9,
-/// connect to sockets) only beneath the workspace, the temp folder and
-/// `/dev`; from level 4 no TCP when `deny_tcp`; from level 6 no signals to
+/// connect to sockets) only beneath the workspace and the temp folder (and
+/// to `/dev/null` and its kind); from level 4 no TCP when `deny_tcp`; from level 6 no signals to
 /// and no abstract sockets of processes outside the sandbox. Every part the
 /// level names is required: a partial result is an error. Returns the
 /// level (0: none, nothing done).
@@ -44,26 +54,24 @@ pub(super) fn landlock(workspace: &Path, deny_tcp: bool) -> Result<u8, RulesetEr
     let (n, Some(abi)) = level() else {
         return Ok(0);
     };
-    let writable: Vec<PathBuf> = vec![
-        workspace.to_path_buf(),
-        std::env::temp_dir(),
-        PathBuf::from("/dev"),
+    let writable: Vec<PathBuf> = vec![workspace.to_path_buf(), std::env::temp_dir()];
+    // Of /dev only the harmless devices: not the terminal (input could be
+    // faked into Hearth's own prompt), not /dev/shm (shared with every
+    // program).
+    let devices = [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
     ];
-    let mut ruleset = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(AccessFs::from_all(abi))?;
-    if deny_tcp && n >= 4 {
-        // Handled with no rule allowing any port: every bind and connect
-        // is denied.
-        ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
-    }
-    if n >= 6 {
-        ruleset = ruleset.scope(Scope::from_all(abi))?;
-    }
-    let status = ruleset
+    // TCP handled with no rule allowing any port: every bind and connect
+    // is denied.
+    let status = ruleset(n, abi, deny_tcp)?
         .create()?
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(devices, AccessFs::from_all(abi)))?
         .restrict_self()?;
     match status.ruleset {
         RulesetStatus::FullyEnforced => Ok(n),
