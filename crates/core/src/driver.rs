@@ -4,10 +4,8 @@
 //! tools (`tools_exec`), appends to the store, emits events.
 
 use std::collections::{HashMap, HashSet};
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::FutureExt;
 use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -251,36 +249,8 @@ impl Agent {
             armed: true,
         };
         // Top-level runs only: a sub-agent's store is its own scratch.
-        let end_guard = crate::run_end::EndGuard {
-            stale: (ctx.depth == 0).then(|| self.stale_runs.clone()),
-            run_id: ctx.run_id.clone(),
-        };
-        // A panic inside the loop is a failed run, not a dead task that
-        // leaves the session locked and the user told they stopped it.
-        let (outcome, crashed) = match AssertUnwindSafe(self.run_loop(ctx)).catch_unwind().await {
-            Ok(outcome) => (outcome, false),
-            Err(panic) => {
-                let why = crate::run_end::panic_text(panic.as_ref());
-                tracing::error!("run {} crashed: {why}", ctx.run_id);
-                let error = RunError::Internal(format!(
-                    "the answer crashed ({why}); your message and what was written so far are kept, and you can send again"
-                ));
-                (RunOutcome::fail(error), true)
-            }
-        };
-        // Whatever is still queued was not sent: the front end keeps it.
-        ctx.steering.close();
-        let status = match &outcome {
-            RunOutcome::Answered { .. } => MessageStatus::Complete,
-            RunOutcome::Stopped { .. } => MessageStatus::Interrupted,
-            RunOutcome::Failed { .. } => MessageStatus::Error,
-        };
-        // The run's end is recorded before it is announced.
-        if crate::run_end::record(ctx.store.as_ref(), &ctx.run_id, status, crashed).await {
-            end_guard.recorded();
-        } else {
-            drop(end_guard);
-        }
+        let stale = (ctx.depth == 0).then(|| self.stale_runs.clone());
+        let outcome = crate::run_end::ended(self.run_loop(ctx), ctx, stale).await;
         guard.armed = false;
         match &outcome {
             RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {

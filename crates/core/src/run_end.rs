@@ -7,11 +7,55 @@
 //! locks the session (`RunInProgress`) until the app restarts.
 
 use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::FutureExt;
+
+use crate::error::RunError;
+use crate::handle::RunOutcome;
 use crate::message::MessageStatus;
+use crate::run_ctx::RunCtx;
 use crate::store::{SessionStore, StoreError};
+
+/// Run `the_loop` to its outcome and record the run's end before it is
+/// announced: a panic becomes a failed run (repaired like a crash's), the
+/// queue is closed (what is still queued was not sent: the front end keeps
+/// it), and a run whose end cannot be recorded is left in `stale` for the
+/// next run to repair (`None`: a sub-agent's scratch store, nothing to do).
+pub(crate) async fn ended(
+    the_loop: impl Future<Output = RunOutcome>,
+    ctx: &RunCtx,
+    stale: Option<StaleRuns>,
+) -> RunOutcome {
+    let guard = EndGuard {
+        stale,
+        run_id: ctx.run_id.clone(),
+    };
+    let (outcome, crashed) = match AssertUnwindSafe(the_loop).catch_unwind().await {
+        Ok(outcome) => (outcome, false),
+        Err(panic) => {
+            let why = panic_text(panic.as_ref());
+            tracing::error!("run {} crashed: {why}", ctx.run_id);
+            let error = RunError::Internal(format!(
+                "the answer crashed ({why}); your message and what was written so far are kept, and you can send again"
+            ));
+            (RunOutcome::fail(error), true)
+        }
+    };
+    ctx.steering.close();
+    let status = match &outcome {
+        RunOutcome::Answered { .. } => MessageStatus::Complete,
+        RunOutcome::Stopped { .. } => MessageStatus::Interrupted,
+        RunOutcome::Failed { .. } => MessageStatus::Error,
+    };
+    if record(ctx.store.as_ref(), &ctx.run_id, status, crashed).await {
+        guard.recorded();
+    }
+    outcome
+}
 
 /// Runs of this process whose end is not recorded yet.
 #[derive(Default, Clone)]
@@ -43,13 +87,13 @@ impl StaleRuns {
 }
 
 /// Remembers the run as stale if dropped before its end was recorded.
-pub(crate) struct EndGuard {
-    pub(crate) stale: Option<StaleRuns>,
-    pub(crate) run_id: String,
+struct EndGuard {
+    stale: Option<StaleRuns>,
+    run_id: String,
 }
 
 impl EndGuard {
-    pub(crate) fn recorded(mut self) {
+    fn recorded(mut self) {
         self.stale = None;
     }
 }
@@ -69,7 +113,7 @@ const WAITS_MS: [u64; 4] = [50, 200, 800, 2_000];
 
 /// Record the end: `status`, or after a crash the repair a dead process's
 /// run gets. Retried; false when every try failed.
-pub(crate) async fn record(
+async fn record(
     store: &dyn SessionStore,
     run_id: &str,
     status: MessageStatus,
@@ -100,7 +144,7 @@ pub(crate) async fn record(
 }
 
 /// A panic's message, for the error the user sees.
-pub(crate) fn panic_text(panic: &(dyn Any + Send)) -> String {
+fn panic_text(panic: &(dyn Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -48,6 +48,39 @@ pub(crate) async fn output(mut cmd: Command) -> std::process::Output {
         .unwrap()
 }
 
+/// A script whose background workers (title, memory) take their own
+/// replies, so the conversation's replies do not depend on when they run.
+pub(crate) fn with_workers(title: &str) -> Script {
+    let mut script = Script::default();
+    for (when, text) in [("Write a title", title), ("durable facts", "NONE")] {
+        let mut r = Reply::text(text);
+        r.when = Some(when.into());
+        script = script.with_reply(r);
+    }
+    script
+}
+
+/// Runs `cmd` (a `hearth chat --json`), answering its approval questions
+/// with `answers` (one letter a line), and returns the events it printed.
+pub(crate) async fn answering(mut cmd: Command, answers: &str) -> Vec<AgentEvent> {
+    use tokio::io::AsyncWriteExt;
+    cmd.stdin(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(answers.as_bytes()).await.unwrap();
+    drop(stdin);
+    let out = tokio::time::timeout(3 * T, child.wait_with_output())
+        .await
+        .expect("hearth finished in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    events(&out.stdout)
+}
+
 pub(crate) fn events(stdout: &[u8]) -> Vec<AgentEvent> {
     String::from_utf8_lossy(stdout)
         .lines()

@@ -5,15 +5,12 @@
 //! could do more is asked for every time.
 
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::time::Duration;
 
 use hearth_protocol::{AgentEvent, EventKind, ToolOutcome};
-use hearth_sim::{Reply, Script, ToolCallSpec};
+use hearth_sim::{Reply, ToolCallSpec};
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
 
-use super::basics::{events, hearth, ok, sim};
+use super::basics::{answering, hearth, ok, sim, with_workers};
 use crate::MODEL;
 
 struct Home {
@@ -77,17 +74,12 @@ fn call(name: &str, arguments: Value) -> Reply {
 /// Runs one turn of the hostile `replies` in "Notes", answering the
 /// approval questions with `answers` (one letter a line).
 async fn turn(at: &Home, replies: Vec<Reply>, answers: &str) -> Vec<AgentEvent> {
-    let mut script = Script::default();
-    for (when, text) in [("Write a title", "Notes"), ("durable facts", "NONE")] {
-        let mut r = Reply::text(text);
-        r.when = Some(when.into());
-        script = script.with_reply(r);
-    }
+    let mut script = with_workers("Notes");
     for r in replies {
         script = script.with_reply(r);
     }
     let sim = sim(script.with_reply(Reply::text("Done."))).await;
-    let mut cmd = hearth(&[
+    let cmd = hearth(&[
         "chat",
         "--db",
         &at.db,
@@ -98,21 +90,7 @@ async fn turn(at: &Home, replies: Vec<Reply>, answers: &str) -> Vec<AgentEvent> 
         "--json",
         "summarise this web page for me",
     ]);
-    cmd.stdin(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(answers.as_bytes()).await.unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .expect("hearth finished in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    events(&out.stdout)
+    answering(cmd, answers).await
 }
 
 fn questions(evs: &[AgentEvent]) -> Vec<(String, String)> {
@@ -357,12 +335,7 @@ async fn memory_keeps_facts_not_planted_instructions() {
 #[tokio::test]
 async fn model_text_cannot_redraw_the_terminal() {
     let at = two_profiles().await;
-    let mut script = Script::default();
-    for (when, text) in [("Write a title", "Notes"), ("durable facts", "NONE")] {
-        let mut r = Reply::text(text);
-        r.when = Some(when.into());
-        script = script.with_reply(r);
-    }
+    let script = with_workers("Notes");
     // Tries to erase its own line and print a fake approval prompt.
     let spoof = "Done.\r\u{1b}[2K[approval] `read_file` reads notes.md\u{202e}";
     let sim = sim(script.with_reply(Reply::text(spoof))).await;

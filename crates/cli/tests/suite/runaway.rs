@@ -2,21 +2,16 @@
 //! hearth-sim sends the profile's token limit on the wire and ends a
 //! looping answer with a notice; what is stored stays small.
 
-use hearth_sim::{Reply, Script};
+use hearth_sim::Reply;
 
-use super::basics::{ok, sim, turn_bodies};
+use super::basics::{ok, sim, turn_bodies, with_workers};
 use crate::MODEL;
 
 #[tokio::test]
 async fn a_looping_answer_is_ended_and_the_limit_is_on_the_wire() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
-    let mut script = Script::default();
-    for (when, text) in [("Write a title", "Loop"), ("durable facts", "NONE")] {
-        let mut r = Reply::text(text);
-        r.when = Some(when.into());
-        script = script.with_reply(r);
-    }
+    let script = with_workers("Loop");
     let looping = "I will now call the tool. ".repeat(4_000);
     let sim = sim(script.with_reply(Reply::text(&looping))).await;
     let out = ok(&[

@@ -10,15 +10,13 @@ use std::io::ErrorKind;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use hearth_protocol::EventKind;
-use hearth_sim::{Reply, Script, ToolCallSpec};
+use hearth_sim::{Reply, ToolCallSpec};
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
 
-use super::basics::{events, hearth, ok, sim};
+use super::basics::{answering, hearth, ok, sim, with_workers};
 use crate::MODEL;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,13 +71,7 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
         at.ws.to_str().unwrap(),
     ])
     .await;
-    let mut script = Script::default();
-    for (when, text) in [("Write a title", "Shell"), ("durable facts", "NONE")] {
-        let mut r = Reply::text(text);
-        r.when = Some(when.into());
-        script = script.with_reply(r);
-    }
-    let sim = sim(script
+    let sim = sim(with_workers("Shell")
         .with_reply(Reply::tool_calls(vec![ToolCallSpec {
             name: "run_shell".into(),
             arguments: json!({"command": command}),
@@ -102,21 +94,8 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
         Mechanism::Landlock => cmd.env("HEARTH_SANDBOX", "landlock"),
         Mechanism::Bubblewrap => cmd.env_remove("HEARTH_SANDBOX"),
     };
-    cmd.envs(env.iter().copied()).stdin(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"y\n").await.unwrap();
-    drop(stdin);
-    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .expect("hearth finished in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let evs = events(&out.stdout);
+    cmd.envs(env.iter().copied());
+    let evs = answering(cmd, "y\n").await;
     let reach = evs
         .iter()
         .find_map(|e| match &e.kind {
