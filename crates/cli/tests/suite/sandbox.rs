@@ -25,23 +25,31 @@ enum Mechanism {
     Landlock,
 }
 
-/// A workspace, and a folder outside it (and outside the temp folder,
-/// which the Landlock fallback leaves writable).
+/// A workspace, the temp folder Hearth runs with (the Landlock fallback
+/// leaves it writable), and a folder outside both — side by side, so the
+/// case holds wherever the checkout and the system temp folder are.
 struct Place {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     ws: PathBuf,
-    outside: tempfile::TempDir,
+    outside: PathBuf,
     db: String,
+}
+
+impl Place {
+    fn tmp(&self) -> PathBuf {
+        self.dir.path().join("tmp")
+    }
 }
 
 fn place() -> Place {
     let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    std::fs::create_dir_all(&ws).unwrap();
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (ws, outside) = (dir.path().join("ws"), dir.path().join("outside"));
+    for d in [&ws, &outside, &dir.path().join("tmp")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
     let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     Place {
-        _dir: dir,
+        dir,
         ws,
         outside,
         db,
@@ -94,7 +102,7 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
         Mechanism::Landlock => cmd.env("HEARTH_SANDBOX", "landlock"),
         Mechanism::Bubblewrap => cmd.env_remove("HEARTH_SANDBOX"),
     };
-    cmd.envs(env.iter().copied());
+    cmd.env("TMPDIR", at.tmp()).envs(env.iter().copied());
     let evs = answering(cmd, "y\n").await;
     let reach = evs
         .iter()
@@ -163,7 +171,7 @@ fn refused(ran: &Ran, label: &str) {
 
 async fn writes_stay_inside(m: Mechanism) {
     let at = place();
-    let escape = at.outside.path().join("escape.txt");
+    let escape = at.outside.join("escape.txt");
     let ran = attack(
         m,
         &at,
@@ -192,7 +200,7 @@ async fn a_command_writes_only_inside_the_workspace() {
 
 async fn truncation_outside(m: Mechanism) {
     let at = place();
-    let victim = at.outside.path().join("victim.txt");
+    let victim = at.outside.join("victim.txt");
     std::fs::write(&victim, "precious").unwrap();
     let v = victim.display();
     let ran = attack(
@@ -233,7 +241,7 @@ async fn sockets_of_other_programs(m: Mechanism) {
     let at = place();
     // A service outside the workspace (what D-Bus, systemd, Docker or an
     // ssh-agent are), on a path and on an abstract name.
-    let path = at.outside.path().join("service.sock");
+    let path = at.outside.join("service.sock");
     let by_path = UnixListener::bind(&path).unwrap();
     let name = format!("hearth-test-{}", std::process::id());
     let by_name =
