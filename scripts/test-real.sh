@@ -2,7 +2,7 @@
 # make test-real: the `hearth` CLI against a REAL llama.cpp server running a
 # small real model (Qwen2.5-Coder-0.5B, CPU) through the OpenAI-compatible
 # backend. Not part of CI: the first run builds llama-server and downloads
-# ~500 MB (../shared/notes/realmodel.md), and timings need quiet cores, so
+# ~500 MB (the realmodel tool, $REALMODEL below), and timings need quiet cores, so
 # never run it beside a cargo build.
 #
 # Checks, each printed as PASS or FAIL:

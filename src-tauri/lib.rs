@@ -1,8 +1,8 @@
 //! Hearth's desktop shell: the Tauri app that hosts the web UI in `ui/`.
 //!
 //! The shell owns windows and the IPC surface, nothing more. Its commands
-//! (`commands/`) are thin adapters over the crates (STYLE §3); it holds no
-//! agent logic and must not grow any. Every command is declared in
+//! (`commands/`) are thin adapters over the crates (docs/style.md §3); it
+//! holds no agent logic and must not grow any. Every command is declared in
 //! `src-tauri/build.rs` (the app manifest) and must be granted by a
 //! capability in `tauri.conf.json` before the page can call it.
 

@@ -1,5 +1,5 @@
 //! UI preferences in tauri-plugin-store (`prefs.json` in the app's config
-//! folder), DESIGN §6: theme, last session, sidebar, the Ollama URL and
+//! folder), docs/design.md §7: theme, last session, sidebar, the Ollama URL and
 //! the window's size. Everything else (profiles, persona, model settings)
 //! is the core's, in SQLite.
 

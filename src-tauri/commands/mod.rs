@@ -1,7 +1,7 @@
-//! The IPC commands, thin adapters over the crates (STYLE §3), grouped by
-//! what the UI shows. Every one is listed in `bindings.rs` (the generated
-//! TypeScript), in `build.rs` (the app manifest that makes capabilities
-//! gate it) and granted in `tauri.conf.json`.
+//! The IPC commands, thin adapters over the crates (docs/style.md §3),
+//! grouped by what the UI shows. Every one is listed in `bindings.rs` (the
+//! generated TypeScript), in `build.rs` (the app manifest that makes
+//! capabilities gate it) and granted in `tauri.conf.json`.
 
 pub mod app;
 pub mod chat;

@@ -1,5 +1,5 @@
 //! Profiles, the default profile, the persona, and the switch within a
-//! session. Profiles are the core's, in SQLite (DESIGN §6).
+//! session. Profiles are the core's, in SQLite (docs/design.md §7).
 
 use hearth_core::tools::ProfileSwitcher;
 use hearth_core::{Profile, ProfileProvider};

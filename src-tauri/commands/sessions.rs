@@ -219,8 +219,9 @@ pub async fn switch_branch(
     session_view(&state, &session_id).await
 }
 
-/// The trace of the run that wrote an answer (seed 002 §12); `None` for
-/// a run the store does not know (a sub-agent's, or one before traces).
+/// The trace of the run that wrote an answer (docs/background.md §3.12);
+/// `None` for a run the store does not know (a sub-agent's, or one before
+/// traces).
 #[tauri::command]
 #[specta::specta]
 pub async fn run_trace(

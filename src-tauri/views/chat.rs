@@ -104,8 +104,9 @@ impl From<StoredMessage> for MessageView {
             tool_name,
             status,
         } = s.message;
-        // Answers are shown sanitized (seed 002 §3); reasoning written in
-        // think tags is shown apart, like native thinking. Stored raw.
+        // Answers are shown sanitized (docs/background.md §3.3); reasoning
+        // written in think tags is shown apart, like native thinking. Stored
+        // raw.
         let (content, thinking) = if role == Role::Assistant {
             let (tagged, rest) = hearth_core::sanitize::split_thinking(&content);
             (

@@ -301,7 +301,7 @@ pub enum Theme {
     Dark,
 }
 
-/// UI preferences (kept in tauri-plugin-store, DESIGN §6).
+/// UI preferences (kept in tauri-plugin-store, docs/design.md §7).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(default)]
 pub struct Prefs {

@@ -1,6 +1,6 @@
-//! The trace of a run, as the answer's trace panel shows it (seed 002
-//! §12): the run, then its model calls, tool calls, compactions and input
-//! guard findings in order.
+//! The trace of a run, as the answer's trace panel shows it
+//! (docs/background.md §3.12): the run, then its model calls, tool calls,
+//! compactions and input guard findings in order.
 
 use serde::{Deserialize, Serialize};
 use specta::Type;

@@ -56,8 +56,8 @@ test('a message streams in, and the answer is rendered as Markdown', async () =>
   const docs = path.resolve(path.dirname(shot), '../../../docs/screenshots');
   mkdirSync(docs, { recursive: true });
   copyFileSync(shot, path.join(docs, 'app.png'));
-  // The answer's trace, read from the real store (seed 002 §12): the run,
-  // then its model call with the server's token counts.
+  // The answer's trace, read from the real store (docs/background.md §3.12):
+  // the run, then its model call with the server's token counts.
   await browser.$('[data-testid="message-assistant"][data-status="done"] [data-testid="trace-toggle"]').click();
   await eventually(browser, 'the trace shows the model call', async () => {
     const rows = await browser.$$('[data-testid="trace-span"][data-kind="model"]');

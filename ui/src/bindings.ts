@@ -49,8 +49,9 @@ export const commands = {
 	/**  Make the branch through `message_id` current. */
 	switchBranch: (sessionId: string, messageId: number) => typedError<SessionView, ErrorInfo>(__TAURI_INVOKE("switch_branch", { sessionId, messageId })),
 	/**
-	 *  The trace of the run that wrote an answer (seed 002 §12); `None` for
-	 *  a run the store does not know (a sub-agent's, or one before traces).
+	 *  The trace of the run that wrote an answer (docs/background.md §3.12);
+	 *  `None` for a run the store does not know (a sub-agent's, or one before
+	 *  traces).
 	 */
 	runTrace: (runId: string) => typedError<TraceView | null, ErrorInfo>(__TAURI_INVOKE("run_trace", { runId })),
 	/**
@@ -243,8 +244,8 @@ profile: string;
 context_window: number } | 
 /**
  *  A message the user queued while the run was going was added to the
- *  conversation at a turn boundary (seed 004 steering); the model sees
- *  it from its next call on.
+ *  conversation at a turn boundary (steering: docs/background.md §5.2);
+ *  the model sees it from its next call on.
  */
 { type: "queued_message_sent"; 
 /**  The id `queue` returned for it. */
@@ -334,7 +335,7 @@ request_id: string;
 /**  The answer. */
 decision: ApprovalDecision } | 
 /**
- *  How full the context is before a model call (seed 001 budget):
+ *  How full the context is before a model call (docs/background.md §2.2):
  *  the prompt about to be sent, in tokens, against the window.
  */
 { type: "context_usage"; 
@@ -364,7 +365,7 @@ tokens_before: number;
 tokens_after: number } | 
 /**
  *  The input guard found text that looks like a prompt injection
- *  (seed 002 §4).
+ *  (docs/background.md §3.4).
  */
 { type: "input_flagged"; 
 /**  The user's message or a tool result. */
@@ -537,7 +538,7 @@ export type ModelView = {
 	settings: ModelSettingsView,
 };
 
-/**  UI preferences (kept in tauri-plugin-store, DESIGN §6). */
+/**  UI preferences (kept in tauri-plugin-store, docs/design.md §7). */
 export type Prefs = {
 	/**  Colour theme. */
 	theme?: Theme,

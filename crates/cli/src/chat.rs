@@ -178,8 +178,9 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             agent.approve(request_id, decision);
         }
     }
-    // A stop leaves the model's load running in its own request (DESIGN
-    // §3), but leaving now would close that connection and abort the load.
+    // A stop leaves the model's load running in its own request
+    // (docs/design.md §4), but leaving now would close that connection and
+    // abort the load.
     if agent.loads().in_flight() > 0 {
         eprintln!("waiting for the model to finish loading (Ctrl-C again to leave now)");
         agent.loads().settled().await;

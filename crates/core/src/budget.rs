@@ -1,13 +1,13 @@
-//! The context budget (seed 001): how full the next prompt will be, and
-//! what to do about it — warn at 80 % of the window, compact before a
-//! request above 95 % down to 82 %, fail clearly when that cannot get
-//! under 95 %.
+//! The context budget (docs/background.md §2.2): how full the next prompt
+//! will be, and what to do about it — warn at 80 % of the window, compact
+//! before a request above 95 % down to 82 %, fail clearly when that cannot
+//! get under 95 %.
 //!
-//! Tokens are estimated as seed 001 does (~4 characters per token plus 16
-//! per message) and calibrated by the server's own count: after each call
-//! the ratio of Ollama's `prompt_eval_count` (the whole prompt, cached
-//! prefix included) to the estimate of that same prompt is kept per model,
-//! so the next estimate speaks in the model's tokenizer.
+//! Tokens are estimated as in docs/background.md §2.3 (~4 characters per
+//! token plus 16 per message) and calibrated by the server's own count: after
+//! each call the ratio of Ollama's `prompt_eval_count` (the whole prompt,
+//! cached prefix included) to the estimate of that same prompt is kept per
+//! model, so the next estimate speaks in the model's tokenizer.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

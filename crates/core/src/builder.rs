@@ -39,7 +39,7 @@ impl AgentBuilder {
     }
 
     /// Where the memory flush before a compaction writes durable facts
-    /// (seed 002 §8); without one, compaction summarizes only.
+    /// (docs/background.md §3.8); without one, compaction summarizes only.
     pub fn memory_writer(mut self, writer: Arc<dyn MemoryWriter>) -> Self {
         self.memory_writer = Some(writer);
         self
@@ -80,7 +80,7 @@ impl AgentBuilder {
         self
     }
 
-    /// The user memory summary given to sessions (a snapshot: DESIGN §4).
+    /// The user memory summary given to sessions (a snapshot: docs/design.md §5).
     pub fn memory(mut self, memory: Option<String>) -> Self {
         self.memory = memory;
         self

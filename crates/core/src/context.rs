@@ -1,5 +1,5 @@
-//! Building what the model sees on each call (pure; DESIGN §2.3, seed 000
-//! "System prompt construction").
+//! Building what the model sees on each call (pure; docs/design.md §2.3,
+//! docs/background.md §1.6).
 //!
 //! The system message is persona + `---` + profile prompt, built fresh for
 //! every call and never stored, so profile and persona changes apply at once
@@ -52,9 +52,9 @@ pub fn build_context(
             .filter(|m| m.role != Role::System)
             .map(|m| {
                 let mut m = m.clone();
-                // What the model said goes back cleaned (seed 002 §3): no
-                // echoed tool-call text, reasoning tags or stutter. The
-                // stored text stays raw.
+                // What the model said goes back cleaned (docs/background.md
+                // §3.3): no echoed tool-call text, reasoning tags or stutter.
+                // The stored text stays raw.
                 if m.role == Role::Assistant {
                     m.content = crate::sanitize::sanitize_output(&m.content);
                 }
@@ -66,15 +66,16 @@ pub fn build_context(
     out
 }
 
-/// The placeholder for a call whose result is missing (seed 002 §5).
+/// The placeholder for a call whose result is missing (docs/background.md §3.5).
 pub const MISSING_RESULT: &str = "[Tool result missing -- session was compacted]";
 
-/// Seed 002 §5 stage 3, on what is sent (never on what is stored): every
-/// assistant message with tool calls is followed by exactly one result
-/// per call, in call order — results that answer no call of the message
-/// before them (orphans, duplicates) are dropped, and a call without a
-/// result gets `missing` ([`MISSING_RESULT`] on the way to the model). A template that pairs calls and results
-/// (and Ollama's own context shifting) can then never misalign them.
+/// docs/background.md §3.5 stage 3, on what is sent (never on what is stored):
+/// every assistant message with tool calls is followed by exactly one result
+/// per call, in call order — results that answer no call of the message before
+/// them (orphans, duplicates) are dropped, and a call without a result gets
+/// `missing` ([`MISSING_RESULT`] on the way to the model). A template that
+/// pairs calls and results (and Ollama's own context shifting) can then never
+/// misalign them.
 pub fn pair_tool_results(messages: Vec<ChatMessage>, missing: &str) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(messages.len());
     let mut it = messages.into_iter().peekable();

@@ -1,7 +1,7 @@
 //! The async driver of a run: `run_stream`, `regenerate_stream` and `run`
-//! (seed 000; `run_ephemeral` is in `subagent`) over one loop. It asks
-//! `step::next_step` what to do and only does I/O: streams (`turn`), runs
-//! tools (`tools_exec`), appends to the store, emits events.
+//! (docs/background.md §1.1; `run_ephemeral` is in `subagent`) over one loop.
+//! It asks `step::next_step` what to do and only does I/O: streams (`turn`),
+//! runs tools (`tools_exec`), appends to the store, emits events.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -133,8 +133,9 @@ impl Agent {
         let run_id = new_run_id();
         let cancel = CancellationToken::new();
         let (tx, rx) = mpsc::unbounded_channel();
-        // A user turn pre-empts background work (DESIGN §7): cancel the root
-        // every earlier run's workers hang from, and give this run a new one.
+        // A user turn pre-empts background work (docs/design.md §9): cancel the
+        // root every earlier run's workers hang from, and give this run a new
+        // one.
         let background = match self.background.lock() {
             Ok(mut root) => {
                 let old = std::mem::replace(&mut *root, CancellationToken::new());
@@ -308,8 +309,8 @@ impl Agent {
         {
             return RunOutcome::fail(e);
         }
-        // The input guard (seed 002 §4) reads the user's message; in
-        // `block` mode it is stored (nothing is lost) but not answered.
+        // The input guard (docs/background.md §3.4) reads the user's message;
+        // in `block` mode it is stored (nothing is lost) but not answered.
         if ctx.depth == 0 {
             let text = if ctx.regenerate {
                 match ctx.store.history(&ctx.session_id).await {

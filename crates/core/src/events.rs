@@ -1,6 +1,6 @@
 //! Where a run's events go. A sink stamps every event with its run's scope,
 //! so a sub-agent's sink writes into the parent's channel marked as a
-//! sub-agent's (flat `parent_run_id`, not nested boxes: STYLE §4).
+//! sub-agent's (flat `parent_run_id`, not nested boxes: docs/style.md §4).
 
 use hearth_protocol::{AgentEvent, EventKind, RunScope};
 use tokio::sync::mpsc::UnboundedSender;

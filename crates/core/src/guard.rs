@@ -1,8 +1,8 @@
-//! The input guard (seed 002 §4): six patterns that catch the usual shapes
-//! of a prompt injection. It is a detector, not a filter: by default
-//! (`warn`) it records the finding, tells the user, and — for tool
-//! results, where injections really come from — flags the text to the
-//! model; only `block` refuses. The stored text is never altered.
+//! The input guard (docs/background.md §3.4): six patterns that catch the usual
+//! shapes of a prompt injection. It is a detector, not a filter: by default
+//! (`warn`) it records the finding, tells the user, and — for tool results,
+//! where injections really come from — flags the text to the model; only
+//! `block` refuses. The stored text is never altered.
 
 use std::sync::LazyLock;
 
@@ -70,8 +70,8 @@ pub fn flag_note(patterns: &[&str]) -> String {
     )
 }
 
-/// Seed 002 §5, on what is sent: tool results that trip the guard are
-/// flagged (`warn`) or withheld (`block`). Pure, so the same history
+/// docs/background.md §3.5, on what is sent: tool results that trip the guard
+/// are flagged (`warn`) or withheld (`block`). Pure, so the same history
 /// always gives the same prompt (the KV cache prefix stays stable).
 pub fn guard_tool_results(mut messages: Vec<ChatMessage>, mode: GuardMode) -> Vec<ChatMessage> {
     if matches!(mode, GuardMode::Off | GuardMode::Log) {

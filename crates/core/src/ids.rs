@@ -12,7 +12,8 @@ pub fn new_session_id() -> String {
 }
 
 /// A sub-agent's session id: `subagent_` + 12 hex digits, so its scratchpad
-/// is isolated from the parent's and from other sub-agents (seed 000).
+/// is isolated from the parent's and from other sub-agents (docs/background.md
+/// §1.1).
 pub fn new_subagent_session_id() -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
     format!("subagent_{}", &hex[..12])

@@ -1,4 +1,4 @@
-//! Long-term memory seams (DESIGN §7): where the memory snapshot of a
+//! Long-term memory seams (docs/design.md §8): where the memory snapshot of a
 //! session comes from, where learned facts go, and the post-turn workers
 //! that learn them. The store implements the first two; the memory worker
 //! lives in `workers`.
@@ -18,7 +18,8 @@ use crate::store::{SessionStore, StoreError};
 #[async_trait]
 pub trait MemorySource: Send + Sync {
     /// The summary for `session_id`, fixed when the session starts (so the
-    /// prompt prefix stays stable: DESIGN §4); `None` when there is none.
+    /// prompt prefix stays stable: docs/design.md §5); `None` when there is
+    /// none.
     async fn snapshot(&self, session_id: &str) -> Result<Option<String>, StoreError>;
 }
 
@@ -57,7 +58,7 @@ pub struct WorkerContext {
     /// The session store (titles, summaries).
     pub store: Arc<dyn SessionStore>,
     /// The model's load options: a worker must send these, so it never
-    /// forces a reload (DESIGN §3).
+    /// forces a reload (docs/design.md §4).
     pub load: LoadOptions,
     /// Cancelled when a new user turn starts or the user stops: background
     /// work never competes with the user's stream.

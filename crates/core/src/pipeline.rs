@@ -1,5 +1,5 @@
-//! The history pipeline (seed 002 §5), applied to what is sent and never
-//! to what is stored:
+//! The history pipeline (docs/background.md §3.5), applied to what is sent and
+//! never to what is stored:
 //!
 //! 1. the context is built (system prompt, memory, summary, the history
 //!    the summary does not cover, assistant text sanitized, tool calls
@@ -7,10 +7,10 @@
 //!    removes a message except stage 1, and it cuts at a user message);
 //! 2. stage 1: only the last N user turns, when the profile limits them;
 //! 3. a user message too long for the window is shortened, and the model
-//!    is told (seed 002 §2's 32,768-character cut, but following the
-//!    window instead of a constant);
+//!    is told (docs/background.md §3.1's 32,768-character cut, but
+//!    following the window instead of a constant);
 //! 4. tool results the input guard flags are marked or withheld;
-//! 5. stage 2: old oversized tool results are pruned (seed 002 §6).
+//! 5. stage 2: old oversized tool results are pruned (docs/background.md §3.6).
 //!
 //! Every step is pure and deterministic, so the same history gives the
 //! same prompt and Ollama's prefix cache keeps working.

@@ -1,17 +1,17 @@
-//! The planning phase (seed 000 "Planning phase", DESIGN §2.4): before the
-//! tool loop of a streaming run whose profile enables it, one call without
-//! tools, `think` off, temperature 0.3, asks whether the request needs a
-//! plan. `DIRECT` → no plan; no numbered step → no plan (a malformed
+//! The planning phase (docs/background.md §1.2, docs/design.md §2.4): before
+//! the tool loop of a streaming run whose profile enables it, one call
+//! without tools, `think` off, temperature 0.3, asks whether the request
+//! needs a plan. `DIRECT` → no plan; no numbered step → no plan (a malformed
 //! answer); otherwise the plan is streamed to the UI, announced with
-//! `plan_ready`, and sent as a trailing assistant message the model
-//! continues from (Ollama treats it as a prefill).
+//! `plan_ready`, and sent as a trailing assistant message the model continues
+//! from (Ollama treats it as a prefill).
 //!
 //! What is stored stays a valid conversation for any template: the plan is
 //! not a message of its own but the start of the first answer (plan +
 //! continuation, as the model produced it), so the history never holds two
 //! assistant messages in a row. The planning call shares the main call's
 //! prefix (same system prompt and history, the question appended as a last
-//! user message), so the server's prompt cache serves both (DESIGN §4).
+//! user message), so the server's prompt cache serves both (docs/design.md §5).
 
 use std::sync::Arc;
 
@@ -33,7 +33,7 @@ pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request a
 If it can be answered directly (a question, a greeting, one simple step), reply with exactly: DIRECT\n\
 Otherwise reply only with a short numbered list of the steps you will take (\"1. …\", one line each), nothing else.";
 
-/// Sampling temperature of the planning call (seed 000).
+/// Sampling temperature of the planning call (docs/background.md §1.2).
 pub const PLANNER_TEMPERATURE: f64 = 0.3;
 
 /// True when the answer says no plan is needed.

@@ -1,6 +1,6 @@
 //! What happens before the model is asked: the input guard's screening of
-//! the user's words (seed 002 §4) and the context budget (seed 001) on
-//! what is about to be sent.
+//! the user's words (docs/background.md §3.4) and the context budget
+//! (docs/background.md §2.2) on what is about to be sent.
 
 use std::sync::Arc;
 

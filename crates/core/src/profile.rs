@@ -1,5 +1,6 @@
 //! Profiles: named bundles of model, prompt, tools and loop settings
-//! (DESIGN §7). Load-time options are not here: they belong to the model.
+//! (docs/design.md §8). Load-time options are not here: they belong to the
+//! model.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,11 +37,11 @@ pub struct Profile {
     /// Tools that run without asking (the user pre-approved them).
     #[serde(default)]
     pub auto_approve: Vec<String>,
-    /// Send only the last N user turns (seed 002 §5 stage 1); `None` =
-    /// all (the budget and compaction still apply).
+    /// Send only the last N user turns (docs/background.md §3.5 stage 1);
+    /// `None` = all (the budget and compaction still apply).
     #[serde(default)]
     pub history_turns: Option<u32>,
-    /// What the input guard does (seed 002 §4); `warn` by default.
+    /// What the input guard does (docs/background.md §3.4); `warn` by default.
     #[serde(default)]
     pub input_guard: hearth_protocol::GuardMode,
     /// Run shell commands without the sandbox. Off by default; the user

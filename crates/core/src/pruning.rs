@@ -1,5 +1,5 @@
-//! Context pruning, seed 002 §6, on what is sent (never on what is
-//! stored): when the conversation fills a good part of the window, old
+//! Context pruning (docs/background.md §3.6), on what is sent (never on
+//! what is stored): when the conversation fills a good part of the window, old
 //! oversized tool results are cut to their head and tail (pass 1), and if
 //! that is not enough, the oldest very large ones are cleared (pass 2).
 //! System messages, the first user message and everything from the third

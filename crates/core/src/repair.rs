@@ -1,7 +1,7 @@
-//! Tool-input repair (seed 004): small models send `null` for optional
-//! fields, JSON inside strings, numbers as strings. Arguments are checked
-//! against the tool's JSON schema and repaired where the intent is clear;
-//! what cannot be repaired is reported back to the model.
+//! Tool-input repair (docs/background.md §5.5): small models send `null` for
+//! optional fields, JSON inside strings, numbers as strings. Arguments are
+//! checked against the tool's JSON schema and repaired where the intent is
+//! clear; what cannot be repaired is reported back to the model.
 
 use serde_json::{Map, Value};
 

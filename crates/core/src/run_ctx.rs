@@ -48,7 +48,7 @@ pub(crate) struct RunCtx {
     /// The background root current when the run started: its post-turn
     /// workers are cancelled when the next turn starts.
     pub(crate) background: CancellationToken,
-    /// Messages the user queued during the run (seed 004 steering).
+    /// Messages the user queued during the run (docs/background.md §5.2).
     pub(crate) steering: SteeringQueue,
     /// Someone watches the events and can answer approval requests.
     pub(crate) interactive: bool,

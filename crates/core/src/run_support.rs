@@ -29,9 +29,9 @@ use crate::tools_exec::record;
 use crate::turn::CallEnd;
 
 impl Agent {
-    /// Compact the session (seed 002 §7–8: memory flush, then summary)
-    /// for `why`: the budget before a request, or an overflow the server
-    /// reported. Announces what it did. A failure only means a longer
+    /// Compact the session (docs/background.md §3.7–3.8: memory flush, then
+    /// summary) for `why`: the budget before a request, or an overflow the
+    /// server reported. Announces what it did. A failure only means a longer
     /// prompt.
     pub(crate) async fn compact_session(
         &self,
@@ -89,7 +89,7 @@ impl Agent {
     }
 
     /// What to send for the session now: its history and summary through
-    /// the pipeline (seed 002 §5) with `o`'s settings.
+    /// the pipeline (docs/background.md §3.5) with `o`'s settings.
     pub(crate) async fn outgoing(
         &self,
         ctx: &RunCtx,
@@ -211,7 +211,7 @@ impl Agent {
     ) -> Result<(), RunOutcome> {
         // Keyed by the load options too: a settings change during the run
         // (the models panel) must preload again, never load inside a chat
-        // that Stop could abort (DESIGN §3).
+        // that Stop could abort (docs/design.md §4).
         let key = format!(
             "{}\u{0}{}\u{0}{:?}",
             profile.backend.as_deref().unwrap_or(""),
@@ -308,7 +308,7 @@ impl Agent {
         Ok(queued.len())
     }
 
-    /// The repeat guard on a batch (seed 004 StormBreaker): the calls to
+    /// The repeat guard on a batch (docs/background.md §5.6): the calls to
     /// run. Suppressed calls get their result recorded here; a model that
     /// keeps repeating after the reflect prompt ends the run.
     pub(crate) async fn screen_repeats(

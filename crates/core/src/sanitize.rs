@@ -1,6 +1,6 @@
-//! The output sanitizer of seed 002 §3: seven steps that clean what a
-//! (small) model wrote before it is shown and before it goes back to the
-//! model. The raw text is what is stored; this runs on the way out.
+//! The output sanitizer of docs/background.md §3.3: seven steps that clean
+//! what a (small) model wrote before it is shown and before it goes back to
+//! the model. The raw text is what is stored; this runs on the way out.
 
 use std::sync::LazyLock;
 

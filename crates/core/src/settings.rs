@@ -2,9 +2,9 @@
 //!
 //! Ollama reloads a model when a request carries different load-time options
 //! than its runner was started with, and unloads it on `keep_alive: 0`
-//! (DESIGN §3). So every request to one model — any profile, the planner,
-//! background workers, sub-agents, the preload — must send the same values,
-//! and the only way to get them is [`ModelSettings::load_options`].
+//! (docs/design.md §4). So every request to one model — any profile, the
+//! planner, background workers, sub-agents, the preload — must send the same
+//! values, and the only way to get them is [`ModelSettings::load_options`].
 
 use std::collections::HashMap;
 use std::sync::RwLock;

@@ -1,4 +1,4 @@
-//! Messages the user types while a run is going (seed 004 steering): they
+//! Messages the user types while a run is going (docs/background.md §5.2): they
 //! wait in a queue shared by the run and its front end, and the loop adds
 //! them to the conversation at the next turn boundary — after a tool batch,
 //! or after an answer, in which case the model is called again to answer

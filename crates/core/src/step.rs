@@ -1,4 +1,4 @@
-//! What the loop does next, as plain code over plain values (STYLE §2).
+//! What the loop does next, as plain code over plain values (docs/style.md §2).
 //! The async driver asks [`next_step`] after every model call and tool batch.
 
 use std::collections::HashSet;
@@ -60,7 +60,8 @@ pub fn next_step(progress: Progress, model_calls: u32, max_iterations: u32, stop
 pub enum BatchMode {
     /// All at once (every call only reads).
     Parallel,
-    /// One after the other, in call order (some call mutates: seed 004).
+    /// One after the other, in call order (some call mutates:
+    /// docs/background.md §5.5).
     Sequential,
 }
 

@@ -11,7 +11,7 @@ use tokio::sync::Mutex;
 use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus};
 
-/// One step of a run, for its trace (seed 002 §12).
+/// One step of a run, for its trace (docs/background.md §3.12).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Span {
     /// `model`, `tool`, `compaction` or `guard` (an input-guard finding).

@@ -1,9 +1,9 @@
-//! The repeat guard (seed 004 "StormBreaker"): small models often call the
-//! same tool with the same arguments again and again. The third identical
-//! call in a sliding window is suppressed; the first time a whole batch is
-//! suppressed the model gets one structured chance to change course
-//! (reflect, then pivot); if it keeps repeating, the run ends instead of
-//! spinning to the iteration cap. Pure: no I/O, no clock.
+//! The repeat guard ("StormBreaker", docs/background.md §5.6): small models
+//! often call the same tool with the same arguments again and again. The
+//! third identical call in a sliding window is suppressed; the first time a
+//! whole batch is suppressed the model gets one structured chance to change
+//! course (reflect, then pivot); if it keeps repeating, the run ends instead
+//! of spinning to the iteration cap. Pure: no I/O, no clock.
 
 use std::collections::VecDeque;
 

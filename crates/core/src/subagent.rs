@@ -1,7 +1,7 @@
-//! Sub-agents (seed 000 `run_ephemeral`): a task run with a named profile
-//! in its own in-memory session, its events forwarded to the parent's
-//! stream, stopped with the parent, its transcript kept with the parent's
-//! turn; and what `spawn_agent` asks of the agent about profiles.
+//! Sub-agents (`run_ephemeral`, docs/background.md §1.1): a task run with a
+//! named profile in its own in-memory session, its events forwarded to the
+//! parent's stream, stopped with the parent, its transcript kept with the
+//! parent's turn; and what `spawn_agent` asks of the agent about profiles.
 
 use std::sync::Arc;
 
@@ -65,10 +65,10 @@ impl Drop for TranscriptKeeper {
 }
 
 impl Agent {
-    /// Sub-agent entry point (seed 000): runs `task` with `profile` in a
-    /// fresh in-memory session `subagent_<12 hex>` — no database context of
-    /// its own — with its events forwarded into the parent's stream, marked
-    /// as a sub-agent's, and stopped with the parent.
+    /// Sub-agent entry point (docs/background.md §1.1): runs `task` with
+    /// `profile` in a fresh in-memory session `subagent_<12 hex>` — no database
+    /// context of its own — with its events forwarded into the parent's stream,
+    /// marked as a sub-agent's, and stopped with the parent.
     pub async fn run_ephemeral(
         &self,
         task: &str,

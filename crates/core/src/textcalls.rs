@@ -1,7 +1,8 @@
-//! Tool calls written as text (seed 004; small models do this): JSON in the
-//! content, `<tool_call>` XML around JSON, fenced JSON, and
-//! `[Tool Call: name]` / `[Tool Call: name({…})]`. Only names of tools that
-//! were offered count, so an answer that merely shows JSON is left alone.
+//! Tool calls written as text (docs/background.md §3.3; small models do
+//! this): JSON in the content, `<tool_call>` XML around JSON, fenced JSON,
+//! and `[Tool Call: name]` / `[Tool Call: name({…})]`. Only names of tools
+//! that were offered count, so an answer that merely shows JSON is left
+//! alone.
 
 use std::sync::LazyLock;
 

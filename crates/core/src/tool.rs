@@ -27,7 +27,7 @@ pub enum ToolEffect {
     /// Only reads: safe to run beside other read-only calls.
     ReadOnly,
     /// Writes or runs something: the batch it is in runs one call at a time
-    /// (seed 004), and it will ask the user first.
+    /// (docs/background.md §5.5), and it will ask the user first.
     Mutating,
 }
 
@@ -171,7 +171,8 @@ pub trait Tool: Send + Sync {
 }
 
 /// The tools available to the loop, by name. Ordered by name so the tool list
-/// sent to the model is byte-identical on every call (prefix cache, DESIGN §4).
+/// sent to the model is byte-identical on every call (prefix cache,
+/// docs/design.md §5).
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,

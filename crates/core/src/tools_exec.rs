@@ -1,6 +1,7 @@
 //! Running one batch of tool calls: in parallel unless a call mutates
-//! (seed 004), each raced against Stop, each result stored and announced as
-//! it completes. The context builder puts results back in call order.
+//! (docs/background.md §5.5), each raced against Stop, each result stored
+//! and announced as it completes. The context builder puts results back in
+//! call order.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -230,8 +231,9 @@ fn call_one<'a>(
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                // Fit the arguments to the schema first (seed 004 input
-                // repair); what cannot be fitted goes back to the model.
+                // Fit the arguments to the schema first (input repair,
+                // docs/background.md §5.5); what cannot be fitted goes back
+                // to the model.
                 let arguments =
                     match repair_arguments(call.arguments.clone(), &tool.spec().parameters) {
                         Ok(a) => a,

@@ -1,4 +1,4 @@
-//! One model call, streamed, raced against Stop (DESIGN §3).
+//! One model call, streamed, raced against Stop (docs/design.md §3).
 //!
 //! Stop is checked against everything that waits: the request itself (Ollama
 //! sends no status line until the first token, so opening the stream can take
@@ -24,7 +24,8 @@ use crate::store::SessionStore;
 /// How often a growing answer is checkpointed to the store.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
-/// Attempts at one model call when the failures are transient (seed 004).
+/// Attempts at one model call when the failures are transient
+/// (docs/background.md §5.4).
 pub(crate) const MAX_ATTEMPTS: u32 = 3;
 
 /// Transient failures worth another attempt: rate limits and server errors
@@ -55,10 +56,10 @@ async fn backoff(attempt: u32, cancel: &CancellationToken) -> bool {
 }
 
 /// Before a retry: the failure may have been a crashed runner, and a chat
-/// that loads the model is aborted by a Stop mid-load (DESIGN §3). So load
-/// it with its own detached request first, as at the start of a run. False
-/// when the user stopped (the load goes on); a failed load is left for the
-/// retry itself to report.
+/// that loads the model is aborted by a Stop mid-load (docs/design.md §4). So
+/// load it with its own detached request first, as at the start of a run.
+/// False when the user stopped (the load goes on); a failed load is left for
+/// the retry itself to report.
 async fn reload(
     backend: &Arc<dyn ModelBackend>,
     loads: &Loads,
@@ -144,8 +145,9 @@ pub(crate) struct Checkpoint<'a> {
 }
 
 /// Stream one model call, emitting deltas, until it ends, fails or is
-/// stopped. Transient failures before any output are retried (seed 004);
-/// once something has streamed, an error passes through.
+/// stopped. Transient failures before any output are retried
+/// (docs/background.md §5.4); once something has streamed, an error passes
+/// through.
 pub(crate) async fn stream_call(
     backend: &Arc<dyn ModelBackend>,
     loads: &Loads,

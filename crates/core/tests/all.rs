@@ -1,4 +1,5 @@
-//! Loop tests against a scripted fake model: one integration binary (STYLE §8).
+//! Loop tests against a scripted fake model: one integration binary
+//! (docs/style.md §8).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod fake;

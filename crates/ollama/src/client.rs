@@ -186,7 +186,7 @@ impl Client {
 
     /// Load `model` with `load` options and return when it is resident: an
     /// empty chat, a request of its own so that stopping a chat never aborts
-    /// a load (DESIGN §3).
+    /// a load (docs/design.md §4).
     pub async fn preload(&self, model: &str, load: &LoadOptions) -> Result<(), OllamaError> {
         let req = ChatRequest {
             model: model.to_owned(),

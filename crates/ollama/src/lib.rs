@@ -2,10 +2,10 @@
 //! says why not ollama-rs), and the [`OllamaBackend`] that implements the
 //! core's `ModelBackend` over it.
 //!
-//! It obeys the wire rules of DESIGN §5: NDJSON split on bytes and decoded
-//! per whole line; in-band `{"error"}` lines are errors; tool calls are
-//! collected from every line including the final one; a stream without its
-//! `done` line is reported as truncated; `keep_alive` and the model's
+//! It obeys the wire rules of docs/design.md §6: NDJSON split on bytes and
+//! decoded per whole line; in-band `{"error"}` lines are errors; tool calls
+//! are collected from every line including the final one; a stream without
+//! its `done` line is reported as truncated; `keep_alive` and the model's
 //! load-time options go on every request, and `keep_alive: 0` only on
 //! [`Client::unload`].
 //!

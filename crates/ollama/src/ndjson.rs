@@ -2,8 +2,8 @@
 //!
 //! Network chunks split lines anywhere, including inside a multi-byte UTF-8
 //! character, so lines are cut on the `\n` byte and decoded only once whole
-//! (DESIGN §5). A line longer than [`MAX_LINE_BYTES`] is an error rather than
-//! unbounded memory.
+//! (docs/design.md §6). A line longer than [`MAX_LINE_BYTES`] is an error
+//! rather than unbounded memory.
 
 /// Longest line accepted (a whole answer can arrive on the final line of a
 /// non-streaming reply; 64 MiB is far above any real one).

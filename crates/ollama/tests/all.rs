@@ -1,5 +1,5 @@
 //! The Ollama client and the agent loop against hearth-sim on loopback.
-//! One integration binary (STYLE §8).
+//! One integration binary (docs/style.md §8).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod suite;

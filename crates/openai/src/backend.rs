@@ -110,7 +110,7 @@ impl ModelBackend for OpenAiBackend {
     /// model when they start. Servers that load on demand (LM Studio's
     /// just-in-time loading, Ollama's own `/v1`) load on the first chat, and
     /// a Stop during that load may abort it; for Ollama, use its own backend,
-    /// which preloads with a request Stop never cancels (DESIGN §3).
+    /// which preloads with a request Stop never cancels (docs/design.md §4).
     async fn preload(&self, _model: &str, _load: &LoadOptions) -> Result<(), BackendError> {
         Ok(())
     }

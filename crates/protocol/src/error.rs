@@ -1,5 +1,5 @@
-//! The one error shape that crosses to front ends (STYLE §6): a code the UI
-//! can branch on, a message for people, optional details.
+//! The one error shape that crosses to front ends (docs/style.md §6): a code
+//! the UI can branch on, a message for people, optional details.
 
 use serde::{Deserialize, Serialize};
 use specta::Type;

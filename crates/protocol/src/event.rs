@@ -111,8 +111,8 @@ pub enum EventKind {
         context_window: u32,
     },
     /// A message the user queued while the run was going was added to the
-    /// conversation at a turn boundary (seed 004 steering); the model sees
-    /// it from its next call on.
+    /// conversation at a turn boundary (steering: docs/background.md §5.2);
+    /// the model sees it from its next call on.
     QueuedMessageSent {
         /// The id `queue` returned for it.
         queue_id: String,
@@ -199,7 +199,7 @@ pub enum EventKind {
         /// The answer.
         decision: crate::ApprovalDecision,
     },
-    /// How full the context is before a model call (seed 001 budget):
+    /// How full the context is before a model call (docs/background.md §2.2):
     /// the prompt about to be sent, in tokens, against the window.
     ContextUsage {
         /// Tokens of the prompt, from the server's last count of this
@@ -223,7 +223,7 @@ pub enum EventKind {
         tokens_after: u32,
     },
     /// The input guard found text that looks like a prompt injection
-    /// (seed 002 §4).
+    /// (docs/background.md §3.4).
     InputFlagged {
         /// The user's message or a tool result.
         source: crate::GuardSource,

@@ -1,4 +1,4 @@
-//! The input guard's settings as front ends see them (seed 002 §4).
+//! The input guard's settings as front ends see them (docs/background.md §3.4).
 
 use serde::{Deserialize, Serialize};
 use specta::Type;

@@ -2,7 +2,7 @@
 //! send back. Shared by the core, the CLI, the desktop shell and (through
 //! generated TypeScript) the web UI.
 //!
-//! Rules that keep this format stable (STYLE §4):
+//! Rules that keep this format stable (docs/style.md §4):
 //! - serde internally tagged with `type`, `snake_case` names;
 //! - deltas, never accumulated text, so a consumer that joins late can still
 //!   render from the stored transcript plus the deltas that follow;

@@ -1,11 +1,11 @@
 //! # hearth-sim: a faithful Ollama simulator on loopback
 //!
-//! Ollama cannot be installed on the build machines, so tests, benchmarks
-//! and UI demos talk to this instead: an HTTP server on `127.0.0.1` that
-//! behaves like Ollama 0.12 where Hearth depends on it (DESIGN §3–§5, §8).
-//! It has its own wire types, written from Ollama's behaviour, and depends
-//! on no other Hearth crate, so a bug in the client cannot hide behind the
-//! same bug here.
+//! Ollama cannot be installed on the build machines, so tests, benchmarks and
+//! UI demos talk to this instead: an HTTP server on `127.0.0.1` that behaves
+//! like Ollama 0.12 where Hearth depends on it (docs/design.md §3–§6, §10).
+//! It has its own wire types, written from Ollama's behaviour, and depends on
+//! no other Hearth crate, so a bug in the client cannot hide behind the same
+//! bug here.
 //!
 //! ## Why hand-written HTTP
 //!

@@ -3,7 +3,7 @@
 //!
 //! Pure functions over request messages; no clock, no server state. The
 //! template is not any real model's, but it has the property that matters
-//! for DESIGN §4: the tool list and the system prompt come first, so a
+//! for docs/design.md §5: the tool list and the system prompt come first, so a
 //! change there invalidates the whole cached prefix, while an unchanged
 //! history (the assistant's own reply included) is a cache hit.
 

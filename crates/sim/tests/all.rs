@@ -1,5 +1,5 @@
 //! Integration tests of the simulator over real loopback sockets: one test
-//! binary (STYLE §8), suites in `suite/`.
+//! binary (docs/style.md §8), suites in `suite/`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod suite;

@@ -1,4 +1,5 @@
-//! Hearth's persistence on SQLite (DESIGN §6): sessions that are never lost.
+//! Hearth's persistence on SQLite (docs/design.md §7): sessions that are never
+//! lost.
 //!
 //! - One connection, owned by one writer thread, off the async executor
 //!   ([`db`]); callers await a reply.

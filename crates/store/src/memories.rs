@@ -1,4 +1,4 @@
-//! Long-term memory about the user (DESIGN §7): facts with provenance
+//! Long-term memory about the user (docs/design.md §8): facts with provenance
 //! (which session and run, learned by the worker, a tool, or written by the
 //! user), every earlier version kept, deletions as tombstones. The user
 //! wins: a fact they deleted or edited away is never learned again.

@@ -1,4 +1,4 @@
-//! Profiles, the persona and per-model load options (DESIGN §7), and
+//! Profiles, the persona and per-model load options (docs/design.md §8), and
 //! [`Profiles`]: the core's `ProfileProvider` over them.
 //!
 //! The loop asks for the active profile before every model call, so reads

@@ -61,7 +61,7 @@ pub struct SpanRecord {
     pub detail: Option<String>,
 }
 
-/// A run's trace (seed 002 §12): the run itself, then its spans.
+/// A run's trace (docs/background.md §3.12): the run itself, then its spans.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunTrace {
     /// The run.

@@ -1,4 +1,4 @@
-//! hearth-store on temporary databases. One integration binary (STYLE §8).
+//! hearth-store on temporary databases. One integration binary (docs/style.md §8).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod suite;

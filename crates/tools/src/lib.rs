@@ -2,7 +2,8 @@
 //! workspace (read, list, search, write, edit), a shell, and a per-session
 //! scratchpad. Each declares a JSON schema, whether it mutates (mutating
 //! calls run alone and ask the user first: `hearth_core::approvals`), a
-//! timeout, and a cap on its output with a visible notice (seed 003).
+//! timeout, and a cap on its output with a visible notice (docs/background.md
+//! §4.2).
 //!
 //! File tools are confined by how files are opened (`confine`), not by
 //! checking path strings. The shell cannot be confined that way: it always

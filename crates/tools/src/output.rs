@@ -1,5 +1,5 @@
-//! Output caps with a notice the model can act on (seed 003 "Tool Result
-//! Truncation").
+//! Output caps with a notice the model can act on (docs/background.md
+//! §4.2).
 
 /// Most characters a tool returns.
 pub const MAX_OUTPUT_CHARS: usize = 24_000;

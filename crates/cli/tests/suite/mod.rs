@@ -1,4 +1,4 @@
-//! The hearth-cli integration suites, one module per concern (STYLE §8).
+//! The hearth-cli integration suites, one module per concern (docs/style.md §8).
 mod approvals;
 pub(crate) mod basics;
 mod crash;

@@ -1,4 +1,4 @@
-//! `spawn_agent` (seed 000 "SpawnAgentTool"): hands a self-contained task
+//! `spawn_agent` (docs/background.md §1.1): hands a self-contained task
 //! to a sub-agent that runs with a named profile in its own in-memory
 //! session (`run_ephemeral`). Its events reach the parent's stream live,
 //! Stop reaches it, its transcript is kept with the parent's turn, and it

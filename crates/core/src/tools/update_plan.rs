@@ -1,5 +1,6 @@
 //! `update_plan`: the model marks steps of its plan done, so the plan card
-//! shows progress (beyond seed 000, which only shows the plan).
+//! shows progress (beyond docs/background.md §1.2, which only shows the
+//! plan).
 
 use async_trait::async_trait;
 use hearth_protocol::EventKind;

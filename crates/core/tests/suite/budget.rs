@@ -1,8 +1,9 @@
-//! The context budget (seed 001) and auto-summarizing (seed 002 §7–8):
-//! a warning from 80 % of the window, compaction before a request above
-//! 95 % down to 82 % (memory flush first), a clear refusal when the
-//! server's own count says nothing can get under, at most one summarizer
-//! per session — and nothing stored is ever deleted.
+//! The context budget (docs/background.md §2.2) and auto-summarizing
+//! (docs/background.md §3.7–3.8): a warning from 80 % of the window,
+//! compaction before a request above 95 % down to 82 % (memory flush
+//! first), a clear refusal when the server's own count says nothing can
+//! get under, at most one summarizer per session — and nothing stored is
+//! ever deleted.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

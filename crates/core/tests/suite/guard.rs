@@ -1,5 +1,5 @@
-//! The input guard (seed 002 §4) in a run: the user's message and tool
-//! results are screened; `warn` (the default) tells the user and flags a
+//! The input guard (docs/background.md §3.4) in a run: the user's message and
+//! tool results are screened; `warn` (the default) tells the user and flags a
 //! tool result to the model, `block` refuses; nothing stored is altered.
 
 use hearth_core::{Profile, ToolRegistry};

@@ -1,4 +1,4 @@
-//! The hearth-core integration suites, one module per concern (STYLE §8).
+//! The hearth-core integration suites, one module per concern (docs/style.md §8).
 mod approvals;
 mod backends;
 mod budget;

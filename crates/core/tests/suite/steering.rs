@@ -1,6 +1,7 @@
-//! Seed 004 steering: a message typed during a run joins the conversation
-//! at the next turn boundary, in this run; after the run ends it is refused
-//! (the front end sends it as a new turn) rather than lost.
+//! Steering (docs/background.md §5.2): a message typed during a run joins
+//! the conversation at the next turn boundary, in this run; after the run
+//! ends it is refused (the front end sends it as a new turn) rather than
+//! lost.
 
 use std::time::Duration;
 

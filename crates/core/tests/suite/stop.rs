@@ -1,6 +1,6 @@
-//! Stop semantics with the fake backend (DESIGN §3): raced against opening
-//! the request, every chunk and every tool; partial text kept and flagged;
-//! unanswered calls answered; the preload never cancelled.
+//! Stop semantics with the fake backend (docs/design.md §3): raced against
+//! opening the request, every chunk and every tool; partial text kept and
+//! flagged; unanswered calls answered; the preload never cancelled.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The hearth-ollama integration suites, one module per concern (STYLE §8).
+//! The hearth-ollama integration suites, one module per concern (docs/style.md §8).
 mod client;
 mod context;
 mod corpus;

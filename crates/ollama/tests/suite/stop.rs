@@ -1,4 +1,5 @@
-//! Stop semantics against the simulator (DESIGN §3): the model stays loaded.
+//! Stop semantics against the simulator (docs/design.md §3): the model stays
+//! loaded.
 
 use std::time::Duration;
 

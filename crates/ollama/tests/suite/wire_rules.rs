@@ -1,4 +1,4 @@
-//! DESIGN §3: every request to one model carries the same keep_alive,
+//! docs/design.md §4: every request to one model carries the same keep_alive,
 //! num_ctx and shift; keep_alive 0 is sent only by the explicit unload.
 
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The hearth-openai integration suites, one module per concern (STYLE §8).
+//! The hearth-openai integration suites, one module per concern (docs/style.md §8).
 mod client;
 mod faults;
 mod stop;

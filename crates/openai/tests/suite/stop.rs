@@ -1,6 +1,6 @@
-//! Stop semantics (DESIGN §3) hold for this backend too: Stop ends the run
-//! at once, the dropped stream closes the connection so the server cancels
-//! the generation, nothing unloads the model, and the next request is
+//! Stop semantics (docs/design.md §3) hold for this backend too: Stop ends
+//! the run at once, the dropped stream closes the connection so the server
+//! cancels the generation, nothing unloads the model, and the next request is
 //! answered at once with a conversation the server accepts.
 
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! The hearth-store integration suites, one module per concern (STYLE §8).
+//! The hearth-store integration suites, one module per concern (docs/style.md §8).
 mod branches;
 mod crash;
 mod export;
