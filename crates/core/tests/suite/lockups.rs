@@ -88,6 +88,25 @@ fn answer(evs: &[hearth_protocol::AgentEvent]) -> &EventKind {
     &evs.last().expect("events").kind
 }
 
+/// The run answered (and so the session was free for it).
+fn answered(evs: &[hearth_protocol::AgentEvent]) {
+    assert!(
+        matches!(answer(evs), EventKind::StreamEnd { .. }),
+        "the session is not locked: {evs:#?}"
+    );
+}
+
+/// An agent with two plain answers scripted, over a store whose first
+/// `failing_ends` ends fail to record.
+fn two_answers(failing_ends: usize) -> (Arc<Agent>, Arc<OneRunStore>) {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("One."), done()]);
+    backend.push(vec![text("Two."), done()]);
+    let store = Arc::new(OneRunStore::default());
+    store.failing_ends.store(failing_ends, Ordering::SeqCst);
+    (agent(backend, store.clone()), store)
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_panic_in_the_answer_is_a_failed_run_and_the_session_takes_the_next_message() {
     let backend = FakeBackend::new();
@@ -115,28 +134,15 @@ async fn a_panic_in_the_answer_is_a_failed_run_and_the_session_takes_the_next_me
         "the run was repaired"
     );
 
-    let evs = events(&mut agent.run_stream("s", "again")).await;
-    assert!(
-        matches!(answer(&evs), EventKind::StreamEnd { .. }),
-        "the session is not locked: {evs:#?}"
-    );
+    answered(&events(&mut agent.run_stream("s", "again")).await);
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history.last().unwrap().content, "Fine.");
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_busy_store_is_retried() {
-    let backend = FakeBackend::new();
-    backend.push(vec![text("One."), done()]);
-    backend.push(vec![text("Two."), done()]);
-    let store = Arc::new(OneRunStore::default());
-    store.failing_ends.store(2, Ordering::SeqCst);
-    let agent = agent(backend, store.clone());
-    let evs = events(&mut agent.run_stream("s", "one")).await;
-    assert!(
-        matches!(answer(&evs), EventKind::StreamEnd { .. }),
-        "{evs:#?}"
-    );
+    let (agent, store) = two_answers(2);
+    answered(&events(&mut agent.run_stream("s", "one")).await);
     assert_eq!(
         store.failing_ends.load(Ordering::SeqCst),
         0,
@@ -147,36 +153,19 @@ async fn a_busy_store_is_retried() {
         0,
         "the retry recorded it"
     );
-    let evs = events(&mut agent.run_stream("s", "two")).await;
-    assert!(
-        matches!(answer(&evs), EventKind::StreamEnd { .. }),
-        "{evs:#?}"
-    );
+    answered(&events(&mut agent.run_stream("s", "two")).await);
 }
 
 #[tokio::test(start_paused = true)]
 async fn an_end_that_cannot_be_recorded_is_repaired_before_the_next_message() {
-    let backend = FakeBackend::new();
-    backend.push(vec![text("One."), done()]);
-    backend.push(vec![text("Two."), done()]);
-    let store = Arc::new(OneRunStore::default());
-    store.failing_ends.store(1_000, Ordering::SeqCst);
-    let agent = agent(backend, store.clone());
-    let evs = events(&mut agent.run_stream("s", "one")).await;
-    assert!(
-        matches!(answer(&evs), EventKind::StreamEnd { .. }),
-        "{evs:#?}"
-    );
+    let (agent, store) = two_answers(1_000);
+    answered(&events(&mut agent.run_stream("s", "one")).await);
     assert_eq!(
         store.open.lock().unwrap().len(),
         1,
         "the end was not recorded"
     );
     store.failing_ends.store(0, Ordering::SeqCst);
-    let evs = events(&mut agent.run_stream("s", "two")).await;
-    assert!(
-        matches!(answer(&evs), EventKind::StreamEnd { .. }),
-        "the session is not locked: {evs:#?}"
-    );
+    answered(&events(&mut agent.run_stream("s", "two")).await);
     assert_eq!(store.repaired.load(Ordering::SeqCst), 1);
 }
