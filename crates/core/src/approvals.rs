@@ -167,16 +167,3 @@ impl Approver for Gate {
         }
     }
 }
-
-impl crate::driver::Agent {
-    /// Answer an approval request (from an `approval_requested` event).
-    /// False when it is no longer waiting.
-    pub fn approve(&self, request_id: &str, decision: ApprovalDecision) -> bool {
-        self.approvals.answer(request_id, decision)
-    }
-
-    /// Approval requests waiting for an answer.
-    pub fn pending_approvals(&self) -> Vec<String> {
-        self.approvals.pending()
-    }
-}

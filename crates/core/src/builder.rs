@@ -3,15 +3,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::agent::Agent;
 use crate::approvals::Approvals;
 use crate::backend::ModelBackend;
-use crate::driver::Agent;
-use crate::memory::{MemorySource, MemoryWriter, PostTurnWorker};
+use crate::memory::{MemorySource, MemoryWriter};
 use crate::profile::ProfileProvider;
 use crate::settings::ModelSettings;
-use crate::store::SessionStore;
+use crate::store::{InMemoryStore, SessionStore};
 use crate::tool::ToolRegistry;
 use crate::tools::SpawnAgent;
+use crate::workers::PostTurnWorker;
 
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
@@ -28,6 +29,30 @@ pub struct AgentBuilder {
     pub(crate) approvals: Arc<Approvals>,
     pub(crate) subagents: bool,
     pub(crate) memory_writer: Option<Arc<dyn MemoryWriter>>,
+}
+
+impl Agent {
+    /// Start building an agent over `backend` with `profiles`.
+    pub fn builder(
+        backend: Arc<dyn ModelBackend>,
+        profiles: Arc<dyn ProfileProvider>,
+    ) -> AgentBuilder {
+        AgentBuilder {
+            backend,
+            named: HashMap::new(),
+            profiles,
+            store: Arc::new(InMemoryStore::new()),
+            tools: ToolRegistry::new(),
+            settings: Arc::new(ModelSettings::default()),
+            memory: None,
+            memory_source: None,
+            workers: Vec::new(),
+            max_depth: 2,
+            approvals: Arc::default(),
+            subagents: false,
+            memory_writer: None,
+        }
+    }
 }
 
 impl AgentBuilder {

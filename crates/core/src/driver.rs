@@ -1,239 +1,48 @@
-//! The async driver of a run: `run_stream`, `regenerate_stream` and `run`
-//! (docs/background.md §1.1; `run_ephemeral` is in `subagent`) over one loop.
-//! It asks `step::next_step` what to do and only does I/O: streams (`turn`),
-//! runs tools (`tools_exec`), appends to the store, emits events.
+//! The driver of a run (docs/architecture.md, "The run as a state
+//! machine"): it opens the run, then asks [`next`] what to do, performs
+//! that step — load, plan, stream a model call, run a batch, store, emit —
+//! and reports what it saw to [`observe`]. It decides nothing itself.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Instant;
 
-use hearth_protocol::{EventKind, RunScope, StopReason, ToolOutcome};
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
+use hearth_protocol::{EventKind, StopReason};
 
-use crate::approvals::Approvals;
+use crate::agent::Agent;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
 use crate::budget::estimate_request;
-use crate::builder::AgentBuilder;
 use crate::compaction::Why;
 use crate::error::RunError;
-use crate::events::EventSink;
-use crate::handle::{RunHandle, RunOutcome};
-use crate::ids::new_run_id;
-use crate::memory::{MemorySource, PostTurnWorker};
-use crate::message::{ChatMessage, MessageStatus, ToolCall};
+use crate::handle::RunOutcome;
+use crate::message::{ChatMessage, Role};
+use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall, Piece};
 use crate::pipeline::Outgoing;
-use crate::planning::join_plan;
-use crate::profile::{Profile, ProfileProvider};
-pub(crate) use crate::run_ctx::RunCtx;
-use crate::run_ctx::TerminalGuard;
-use crate::run_support::fixed_tokens;
-use crate::settings::ModelSettings;
-use crate::steering::SteeringQueue;
-use crate::step::{Progress, Step, assign_call_ids, next_step, not_run_result};
-use crate::store::{InMemoryStore, SessionStore};
-use crate::storm::StormBreaker;
-use crate::tool::ToolRegistry;
-use crate::tools_exec::{BatchEnd, record, run_batch};
-use crate::turn::{CallEnd, Checkpoint, stream_call};
+use crate::preflight::fixed_tokens;
+use crate::profile::Profile;
+use crate::repeat_guard::RepeatGuard;
+use crate::run_ctx::{RunCtx, TerminalGuard};
+use crate::run_state::{
+    Facts, ModelEnd, Observation, RunState, Step, keep_answer, next, observe, shape_answer,
+};
+use crate::store::Span;
+use crate::tools_exec::{BatchEnd, run_batch};
 
-/// The agent: runs turns against a model backend.
-pub struct Agent {
-    pub(crate) backend: Arc<dyn ModelBackend>,
-    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
-    pub(crate) profiles: Arc<dyn ProfileProvider>,
-    pub(crate) store: Arc<dyn SessionStore>,
-    pub(crate) tools: ToolRegistry,
-    pub(crate) settings: Arc<ModelSettings>,
-    pub(crate) memory: Option<String>,
-    pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
-    pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
-    /// Cancels the post-turn work in progress when a new turn starts.
-    /// Root of the post-turn work in progress; every new turn cancels it
-    /// and installs a fresh one (a user turn pre-empts background work).
-    pub(crate) background: std::sync::Mutex<CancellationToken>,
-    pub(crate) max_depth: u32,
-    /// Approval requests waiting for the user, and standing allowances.
-    pub(crate) approvals: Arc<Approvals>,
-    /// Where the memory flush before a compaction writes.
-    pub(crate) memory_writer: Option<Arc<dyn crate::memory::MemoryWriter>>,
-    /// The budget's token counts, calibrated per model.
-    pub(crate) counter: crate::budget::TokenCounter,
-    /// At most one summarizer per session.
-    pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
-    /// The window the server reported per model at its last preload.
-    pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
-    /// Model loads in flight in their own tasks (Stop never cancels them).
-    pub(crate) loads: crate::loads::Loads,
-    /// Runs of this process whose end could not be recorded: repaired
-    /// before the next run starts (`run_end.rs`).
-    pub(crate) stale_runs: crate::run_end::StaleRuns,
+/// What the driver keeps between steps to perform them (not to decide).
+struct Scratch {
+    /// The memory snapshot the run's prompts carry.
+    memory: Option<String>,
+    /// Call ids given out in this run.
+    used_ids: HashSet<String>,
+    repeats: RepeatGuard,
+    /// The tools offered to the last model call: its calls run against
+    /// these, even if the profile switched since.
+    offered: Option<Vec<String>>,
+    /// The messages the planning step built, sent by the call after it.
+    prepared: Option<Vec<ChatMessage>>,
 }
 
 impl Agent {
-    /// Start building an agent over `backend` with `profiles`.
-    pub fn builder(
-        backend: Arc<dyn ModelBackend>,
-        profiles: Arc<dyn ProfileProvider>,
-    ) -> AgentBuilder {
-        AgentBuilder {
-            backend,
-            named: HashMap::new(),
-            profiles,
-            store: Arc::new(InMemoryStore::new()),
-            tools: ToolRegistry::new(),
-            settings: Arc::new(ModelSettings::default()),
-            memory: None,
-            memory_source: None,
-            workers: Vec::new(),
-            max_depth: 2,
-            approvals: Arc::default(),
-            subagents: false,
-            memory_writer: None,
-        }
-    }
-
-    /// The per-model settings every request uses.
-    pub fn settings(&self) -> &Arc<ModelSettings> {
-        &self.settings
-    }
-
-    /// The session store.
-    pub fn store(&self) -> &Arc<dyn SessionStore> {
-        &self.store
-    }
-
-    /// The tools the model can call.
-    pub fn tool_registry(&self) -> &ToolRegistry {
-        &self.tools
-    }
-
-    /// The model loads this agent started that are still in flight. They
-    /// outlive a stopped run on purpose; a front end that is about to exit
-    /// waits for them ([`crate::Loads::settled`]), since leaving closes
-    /// their connections and a disconnect during a load aborts it.
-    pub fn loads(&self) -> &crate::loads::Loads {
-        &self.loads
-    }
-
-    /// Streaming entry point: starts the run in its own task (it goes on if
-    /// the consumer looks away) and returns its events and stop handle.
-    pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
-        self.start(session_id, text, false)
-    }
-
-    /// Answer the session's last user message again (regenerate, or retry
-    /// after an error). The caller first moves the branch head to that user
-    /// message (the store's `fork`), so the previous answer stays on its own
-    /// branch. Fails when the branch does not end with a user message.
-    pub fn regenerate_stream(self: &Arc<Self>, session_id: &str) -> RunHandle {
-        self.start(session_id, "", true)
-    }
-
-    fn start(self: &Arc<Self>, session_id: &str, text: &str, regenerate: bool) -> RunHandle {
-        let run_id = new_run_id();
-        let cancel = CancellationToken::new();
-        let (tx, rx) = mpsc::unbounded_channel();
-        // A user turn pre-empts background work (docs/design.md §9): cancel the
-        // root every earlier run's workers hang from, and give this run a new
-        // one.
-        let background = match self.background.lock() {
-            Ok(mut root) => {
-                let old = std::mem::replace(&mut *root, CancellationToken::new());
-                old.cancel();
-                root.clone()
-            }
-            Err(_) => CancellationToken::new(),
-        };
-        let steering = SteeringQueue::default();
-        let ctx = RunCtx {
-            preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
-            planning: true,
-            interactive: true,
-            parent_approver: None,
-            background,
-            steering: steering.clone(),
-            session_id: session_id.to_owned(),
-            run_id: run_id.clone(),
-            text: text.to_owned(),
-            cancel: cancel.clone(),
-            sink: EventSink::new(RunScope::top(session_id, &run_id), tx),
-            store: self.store.clone(),
-            profile: None,
-            memory: self.memory.clone(),
-            depth: 0,
-            regenerate,
-        };
-        let this = self.clone();
-        let task = tokio::spawn(async move {
-            let outcome = this.drive(&ctx).await;
-            if matches!(outcome, RunOutcome::Answered { .. }) {
-                this.run_workers(&ctx).await;
-            }
-            outcome
-        });
-        RunHandle {
-            run_id,
-            session_id: session_id.to_owned(),
-            cancel,
-            steering,
-            events: rx,
-            task,
-        }
-    }
-
-    /// Non-streaming entry point: runs the whole loop, returns the answer.
-    pub async fn run(
-        &self,
-        session_id: &str,
-        text: &str,
-        cancel: CancellationToken,
-    ) -> Result<String, RunError> {
-        let run_id = new_run_id();
-        let ctx = RunCtx {
-            session_id: session_id.to_owned(),
-            sink: EventSink::discard(RunScope::top(session_id, &run_id)),
-            run_id,
-            text: text.to_owned(),
-            cancel,
-            store: self.store.clone(),
-            profile: None,
-            memory: self.memory.clone(),
-            depth: 0,
-            regenerate: false,
-            background: CancellationToken::new(),
-            steering: SteeringQueue::default(),
-            // Nobody watches a non-streaming run: mutating calls are denied.
-            interactive: false,
-            planning: false,
-            preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
-            parent_approver: None,
-        };
-        self.drive(&ctx).await.into_result()
-    }
-
-    /// The backend a profile selects; an unknown name is an error the user
-    /// can fix in the profile.
-    pub(crate) fn backend_for(
-        &self,
-        profile: &Profile,
-    ) -> Result<&Arc<dyn ModelBackend>, RunError> {
-        match &profile.backend {
-            None => Ok(&self.backend),
-            Some(name) => self.named.get(name).ok_or_else(|| {
-                RunError::InvalidInput(format!(
-                    "profile `{}` uses backend `{name}`, which is not configured",
-                    profile.name
-                ))
-            }),
-        }
-    }
-
-    pub(crate) fn profile(&self, ctx: &RunCtx) -> Profile {
-        ctx.profile
-            .clone()
-            .unwrap_or_else(|| self.profiles.active(&ctx.session_id))
-    }
-
     /// Run the loop and emit exactly one terminal event.
     pub(crate) async fn drive(&self, ctx: &RunCtx) -> RunOutcome {
         let profile = self.profile(ctx);
@@ -253,349 +62,391 @@ impl Agent {
         let stale = (ctx.depth == 0).then(|| self.stale_runs.clone());
         let outcome = crate::run_end::ended(self.run_loop(ctx), ctx, stale).await;
         guard.armed = false;
-        match &outcome {
-            RunOutcome::Answered { iterations, .. } => ctx.sink.emit(EventKind::StreamEnd {
+        ctx.sink.emit(match &outcome {
+            RunOutcome::Answered { iterations, .. } => EventKind::StreamEnd {
                 iterations: *iterations,
-            }),
-            RunOutcome::Stopped { partial_text } => ctx.sink.emit(EventKind::StreamStopped {
+            },
+            RunOutcome::Stopped { partial_text } => EventKind::StreamStopped {
                 reason: StopReason::User,
                 partial_text: partial_text.clone(),
-            }),
+            },
             RunOutcome::Failed {
                 error,
                 partial_text,
-            } => ctx.sink.emit(EventKind::Error {
+            } => EventKind::Error {
                 error: error.to_info(),
                 partial_text: partial_text.clone(),
-            }),
-        }
+            },
+        });
         outcome
     }
 
     async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
+        let memory = match self.open_run(ctx).await {
+            Ok(memory) => memory,
+            Err(e) => return RunOutcome::fail(e),
+        };
+        let mut state = RunState::default();
+        let mut scratch = Scratch {
+            memory,
+            used_ids: HashSet::new(),
+            repeats: RepeatGuard::default(),
+            offered: None,
+            prepared: None,
+        };
+        loop {
+            // Re-read before every step: a tool may switch the profile.
+            let profile = self.profile(ctx);
+            let load_key = self.load_key(&profile);
+            let facts = Facts {
+                stopped: ctx.cancel.is_cancelled(),
+                max_calls: profile.max_iterations,
+                planning: ctx.planning && profile.planning_enabled,
+                load_key: &load_key,
+            };
+            let seen = match next(&state, &facts) {
+                Step::Finish(outcome) => return outcome,
+                step => self.perform(ctx, &profile, &mut scratch, step).await,
+            };
+            observe(&mut state, seen);
+        }
+    }
+
+    /// Before the first step: the run is recorded, the memory snapshot
+    /// read, the user's message durable before any request leaves (unless
+    /// the run answers the last one again) and screened by the input guard
+    /// (docs/background.md §3.4), which in `block` mode ends the run with
+    /// the message kept.
+    async fn open_run(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
         if ctx.text.trim().is_empty() && !ctx.regenerate {
-            return RunOutcome::fail(RunError::InvalidInput("the message is empty".into()));
+            return Err(RunError::InvalidInput("the message is empty".into()));
         }
         if ctx.depth == 0 {
             self.stale_runs.repair(ctx.store.as_ref()).await;
         }
-        if let Err(e) = ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await {
-            return RunOutcome::fail(e);
-        }
+        ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await?;
         let memory = match (&self.memory_source, ctx.depth) {
-            (Some(source), 0) => match source.snapshot(&ctx.session_id).await {
-                Ok(m) => m,
-                Err(e) => return RunOutcome::fail(e),
-            },
+            (Some(source), 0) => source.snapshot(&ctx.session_id).await?,
             _ => ctx.memory.clone(),
         };
-        // The user's message is durable before any request leaves (unless
-        // this run answers the last one again).
-        if ctx.regenerate {
-            let last = match ctx.store.history(&ctx.session_id).await {
-                Ok(h) => h.last().map(|m| m.role),
-                Err(e) => return RunOutcome::fail(e),
-            };
-            if last != Some(crate::message::Role::User) {
-                return RunOutcome::fail(RunError::InvalidInput(
-                    "nothing to answer again: the conversation does not end with your message"
-                        .into(),
-                ));
+        let text = if ctx.regenerate {
+            let last = ctx.store.history(&ctx.session_id).await?.pop();
+            match last {
+                Some(m) if m.role == Role::User => m.content,
+                _ => {
+                    return Err(RunError::InvalidInput(
+                        "nothing to answer again: the conversation does not end with your message"
+                            .into(),
+                    ));
+                }
             }
-        } else if let Err(e) = ctx
-            .store
-            .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&ctx.text))
+        } else {
+            let user = ChatMessage::user(&ctx.text);
+            ctx.store.append(&ctx.session_id, &ctx.run_id, user).await?;
+            ctx.text.clone()
+        };
+        if ctx.depth == 0 {
+            self.screen_user(ctx, "user message", &text).await?;
+        }
+        Ok(memory)
+    }
+
+    /// Perform one step; what happened, for [`observe`].
+    async fn perform(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        scratch: &mut Scratch,
+        step: Step,
+    ) -> Observation {
+        // Only the steps that talk to the model need its backend: calls a
+        // stop left unanswered still get results when it is missing.
+        let needs_model = matches!(
+            step,
+            Step::Load | Step::Plan | Step::CallModel { .. } | Step::Compact
+        );
+        let backend = match self.backend_for(profile) {
+            Ok(b) => b.clone(),
+            Err(e) if needs_model => return Observation::Failed(e),
+            Err(_) => self.backend.clone(),
+        };
+        match step {
+            Step::Load => self.preload(ctx, &backend, profile).await,
+            Step::Plan => match self.prepare(ctx, profile, &backend, scratch).await {
+                Ok(Some(messages)) => {
+                    let seen = self.plan(ctx, &backend, profile, &messages).await;
+                    scratch.prepared = Some(messages);
+                    seen
+                }
+                Ok(None) => Observation::Interrupted,
+                Err(e) => Observation::Failed(e),
+            },
+            Step::CallModel { prefill } => {
+                self.call_model(ctx, profile, &backend, scratch, prefill)
+                    .await
+            }
+            Step::RunTools(calls) => self.run_tools(ctx, profile, scratch, calls).await,
+            Step::AnswerUnrun { calls, why } => {
+                match self.answer_unrun(ctx, profile, &calls, why).await {
+                    Ok(()) => Observation::CallsAnswered(why),
+                    Err(e) => Observation::Failed(e),
+                }
+            }
+            Step::Compact => {
+                let fixed = self.fixed(profile, scratch.memory.as_deref());
+                let done = self
+                    .compact_session(ctx, &backend, profile, fixed, Why::Overflow)
+                    .await;
+                Observation::Compacted(done.is_some())
+            }
+            Step::SendQueued { closing } => match self.send_queued(ctx, closing).await {
+                Ok(count) => Observation::Sent { count, closing },
+                Err(e) => Observation::Failed(e),
+            },
+            Step::Finish(_) => Observation::Failed(RunError::Internal(
+                "the driver was asked to perform the end of a run".into(),
+            )),
+        }
+    }
+
+    /// What every request carries besides the history, in tokens.
+    fn fixed(&self, profile: &Profile, memory: Option<&str>) -> usize {
+        let tools = self.tools.specs(profile.tools.as_deref());
+        fixed_tokens(&self.profiles.persona(), profile, memory, &tools)
+    }
+
+    /// The messages for the next call, within the budget (the ones the
+    /// planning step built, when it just ran). `None` when the user
+    /// stopped meanwhile.
+    async fn prepare(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        backend: &Arc<dyn ModelBackend>,
+        scratch: &mut Scratch,
+    ) -> Result<Option<Vec<ChatMessage>>, RunError> {
+        if let Some(messages) = scratch.prepared.take() {
+            return Ok(Some(messages));
+        }
+        let persona = self.profiles.persona();
+        let tools = self.tools.specs(profile.tools.as_deref());
+        let memory = scratch.memory.as_deref();
+        let outgoing = Outgoing {
+            persona: &persona,
+            profile_prompt: &profile.system_prompt,
+            memory,
+            summary: None,
+            window: self.window(&profile.model),
+            turns: profile.history_turns,
+            guard: profile.input_guard,
+        };
+        let fixed = fixed_tokens(&persona, profile, memory, &tools);
+        self.within_budget(ctx, backend, profile, &outgoing, &tools, fixed)
+            .await
+    }
+
+    /// One model call: sent, streamed, traced, its answer shaped and
+    /// stored (its calls announced).
+    async fn call_model(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        backend: &Arc<dyn ModelBackend>,
+        scratch: &mut Scratch,
+        prefill: Option<String>,
+    ) -> Observation {
+        let mut messages = match self.prepare(ctx, profile, backend, scratch).await {
+            Ok(Some(m)) => m,
+            Ok(None) => return Observation::Interrupted,
+            Err(e) => return Observation::Failed(e),
+        };
+        let tools = self.tools.specs(profile.tools.as_deref());
+        scratch.offered.clone_from(&profile.tools);
+        // The plan is the start of the first answer: sent as a prefill.
+        if let Some(plan) = &prefill {
+            messages.push(ChatMessage::assistant(plan.clone()));
+        }
+        // What this prompt is estimated at, to calibrate the estimate by
+        // the server's count afterwards.
+        let sent_estimate = estimate_request(&messages, &tools);
+        let request = ModelRequest {
+            messages,
+            tools,
+            think: profile.think,
+            temperature: profile.temperature,
+            load: self.settings.load_options(&profile.model),
+            model: profile.model.clone(),
+            max_tokens: Some(profile.max_output_tokens),
+        };
+        let started = Instant::now();
+        let result = self.stream_answer(ctx, backend, request).await;
+        self.record_model_span(ctx, &profile.model, started, &result.end)
+            .await;
+        let message = result.message(result.status());
+        let CallResult {
+            tool_calls, end, ..
+        } = result;
+        let offered = self.tools.offered_names(scratch.offered.as_deref());
+        let shaped = shape_answer(
+            message,
+            tool_calls,
+            prefill.as_deref(),
+            &offered,
+            &mut scratch.used_ids,
+        );
+        let calls = shaped.message.tool_calls.clone();
+        if keep_answer(&shaped.message)
+            && let Err(e) = ctx
+                .store
+                .append(&ctx.session_id, &ctx.run_id, shaped.message)
+                .await
+        {
+            return Observation::Failed(e.into());
+        }
+        for c in &calls {
+            ctx.sink.emit(EventKind::ToolStarted {
+                call_id: c.id.clone(),
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            });
+        }
+        let end = match end {
+            CallEnd::Done(info) => {
+                if let Some(counted) = info.usage.prompt_tokens {
+                    self.counter.observe(&profile.model, sent_estimate, counted);
+                }
+                ctx.sink.emit(EventKind::Usage { usage: info.usage });
+                ModelEnd::Done
+            }
+            CallEnd::Stopped => ModelEnd::Stopped,
+            CallEnd::Failed(e @ BackendError::ContextOverflow { .. }) => {
+                ModelEnd::Overflow(e.into())
+            }
+            CallEnd::Failed(e) => ModelEnd::Failed(e.into()),
+        };
+        Observation::Answered {
+            text: shaped.shown,
+            calls,
+            end,
+        }
+    }
+
+    /// Stream a model call's pieces as answer events, checkpointing the
+    /// growing answer: at the first piece, so even a short-lived answer
+    /// survives a crash, then every [`CHECKPOINT_EVERY`].
+    async fn stream_answer(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        request: ModelRequest,
+    ) -> CallResult {
+        let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
+        let mut last_checkpoint: Option<Instant> = None;
+        while let Some(piece) = call.next().await {
+            ctx.sink.emit(match piece {
+                Piece::Text(delta) => EventKind::TextDelta { delta },
+                Piece::Thinking(delta) => EventKind::ThinkingDelta { delta },
+            });
+            let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
+            if let Some(partial) = call.partial().filter(|_| due) {
+                last_checkpoint = Some(Instant::now());
+                // Raced with Stop: a database busy with another process
+                // must not delay it (the write still completes on the
+                // writer thread). A failed checkpoint only weakens crash
+                // safety; the final append reports storage errors.
+                let saved = tokio::select! {
+                    biased;
+                    () = ctx.cancel.cancelled() => Ok(()),
+                    r = ctx.store.checkpoint(&ctx.session_id, &ctx.run_id, &partial) => r,
+                };
+                if let Err(e) = saved {
+                    tracing::warn!("checkpoint failed: {e}");
+                }
+            }
+        }
+        call.finish()
+    }
+
+    /// Run a batch: the repeat guard screens it, then the calls run.
+    async fn run_tools(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        scratch: &mut Scratch,
+        calls: Vec<crate::message::ToolCall>,
+    ) -> Observation {
+        let base = self.tool_context(ctx, profile);
+        let to_run = match self
+            .screen_repeats(ctx, &base, &mut scratch.repeats, calls)
             .await
         {
-            return RunOutcome::fail(e);
+            Ok(calls) => calls,
+            Err(e) => return Observation::Failed(e),
+        };
+        let spawned = to_run.iter().any(|c| c.name == "spawn_agent");
+        let store = ctx.store.as_ref();
+        let enabled = scratch.offered.as_deref();
+        let guard = profile.input_guard;
+        match run_batch(&self.tools, enabled, &to_run, &base, store, guard).await {
+            Ok(BatchEnd::Complete) => Observation::ToolsRan { spawned },
+            Ok(BatchEnd::Stopped) => Observation::BatchStopped,
+            Err(e) => Observation::Failed(e.into()),
         }
-        // The input guard (docs/background.md §3.4) reads the user's message;
-        // in `block` mode it is stored (nothing is lost) but not answered.
-        if ctx.depth == 0 {
-            let text = if ctx.regenerate {
-                match ctx.store.history(&ctx.session_id).await {
-                    Ok(h) => h.last().map(|m| m.content.clone()).unwrap_or_default(),
-                    Err(e) => return RunOutcome::fail(e),
-                }
-            } else {
-                ctx.text.clone()
-            };
-            if let Err(e) = self.screen_user(ctx, "user message", &text).await {
-                return RunOutcome::fail(e);
-            }
+    }
+
+    /// Add the messages queued since the last boundary to the conversation
+    /// (stored first, then announced); returns how many. With `closing`,
+    /// an empty queue is closed: the run ends.
+    async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
+        let queued = ctx.steering.drain(closing);
+        for q in &queued {
+            ctx.store
+                .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
+                .await?;
+            ctx.sink.emit(EventKind::QueuedMessageSent {
+                queue_id: q.id.clone(),
+                text: q.text.clone(),
+            });
+            // Screened like the first message: `block` ends the run with
+            // the message kept.
+            self.screen_user(ctx, "queued user message", &q.text)
+                .await?;
         }
-        let mut progress = Progress::Start;
-        let mut model_calls = 0u32;
-        let mut preloaded: HashSet<String> = HashSet::new();
-        let mut used_ids: HashSet<String> = HashSet::new();
-        let mut pending: Vec<ToolCall> = Vec::new();
-        let mut storm = StormBreaker::default();
-        let mut offered_tools: Option<Vec<String>> = None;
-        let mut last_text = String::new();
-        let mut overflow_retried = false;
-        loop {
-            let profile = self.profile(ctx);
-            match next_step(
-                progress,
-                model_calls,
-                profile.max_iterations,
-                ctx.cancel.is_cancelled(),
-            ) {
-                Step::Stop => {
-                    // A stop between an answer and its tools: the calls
-                    // still get their results, the answer stays as it was.
-                    if let Err(e) = self.cancel_calls(ctx, &profile, &pending).await {
-                        return RunOutcome::fail(e);
-                    }
-                    return RunOutcome::Stopped {
-                        partial_text: std::mem::take(&mut last_text),
-                    };
-                }
-                Step::Done => match self.send_queued(ctx, true).await {
-                    // Nothing queued, and the queue is now closed.
-                    Ok(0) => {
-                        return RunOutcome::Answered {
-                            text: std::mem::take(&mut last_text),
-                            iterations: model_calls,
-                        };
-                    }
-                    // The user wrote more while the model answered: answer
-                    // that too, in this run.
-                    Ok(_) => progress = Progress::ToolsRan,
-                    Err(e) => return RunOutcome::fail(e),
-                },
-                Step::IterationCap => {
-                    let base = self.tool_context(ctx, &profile);
-                    for call in &pending {
-                        let r = not_run_result(profile.max_iterations);
-                        if let Err(e) =
-                            record(ctx.store.as_ref(), &base, call, ToolOutcome::Error, r, 0).await
-                        {
-                            return RunOutcome::fail(e);
-                        }
-                    }
-                    return RunOutcome::fail(RunError::MaxIterations(profile.max_iterations));
-                }
-                Step::CallTools => {
-                    let base = self.tool_context(ctx, &profile);
-                    // The tools offered to the call that asked for them, even
-                    // if a switch happened since.
-                    let enabled = offered_tools.as_deref();
-                    let to_run = match self
-                        .screen_repeats(ctx, &base, &mut storm, std::mem::take(&mut pending))
-                        .await
-                    {
-                        Ok(calls) => calls,
-                        Err(e) => return RunOutcome::fail(e),
-                    };
-                    // A sub-agent may have loaded another model and evicted
-                    // this one: make sure it is resident again before the
-                    // next call (a no-op request when it still is).
-                    if to_run.iter().any(|c| c.name == "spawn_agent") {
-                        preloaded.clear();
-                    }
-                    let guard = profile.input_guard;
-                    match run_batch(
-                        &self.tools,
-                        enabled,
-                        &to_run,
-                        &base,
-                        ctx.store.as_ref(),
-                        guard,
-                    )
-                    .await
-                    {
-                        Ok(BatchEnd::Complete) => {
-                            progress = Progress::ToolsRan;
-                            // The answer that asked for the tools is done;
-                            // a stop from here on has no partial text.
-                            last_text.clear();
-                            if let Err(e) = self.send_queued(ctx, false).await {
-                                return RunOutcome::fail(e);
-                            }
-                        }
-                        Ok(BatchEnd::Stopped) => {
-                            return RunOutcome::Stopped {
-                                partial_text: String::new(),
-                            };
-                        }
-                        Err(e) => return RunOutcome::fail(e),
-                    }
-                }
-                Step::CallModel => {
-                    let backend = match self.backend_for(&profile) {
-                        Ok(b) => b.clone(),
-                        Err(e) => return RunOutcome::fail(e),
-                    };
-                    if let Err(outcome) = self
-                        .ensure_loaded(ctx, &backend, &profile, &mut preloaded)
-                        .await
-                    {
-                        return outcome;
-                    }
-                    let persona = self.profiles.persona();
-                    let tools = self.tools.specs(profile.tools.as_deref());
-                    offered_tools.clone_from(&profile.tools);
-                    model_calls += 1;
-                    let fixed = fixed_tokens(&persona, &profile, memory.as_deref(), &tools);
-                    let window = self.window(&profile.model);
-                    let outgoing = Outgoing {
-                        persona: &persona,
-                        profile_prompt: &profile.system_prompt,
-                        memory: memory.as_deref(),
-                        summary: None,
-                        window,
-                        turns: profile.history_turns,
-                        guard: profile.input_guard,
-                    };
-                    let mut messages = match self
-                        .within_budget(ctx, &backend, &profile, &outgoing, &tools, fixed)
-                        .await
-                    {
-                        Ok(Some(m)) => m,
-                        Ok(None) => continue,
-                        Err(e) => return RunOutcome::fail(e),
-                    };
-                    // The plan, when there is one, is the start of this
-                    // first answer: sent as a prefill, stored joined.
-                    let mut prefill = None;
-                    if model_calls == 1 && ctx.planning && profile.planning_enabled {
-                        match self.plan(ctx, &backend, &profile, &messages).await {
-                            Ok(Some(plan)) => {
-                                messages.push(ChatMessage::assistant(plan.clone()));
-                                prefill = Some(plan);
-                            }
-                            Ok(None) => {}
-                            Err(outcome) => return outcome,
-                        }
-                    }
-                    // What this prompt is estimated at, to calibrate the
-                    // estimate by the server's count afterwards.
-                    let sent_estimate = estimate_request(&messages, &tools);
-                    let request = ModelRequest {
-                        messages,
-                        tools,
-                        think: profile.think,
-                        temperature: profile.temperature,
-                        load: self.settings.load_options(&profile.model),
-                        model: profile.model.clone(),
-                        max_tokens: Some(profile.max_output_tokens),
-                    };
-                    let checkpoint = Checkpoint {
-                        store: ctx.store.as_ref(),
-                        session_id: &ctx.session_id,
-                        run_id: &ctx.run_id,
-                    };
-                    let started = std::time::Instant::now();
-                    let result = stream_call(
-                        &backend,
-                        &self.loads,
-                        request,
-                        &ctx.cancel,
-                        &ctx.sink,
-                        checkpoint,
-                    )
-                    .await;
-                    self.record_model_span(ctx, &profile.model, started, &result.end)
-                        .await;
-                    let status = match &result.end {
-                        CallEnd::Done(_) => MessageStatus::Complete,
-                        CallEnd::Stopped => MessageStatus::Interrupted,
-                        CallEnd::Failed(_) => MessageStatus::Error,
-                    };
-                    let mut message = result.message(status);
-                    let mut raw_calls = result.tool_calls;
-                    // A small model may write its calls as text: they
-                    // become real calls (only names of offered tools).
-                    if raw_calls.is_empty()
-                        && status == MessageStatus::Complete
-                        && let Some((calls, rest)) = crate::textcalls::extract(
-                            &message.content,
-                            self.tools
-                                .offered_names(offered_tools.as_deref())
-                                .as_slice(),
-                        )
-                    {
-                        raw_calls = calls;
-                        message.content = rest;
-                    }
-                    message.tool_calls = assign_call_ids(raw_calls, &mut used_ids);
-                    let partial_text = message.content.clone();
-                    if let Some(plan) = prefill.take() {
-                        message.content = join_plan(&plan, &message.content);
-                    }
-                    let calls = message.tool_calls.clone();
-                    // Keep the stored conversation valid: an answer that
-                    // carries tool calls is stored even when empty, and its
-                    // calls get results below.
-                    if (!message.content.is_empty()
-                        || !calls.is_empty()
-                        || status == MessageStatus::Complete)
-                        && let Err(e) = ctx
-                            .store
-                            .append(&ctx.session_id, &ctx.run_id, message)
-                            .await
-                    {
-                        return RunOutcome::fail(e);
-                    }
-                    for c in &calls {
-                        ctx.sink.emit(EventKind::ToolStarted {
-                            call_id: c.id.clone(),
-                            name: c.name.clone(),
-                            arguments: c.arguments.clone(),
-                        });
-                    }
-                    match result.end {
-                        CallEnd::Done(info) => {
-                            if let Some(counted) = info.usage.prompt_tokens {
-                                self.counter.observe(&profile.model, sent_estimate, counted);
-                            }
-                            ctx.sink.emit(EventKind::Usage { usage: info.usage });
-                            progress = Progress::Answered {
-                                tool_calls: calls.len(),
-                            };
-                            last_text = partial_text;
-                            pending = calls;
-                        }
-                        CallEnd::Stopped => {
-                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
-                                return RunOutcome::fail(e);
-                            }
-                            return RunOutcome::Stopped { partial_text };
-                        }
-                        // The prompt did not fit (sent with truncate: false):
-                        // summarize the older messages and try once more.
-                        CallEnd::Failed(BackendError::ContextOverflow { .. })
-                            if !overflow_retried
-                                && partial_text.is_empty()
-                                && calls.is_empty()
-                                && self
-                                    .compact_session(ctx, &backend, &profile, fixed, Why::Overflow)
-                                    .await
-                                    .is_some() =>
-                        {
-                            overflow_retried = true;
-                        }
-                        // The user stopped while the overflow was being
-                        // summarized: a stop, not a failure.
-                        CallEnd::Failed(_) if ctx.cancel.is_cancelled() => {
-                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
-                                return RunOutcome::fail(e);
-                            }
-                            return RunOutcome::Stopped { partial_text };
-                        }
-                        CallEnd::Failed(err) => {
-                            if let Err(e) = self.cancel_calls(ctx, &profile, &calls).await {
-                                return RunOutcome::fail(e);
-                            }
-                            return RunOutcome::Failed {
-                                error: err.into(),
-                                partial_text,
-                            };
-                        }
-                    }
-                }
+        Ok(queued.len())
+    }
+
+    /// Trace one model call: tokens and time from the server's own stats,
+    /// or how it ended. A failed write only loses the trace.
+    pub(crate) async fn record_model_span(
+        &self,
+        ctx: &RunCtx,
+        model: &str,
+        started: Instant,
+        end: &CallEnd,
+    ) {
+        let mut span = Span {
+            kind: "model",
+            name: model.to_owned(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            ..Span::default()
+        };
+        // Milliseconds from the server's float figures (never negative).
+        let ms = |v: Option<f64>| v.map(|v| v.max(0.0).round() as u64);
+        match end {
+            CallEnd::Done(info) => {
+                let u = &info.usage;
+                span.tokens_in = u.prompt_tokens;
+                span.tokens_out = u.completion_tokens;
+                span.load_ms = ms(u.load_ms);
+                span.prompt_eval_ms = ms(u.prompt_eval_ms);
+                span.eval_ms = ms(u.eval_ms);
+                span.detail = u.done_reason.clone();
             }
+            CallEnd::Stopped => span.error = Some("stopped by the user".to_owned()),
+            CallEnd::Failed(e) => span.error = Some(e.to_string()),
+        }
+        if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+            tracing::warn!("recording a model span failed: {e}");
         }
     }
 }

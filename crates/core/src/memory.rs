@@ -1,18 +1,11 @@
 //! Long-term memory seams (docs/design.md §8): where the memory snapshot of a
-//! session comes from, where learned facts go, and the post-turn workers
-//! that learn them. The store implements the first two; the memory worker
-//! lives in `workers`.
-
-use std::sync::Arc;
+//! session comes from, where learned facts go, and what may enter memory
+//! ([`admit`]). The store implements both seams; the post-turn worker that
+//! learns facts lives in `workers`.
 
 use async_trait::async_trait;
-use tokio_util::sync::CancellationToken;
 
-use crate::backend::ModelBackend;
-use crate::message::ChatMessage;
-use crate::profile::Profile;
-use crate::settings::LoadOptions;
-use crate::store::{SessionStore, StoreError};
+use crate::store::StoreError;
 
 /// The user memory summary a session sees.
 #[async_trait]
@@ -41,48 +34,6 @@ pub trait MemoryWriter: Send + Sync {
         source: &str,
         facts: &[String],
     ) -> Result<usize, StoreError>;
-}
-
-/// What a post-turn worker gets.
-pub struct WorkerContext {
-    /// The session the turn belongs to.
-    pub session_id: String,
-    /// The turn's run.
-    pub run_id: String,
-    /// The session's conversation after the turn.
-    pub history: Vec<ChatMessage>,
-    /// The profile the turn ended with.
-    pub profile: Profile,
-    /// The backend serving that profile.
-    pub backend: Arc<dyn ModelBackend>,
-    /// The session store (titles, summaries).
-    pub store: Arc<dyn SessionStore>,
-    /// The model's load options: a worker must send these, so it never
-    /// forces a reload (docs/design.md §4).
-    pub load: LoadOptions,
-    /// Cancelled when a new user turn starts or the user stops: background
-    /// work never competes with the user's stream.
-    pub cancel: CancellationToken,
-    /// The context window in effect for the model (tokens).
-    pub window: u32,
-    /// The budget's calibration of the token estimate for the model.
-    pub ratio: f64,
-    /// Raw token estimate of what is sent besides the history (system
-    /// prompt, memory, tool schemas).
-    pub fixed_tokens: usize,
-    /// Where the memory flush before a compaction writes.
-    pub memory: Option<Arc<dyn MemoryWriter>>,
-    /// At most one summarizer per session.
-    pub summarizers: Arc<crate::compaction::Summarizers>,
-}
-
-/// Work done after a turn completes (memory, titles, compaction).
-#[async_trait]
-pub trait PostTurnWorker: Send + Sync {
-    /// Name, for logs.
-    fn name(&self) -> &'static str;
-    /// Do the work. Errors are logged, never shown as a failed turn.
-    async fn run(&self, ctx: &WorkerContext) -> Result<(), String>;
 }
 
 /// The longest fact memory keeps (one or two sentences; a fact is shown in

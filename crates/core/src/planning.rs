@@ -16,17 +16,15 @@
 use std::sync::Arc;
 
 use hearth_protocol::EventKind;
-use tokio::sync::mpsc;
 
+use crate::agent::Agent;
 use crate::backend::{ModelBackend, ModelRequest};
 use crate::compaction::SIDE_MAX_TOKENS;
-use crate::driver::{Agent, RunCtx};
-use crate::events::EventSink;
-use crate::handle::RunOutcome;
 use crate::message::ChatMessage;
+use crate::model_call::{CallEnd, ModelCall, Piece};
 use crate::profile::Profile;
-use crate::store::InMemoryStore;
-use crate::turn::{CallEnd, Checkpoint, stream_call};
+use crate::run_ctx::RunCtx;
+use crate::run_state::Observation;
 
 /// The question, appended to the conversation as a last user message.
 pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
@@ -109,16 +107,16 @@ pub fn join_plan(plan: &str, continuation: &str) -> String {
 }
 
 impl Agent {
-    /// Run the planning call over `messages` (the main call's context).
-    /// `Ok(Some(plan))` to continue from, `Ok(None)` for no plan, `Err` when
-    /// the run ends here (stopped, or the server failed).
+    /// Run the planning call over `messages` (the main call's context). Its
+    /// text is shown as plan pieces once it is a plan (a plan is not an
+    /// answer: nothing of it is checkpointed).
     pub(crate) async fn plan(
         &self,
         ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
         messages: &[ChatMessage],
-    ) -> Result<Option<String>, RunOutcome> {
+    ) -> Observation {
         let mut messages = messages.to_vec();
         messages.push(ChatMessage::user(PLANNER_PROMPT));
         let request = ModelRequest {
@@ -130,39 +128,17 @@ impl Agent {
             load: self.settings.load_options(&profile.model),
             max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
         };
-        // The planner's text goes through its own sink, re-emitted as plan
-        // pieces; its drafts go nowhere (a plan is not an answer).
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let inner = EventSink::new(ctx.sink.scope().clone(), tx);
-        let scratch = InMemoryStore::new();
         let started = std::time::Instant::now();
-        let call = async move {
-            let checkpoint = Checkpoint {
-                store: &scratch,
-                session_id: &ctx.session_id,
-                run_id: &ctx.run_id,
-            };
-            stream_call(
-                backend,
-                &self.loads,
-                request,
-                &ctx.cancel,
-                &inner,
-                checkpoint,
-            )
-            .await
-        };
-        let relay = async {
-            let mut stream = PlanStream::default();
-            while let Some(event) = rx.recv().await {
-                if let EventKind::TextDelta { delta } = event.kind
-                    && let Some(show) = stream.push(&delta)
-                {
-                    ctx.sink.emit(EventKind::PlanDelta { delta: show });
-                }
+        let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
+        let mut shown = PlanStream::default();
+        while let Some(piece) = call.next().await {
+            if let Piece::Text(delta) = piece
+                && let Some(show) = shown.push(&delta)
+            {
+                ctx.sink.emit(EventKind::PlanDelta { delta: show });
             }
-        };
-        let (result, ()) = tokio::join!(call, relay);
+        }
+        let result = call.finish();
         self.record_model_span(ctx, &profile.model, started, &result.end)
             .await;
         match result.end {
@@ -171,15 +147,10 @@ impl Agent {
                 if let Some(p) = &plan {
                     ctx.sink.emit(EventKind::PlanReady { plan: p.clone() });
                 }
-                Ok(plan)
+                Observation::Planned(plan)
             }
-            CallEnd::Stopped => Err(RunOutcome::Stopped {
-                partial_text: String::new(),
-            }),
-            CallEnd::Failed(e) => Err(RunOutcome::Failed {
-                error: e.into(),
-                partial_text: String::new(),
-            }),
+            CallEnd::Stopped => Observation::Interrupted,
+            CallEnd::Failed(e) => Observation::Failed(e.into()),
         }
     }
 }

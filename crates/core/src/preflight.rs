@@ -1,20 +1,23 @@
 //! What happens before the model is asked: the input guard's screening of
-//! the user's words (docs/background.md §3.4) and the context budget
-//! (docs/background.md §2.2) on what is about to be sent.
+//! the user's words (docs/background.md §3.4), what is sent (the pipeline
+//! over the stored session), the context budget (docs/background.md §2.2)
+//! on it, and compaction when it does not fit.
 
 use std::sync::Arc;
 
 use hearth_protocol::{EventKind, GuardSource};
 
+use crate::agent::Agent;
 use crate::backend::ModelBackend;
 use crate::budget::{Pressure, estimate_request, pressure, target_tokens};
-use crate::compaction::Why;
-use crate::driver::{Agent, RunCtx};
+use crate::compaction::{Compacted, Compactor, Why};
 use crate::error::RunError;
 use crate::guard::{Report, scan};
 use crate::message::ChatMessage;
 use crate::pipeline::Outgoing;
 use crate::profile::Profile;
+use crate::run_ctx::RunCtx;
+use crate::store::Span;
 use crate::tool::ToolSpec;
 
 impl Agent {
@@ -97,4 +100,93 @@ impl Agent {
         });
         Ok(Some(messages))
     }
+
+    /// Compact the session (docs/background.md §3.7–3.8: memory flush, then
+    /// summary) for `why`: the budget before a request, or an overflow the
+    /// server reported. Announces what it did. A failure only means a longer
+    /// prompt.
+    pub(crate) async fn compact_session(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        profile: &Profile,
+        fixed_tokens: usize,
+        why: Why,
+    ) -> Option<Compacted> {
+        let load = self.settings.load_options(&profile.model);
+        let compactor = Compactor {
+            store: ctx.store.as_ref(),
+            backend,
+            profile,
+            load,
+            window: self.window(&profile.model),
+            ratio: self.counter.ratio(&profile.model),
+            memory: self.memory_writer.as_ref(),
+            summarizers: &self.summarizers,
+            run_id: &ctx.run_id,
+            cancel: &ctx.cancel,
+        };
+        let started = std::time::Instant::now();
+        let done = compactor.compact(&ctx.session_id, fixed_tokens, why).await;
+        let mut span = Span {
+            kind: "compaction",
+            name: profile.model.clone(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            ..Span::default()
+        };
+        let done = match done {
+            Ok(Some(c)) => {
+                span.detail = Some(format!(
+                    "{} messages summarized, ~{} → ~{} tokens",
+                    c.covered, c.tokens_before, c.tokens_after
+                ));
+                ctx.sink.emit(EventKind::ContextCompacted {
+                    summarized: u32::try_from(c.covered).unwrap_or(u32::MAX),
+                    tokens_before: u32::try_from(c.tokens_before).unwrap_or(u32::MAX),
+                    tokens_after: u32::try_from(c.tokens_after).unwrap_or(u32::MAX),
+                });
+                Some(c)
+            }
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!("compaction failed: {e}");
+                span.error = Some(e);
+                None
+            }
+        };
+        if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+            tracing::warn!("recording a compaction span failed: {e}");
+        }
+        done
+    }
+
+    /// What to send for the session now: its history and summary through
+    /// the pipeline (docs/background.md §3.5) with `o`'s settings.
+    pub(crate) async fn outgoing(
+        &self,
+        ctx: &RunCtx,
+        o: &Outgoing<'_>,
+    ) -> Result<Vec<ChatMessage>, RunError> {
+        let history = ctx.store.history(&ctx.session_id).await?;
+        let summary = ctx.store.summary(&ctx.session_id).await?;
+        Ok(crate::pipeline::outgoing(
+            &Outgoing {
+                summary: summary.as_ref(),
+                ..*o
+            },
+            &history,
+        ))
+    }
+}
+
+/// Raw token estimate of what every request carries besides the history:
+/// the system prompt, the memory and the tool schemas.
+pub(crate) fn fixed_tokens(
+    persona: &str,
+    profile: &Profile,
+    memory: Option<&str>,
+    tools: &[crate::tool::ToolSpec],
+) -> usize {
+    let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
+    (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len) / 4 + 32
 }

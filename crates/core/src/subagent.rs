@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::Agent;
+use crate::batch::CANCELLED_RESULT;
 use crate::context::pair_tool_results;
-use crate::driver::{Agent, RunCtx};
 use crate::error::RunError;
 use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::run_ctx::RunCtx;
 use crate::steering::SteeringQueue;
-use crate::step::CANCELLED_RESULT;
 use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
 use crate::tool::{ToolContext, ToolEffect};
 

@@ -1,7 +1,9 @@
 //! Running one batch of tool calls: in parallel unless a call mutates
 //! (docs/background.md §5.5), each raced against Stop, each result stored
 //! and announced as it completes. The context builder puts results back in
-//! call order.
+//! call order. Also the driver's other tool steps: the repeat guard's
+//! screening, results for calls that never run, and what a call sees of
+//! the run (`tool_context`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,10 +13,17 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use hearth_protocol::{EventKind, GuardMode, GuardSource, ToolOutcome};
 
+use crate::agent::Agent;
+use crate::approvals::Gate;
+use crate::batch::{BatchMode, CANCELLED_RESULT, batch_mode, not_run_result};
+use crate::error::RunError;
 use crate::guard::Report;
 use crate::message::{ChatMessage, ToolCall};
+use crate::profile::Profile;
 use crate::repair::repair_arguments;
-use crate::step::{BatchMode, CANCELLED_RESULT, batch_mode};
+use crate::repeat_guard::{RepeatGuard, SUPPRESSED, Verdict};
+use crate::run_ctx::RunCtx;
+use crate::run_state::Unrun;
 use crate::store::{SessionStore, Span, StoreError};
 use crate::tool::{Approval, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
 
@@ -309,4 +318,94 @@ fn call_one<'a>(
             duration_ms,
         }
     })
+}
+
+impl Agent {
+    /// Give calls that will not run their result: cancelled (a stop or a
+    /// failure mid-answer) or not run (the cap on model calls).
+    pub(crate) async fn answer_unrun(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        calls: &[ToolCall],
+        why: Unrun,
+    ) -> Result<(), RunError> {
+        let base = self.tool_context(ctx, profile);
+        let (outcome, result) = match why {
+            Unrun::Cancelled => (ToolOutcome::Cancelled, CANCELLED_RESULT.to_owned()),
+            Unrun::OverCap(max) => (ToolOutcome::Error, not_run_result(max)),
+        };
+        for call in calls {
+            record(ctx.store.as_ref(), &base, call, outcome, result.clone(), 0).await?;
+        }
+        Ok(())
+    }
+
+    /// The repeat guard on a batch (docs/background.md §5.6): the calls to
+    /// run. Suppressed calls get their result recorded here; a model that
+    /// keeps repeating after the reflect prompt ends the run.
+    pub(crate) async fn screen_repeats(
+        &self,
+        ctx: &RunCtx,
+        base: &ToolContext,
+        guard: &mut RepeatGuard,
+        pending: Vec<ToolCall>,
+    ) -> Result<Vec<ToolCall>, RunError> {
+        let mutates = |c: &ToolCall| {
+            self.tools
+                .get(&c.name)
+                .is_some_and(|t| t.effect(&c.arguments) == ToolEffect::Mutating)
+        };
+        let (run, suppressed, result, give_up) = match guard.judge(&pending, mutates) {
+            Verdict::RunAll => (pending, Vec::new(), "", false),
+            Verdict::Suppress { indexes, result } => {
+                let (mut run, mut stop) = (Vec::new(), Vec::new());
+                for (i, call) in pending.into_iter().enumerate() {
+                    if indexes.contains(&i) {
+                        stop.push(call);
+                    } else {
+                        run.push(call);
+                    }
+                }
+                (run, stop, result, false)
+            }
+            Verdict::GiveUp => (Vec::new(), pending, SUPPRESSED, true),
+        };
+        for call in &suppressed {
+            let store = ctx.store.as_ref();
+            record(store, base, call, ToolOutcome::Error, result.into(), 0).await?;
+        }
+        if give_up {
+            return Err(RunError::Repetition);
+        }
+        if run.iter().any(mutates) {
+            guard.forget_reads();
+        }
+        Ok(run)
+    }
+
+    /// What a tool call of this run sees: the run's ids, Stop, events,
+    /// the profile's workspace, and who to ask before mutating.
+    pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
+        ToolContext {
+            session_id: ctx.session_id.clone(),
+            run_id: ctx.run_id.clone(),
+            call_id: String::new(),
+            cancel: ctx.cancel.clone(),
+            events: ctx.sink.clone(),
+            workspace: profile.workspace.clone(),
+            scope: crate::rights::Scope::of(profile),
+            approver: Some(match &ctx.parent_approver {
+                Some(parent) => parent.clone(),
+                None => Arc::new(Gate {
+                    hub: self.approvals.clone(),
+                    session: ctx.session_id.clone(),
+                    preapproved: ctx.preapproved.clone(),
+                    interactive: ctx.interactive,
+                }),
+            }),
+            depth: ctx.depth,
+            sandbox_off: profile.sandbox_off,
+        }
+    }
 }

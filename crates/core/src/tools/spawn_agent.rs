@@ -9,7 +9,7 @@ use std::sync::{Arc, Weak};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::driver::Agent;
+use crate::agent::Agent;
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
 
 /// Runs a task in a sub-agent. Holds the agent weakly: the agent owns its

@@ -9,10 +9,11 @@ use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::ModelBackend;
-use crate::memory::{MemoryWriter, PostTurnWorker, WorkerContext};
+use crate::memory::MemoryWriter;
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
+use crate::workers::{PostTurnWorker, WorkerContext};
 
 /// Longest stretch of the last exchange shown to the worker (characters).
 const EXCHANGE_CHARS: usize = 6000;

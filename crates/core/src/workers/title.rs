@@ -6,8 +6,8 @@
 use async_trait::async_trait;
 
 use crate::compaction::complete;
-use crate::memory::{PostTurnWorker, WorkerContext};
 use crate::message::Role;
+use crate::workers::{PostTurnWorker, WorkerContext};
 
 /// Names untitled sessions.
 pub struct TitleWorker;

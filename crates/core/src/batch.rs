@@ -1,5 +1,6 @@
-//! What the loop does next, as plain code over plain values (docs/style.md §2).
-//! The async driver asks [`next_step`] after every model call and tool batch.
+//! A batch: the tool calls of one model answer. How it runs (parallel or
+//! in order), the ids its calls get, and the results of calls that never
+//! run. Pure; `tools_exec` runs batches.
 
 use std::collections::HashSet;
 
@@ -10,50 +11,6 @@ use crate::tool::ToolEffect;
 
 /// The tool result given to every call the user's Stop left unanswered.
 pub const CANCELLED_RESULT: &str = "operation cancelled by user";
-
-/// Where the loop is, after the last thing it did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
-    /// Nothing done yet.
-    Start,
-    /// The model answered with this many tool calls.
-    Answered {
-        /// Tool calls in the answer.
-        tool_calls: usize,
-    },
-    /// The tool batch ran and its results were appended.
-    ToolsRan,
-}
-
-/// The next thing to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Call the model (again).
-    CallModel,
-    /// Run the tool calls of the last answer.
-    CallTools,
-    /// The model answered without tools: the run is complete.
-    Done,
-    /// The user stopped the run.
-    Stop,
-    /// The model wants tools but the cap on model calls is reached: answer
-    /// the calls with a "not run" result and end with an error.
-    IterationCap,
-}
-
-/// Decide the next step. `model_calls` counts calls made so far.
-pub fn next_step(progress: Progress, model_calls: u32, max_iterations: u32, stopped: bool) -> Step {
-    if stopped {
-        return Step::Stop;
-    }
-    match progress {
-        Progress::Start => Step::CallModel,
-        Progress::Answered { tool_calls: 0 } => Step::Done,
-        Progress::Answered { .. } if model_calls >= max_iterations => Step::IterationCap,
-        Progress::Answered { .. } => Step::CallTools,
-        Progress::ToolsRan => Step::CallModel,
-    }
-}
 
 /// How a batch of tool calls runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,30 +59,6 @@ pub(crate) fn not_run_result(max_iterations: u32) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn steps_follow_the_loop() {
-        assert_eq!(next_step(Progress::Start, 0, 20, false), Step::CallModel);
-        assert_eq!(
-            next_step(Progress::Answered { tool_calls: 0 }, 1, 20, false),
-            Step::Done
-        );
-        assert_eq!(
-            next_step(Progress::Answered { tool_calls: 2 }, 1, 20, false),
-            Step::CallTools
-        );
-        assert_eq!(next_step(Progress::ToolsRan, 1, 20, false), Step::CallModel);
-        assert_eq!(
-            next_step(Progress::Answered { tool_calls: 1 }, 20, 20, false),
-            Step::IterationCap
-        );
-        // An answer without tools on the last allowed call is still a success.
-        assert_eq!(
-            next_step(Progress::Answered { tool_calls: 0 }, 20, 20, false),
-            Step::Done
-        );
-        assert_eq!(next_step(Progress::ToolsRan, 3, 20, true), Step::Stop);
-    }
 
     #[test]
     fn any_mutating_call_serializes_the_batch() {

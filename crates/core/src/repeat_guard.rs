@@ -47,7 +47,7 @@ pub enum Verdict {
 
 /// Tracks recent calls of one run.
 #[derive(Debug, Default)]
-pub struct StormBreaker {
+pub struct RepeatGuard {
     /// Recent calls: key, and whether the call mutates.
     recent: VecDeque<(String, bool)>,
     reflected: bool,
@@ -58,7 +58,7 @@ fn key(call: &ToolCall) -> String {
     format!("{}\u{0}{}", call.name, call.arguments)
 }
 
-impl StormBreaker {
+impl RepeatGuard {
     /// A mutating call ran: the state changed, so reading again is not a
     /// loop. Reads are forgotten; identical mutating calls still count (the
     /// same failing command run again and again is a storm).
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn the_third_identical_call_is_suppressed_then_the_run_gives_up() {
-        let mut s = StormBreaker::default();
+        let mut s = RepeatGuard::default();
         let c = || vec![call("calculator", json!({"expression": "1+1"}))];
         assert_eq!(s.judge(&c(), |_| false), Verdict::RunAll);
         assert_eq!(s.judge(&c(), |_| false), Verdict::RunAll);
@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn a_write_makes_reading_again_fresh_but_not_writing_again() {
-        let mut s = StormBreaker::default();
+        let mut s = RepeatGuard::default();
         let read = call("read", json!({"path": "a"}));
         let write = call("write", json!({"path": "a", "text": "x"}));
         let is_write = |c: &ToolCall| c.name == "write";
@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn argument_order_does_not_matter_and_different_calls_pass() {
-        let mut s = StormBreaker::default();
+        let mut s = RepeatGuard::default();
         let a = call("t", serde_json::from_str(r#"{"a":1,"b":2}"#).unwrap());
         let b = call("t", serde_json::from_str(r#"{"b":2,"a":1}"#).unwrap());
         assert_eq!(
@@ -184,7 +184,7 @@ mod tests {
             }
         );
         // Varying arguments are progress, not a storm.
-        let mut s = StormBreaker::default();
+        let mut s = RepeatGuard::default();
         for i in 0..30 {
             assert_eq!(
                 s.judge(&[call("read", json!({"page": i}))], |_| false),

@@ -1,0 +1,279 @@
+//! The agent: what every run of it shares (the backend, the store, the
+//! tools, the settings, approvals, loads in flight) and its entry points —
+//! `run_stream` and `regenerate_stream` (interactive), `run` (headless);
+//! `run_ephemeral` (a sub-agent) is in `subagent`. A run itself is driven
+//! by `driver.rs` over the state machine of `run_state.rs`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use hearth_protocol::RunScope;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::approvals::Approvals;
+use crate::backend::ModelBackend;
+use crate::error::RunError;
+use crate::events::EventSink;
+use crate::handle::{RunHandle, RunOutcome};
+use crate::ids::new_run_id;
+use crate::memory::MemorySource;
+use crate::preflight::fixed_tokens;
+use crate::profile::{Profile, ProfileProvider};
+use crate::run_ctx::RunCtx;
+use crate::settings::ModelSettings;
+use crate::steering::SteeringQueue;
+use crate::store::SessionStore;
+use crate::tool::ToolRegistry;
+use crate::workers::{PostTurnWorker, WorkerContext};
+
+/// The agent: runs turns against a model backend.
+pub struct Agent {
+    pub(crate) backend: Arc<dyn ModelBackend>,
+    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
+    pub(crate) profiles: Arc<dyn ProfileProvider>,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) tools: ToolRegistry,
+    pub(crate) settings: Arc<ModelSettings>,
+    pub(crate) memory: Option<String>,
+    pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
+    pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
+    /// Cancels the post-turn work in progress when a new turn starts.
+    /// Root of the post-turn work in progress; every new turn cancels it
+    /// and installs a fresh one (a user turn pre-empts background work).
+    pub(crate) background: std::sync::Mutex<CancellationToken>,
+    pub(crate) max_depth: u32,
+    /// Approval requests waiting for the user, and standing allowances.
+    pub(crate) approvals: Arc<Approvals>,
+    /// Where the memory flush before a compaction writes.
+    pub(crate) memory_writer: Option<Arc<dyn crate::memory::MemoryWriter>>,
+    /// The budget's token counts, calibrated per model.
+    pub(crate) counter: crate::budget::TokenCounter,
+    /// At most one summarizer per session.
+    pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
+    /// The window the server reported per model at its last preload.
+    pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
+    /// Model loads in flight in their own tasks (Stop never cancels them).
+    pub(crate) loads: crate::loads::Loads,
+    /// Runs of this process whose end could not be recorded: repaired
+    /// before the next run starts (`run_end.rs`).
+    pub(crate) stale_runs: crate::run_end::StaleRuns,
+}
+
+impl Agent {
+    /// The per-model settings every request uses.
+    pub fn settings(&self) -> &Arc<ModelSettings> {
+        &self.settings
+    }
+
+    /// The session store.
+    pub fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// The tools the model can call.
+    pub fn tool_registry(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// The model loads this agent started that are still in flight. They
+    /// outlive a stopped run on purpose; a front end that is about to exit
+    /// waits for them ([`crate::Loads::settled`]), since leaving closes
+    /// their connections and a disconnect during a load aborts it.
+    pub fn loads(&self) -> &crate::loads::Loads {
+        &self.loads
+    }
+
+    /// Streaming entry point: starts the run in its own task (it goes on if
+    /// the consumer looks away) and returns its events and stop handle.
+    pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
+        self.start(session_id, text, false)
+    }
+
+    /// Answer the session's last user message again (regenerate, or retry
+    /// after an error). The caller first moves the branch head to that user
+    /// message (the store's `fork`), so the previous answer stays on its own
+    /// branch. Fails when the branch does not end with a user message.
+    pub fn regenerate_stream(self: &Arc<Self>, session_id: &str) -> RunHandle {
+        self.start(session_id, "", true)
+    }
+
+    fn start(self: &Arc<Self>, session_id: &str, text: &str, regenerate: bool) -> RunHandle {
+        let run_id = new_run_id();
+        let cancel = CancellationToken::new();
+        let (tx, rx) = mpsc::unbounded_channel();
+        // A user turn pre-empts background work (docs/design.md §9): cancel the
+        // root every earlier run's workers hang from, and give this run a new
+        // one.
+        let background = match self.background.lock() {
+            Ok(mut root) => {
+                let old = std::mem::replace(&mut *root, CancellationToken::new());
+                old.cancel();
+                root.clone()
+            }
+            Err(_) => CancellationToken::new(),
+        };
+        let sink = EventSink::new(RunScope::top(session_id, &run_id), tx);
+        let ctx = RunCtx {
+            planning: true,
+            interactive: true,
+            background,
+            regenerate,
+            ..self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink)
+        };
+        let steering = ctx.steering.clone();
+        let this = self.clone();
+        let task = tokio::spawn(async move {
+            let outcome = this.drive(&ctx).await;
+            if matches!(outcome, RunOutcome::Answered { .. }) {
+                this.run_workers(&ctx).await;
+            }
+            outcome
+        });
+        RunHandle {
+            run_id,
+            session_id: session_id.to_owned(),
+            cancel,
+            steering,
+            events: rx,
+            task,
+        }
+    }
+
+    /// Non-streaming entry point: runs the whole loop, returns the answer.
+    pub async fn run(
+        &self,
+        session_id: &str,
+        text: &str,
+        cancel: CancellationToken,
+    ) -> Result<String, RunError> {
+        let run_id = new_run_id();
+        let sink = EventSink::discard(RunScope::top(session_id, &run_id));
+        // Nobody watches a headless run: mutating calls are denied, and it
+        // does not plan.
+        let ctx = self.top_run(session_id, run_id, text, cancel, sink);
+        self.drive(&ctx).await.into_result()
+    }
+
+    /// A top-level run of the session's active profile, as a headless
+    /// run has it; the interactive entry points turn on what a watched run
+    /// adds (planning, approvals, steering, pre-empting background work).
+    fn top_run(
+        &self,
+        session_id: &str,
+        run_id: String,
+        text: &str,
+        cancel: CancellationToken,
+        sink: EventSink,
+    ) -> RunCtx {
+        RunCtx {
+            preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
+            planning: false,
+            interactive: false,
+            parent_approver: None,
+            background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
+            session_id: session_id.to_owned(),
+            run_id,
+            text: text.to_owned(),
+            cancel,
+            sink,
+            store: self.store.clone(),
+            profile: None,
+            memory: self.memory.clone(),
+            depth: 0,
+            regenerate: false,
+        }
+    }
+
+    /// The backend a profile selects; an unknown name is an error the user
+    /// can fix in the profile.
+    pub(crate) fn backend_for(
+        &self,
+        profile: &Profile,
+    ) -> Result<&Arc<dyn ModelBackend>, RunError> {
+        match &profile.backend {
+            None => Ok(&self.backend),
+            Some(name) => self.named.get(name).ok_or_else(|| {
+                RunError::InvalidInput(format!(
+                    "profile `{}` uses backend `{name}`, which is not configured",
+                    profile.name
+                ))
+            }),
+        }
+    }
+
+    pub(crate) fn profile(&self, ctx: &RunCtx) -> Profile {
+        ctx.profile
+            .clone()
+            .unwrap_or_else(|| self.profiles.active(&ctx.session_id))
+    }
+    /// Run the post-turn workers, one after the other, cancelled by the
+    /// next turn or by the user's stop. Their failures are logged only.
+    pub(crate) async fn run_workers(&self, ctx: &RunCtx) {
+        if self.workers.is_empty() {
+            return;
+        }
+        let profile = self.profile(ctx);
+        let Ok(backend) = self.backend_for(&profile).cloned() else {
+            return;
+        };
+        let history = match ctx.store.history(&ctx.session_id).await {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!("post-turn workers skipped: {e}");
+                return;
+            }
+        };
+        // Cancelled by the next turn (through the run's background root) or
+        // by a stop of this run.
+        let cancel = ctx.background.child_token();
+        let link = {
+            let (stop, cancel) = (ctx.cancel.clone(), cancel.clone());
+            tokio::spawn(async move {
+                stop.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        let wctx = WorkerContext {
+            store: ctx.store.clone(),
+            session_id: ctx.session_id.clone(),
+            run_id: ctx.run_id.clone(),
+            history,
+            load: self.settings.load_options(&profile.model),
+            window: self.window(&profile.model),
+            ratio: self.counter.ratio(&profile.model),
+            fixed_tokens: fixed_tokens(
+                &self.profiles.persona(),
+                &profile,
+                ctx.memory.as_deref(),
+                &self.tools.specs(profile.tools.as_deref()),
+            ),
+            memory: self.memory_writer.clone(),
+            summarizers: self.summarizers.clone(),
+            profile,
+            backend,
+            cancel: cancel.clone(),
+        };
+        for w in &self.workers {
+            if cancel.is_cancelled() {
+                break;
+            }
+            if let Err(e) = w.run(&wctx).await {
+                tracing::warn!(worker = w.name(), "post-turn worker failed: {e}");
+            }
+        }
+        link.abort();
+    }
+
+    /// Answer an approval request (from an `approval_requested` event).
+    /// False when it is no longer waiting.
+    pub fn approve(&self, request_id: &str, decision: hearth_protocol::ApprovalDecision) -> bool {
+        self.approvals.answer(request_id, decision)
+    }
+
+    /// Approval requests waiting for an answer.
+    pub fn pending_approvals(&self) -> Vec<String> {
+        self.approvals.pending()
+    }
+}

@@ -1,0 +1,79 @@
+//! The run's Load step: the model is loaded with a request of its own,
+//! which Stop never cancels (docs/design.md §4), and the window the server
+//! really gave it is learned for the budget.
+
+use std::sync::Arc;
+
+use crate::agent::Agent;
+use crate::backend::ModelBackend;
+use crate::budget::effective_window;
+use crate::error::RunError;
+use crate::profile::Profile;
+use crate::run_ctx::RunCtx;
+use crate::run_state::Observation;
+
+impl Agent {
+    /// The window in effect for `model`: its `num_ctx`, capped by what the
+    /// server reported at the last preload.
+    pub(crate) fn window(&self, model: &str) -> u32 {
+        let reported = self
+            .reported_windows
+            .lock()
+            .ok()
+            .and_then(|w| w.get(model).copied().flatten());
+        effective_window(self.settings.load_options(model).num_ctx, reported)
+    }
+
+    /// What a load is for: the backend, the model and its load options. A
+    /// settings change during the run (the models panel) gives a new key,
+    /// so the model is preloaded again, never loaded inside a chat that
+    /// Stop could abort.
+    pub(crate) fn load_key(&self, profile: &Profile) -> String {
+        format!(
+            "{}\u{0}{}\u{0}{:?}",
+            profile.backend.as_deref().unwrap_or(""),
+            profile.model,
+            self.settings.load_options(&profile.model)
+        )
+    }
+
+    /// Load the model (docs/architecture.md, Stop): a disconnect during a
+    /// load makes Ollama abort it and kill the runner, so the preload runs
+    /// in a detached task, counted in [`crate::Loads`]; Stop only stops
+    /// waiting for it.
+    pub(crate) async fn preload(
+        &self,
+        ctx: &RunCtx,
+        backend: &Arc<dyn ModelBackend>,
+        profile: &Profile,
+    ) -> Observation {
+        let model = profile.model.clone();
+        let load = self.settings.load_options(&model);
+        let task = self.loads.spawn(backend.clone(), model, load);
+        let joined = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Observation::Interrupted,
+            j = task => j,
+        };
+        match joined {
+            Ok(Ok(())) => {
+                // What the server really gives the model (a num_ctx above
+                // the trained length is capped by Ollama).
+                let reported = tokio::select! {
+                    biased;
+                    () = ctx.cancel.cancelled() => None,
+                    w = backend.context_window(&profile.model) => w,
+                };
+                // A stop during the query must not forget what is known.
+                if let Some(n) = reported
+                    && let Ok(mut w) = self.reported_windows.lock()
+                {
+                    w.insert(profile.model.clone(), Some(n));
+                }
+                Observation::Loaded(self.load_key(profile))
+            }
+            Ok(Err(e)) => Observation::Failed(e.into()),
+            Err(e) => Observation::Failed(RunError::Internal(e.to_string())),
+        }
+    }
+}
