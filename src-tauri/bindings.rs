@@ -34,6 +34,7 @@ pub fn builder() -> Builder<Wry> {
             chat::send_message,
             chat::regenerate,
             chat::edit_and_resend,
+            chat::follow_run,
             chat::stop_run,
             chat::queue_message,
             chat::cancel_queued,

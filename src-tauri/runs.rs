@@ -1,202 +1,107 @@
-//! The runs going on, one per session at most. A run belongs to the
-//! webview that started it: it keeps going while the user looks at another
-//! session (its events are logged here and replayed when they come back),
-//! and it is stopped when that page reloads or its window closes — a
-//! channel send to a reloaded page does not fail, so the page and window
-//! events are watched instead (see `lib.rs`).
+//! The app's side of the live runs: the core's registry
+//! ([`hearth_core::LiveRuns`]: one run per session, its owner, numbered
+//! events, late followers) with each follower's events sent to a page's
+//! `Channel`. A run belongs to the webview that started it: it keeps going
+//! while the user looks at another session, and it is stopped when that
+//! page reloads or its window closes — a channel send to a reloaded page
+//! does not fail, so the page and window events are watched instead (see
+//! `lib.rs`). A page that comes back to a session follows its run from the
+//! last event number it saw.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::ops::Deref;
 
-use hearth_core::{RunHandle, SteeringQueue};
-use hearth_protocol::{AgentEvent, ErrorInfo, EventKind};
+use hearth_core::{Following, RunHandle};
+use hearth_protocol::{AgentEvent, ErrorInfo};
 use tauri::ipc::Channel;
-use tokio_util::sync::CancellationToken;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::state::{internal, invalid};
 use crate::views::{LiveRunView, QueuedView};
-
-/// One live run.
-struct LiveRun {
-    run_id: String,
-    webview: String,
-    stop: CancellationToken,
-    steering: SteeringQueue,
-    prompt: Option<String>,
-    events: Arc<Mutex<Vec<AgentEvent>>>,
-}
-
-/// Add `event` to a run's replay log. Consecutive pieces of one stream
-/// (answer, reasoning, plan) of one scope join into one event: the log of
-/// a long answer holds a handful of events, not one per token, and a
-/// replay reads the same.
-fn log_event(log: &mut Vec<AgentEvent>, event: AgentEvent) {
-    if let Some(last) = log.last_mut()
-        && last.scope == event.scope
-    {
-        match (&mut last.kind, &event.kind) {
-            (EventKind::TextDelta { delta: a }, EventKind::TextDelta { delta: b })
-            | (EventKind::ThinkingDelta { delta: a }, EventKind::ThinkingDelta { delta: b })
-            | (EventKind::PlanDelta { delta: a }, EventKind::PlanDelta { delta: b }) => {
-                a.push_str(b);
-                return;
-            }
-            _ => {}
-        }
-    }
-    log.push(event);
-}
 
 /// The live runs, by session.
 #[derive(Default, Clone)]
-pub struct LiveRuns(Arc<Mutex<HashMap<String, LiveRun>>>);
+pub struct LiveRuns(hearth_core::LiveRuns);
+
+impl Deref for LiveRuns {
+    type Target = hearth_core::LiveRuns;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+/// What a page needs to show a run it follows, and the run's later events.
+fn split(following: Following) -> (LiveRunView, UnboundedReceiver<AgentEvent>) {
+    let queued = following.queued.into_iter();
+    let view = LiveRunView {
+        run_id: following.run_id,
+        prompt: following.prompt,
+        events: following.missed,
+        queued: queued
+            .map(|q| QueuedView {
+                queue_id: q.id,
+                text: q.text,
+            })
+            .collect(),
+    };
+    (view, following.events)
+}
+
+/// Send a followed run's events to a page's `channel`: those it missed
+/// first, then the live ones, in one task so their order holds.
+fn attach(following: Following, channel: Channel<AgentEvent>) -> LiveRunView {
+    let (view, mut events) = split(following);
+    let rid = view.run_id.clone();
+    let missed = view.events.clone();
+    tauri::async_runtime::spawn(async move {
+        let mut missed = missed.into_iter();
+        loop {
+            let Some(event) = (match missed.next() {
+                Some(e) => Some(e),
+                None => events.recv().await,
+            }) else {
+                break;
+            };
+            // The page may be gone (closed window): the run is stopped by
+            // the window watcher, not by this send failing.
+            if let Err(e) = channel.send(event) {
+                tracing::debug!("run {rid}: event not delivered: {e}");
+            }
+        }
+    });
+    view
+}
 
 impl LiveRuns {
-    /// True when `session_id` has a run going.
-    pub fn is_live(&self, session_id: &str) -> bool {
-        self.0.lock().is_ok_and(|m| m.contains_key(session_id))
-    }
-
-    /// Sessions with a run going.
-    pub fn sessions(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    /// Take over a started run: log and forward its events to `channel`
-    /// until its terminal event, when it stops being live. The check that
-    /// the session is free and the insert happen under one lock: of two
-    /// sends racing, the second run is stopped at once and refused.
+    /// Take over a started run for `webview`, its events going to
+    /// `channel`; refused (and the run stopped) when the session already
+    /// has one.
     pub fn adopt(
         &self,
-        mut handle: RunHandle,
+        handle: RunHandle,
         prompt: Option<String>,
         webview: &str,
         channel: Channel<AgentEvent>,
     ) -> Result<String, ErrorInfo> {
-        let run_id = handle.run_id.clone();
-        let session_id = handle.session_id.clone();
-        let events = Arc::new(Mutex::new(Vec::new()));
-        let live = LiveRun {
-            run_id: run_id.clone(),
-            webview: webview.to_owned(),
-            stop: handle.stop_token(),
-            steering: handle.steering(),
-            prompt,
-            events: events.clone(),
-        };
-        {
-            let Ok(mut m) = self.0.lock() else {
-                handle.stop();
-                return Err(internal("the run table is poisoned"));
-            };
-            if m.contains_key(&session_id) {
-                handle.stop();
-                return Err(invalid(
-                    "an answer is still being written in this session: stop it, or type your message to queue it",
-                ));
-            }
-            m.insert(session_id.clone(), live);
-        }
-        let runs = self.clone();
-        let rid = run_id.clone();
-        tauri::async_runtime::spawn(async move {
-            while let Some(event) = handle.next_event().await {
-                let terminal = event.kind.is_terminal() && !event.scope.is_subagent;
-                if let Ok(mut log) = events.lock() {
-                    log_event(&mut log, event.clone());
-                }
-                // The page may be gone (closed window): the run is stopped
-                // by the window watcher, not by this send failing.
-                if let Err(e) = channel.send(event) {
-                    tracing::debug!("run {rid}: event not delivered: {e}");
-                }
-                if terminal {
-                    // Post-turn workers (title, memory) go on in the
-                    // background; the session is free for the next turn.
-                    runs.remove(&session_id, &rid);
-                }
-            }
-            runs.remove(&session_id, &rid);
-        });
-        Ok(run_id)
+        let following = self
+            .0
+            .adopt(handle, prompt, webview)
+            .map_err(|e| e.to_info())?;
+        Ok(attach(following, channel).run_id)
     }
 
-    /// Stop every run (the app is quitting).
-    pub fn stop_all(&self) {
-        if let Ok(m) = self.0.lock() {
-            for r in m.values() {
-                r.stop.cancel();
-            }
-        }
-    }
-
-    fn remove(&self, session_id: &str, run_id: &str) {
-        if let Ok(mut m) = self.0.lock()
-            && m.get(session_id).is_some_and(|r| r.run_id == run_id)
-        {
-            m.remove(session_id);
-        }
-    }
-
-    /// Stop a run by id. False when no such run is going.
-    pub fn stop(&self, run_id: &str) -> bool {
-        let Ok(m) = self.0.lock() else {
-            return false;
-        };
-        match m.values().find(|r| r.run_id == run_id) {
-            Some(r) => {
-                r.stop.cancel();
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Stop every run started from `webview` (its page reloaded or its
-    /// window closed). Returns how many.
-    pub fn stop_owned_by(&self, webview: &str) -> usize {
-        let Ok(m) = self.0.lock() else {
-            return 0;
-        };
-        let mut n = 0;
-        for r in m.values().filter(|r| r.webview == webview) {
-            r.stop.cancel();
-            n += 1;
-        }
-        n
-    }
-
-    /// The steering queue of the session's live run.
-    pub fn steering(&self, session_id: &str) -> Option<SteeringQueue> {
+    /// Follow the session's run from after event `after`: the events
+    /// after it, then the live ones, go to `channel`. False when no run is
+    /// going.
+    pub fn follow(&self, session_id: &str, after: u32, channel: Channel<AgentEvent>) -> bool {
         self.0
-            .lock()
-            .ok()?
-            .get(session_id)
-            .map(|r| r.steering.clone())
+            .follow(session_id, after)
+            .map(|f| attach(f, channel))
+            .is_some()
     }
 
-    /// What a UI coming back to the session needs to show its live run.
+    /// The session's live run as it stands (its events so far), for a page
+    /// that opens the session; it follows the rest with `follow`.
     pub fn view(&self, session_id: &str) -> Option<LiveRunView> {
-        let m = self.0.lock().ok()?;
-        let r = m.get(session_id)?;
-        let events = r.events.lock().map(|e| e.clone()).unwrap_or_default();
-        Some(LiveRunView {
-            run_id: r.run_id.clone(),
-            prompt: r.prompt.clone(),
-            events,
-            queued: r
-                .steering
-                .pending()
-                .into_iter()
-                .map(|q| QueuedView {
-                    queue_id: q.id,
-                    text: q.text,
-                })
-                .collect(),
-        })
+        Some(split(self.0.follow(session_id, 0)?).0)
     }
 }
 
@@ -264,40 +169,6 @@ mod tests {
             .await
             .unwrap();
         (sim, state, dir)
-    }
-
-    #[test]
-    fn the_replay_log_joins_the_pieces_of_a_stream() {
-        use hearth_protocol::RunScope;
-        let scope = RunScope::top("s", "r");
-        let ev = |kind: EventKind| AgentEvent {
-            scope: scope.clone(),
-            kind,
-        };
-        let mut log = Vec::new();
-        for i in 0..10_000 {
-            super::log_event(
-                &mut log,
-                ev(EventKind::TextDelta {
-                    delta: format!("{i} "),
-                }),
-            );
-        }
-        super::log_event(
-            &mut log,
-            ev(EventKind::ThinkingDelta { delta: "hm".into() }),
-        );
-        super::log_event(
-            &mut log,
-            ev(EventKind::TextDelta {
-                delta: "end".into(),
-            }),
-        );
-        assert_eq!(log.len(), 3);
-        let EventKind::TextDelta { delta } = &log[0].kind else {
-            panic!("{:?}", log[0])
-        };
-        assert!(delta.starts_with("0 1 2 ") && delta.ends_with("9999 "));
     }
 
     fn slow(text: &str) -> Reply {

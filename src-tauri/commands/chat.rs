@@ -95,6 +95,21 @@ pub async fn edit_and_resend(
         .adopt(handle, Some(text), webview.label(), on_event)
 }
 
+/// Follow the session's live run from after event `after_seq` (the last
+/// number this page saw; 0 for all): the events it missed, then the live
+/// ones, go to `on_event`. False when no run is going (the page re-reads
+/// the session instead).
+#[tauri::command]
+#[specta::specta]
+pub fn follow_run(
+    state: State<'_, AppState>,
+    session_id: String,
+    after_seq: u32,
+    on_event: Channel<AgentEvent>,
+) -> bool {
+    state.runs.follow(&session_id, after_seq, on_event)
+}
+
 /// Stop a run at once; the model stays loaded. False when it already ended.
 #[tauri::command]
 #[specta::specta]

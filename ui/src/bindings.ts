@@ -70,6 +70,13 @@ export const commands = {
 	 *  starts a new branch; the old one stays reachable.
 	 */
 	editAndResend: (sessionId: string, messageId: number, text: string, onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("edit_and_resend", { sessionId, messageId, text, onEvent })),
+	/**
+	 *  Follow the session's live run from after event `after_seq` (the last
+	 *  number this page saw; 0 for all): the events it missed, then the live
+	 *  ones, go to `on_event`. False when no run is going (the page re-reads
+	 *  the session instead).
+	 */
+	followRun: (sessionId: string, afterSeq: number, onEvent: Channel<AgentEvent>) => __TAURI_INVOKE<boolean>("follow_run", { sessionId, afterSeq, onEvent }),
 	/**  Stop a run at once; the model stays loaded. False when it already ended. */
 	stopRun: (runId: string) => __TAURI_INVOKE<boolean>("stop_run", { runId }),
 	/**
@@ -142,7 +149,16 @@ export const commands = {
 
 /* Types */
 /**  One event of a run, with its scope flattened beside the `type` tag. */
-export type AgentEvent = RunScope & EventKind;
+export type AgentEvent = {
+	/**
+	 *  The event's number in its run, from 1, in the order the run emitted
+	 *  it (its sub-agents' events included). The core's live-run registry
+	 *  gives it; a window that opens mid-run asks for the events after the
+	 *  last number it saw. 0, and absent from the JSON, when nobody follows
+	 *  the run (a headless run, the CLI's `--json` of a plain run).
+	 */
+	seq?: number,
+} & RunScope & EventKind;
 
 /**  Where the app is and what it talks to. */
 export type AppInfo = {
@@ -206,6 +222,8 @@ export type ErrorCode =
 "input_blocked" | 
 /**  Reading or writing the session failed. */
 "storage" | 
+/**  The session already has a run going (one run per session). */
+"session_busy" | 
 /**  The request itself is invalid (unknown session, empty message, …). */
 "invalid_input" | 
 /**  A bug: something that should not happen. */

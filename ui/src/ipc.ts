@@ -73,6 +73,9 @@ export const editAndResend = (
   text: string,
   onEvent: (e: AgentEvent) => void,
 ) => ok(commands.editAndResend(id, messageId, text, channel(onEvent)));
+/** Follows a session's run from after event `afterSeq`: the events after it, then live ones; false when none is going. */
+export const followRun = (id: string, afterSeq: number, onEvent: (e: AgentEvent) => void) =>
+  commands.followRun(id, afterSeq, channel(onEvent));
 export const stopRun = (runId: string) => commands.stopRun(runId);
 export const queueMessage = (id: string, text: string) => ok(commands.queueMessage(id, text));
 export const cancelQueued = (id: string, queueId: string) => commands.cancelQueued(id, queueId);

@@ -42,6 +42,11 @@ pub enum RunError {
         .0.join(", ")
     )]
     InputBlocked(Vec<String>),
+    /// The session already has a run going.
+    #[error(
+        "an answer is still being written in this session: stop it, or type your message to queue it"
+    )]
+    SessionBusy,
     /// The user stopped the run.
     #[error("stopped by the user")]
     Stopped,
@@ -63,6 +68,7 @@ impl RunError {
             Self::Repetition => (ErrorCode::RepeatedToolCalls, Recovery::None),
             Self::ContextLimit { .. } => (ErrorCode::ContextLimitExceeded, Recovery::FixConfig),
             Self::InputBlocked(_) => (ErrorCode::InputBlocked, Recovery::None),
+            Self::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
             Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
             Self::Internal(_) => (ErrorCode::Internal, Recovery::None),

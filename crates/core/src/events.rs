@@ -41,6 +41,7 @@ impl EventSink {
             let _ = tx.send(AgentEvent {
                 scope: self.scope.clone(),
                 kind,
+                seq: 0,
             });
         }
     }

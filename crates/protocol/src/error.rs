@@ -33,6 +33,8 @@ pub enum ErrorCode {
     InputBlocked,
     /// Reading or writing the session failed.
     Storage,
+    /// The session already has a run going (one run per session).
+    SessionBusy,
     /// The request itself is invalid (unknown session, empty message, …).
     InvalidInput,
     /// A bug: something that should not happen.

@@ -44,6 +44,18 @@ pub struct AgentEvent {
     /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
+    /// The event's number in its run, from 1, in the order the run emitted
+    /// it (its sub-agents' events included). The core's live-run registry
+    /// gives it; a window that opens mid-run asks for the events after the
+    /// last number it saw. 0, and absent from the JSON, when nobody follows
+    /// the run (a headless run, the CLI's `--json` of a plain run).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Token and timing figures of one model call, from the backend's own stats.

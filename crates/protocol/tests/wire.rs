@@ -13,6 +13,7 @@ fn events_are_flat_and_tagged() {
         kind: EventKind::TextDelta {
             delta: "hé".into()
         },
+        seq: 0,
     };
     let v = serde_json::to_value(&ev).unwrap();
     assert_eq!(
@@ -42,6 +43,7 @@ fn subagent_scope_and_error_round_trip() {
             },
             partial_text: String::new(),
         },
+        seq: 0,
     };
     let v = serde_json::to_value(&ev).unwrap();
     assert_eq!(v["type"], "error");

@@ -59,6 +59,8 @@ interface Run {
   timers: ReturnType<typeof setTimeout>[];
   channel: ChannelLike;
   index: number;
+  /** Pages following the run (follow_run), each with its next message index. */
+  followers: { ch: ChannelLike; index: number }[];
   text: string;
   parent: number | null;
   queue: { queue_id: string; text: string; at: number }[];
@@ -303,6 +305,7 @@ export class MockBackend {
       }
       case 'edit_and_resend': { const s = this.sess(a.sessionId); const old = this.messages.get(a.messageId); s.leaf = old?.parent_id ?? null; const u = this.addMessage(s, 'user', a.text); return this.startRun(s, a.text, a.text, u.id, a.onEvent); }
       case 'stop_run': return this.stop(String(a.runId));
+      case 'follow_run': return this.follow(String(a.sessionId), Number(a.afterSeq), a.onEvent as ChannelLike);
       case 'queue_message': {
         const run = [...this.runs.values()].find((r) => r.session === a.sessionId && !r.done);
         if (!run || this.config.queueRunEnded) return { kind: 'run_ended' };
@@ -396,7 +399,7 @@ export class MockBackend {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
@@ -480,8 +483,29 @@ export class MockBackend {
     delete (ev as { stored?: unknown }).stored;
     if (!ev.is_subagent && (ev.type === 'stream_end' || ev.type === 'stream_stopped' || ev.type === 'error')) run.endedAt = now();
     if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
+    // Numbered like the core's live-run registry: from 1, in emit order.
+    ev.seq = run.events.length + 1;
     run.events.push(ev);
-    this.deliver(run.channel, run.index++, ev);
+    // A run whose page went away (started by an earlier page load) has no channel.
+    if (run.channel.id >= 0) this.deliver(run.channel, run.index++, ev);
+    for (const f of run.followers) this.deliver(f.ch, f.index++, ev);
+  }
+
+  /** follow_run: the events after `after` on `ch` first, then the live ones. */
+  follow(session: string, after: number, ch: ChannelLike): boolean {
+    const run = [...this.runs.values()].find((r) => r.session === session && !r.done);
+    if (!run) return false;
+    const f = { ch, index: 0 };
+    for (const ev of run.events) if ((ev.seq ?? 0) > after) this.deliver(ch, f.index++, ev);
+    run.followers.push(f);
+    return true;
+  }
+
+  /** Starts a run in `sessionId` as an earlier page load would have: nobody holds its channel. */
+  startDetached(sessionId: string, text: string): string {
+    const s = this.sess(sessionId);
+    const u = this.addMessage(s, 'user', text);
+    return this.startRun(s, text, text, u.id, { id: -1 } as ChannelLike);
   }
 
   finish(run: Run): void {

@@ -116,9 +116,8 @@ class ChatState {
 
   #buffer: AgentEvent[] = [];
   #scheduled = false;
-  /** Runs whose channel this page holds, with their events (others are followed by polling). */
+  /** Runs whose channel this page holds, with their events (others are followed from their last event number). */
   #runs = new Map<string, RunLog>();
-  #poll: ReturnType<typeof setInterval> | null = null;
   /** The last context_usage of each session, so the meter and its warning come back with it. */
   #context = new Map<string, ContextUse>();
 
@@ -147,7 +146,6 @@ class ChatState {
 
   /** Shows a fresh SessionView, replaying a run still going in it. */
   #show(view: SessionView): void {
-    this.#stopPolling();
     this.view = view;
     this.profile = view.profile;
     this.liveSwitch = null;
@@ -171,8 +169,8 @@ class ChatState {
       this.queued = view.live.queued.filter((q) => !sent.has(q.queue_id));
       this.#noteContext(events);
       // A run started by an earlier page load: its channel is gone, so
-      // follow it by re-reading the session until it ends.
-      if (!own) this.#startPolling(view.id);
+      // follow it from the last event number the snapshot holds.
+      if (!own) void this.#follow(view.id, view.live.run_id, events);
       // It ended while the session was being read: finish it as usual.
       else if (events.some(isTerminal)) void this.#finish(t);
     } else {
@@ -203,19 +201,21 @@ class ChatState {
     }
   }
 
-  #startPolling(id: string): void {
-    this.#poll = setInterval(() => {
-      void ipc.openSession(id).then((v) => {
-        if (this.sessionId !== id) return this.#stopPolling();
-        if (!v.live) this.#show(v);
-        else this.turn = v.live.events.reduce(reduceTurn, newTurn(v.live.run_id));
-      });
-    }, 1000);
-  }
-
-  #stopPolling(): void {
-    if (this.#poll) clearInterval(this.#poll);
-    this.#poll = null;
+  /**
+   * Follows a run this page did not start: the core sends the events after
+   * the snapshot's last number, then the live ones, so nothing is lost or
+   * shown twice. A run that ended meanwhile is read back from the session.
+   */
+  async #follow(id: string, runId: string, seen: AgentEvent[]): Promise<void> {
+    const after = seen.reduce((n, ev) => Math.max(n, ev.seq ?? 0), 0);
+    const log: RunLog = { events: [...seen], ended: false };
+    // Held from now on: coming back to the session replays this log
+    // instead of following the run a second time.
+    this.#runs.set(runId, log);
+    const following = await ipc.followRun(id, after, this.#listener(id, log));
+    if (following) return;
+    this.#runs.delete(runId);
+    if (this.sessionId === id) await this.open(id);
   }
 
   /** The handler given to a run's channel: logs, buffers, flushes once per frame. */
@@ -475,7 +475,6 @@ class ChatState {
 
   /** The deleted session was open: show nothing (the sidebar offers Undo). */
   close(): void {
-    this.#stopPolling();
     this.view = null;
     this.turn = null;
     this.livePrompt = null;
