@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "send_message",
     "regenerate",
     "edit_and_resend",
+    "follow_run",
     "stop_run",
     "queue_message",
     "cancel_queued",

@@ -53,13 +53,10 @@ fn attach(following: Following, channel: Channel<AgentEvent>) -> LiveRunView {
     let missed = view.events.clone();
     tauri::async_runtime::spawn(async move {
         let mut missed = missed.into_iter();
-        loop {
-            let Some(event) = (match missed.next() {
-                Some(e) => Some(e),
-                None => events.recv().await,
-            }) else {
-                break;
-            };
+        while let Some(event) = match missed.next() {
+            Some(e) => Some(e),
+            None => events.recv().await,
+        } {
             // The page may be gone (closed window): the run is stopped by
             // the window watcher, not by this send failing.
             if let Err(e) = channel.send(event) {

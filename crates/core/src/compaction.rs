@@ -194,17 +194,8 @@ impl Compactor<'_> {
         fixed_tokens: usize,
         why: Why,
     ) -> Result<Option<Compacted>, String> {
-        let lock = self.summarizers.lock_of(session_id);
-        let _held = match why {
-            Why::Background => match lock.try_lock_owned() {
-                Ok(g) => g,
-                Err(_) => return Ok(None),
-            },
-            Why::Budget { .. } | Why::Overflow => tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return Ok(None),
-                g = lock.lock_owned() => g,
-            },
+        let Some(_held) = self.hold(session_id, why).await else {
+            return Ok(None);
         };
         let history = self
             .store
@@ -251,51 +242,13 @@ impl Compactor<'_> {
         // Memory flush first (docs/background.md §3.8): durable facts in what
         // is about to leave the verbatim context are kept before it is
         // summarized.
-        if let Some(writer) = self.memory {
-            let mut text = render(&history[covered..cut]);
-            if text.len() > FLUSH_CHARS {
-                let mut from = text.len() - FLUSH_CHARS;
-                while !text.is_char_boundary(from) {
-                    from += 1;
-                }
-                text = text.split_off(from);
-            }
-            let flush = crate::workers::memory::learn_facts(crate::workers::memory::FactPass {
-                writer: writer.as_ref(),
-                backend: self.backend.as_ref(),
-                profile: self.profile,
-                load: self.load,
-                cancel: self.cancel,
-                session_id,
-                run_id: self.run_id,
-                source: "flush",
-                heading: "Conversation about to be summarized",
-                text: &text,
-            });
-            match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
-                Ok(Ok(n)) => tracing::debug!(learned = n, "memory flush before compaction"),
-                Ok(Err(e)) => tracing::warn!("memory flush failed: {e}"),
-                Err(_) => tracing::warn!("memory flush timed out"),
-            }
-        }
+        self.flush_memory(session_id, &history[covered..cut]).await;
         if self.cancel.is_cancelled() {
             return Ok(None);
         }
         let prior = previous.map(|s| s.content).unwrap_or_default();
-        let prompt = format!(
-            "Summarize this conversation for your own later reference. Keep every fact, decision, number, \
-             file name and open task; drop pleasantries. At most 300 words.\n\n\
-             Summary so far:\n{}\n\nConversation to add:\n{}",
-            if prior.is_empty() { "(none)" } else { &prior },
-            render(&history[covered..cut])
-        );
-        let request = side_request(self.profile, self.load, prompt, 0.2);
-        let text = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => return Ok(None),
-            t = tokio::time::timeout(SUMMARY_TIMEOUT, complete(self.backend.as_ref(), request)) => {
-                t.map_err(|_| "the summary took longer than two minutes".to_owned())??
-            }
+        let Some(text) = self.summarize(&prior, &history[covered..cut]).await? else {
+            return Ok(None);
         };
         if text.trim().is_empty() {
             return Err("the model returned an empty summary".into());
@@ -324,6 +277,81 @@ impl Compactor<'_> {
             tokens_before,
             tokens_after,
         }))
+    }
+
+    /// The session's summarizer lock: waited for when the run needs room
+    /// now (Stop ends the wait), skipped when background work would only
+    /// duplicate one in progress.
+    async fn hold(&self, session_id: &str, why: Why) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let lock = self.summarizers.lock_of(session_id);
+        match why {
+            Why::Background => lock.try_lock_owned().ok(),
+            Why::Budget { .. } | Why::Overflow => tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => None,
+                g = lock.lock_owned() => Some(g),
+            },
+        }
+    }
+
+    /// Learn the durable facts of `leaving` (its last `FLUSH_CHARS`) before
+    /// it is summarized. A failure only loses facts.
+    async fn flush_memory(&self, session_id: &str, leaving: &[ChatMessage]) {
+        let Some(writer) = self.memory else {
+            return;
+        };
+        let mut text = render(leaving);
+        if text.len() > FLUSH_CHARS {
+            let mut from = text.len() - FLUSH_CHARS;
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+            text = text.split_off(from);
+        }
+        let flush = crate::workers::memory::learn_facts(crate::workers::memory::FactPass {
+            writer: writer.as_ref(),
+            backend: self.backend.as_ref(),
+            profile: self.profile,
+            load: self.load,
+            cancel: self.cancel,
+            session_id,
+            run_id: self.run_id,
+            source: "flush",
+            heading: "Conversation about to be summarized",
+            text: &text,
+        });
+        match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
+            Ok(Ok(n)) => tracing::debug!(learned = n, "memory flush before compaction"),
+            Ok(Err(e)) => tracing::warn!("memory flush failed: {e}"),
+            Err(_) => tracing::warn!("memory flush timed out"),
+        }
+    }
+
+    /// The model's summary of `prior` plus `added`; `None` when the user
+    /// stopped.
+    async fn summarize(
+        &self,
+        prior: &str,
+        added: &[ChatMessage],
+    ) -> Result<Option<String>, String> {
+        if self.cancel.is_cancelled() {
+            return Ok(None);
+        }
+        let prompt = format!(
+            "Summarize this conversation for your own later reference. Keep every fact, decision, number, \
+             file name and open task; drop pleasantries. At most 300 words.\n\n\
+             Summary so far:\n{}\n\nConversation to add:\n{}",
+            if prior.is_empty() { "(none)" } else { prior },
+            render(added)
+        );
+        let request = side_request(self.profile, self.load, prompt, 0.2);
+        tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Ok(None),
+            t = tokio::time::timeout(SUMMARY_TIMEOUT, complete(self.backend.as_ref(), request)) => {
+                Ok(Some(t.map_err(|_| "the summary took longer than two minutes".to_owned())??))
+            }
+        }
     }
 }
 

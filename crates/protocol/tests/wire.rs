@@ -54,3 +54,16 @@ fn subagent_scope_and_error_round_trip() {
     let back: AgentEvent = serde_json::from_value(v).unwrap();
     assert_eq!(back, ev);
 }
+
+#[test]
+fn a_numbered_event_carries_its_number() {
+    let ev = AgentEvent {
+        scope: RunScope::top("s1", "r1"),
+        kind: EventKind::StreamEnd { iterations: 1 },
+        seq: 7,
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(v["seq"], 7);
+    let back: AgentEvent = serde_json::from_value(v).unwrap();
+    assert_eq!(back, ev);
+}
