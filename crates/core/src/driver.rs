@@ -310,7 +310,24 @@ impl Agent {
                 arguments: c.arguments.clone(),
             });
         }
-        let end = match end {
+        let end = self.model_end(ctx, profile, end, sent_estimate);
+        Observation::Answered {
+            text: shaped.shown,
+            calls,
+            end,
+        }
+    }
+
+    /// How the call ended, for the state; a complete one calibrates the
+    /// token estimate by the server's count and announces its usage.
+    fn model_end(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        end: CallEnd,
+        sent_estimate: usize,
+    ) -> ModelEnd {
+        match end {
             CallEnd::Done(info) => {
                 if let Some(counted) = info.usage.prompt_tokens {
                     self.counter.observe(&profile.model, sent_estimate, counted);
@@ -323,11 +340,6 @@ impl Agent {
                 ModelEnd::Overflow(e.into())
             }
             CallEnd::Failed(e) => ModelEnd::Failed(e.into()),
-        };
-        Observation::Answered {
-            text: shaped.shown,
-            calls,
-            end,
         }
     }
 

@@ -121,34 +121,7 @@ pub(crate) async fn run_batch(
             Some(done) = running.next() => done,
         };
         answered[done.index] = true;
-        let call = &calls[done.index];
-        // Injections come in through what tools read: the result is
-        // screened once, here (flagged on its way to the model by the
-        // pipeline; the stored text stays as the tool returned it).
-        // (Errors too: a failing tool's message can carry what it read.
-        // Cancelled and denied results are Hearth's own words.)
-        let screened = matches!(done.outcome, ToolOutcome::Ok | ToolOutcome::Error)
-            .then(|| done.output.clone());
-        record(
-            store,
-            base,
-            call,
-            done.outcome,
-            done.output,
-            done.duration_ms,
-        )
-        .await?;
-        if let Some(output) = screened {
-            let report = Report {
-                sink: &base.events,
-                store,
-                run_id: &base.run_id,
-            };
-            let what = format!("result of {}", call.name);
-            report
-                .screen(guard, GuardSource::Tool, Some(&call.id), &what, &output)
-                .await;
-        }
+        keep_result(store, base, &calls[done.index], done, guard).await?;
         if mode == BatchMode::Sequential && next < calls.len() {
             running.push(start_next(next));
             next += 1;
@@ -160,6 +133,7 @@ pub(crate) async fn run_batch(
         return Ok(BatchEnd::Complete);
     }
     for (i, call) in calls.iter().enumerate().filter(|(i, _)| !answered[*i]) {
+        // A mutating call that had started may have done part of its work.
         let output = if effects[i] == ToolEffect::Mutating && i < next {
             format!("{CANCELLED_RESULT} while it was running; it may have partly completed")
         } else {
@@ -168,6 +142,44 @@ pub(crate) async fn run_batch(
         record(store, base, call, ToolOutcome::Cancelled, output, 0).await?;
     }
     Ok(BatchEnd::Stopped)
+}
+
+/// Store a finished call's result and announce it, then screen it.
+/// Injections come in through what tools read: the result is screened once,
+/// here (flagged on its way to the model by the pipeline; the stored text
+/// stays as the tool returned it) — errors too, since a failing tool's
+/// message can carry what it read. Cancelled and denied results are
+/// Hearth's own words.
+async fn keep_result(
+    store: &dyn SessionStore,
+    base: &ToolContext,
+    call: &ToolCall,
+    done: Finished,
+    guard: GuardMode,
+) -> Result<(), StoreError> {
+    let screened =
+        matches!(done.outcome, ToolOutcome::Ok | ToolOutcome::Error).then(|| done.output.clone());
+    record(
+        store,
+        base,
+        call,
+        done.outcome,
+        done.output,
+        done.duration_ms,
+    )
+    .await?;
+    if let Some(output) = screened {
+        let report = Report {
+            sink: &base.events,
+            store,
+            run_id: &base.run_id,
+        };
+        let what = format!("result of {}", call.name);
+        report
+            .screen(guard, GuardSource::Tool, Some(&call.id), &what, &output)
+            .await;
+    }
+    Ok(())
 }
 
 /// Append a result, then announce it (events follow what they announce).
@@ -224,92 +236,26 @@ fn call_one<'a>(
     available: &'a str,
 ) -> BoxFuture<'a, Finished> {
     Box::pin(async move {
-        let started = Instant::now();
-        let result = match tool {
-            None => Err(ToolError::Failed(format!(
-                "unknown tool `{}`; the tools you can call are: {}",
-                call.name,
-                if available.is_empty() {
+        let (outcome, output, duration_ms) = match tool {
+            None => {
+                let names = if available.is_empty() {
                     "none"
                 } else {
                     available
-                }
-            ))),
+                };
+                let e = ToolError::Failed(format!(
+                    "unknown tool `{}`; the tools you can call are: {names}",
+                    call.name
+                ));
+                (ToolOutcome::Error, format!("error: {e}"), 0)
+            }
             Some(tool) => {
                 let ctx = ToolContext {
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                // Fit the arguments to the schema first (input repair,
-                // docs/background.md §5.5); what cannot be fitted goes back
-                // to the model.
-                let arguments =
-                    match repair_arguments(call.arguments.clone(), &tool.spec().parameters) {
-                        Ok(a) => a,
-                        Err(e) => {
-                            return Finished {
-                                index,
-                                outcome: ToolOutcome::Error,
-                                output: format!("error: {}", ToolError::InvalidArguments(e)),
-                                duration_ms: 0,
-                            };
-                        }
-                    };
-                let call = &ToolCall {
-                    arguments,
-                    ..call.clone()
-                };
-                // A call that cannot run safely here is not put to the user.
-                if let Some(why) = tool.refuse(&call.arguments, &ctx) {
-                    return Finished {
-                        index,
-                        outcome: ToolOutcome::Error,
-                        output: format!("error: {why}"),
-                        duration_ms: 0,
-                    };
-                }
-                match approve(tool.as_ref(), call, &ctx).await {
-                    Approval::Denied(why) => {
-                        return Finished {
-                            index,
-                            outcome: ToolOutcome::Denied,
-                            output: why,
-                            duration_ms: 0,
-                        };
-                    }
-                    Approval::Allowed => {}
-                }
-                // The time the user took to answer is not the tool's.
-                let started = Instant::now();
-                // A panicking tool is a failed call, not a dead run.
-                let result =
-                    match std::panic::AssertUnwindSafe(tool.call(call.arguments.clone(), &ctx))
-                        .catch_unwind()
-                        .await
-                    {
-                        Ok(r) => r,
-                        Err(_) => Err(ToolError::Failed(format!(
-                            "the tool `{}` crashed",
-                            call.name
-                        ))),
-                    };
-                let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                let (outcome, output) = match result {
-                    Ok(out) => (ToolOutcome::Ok, out),
-                    Err(e) => (ToolOutcome::Error, format!("error: {e}")),
-                };
-                return Finished {
-                    index,
-                    outcome,
-                    output,
-                    duration_ms,
-                };
+                run_one(tool.as_ref(), call, &ctx).await
             }
-        };
-        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let (outcome, output) = match result {
-            Ok(out) => (ToolOutcome::Ok, out),
-            Err(e) => (ToolOutcome::Error, format!("error: {e}")),
         };
         Finished {
             index,
@@ -318,6 +264,54 @@ fn call_one<'a>(
             duration_ms,
         }
     })
+}
+
+/// One call of a known tool: its arguments fitted to the schema, refused
+/// when it cannot run safely here, asked about when it mutates, then run.
+/// How it ended, its result, and how long the tool itself took.
+async fn run_one(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    ctx: &ToolContext,
+) -> (ToolOutcome, String, u64) {
+    // Fit the arguments to the schema first (input repair,
+    // docs/background.md §5.5); what cannot be fitted goes back to the
+    // model.
+    let arguments = match repair_arguments(call.arguments.clone(), &tool.spec().parameters) {
+        Ok(a) => a,
+        Err(e) => {
+            let e = ToolError::InvalidArguments(e);
+            return (ToolOutcome::Error, format!("error: {e}"), 0);
+        }
+    };
+    let call = &ToolCall {
+        arguments,
+        ..call.clone()
+    };
+    // A call that cannot run safely here is not put to the user.
+    if let Some(why) = tool.refuse(&call.arguments, ctx) {
+        return (ToolOutcome::Error, format!("error: {why}"), 0);
+    }
+    if let Approval::Denied(why) = approve(tool, call, ctx).await {
+        return (ToolOutcome::Denied, why, 0);
+    }
+    // The time the user took to answer is not the tool's.
+    let started = Instant::now();
+    // A panicking tool is a failed call, not a dead run.
+    let result = std::panic::AssertUnwindSafe(tool.call(call.arguments.clone(), ctx))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(ToolError::Failed(format!(
+                "the tool `{}` crashed",
+                call.name
+            )))
+        });
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match result {
+        Ok(out) => (ToolOutcome::Ok, out, duration_ms),
+        Err(e) => (ToolOutcome::Error, format!("error: {e}"), duration_ms),
+    }
 }
 
 impl Agent {
