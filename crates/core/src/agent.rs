@@ -27,7 +27,7 @@ use crate::store::SessionStore;
 use crate::tool::ToolRegistry;
 use crate::workers::{PostTurnWorker, WorkerContext};
 
-/// The agent: runs turns against a model backend.
+/// The agent: what its runs share, and their entry points.
 pub struct Agent {
     pub(crate) backend: Arc<dyn ModelBackend>,
     pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
@@ -38,9 +38,8 @@ pub struct Agent {
     pub(crate) memory: Option<String>,
     pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
     pub(crate) workers: Vec<Arc<dyn PostTurnWorker>>,
-    /// Cancels the post-turn work in progress when a new turn starts.
-    /// Root of the post-turn work in progress; every new turn cancels it
-    /// and installs a fresh one (a user turn pre-empts background work).
+    /// Root of the post-turn work in progress; every new run cancels it
+    /// and installs a fresh one (a user's run pre-empts background work).
     pub(crate) background: std::sync::Mutex<CancellationToken>,
     pub(crate) max_depth: u32,
     /// Approval requests waiting for the user, and standing allowances.

@@ -1,8 +1,8 @@
 //! The runs going on, one per session at most, owned by the core so every
 //! front end has the same rules (docs/architecture.md, "Who owns a run").
 //!
-//! A run is adopted with its owner (the window, or the CLI, that started
-//! it); the registry numbers its events (`seq`, from 1, in the order the run
+//! A run is adopted with its owner (the window that started it; any front
+//! end names its own); the registry numbers its events (`seq`, from 1, in the order the run
 //! emitted them), keeps them, and sends them to everyone following it. A
 //! window that opens mid-run follows "after seq n": what it gets is the kept
 //! events after n, then the live ones — taken under the same lock as the
