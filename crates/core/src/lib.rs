@@ -46,6 +46,7 @@ mod steering;
 mod store;
 mod subagent;
 pub mod textcalls;
+mod think_tags;
 mod tool;
 pub mod tools;
 mod tools_exec;

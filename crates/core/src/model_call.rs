@@ -22,6 +22,7 @@ use crate::backend::{
 use crate::loads::Loads;
 use crate::message::{ChatMessage, MessageStatus};
 use crate::runaway::{MAX_ANSWER_BYTES, RepeatWatch, Runaway};
+use crate::think_tags::ThinkTags;
 
 /// Attempts at one model call when the failures are transient
 /// (docs/background.md §5.4).
@@ -166,6 +167,8 @@ pub(crate) struct ModelCall<'a> {
     /// ends a runaway answer after it).
     queue: VecDeque<Piece>,
     ended: bool,
+    /// Reasoning written inline in tags, split out as it streams.
+    tags: ThinkTags,
     text_loop: RepeatWatch,
     thinking_loop: RepeatWatch,
 }
@@ -192,6 +195,7 @@ impl<'a> ModelCall<'a> {
             },
             queue: VecDeque::new(),
             ended: false,
+            tags: ThinkTags::default(),
             text_loop: RepeatWatch::default(),
             thinking_loop: RepeatWatch::default(),
         }
@@ -252,28 +256,28 @@ impl<'a> ModelCall<'a> {
         };
         match item {
             Some(Ok(ModelDelta::Text(t))) => {
-                self.out.text.push_str(&t);
-                self.queue.push_back(Piece::Text(t));
-                if self.text_loop.repeating(&self.out.text) {
-                    return self.runaway(Runaway::Repeating);
+                for piece in self.tags.push(&t) {
+                    if self.take(piece) {
+                        return self.runaway(Runaway::Repeating);
+                    }
                 }
             }
             Some(Ok(ModelDelta::Thinking(t))) => {
-                self.out.thinking.push_str(&t);
-                self.queue.push_back(Piece::Thinking(t));
-                if self.thinking_loop.repeating(&self.out.thinking) {
+                if self.take(Piece::Thinking(t)) {
                     return self.runaway(Runaway::Repeating);
                 }
             }
             Some(Ok(ModelDelta::ToolCalls(calls))) => self.out.tool_calls.extend(calls),
             Some(Ok(ModelDelta::Done(info))) => {
                 // Both servers say "length" when the token limit ended it.
-                if info.usage.done_reason.as_deref() == Some("length")
-                    && let Some(n) = self.request.max_tokens
-                {
+                let limit = (info.usage.done_reason.as_deref() == Some("length"))
+                    .then_some(self.request.max_tokens)
+                    .flatten();
+                self.end(CallEnd::Done(info));
+                if let Some(n) = limit {
                     self.notice(Runaway::Limit(n));
                 }
-                return self.end(CallEnd::Done(info));
+                return;
             }
             Some(Err(e)) => return self.failed(e).await,
             None => return self.failed(BackendError::Truncated).await,
@@ -299,8 +303,30 @@ impl<'a> ModelCall<'a> {
         self.end(CallEnd::Failed(e));
     }
 
+    /// Keep one piece of the answer and queue it to be shown; true when
+    /// the answer has started repeating itself.
+    fn take(&mut self, piece: Piece) -> bool {
+        let repeating = match &piece {
+            Piece::Text(t) => {
+                self.out.text.push_str(t);
+                self.text_loop.repeating(&self.out.text)
+            }
+            Piece::Thinking(t) => {
+                self.out.thinking.push_str(t);
+                self.thinking_loop.repeating(&self.out.thinking)
+            }
+        };
+        self.queue.push_back(piece);
+        repeating
+    }
+
+    /// The call is over: what the tag splitter held back is kept as what
+    /// it looked like.
     fn end(&mut self, end: CallEnd) {
         self.stream = None;
+        if let Some(piece) = self.tags.finish() {
+            self.take(piece);
+        }
         self.out.end = end;
         self.ended = true;
     }
@@ -318,8 +344,8 @@ impl<'a> ModelCall<'a> {
     fn runaway(&mut self, why: Runaway) {
         tracing::warn!("ended a runaway answer: {why:?}");
         self.out.tool_calls.clear();
-        self.notice(why);
         self.end(CallEnd::Done(DoneInfo::default()));
+        self.notice(why);
     }
 }
 

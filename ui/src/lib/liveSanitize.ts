@@ -3,8 +3,8 @@
 // answer is kept: without it, what a small model writes by mistake (tool
 // calls as XML or as `[Tool Call: …]` text, `<final>` wrappers, an echoed
 // `[System Message]`, a paragraph said twice) shows while it streams and
-// vanishes when the answer is stored. Reasoning tags are split out before
-// (lib/thinkSplit.ts). What may still become one of these is held back
+// vanishes when the answer is stored. Reasoning tags never reach it: the
+// core streams them as thinking (crates/core/src/think_tags.rs). What may still become one of these is held back
 // until it is decided. tests/fixtures/sanitizer.json holds the core's
 // output for each case; the Rust suite and the Chromium suite both check
 // against it, so the two sides cannot drift apart silently.

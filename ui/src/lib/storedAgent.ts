@@ -2,7 +2,6 @@
 // with its parent's turn (SessionView.subagents) renders nested under its
 // spawn_agent card exactly as it did while streaming, at any depth.
 import type { MessageView, SubagentView } from '../ipc';
-import { initialSplit } from './thinkSplit';
 import type { AgentModel, Block, ToolCallModel } from './turn';
 
 /**
@@ -129,5 +128,5 @@ export function storedSubagent(scope: CallScope, index: SubagentIndex, seen: Set
     if (m.status === 'interrupted') status = 'stopped';
     if (m.status === 'error') status = 'error';
   }
-  return { run_id: '', blocks, split: initialSplit, status };
+  return { run_id: '', blocks, status };
 }

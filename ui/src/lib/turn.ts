@@ -9,7 +9,6 @@
 // What the run says about itself (context budget, compactions, the input
 // guard's findings) is kept here too, so replaying the run's log restores it.
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, ToolOutcome, Usage } from '../ipc';
-import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkSplit';
 
 export type Block =
   | { kind: 'text'; text: string }
@@ -24,7 +23,6 @@ export interface AgentModel {
   /** The agent's run ('' when unknown: a stored transcript, or before run_started). */
   run_id: string;
   blocks: Block[];
-  split: ThinkSplitState;
   status: 'running' | 'done' | 'stopped' | 'error';
 }
 
@@ -100,7 +98,6 @@ export function newTurn(run_id: string): TurnModel {
     profile: '',
     context_window: 0,
     blocks: [],
-    split: initialSplit,
     status: 'running',
     usage: [],
     error: null,
@@ -112,7 +109,7 @@ export function newTurn(run_id: string): TurnModel {
 }
 
 function emptyAgent(run_id: string): AgentModel {
-  return { run_id, blocks: [], split: initialSplit, status: 'running' };
+  return { run_id, blocks: [], status: 'running' };
 }
 
 function appendText(blocks: Block[], kind: 'text' | 'thinking', text: string): Block[] {
@@ -157,12 +154,10 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
   switch (ev.type) {
     case 'thinking_delta':
       return { ...a, blocks: appendText(a.blocks, 'thinking', ev.delta) };
-    case 'text_delta': {
-      const { state, pieces } = splitThink(a.split, ev.delta);
-      let blocks = a.blocks;
-      for (const p of pieces) blocks = appendText(blocks, p.thinking ? 'thinking' : 'text', p.text);
-      return { ...a, split: state, blocks };
-    }
+    // Reasoning a model writes inline in tags arrives as thinking_delta:
+    // the core splits it out (crates/core/src/think_tags.rs).
+    case 'text_delta':
+      return { ...a, blocks: appendText(a.blocks, 'text', ev.delta) };
     case 'plan_delta':
       return withPlan(a, (p) => ({ ...p, plan: p.plan + ev.delta }));
     case 'plan_ready':
@@ -249,10 +244,9 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
     case 'stream_end':
     case 'stream_stopped':
     case 'error': {
-      let blocks = closeCalls(a.blocks, ev.type !== 'stream_end');
-      for (const p of flushThink(a.split)) blocks = appendText(blocks, p.thinking ? 'thinking' : 'text', p.text);
+      const blocks = closeCalls(a.blocks, ev.type !== 'stream_end');
       const status = ev.type === 'stream_end' ? 'done' : ev.type === 'stream_stopped' ? 'stopped' : 'error';
-      return { ...a, blocks, split: initialSplit, status };
+      return { ...a, blocks, status };
     }
     default:
       return a;

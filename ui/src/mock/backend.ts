@@ -10,6 +10,7 @@
 // command answers. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
+import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkTags';
 import type {
   AgentEvent,
   ErrorInfo,
@@ -61,6 +62,8 @@ interface Run {
   index: number;
   /** Pages following the run (follow_run), each with its next message index. */
   followers: { ch: ChannelLike; index: number }[];
+  /** The inline-reasoning splitter of each agent of the run (by run id). */
+  think: Map<string, ThinkSplitState>;
   text: string;
   parent: number | null;
   queue: { queue_id: string; text: string; at: number }[];
@@ -399,7 +402,7 @@ export class MockBackend {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
@@ -483,7 +486,23 @@ export class MockBackend {
     delete (ev as { stored?: unknown }).stored;
     if (!ev.is_subagent && (ev.type === 'stream_end' || ev.type === 'stream_stopped' || ev.type === 'error')) run.endedAt = now();
     if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
-    // Numbered like the core's live-run registry: from 1, in emit order.
+    // Like the core, reasoning written inline in tags goes out as thinking;
+    // any other event of the agent ends the text that held a tag back.
+    const split = run.think.get(ev.run_id) ?? initialSplit;
+    if (ev.type === 'text_delta') {
+      const { state, pieces } = splitThink(split, ev.delta);
+      run.think.set(ev.run_id, state);
+      for (const p of pieces) this.publish(run, { ...ev, type: p.thinking ? 'thinking_delta' : 'text_delta', delta: p.text });
+      return;
+    }
+    for (const p of flushThink(split)) this.publish(run, { ...ev, type: p.thinking ? 'thinking_delta' : 'text_delta', delta: p.text } as AgentEvent);
+    run.think.delete(ev.run_id);
+    this.publish(run, ev);
+  }
+
+  /** Numbers, keeps and sends one event, as the core's live-run registry does. */
+  publish(run: Run, ev: AgentEvent): void {
+    // Numbered from 1, in emit order.
     ev.seq = run.events.length + 1;
     run.events.push(ev);
     // A run whose page went away (started by an earlier page load) has no channel.

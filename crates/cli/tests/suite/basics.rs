@@ -137,6 +137,31 @@ async fn plain_mode_prints_the_answer_and_uses_ollama_host() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Plain answer.\n");
 }
 
+/// A model that writes its reasoning inline (`<think>` in the text) prints
+/// it as thinking, never the raw tags: the core splits it out.
+#[tokio::test]
+async fn reasoning_in_tags_prints_as_thinking_never_as_tags() {
+    let reply = Reply::text("<think>The user says hi.</think>Hello there.");
+    let sim = sim(Script::default().with_reply(reply)).await;
+    let out = output(hearth(&[
+        "chat",
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "hi",
+    ]))
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Hello there.\n");
+    assert!(stderr.contains("[thinking] The user says hi."), "{stderr}");
+    assert!(
+        !stderr.contains("<think>") && !stderr.contains("</think>"),
+        "{stderr}"
+    );
+}
+
 /// Sends SIGINT (Ctrl-C) to a running child.
 pub(crate) fn interrupt(child: &Child) {
     let pid = child.id().expect("still running").to_string();

@@ -8,6 +8,7 @@ mod lockups;
 mod overflow;
 mod planning;
 mod probe;
+mod reasoning;
 mod runaway;
 mod sanitizer_fixture;
 mod steering;

@@ -1,4 +1,6 @@
-// Splits reasoning written in tags out of streamed text deltas. Some models
+// The mock's stand-in for the core's think_tags.rs: the mock plays a core,
+// so reasoning its scripts write inline in tags reaches the page as
+// thinking_delta, as the core sends it. Some models
 // put their reasoning inline in the text instead of the native thinking
 // field. The tags are those the stored view splits out (the core's
 // `split_thinking`): think, thinking, thought and antThinking, in any case,

@@ -1,0 +1,213 @@
+//! Reasoning a model writes inline, in tags (`<think>…</think>` in the
+//! answer's text, as qwen3 does on many Ollama versions), split out of the
+//! stream as it arrives, so every front end gets thinking events and the
+//! stored answer keeps its reasoning apart — live and stored the same. The
+//! tags are those the sanitizer knows (`sanitize::split_thinking`): think,
+//! thinking, thought and antThinking, in any case, with or without
+//! attributes. A tag can be cut anywhere between two pieces, so a tail that
+//! may still become one is held back until the next piece decides it; a
+//! tag quoted in a code span (`` `<think>` ``) is text about tags.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::model_call::Piece;
+
+const NAMES: [&str; 4] = ["think", "thinking", "thought", "antthinking"];
+
+#[allow(clippy::expect_used)] // fixed patterns, checked by the tests
+static OPEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)<(think|thinking|thought|antthinking)(?:\s[^>]*)?>").expect("pattern")
+});
+
+#[allow(clippy::expect_used)] // fixed patterns, checked by the tests
+static CLOSE: LazyLock<[Regex; 4]> =
+    LazyLock::new(|| NAMES.map(|n| Regex::new(&format!(r"(?i)</{n}\s*>")).expect("pattern")));
+
+/// The splitter's state between pieces.
+#[derive(Debug, Default)]
+pub(crate) struct ThinkTags {
+    /// The open tag (an index into `NAMES`), while inside one.
+    inside: Option<usize>,
+    /// A held-back tail that may be the start of a tag.
+    pending: String,
+    /// The character before `pending` (a backtick there quotes a tag).
+    before: Option<char>,
+}
+
+/// Length of the longest suffix of `s` that may still become an opening tag.
+fn partial_open(s: &str) -> usize {
+    let Some(at) = s.rfind('<') else { return 0 };
+    let tail = s[at + 1..].to_lowercase();
+    if tail.contains('>') {
+        return 0;
+    }
+    let name_len = tail.chars().take_while(char::is_ascii_lowercase).count();
+    let (name, rest) = tail.split_at(name_len);
+    let may_be = if rest.is_empty() {
+        NAMES.iter().any(|n| n.starts_with(name))
+    } else {
+        NAMES.contains(&name) && rest.starts_with(char::is_whitespace)
+    };
+    if may_be { s.len() - at } else { 0 }
+}
+
+/// Length of the longest suffix of `s` that may still become `</name>`.
+fn partial_close(s: &str, name: &str) -> usize {
+    let Some(at) = s.rfind('<') else { return 0 };
+    let tail = s[at..].to_lowercase();
+    let full = format!("</{name}");
+    let may_be = full.starts_with(&tail)
+        || (tail.starts_with(&full) && tail[full.len()..].trim().is_empty());
+    if may_be { s.len() - at } else { 0 }
+}
+
+fn piece(thinking: bool, text: &str) -> Piece {
+    if thinking {
+        Piece::Thinking(text.to_owned())
+    } else {
+        Piece::Text(text.to_owned())
+    }
+}
+
+impl ThinkTags {
+    /// Feed one piece of the answer's text; the pieces now certain.
+    pub(crate) fn push(&mut self, delta: &str) -> Vec<Piece> {
+        let mut buf = std::mem::take(&mut self.pending) + delta;
+        let mut out = Vec::new();
+        let mut from = 0;
+        loop {
+            let found = match self.inside {
+                Some(tag) => CLOSE[tag]
+                    .find_at(&buf, from)
+                    .map(|m| (m.start(), m.end(), None)),
+                None => OPEN.captures_at(&buf, from).and_then(|c| {
+                    let m = c.get(0)?;
+                    let name = c.get(1)?.as_str().to_lowercase();
+                    let tag = NAMES.iter().position(|n| *n == name)?;
+                    Some((m.start(), m.end(), Some(tag)))
+                }),
+            };
+            let Some((start, end, opened)) = found else {
+                break;
+            };
+            let quoted = buf[..start].chars().next_back().or(self.before) == Some('`');
+            if self.inside.is_none() && quoted {
+                from = end;
+                continue;
+            }
+            if start > 0 {
+                out.push(piece(self.inside.is_some(), &buf[..start]));
+            }
+            buf.drain(..end);
+            self.before = Some('>');
+            from = 0;
+            self.inside = opened;
+        }
+        let hold = match self.inside {
+            Some(tag) => partial_close(&buf, NAMES[tag]),
+            None => partial_open(&buf),
+        };
+        let sure = &buf[..buf.len() - hold];
+        if !sure.is_empty() {
+            out.push(piece(self.inside.is_some(), sure));
+            self.before = sure.chars().next_back();
+        }
+        self.pending = buf[buf.len() - hold..].to_owned();
+        out
+    }
+
+    /// At the end of the stream, what was held back is what it looked like.
+    pub(crate) fn finish(&mut self) -> Option<Piece> {
+        let rest = std::mem::take(&mut self.pending);
+        (!rest.is_empty()).then(|| piece(self.inside.is_some(), &rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Split `deltas` and join the result into (thinking, text).
+    fn split(deltas: &[&str]) -> (String, String) {
+        let mut s = ThinkTags::default();
+        let mut pieces: Vec<Piece> = deltas.iter().flat_map(|d| s.push(d)).collect();
+        pieces.extend(s.finish());
+        let (mut thinking, mut text) = (String::new(), String::new());
+        for p in pieces {
+            match p {
+                Piece::Thinking(t) => thinking.push_str(&t),
+                Piece::Text(t) => text.push_str(&t),
+            }
+        }
+        (thinking, text)
+    }
+
+    #[test]
+    fn tags_are_split_out_wherever_the_stream_cuts_them() {
+        let whole = "<think>plan it</think>The answer.";
+        // Every cut point, and every character on its own.
+        for i in 0..=whole.len() {
+            let (a, b) = whole.split_at(i);
+            assert_eq!(
+                split(&[a, b]),
+                ("plan it".into(), "The answer.".into()),
+                "cut at {i}"
+            );
+        }
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        let refs: Vec<&str> = chars.iter().map(String::as_str).collect();
+        assert_eq!(split(&refs), ("plan it".into(), "The answer.".into()));
+    }
+
+    #[test]
+    fn every_known_tag_any_case_with_attributes() {
+        assert_eq!(
+            split(&["<Thinking mode=\"x\">a</THINKING>b"]),
+            ("a".into(), "b".into())
+        );
+        assert_eq!(split(&["<thought>a</thought >b"]), ("a".into(), "b".into()));
+        assert_eq!(
+            split(&["<antThinking>a</antthinking>b"]),
+            ("a".into(), "b".into())
+        );
+        // A closing tag of another name does not end the reasoning.
+        assert_eq!(
+            split(&["<think>a</thought>b</think>c"]),
+            ("a</thought>b".into(), "c".into())
+        );
+    }
+
+    #[test]
+    fn text_that_only_looks_like_a_tag_stays_text() {
+        assert_eq!(
+            split(&["a < b and <thinker>"]),
+            (String::new(), "a < b and <thinker>".into())
+        );
+        assert_eq!(
+            split(&["write `<think>` to ", "start"]),
+            (String::new(), "write `<think>` to start".into())
+        );
+        // A quote cut from its tag by the stream still quotes it.
+        assert_eq!(
+            split(&["`", "<think>`"]),
+            (String::new(), "`<think>`".into())
+        );
+        // Held back to the end, a partial tag is the text it was.
+        assert_eq!(
+            split(&["ends with <thi"]),
+            (String::new(), "ends with <thi".into())
+        );
+        // Reasoning that ends in a backtick does not quote the next tag.
+        assert_eq!(
+            split(&["<think>`</think>", "<think>b</think>c"]),
+            ("`b".into(), "c".into())
+        );
+        // Reasoning never closed is reasoning.
+        assert_eq!(
+            split(&["<think>still going"]),
+            ("still going".into(), String::new())
+        );
+    }
+}
