@@ -21,6 +21,7 @@ pub fn builder() -> Builder<Wry> {
             app::open_link,
             app::backend_status,
             app::set_ollama_url,
+            app::set_openai_url,
             sessions::list_sessions,
             sessions::search_sessions,
             sessions::new_session,

@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "open_link",
     "backend_status",
     "set_ollama_url",
+    "set_openai_url",
     "list_sessions",
     "search_sessions",
     "new_session",

@@ -50,6 +50,20 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     let demo = std::env::var_os("HEARTH_DEMO").is_some_and(|v| v == "1");
     let url = ollama_url(&handle);
     let state = tauri::async_runtime::block_on(AppState::open(db_path()?, &url, demo))?;
+    // `$HEARTH_OPENAI_URL` (tests), else the one the user chose, else the
+    // default (llama.cpp's server on this machine).
+    let openai = std::env::var("HEARTH_OPENAI_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .or_else(|| prefs::openai_url(&handle));
+    if let Some(url) = openai
+        && let Err(e) = state.set_openai_url(&url)
+    {
+        tracing::warn!(
+            "the OpenAI-compatible server's URL is not usable: {}",
+            e.message
+        );
+    }
     app.manage(state);
     if let (Some(window), Some((w, h))) =
         (app.get_webview_window("main"), prefs::window_size(&handle))

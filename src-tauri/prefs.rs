@@ -1,6 +1,6 @@
 //! UI preferences in tauri-plugin-store (`prefs.json` in the app's config
-//! folder), docs/design.md §7: theme, last session, sidebar, the Ollama URL and
-//! the window's size. Everything else (profiles, persona, model settings)
+//! folder), docs/design.md §7: theme, last session, sidebar, the Ollama and
+//! OpenAI-compatible servers' URLs and the window's size. Everything else (profiles, persona, model settings)
 //! is the core's, in SQLite.
 
 use hearth_protocol::ErrorInfo;
@@ -13,6 +13,7 @@ use crate::views::Prefs;
 const FILE: &str = "prefs.json";
 const UI: &str = "ui";
 const URL: &str = "ollama_url";
+const OPENAI_URL: &str = "openai_url";
 const WINDOW: &str = "window";
 
 /// The saved preferences (defaults when none or unreadable).
@@ -52,6 +53,20 @@ pub fn url<R: Runtime>(app: &AppHandle<R>) -> Option<String> {
 /// Remember the Ollama URL.
 pub fn save_url<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), ErrorInfo> {
     put(app, URL, serde_json::Value::String(url.to_owned()))
+}
+
+/// The OpenAI-compatible server's URL the user chose, if any.
+pub fn openai_url<R: Runtime>(app: &AppHandle<R>) -> Option<String> {
+    app.store(FILE)
+        .ok()?
+        .get(OPENAI_URL)?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Remember the OpenAI-compatible server's URL.
+pub fn save_openai_url<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), ErrorInfo> {
+    put(app, OPENAI_URL, serde_json::Value::String(url.to_owned()))
 }
 
 /// The window's last inner size, in logical pixels.

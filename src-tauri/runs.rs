@@ -251,4 +251,65 @@ mod tests {
             "and this"
         );
     }
+
+    /// The desktop app talks to an OpenAI-compatible server through the
+    /// same composition as the CLI: a profile whose backend is `openai`
+    /// goes to hearth-sim's `/v1`, the default profile to its Ollama API.
+    #[tokio::test]
+    async fn a_profile_on_the_openai_backend_is_answered_by_an_openai_compatible_server() {
+        let (sim, state, _dir) = setup(vec![Reply::text("Answered over v1.")]).await;
+        let resolved = state.set_openai_url(&sim.url()).unwrap();
+        assert_eq!(resolved, format!("{}/v1", sim.url()));
+        let mut profile = state.profiles.list()[0].clone();
+        profile.name = "Remote".into();
+        profile.backend = Some("openai".into());
+        // One model call: the scripted reply is the answer.
+        profile.planning_enabled = false;
+        state.profiles.upsert(profile).await.unwrap();
+        hearth_core::tools::ProfileSwitcher::switch(state.profiles.as_ref(), "s1", "Remote")
+            .await
+            .unwrap();
+        let agent = state.backend().unwrap().agent;
+        let (ch, seen) = channel();
+        state
+            .runs
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
+            .unwrap();
+        until("the end", || terminal(&seen).is_some()).await;
+        assert!(
+            matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),
+            "{:?}",
+            seen.lock().unwrap()
+        );
+        assert!(
+            !sim.completion_bodies().is_empty(),
+            "the answer came over /v1"
+        );
+        assert_eq!(
+            sim.chat_bodies(),
+            Vec::<serde_json::Value>::new(),
+            "nothing went to /api/chat"
+        );
+        let history = hearth_core::SessionStore::history(state.store.as_ref(), "s1")
+            .await
+            .unwrap();
+        assert_eq!(history.last().unwrap().content, "Answered over v1.");
+    }
+
+    /// A new Ollama URL swaps the client inside the agent: the agent (its
+    /// approvals, calibration, loads in flight) is the same one.
+    #[tokio::test]
+    async fn a_new_ollama_url_keeps_the_agent() {
+        let (sim, state, _dir) = setup(vec![Reply::text("Same agent.")]).await;
+        let before = state.backend().unwrap().agent;
+        let after = state.set_url(&sim.url()).unwrap();
+        assert!(Arc::ptr_eq(&before, &after.agent));
+        let (ch, seen) = channel();
+        state
+            .runs
+            .adopt(after.agent.run_stream("s1", "hi"), None, "main", ch)
+            .unwrap();
+        until("the end", || terminal(&seen).is_some()).await;
+        assert!(matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })));
+    }
 }

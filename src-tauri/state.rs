@@ -1,20 +1,20 @@
 //! What the commands share: the store, profiles, per-model settings, the
-//! Ollama client and the agent built over them, and the live runs.
+//! model servers and the one agent composed over them
+//! (`hearth_compose::agent`, as the CLI builds it), and the live runs.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use hearth_core::tools::{Remember, SwitchProfile, builtin_registry};
-use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
-use hearth_core::{Agent, Approvals, BackendError, LoadOptions, ModelSettings};
-use hearth_ollama::{Client, ClientOptions, OllamaBackend, OllamaError};
+use hearth_core::{Agent, Approvals, BackendError, BackendSlot, LoadOptions, ModelSettings};
+use hearth_ollama::{Client, OllamaError};
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 use hearth_store::{Profiles, Store, StoreError};
 
 use crate::runs::LiveRuns;
 
-/// The model server and the agent that talks to it; replaced as a whole
-/// when the user changes the Ollama URL.
+/// The Ollama server in use and the agent every run goes through. A URL
+/// change replaces the client inside the agent's backend slot; the agent
+/// stays.
 #[derive(Clone)]
 pub struct Backend {
     /// The URL in use.
@@ -35,6 +35,13 @@ pub struct AppState {
     /// to the next request.
     pub settings: Arc<ModelSettings>,
     backend: RwLock<Backend>,
+    /// The agent's default backend: Ollama at the URL in use.
+    ollama: Arc<BackendSlot>,
+    /// The OpenAI-compatible server a profile selects with `backend:
+    /// "openai"` (llama.cpp, LM Studio, vLLM…).
+    openai: Arc<BackendSlot>,
+    /// Its base URL.
+    openai_url: RwLock<String>,
     /// Runs going on.
     pub runs: LiveRuns,
     /// Approval requests of every run, shared by the agents the app builds
@@ -65,14 +72,41 @@ impl AppState {
                 .map_err(|e| e.to_string())?,
         );
         let approvals = Arc::new(Approvals::default());
-        let backend =
-            build_backend(url, &store, &profiles, &settings, &approvals).map_err(|e| e.message)?;
+        let server = hearth_compose::ollama(Some(url)).map_err(|e| e.to_string())?;
+        let ollama = BackendSlot::new(server.backend);
+        // A key for a server that asks for one comes from the environment,
+        // as for the CLI; a local server needs none.
+        let key = std::env::var("HEARTH_API_KEY")
+            .ok()
+            .and_then(|k| hearth_openai::ApiKey::new(&k));
+        let openai_url = hearth_openai::resolve_base_url(None);
+        let openai = BackendSlot::new(
+            hearth_compose::openai(Some(&openai_url), key).map_err(|e| e.to_string())?,
+        );
+        probe_sandbox();
+        let agent = hearth_compose::agent(hearth_compose::Parts {
+            backend: ollama.clone(),
+            named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
+            provider: profiles.clone(),
+            profiles: profiles.clone(),
+            store: store.clone(),
+            settings: settings.clone(),
+            approvals: approvals.clone(),
+        });
+        let backend = Backend {
+            url: server.url,
+            client: server.client,
+            agent,
+        };
         Ok(Self {
             approvals,
             store,
             profiles,
             settings,
             backend: RwLock::new(backend),
+            ollama,
+            openai,
+            openai_url: RwLock::new(openai_url),
             runs: LiveRuns::default(),
             demo,
             db_path,
@@ -87,21 +121,43 @@ impl AppState {
             .map_err(|_| internal("the backend lock is poisoned"))
     }
 
-    /// Point the app at another Ollama. Runs in progress keep the old one.
+    /// Point the app at another Ollama: the agent's backend slot gets the
+    /// new client, so the next request of every run goes there.
     pub fn set_url(&self, url: &str) -> Result<Backend, ErrorInfo> {
-        let backend = build_backend(
-            url,
-            &self.store,
-            &self.profiles,
-            &self.settings,
-            &self.approvals,
-        )?;
+        let server = hearth_compose::ollama(Some(url)).map_err(|e| e.to_info())?;
         let mut slot = self
             .backend
             .write()
             .map_err(|_| internal("the backend lock is poisoned"))?;
-        *slot = backend.clone();
-        Ok(backend)
+        self.ollama.replace(server.backend);
+        slot.url = server.url;
+        slot.client = server.client;
+        Ok(slot.clone())
+    }
+
+    /// Point the `openai` backend at another OpenAI-compatible server;
+    /// returns its base URL as resolved (`/v1` added when no path is given).
+    pub fn set_openai_url(&self, url: &str) -> Result<String, ErrorInfo> {
+        let resolved = hearth_openai::resolve_base_url(Some(url));
+        let key = std::env::var("HEARTH_API_KEY")
+            .ok()
+            .and_then(|k| hearth_openai::ApiKey::new(&k));
+        let backend = hearth_compose::openai(Some(&resolved), key).map_err(|e| e.to_info())?;
+        self.openai.replace(backend);
+        let mut slot = self
+            .openai_url
+            .write()
+            .map_err(|_| internal("the server lock is poisoned"))?;
+        slot.clone_from(&resolved);
+        Ok(resolved)
+    }
+
+    /// The OpenAI-compatible server's base URL.
+    pub fn openai_url(&self) -> String {
+        self.openai_url
+            .read()
+            .map(|u| u.clone())
+            .unwrap_or_default()
     }
 
     /// Names of the tools a profile can enable: the agent's own registry,
@@ -111,54 +167,15 @@ impl AppState {
     }
 }
 
-fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> hearth_core::ToolRegistry {
-    let mut tools = builtin_registry();
-    let exe = std::env::current_exe().ok();
-    // Find what this machine can enforce now, off the async workers, so the
-    // first approval question does not wait on it.
-    if let Some(exe) = exe.clone() {
+/// Find what this machine can enforce for `run_shell` now, off the async
+/// workers, so the first approval question does not wait on it.
+fn probe_sandbox() {
+    if let Ok(exe) = std::env::current_exe() {
         std::thread::spawn(move || {
             let found = hearth_tools::sandbox::confinement(&exe);
             tracing::info!("run_shell sandbox: {}", found.mechanism());
         });
     }
-    // Hearth's own data stays read-only to sandboxed commands: one that
-    // edited it could turn its own sandbox off.
-    let data = store.path().parent().map(std::path::Path::to_path_buf);
-    hearth_tools::register(&mut tools, exe, data.into_iter().collect());
-    tools
-        .register(Arc::new(SwitchProfile(profiles.clone())))
-        .register(Arc::new(Remember(store.clone())));
-    tools
-}
-
-/// The agent as the CLI builds it (same tools, workers, settings), over
-/// Ollama at `url`.
-fn build_backend(
-    url: &str,
-    store: &Arc<Store>,
-    profiles: &Arc<Profiles>,
-    settings: &Arc<ModelSettings>,
-    approvals: &Arc<Approvals>,
-) -> Result<Backend, ErrorInfo> {
-    let url = hearth_ollama::resolve_base_url(Some(url));
-    let client = Client::new(&url, ClientOptions::default()).map_err(ollama_error)?;
-    let agent = Agent::builder(
-        Arc::new(OllamaBackend::new(client.clone())),
-        profiles.clone(),
-    )
-    .tools(tools(store, profiles))
-    .settings(settings.clone())
-    .memory_source(store.clone())
-    .worker(Arc::new(TitleWorker))
-    .memory_writer(store.clone())
-    .worker(Arc::new(MemoryWorker(store.clone())))
-    .worker(Arc::new(CompactionWorker))
-    .store(store.clone())
-    .approvals(approvals.clone())
-    .subagents()
-    .build();
-    Ok(Backend { url, client, agent })
 }
 
 /// An Ollama failure as the UI receives it (codes the UI branches on:

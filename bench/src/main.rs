@@ -26,7 +26,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use hearth_core::{Agent, ModelBackend, Profile, StaticProfiles, ToolRegistry};
-use hearth_ollama::{Client, ClientOptions, OllamaBackend};
 use hearth_sim::{ModelSpec, Script, Sim, SimHandle};
 use stop_latency::StopLatency;
 
@@ -81,8 +80,11 @@ async fn setup() -> Result<(SimHandle, Agents), String> {
     ]))
     .await
     .map_err(|e| format!("simulator: {e}"))?;
-    let client = Client::new(&sim.url(), ClientOptions::default()).map_err(|e| e.to_string())?;
-    let backend: Arc<dyn ModelBackend> = Arc::new(OllamaBackend::new(client));
+    // The servers as every front end builds them (hearth-compose); the
+    // agents are bare (no store, no workers) to measure the loop alone.
+    let backend = hearth_compose::ollama(Some(&sim.url()))
+        .map_err(|e| e.to_string())?
+        .backend;
     let bare = || {
         let mut profile = Profile::new("Bench", MODEL);
         profile.tools = Some(vec![]);
@@ -91,13 +93,9 @@ async fn setup() -> Result<(SimHandle, Agents), String> {
     let ollama = Agent::builder(backend.clone(), bare())
         .tools(ToolRegistry::new())
         .build();
-    let v1 = hearth_openai::Client::new(
-        &format!("{}/v1", sim.url()),
-        None,
-        hearth_openai::ClientOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    let openai = Agent::builder(Arc::new(hearth_openai::OpenAiBackend::new(v1)), bare())
+    let v1 = hearth_compose::openai(Some(&format!("{}/v1", sim.url())), None)
+        .map_err(|e| e.to_string())?;
+    let openai = Agent::builder(v1, bare())
         .tools(ToolRegistry::new())
         .build();
     let mut tools = ToolRegistry::new();

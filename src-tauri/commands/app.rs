@@ -24,6 +24,7 @@ pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, ErrorInfo> {
         demo: state.demo,
         db_path: state.db_path.display().to_string(),
         ollama_url: state.backend()?.url,
+        openai_url: state.openai_url(),
     })
 }
 
@@ -100,6 +101,25 @@ pub async fn set_ollama_url(
     let backend = state.set_url(url)?;
     prefs::save_url(&app, &backend.url)?;
     Ok(status(backend.url.clone(), backend.client.version().await))
+}
+
+/// Point the `openai` backend (profiles whose backend is `openai`) at an
+/// OpenAI-compatible server (saved for next time). Returns its base URL as
+/// resolved: `/v1` is added when no path is given.
+#[tauri::command]
+#[specta::specta]
+pub fn set_openai_url(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    url: String,
+) -> Result<String, ErrorInfo> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(invalid("the URL is empty"));
+    }
+    let resolved = state.set_openai_url(url)?;
+    prefs::save_openai_url(&app, &resolved)?;
+    Ok(resolved)
 }
 
 #[cfg(test)]

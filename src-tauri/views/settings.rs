@@ -273,6 +273,9 @@ pub struct AppInfo {
     pub db_path: String,
     /// The Ollama URL in use.
     pub ollama_url: String,
+    /// The OpenAI-compatible server (llama.cpp, LM Studio, vLLM…) that a
+    /// profile whose backend is `openai` talks to.
+    pub openai_url: String,
 }
 
 /// Whether the model server answers.

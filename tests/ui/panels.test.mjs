@@ -83,3 +83,17 @@ test('models: list, resident refresh, settings warnings, preload, unload with co
     const seen = await page.evaluate(() => window.__progress);
     assert.ok(new Set(seen).size >= 2, `progress moved: ${seen}`);
   }));
+
+test('settings: the OpenAI-compatible server is set from the app, resolved to its /v1', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    const field = page.getByTestId('settings-openai-url');
+    assert.equal(await field.inputValue(), 'http://127.0.0.1:8080/v1');
+    await field.fill('http://192.168.1.20:1234');
+    await field.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'set_openai_url'));
+    assert.deepEqual((await calls(page, 'set_openai_url'))[0].args, { url: 'http://192.168.1.20:1234' });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=settings-openai-url]').value === 'http://192.168.1.20:1234/v1',
+    );
+  }));

@@ -24,6 +24,12 @@ export const commands = {
 	backendStatus: () => typedError<BackendStatus, ErrorInfo>(__TAURI_INVOKE("backend_status")),
 	/**  Point Hearth at another Ollama (saved for next time). */
 	setOllamaUrl: (url: string) => typedError<BackendStatus, ErrorInfo>(__TAURI_INVOKE("set_ollama_url", { url })),
+	/**
+	 *  Point the `openai` backend (profiles whose backend is `openai`) at an
+	 *  OpenAI-compatible server (saved for next time). Returns its base URL as
+	 *  resolved: `/v1` is added when no path is given.
+	 */
+	setOpenaiUrl: (url: string) => typedError<string, ErrorInfo>(__TAURI_INVOKE("set_openai_url", { url })),
 	/**  Sessions, newest first. */
 	listSessions: () => typedError<SessionInfo[], ErrorInfo>(__TAURI_INVOKE("list_sessions")),
 	/**  Full-text search over every message. */
@@ -170,6 +176,11 @@ export type AppInfo = {
 	db_path: string,
 	/**  The Ollama URL in use. */
 	ollama_url: string,
+	/**
+	 *  The OpenAI-compatible server (llama.cpp, LM Studio, vLLM…) that a
+	 *  profile whose backend is `openai` talks to.
+	 */
+	openai_url: string,
 };
 
 /**  A user's answer to an approval request (tools that write or run things). */

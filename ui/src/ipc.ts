@@ -48,6 +48,7 @@ export const setPrefs = (prefs: Prefs) => ok(commands.setPrefs(prefs));
 export const openLink = (url: string) => ok(commands.openLink(url));
 export const backendStatus = () => ok(commands.backendStatus());
 export const setOllamaUrl = (url: string) => ok(commands.setOllamaUrl(url));
+export const setOpenaiUrl = (url: string) => ok(commands.setOpenaiUrl(url));
 
 export const listSessions = () => ok(commands.listSessions());
 export const searchSessions = (q: string) => ok(commands.searchSessions(q));

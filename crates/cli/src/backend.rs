@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use hearth_core::ModelBackend;
-use hearth_openai::{ApiKey, OpenAiBackend};
+use hearth_openai::ApiKey;
 
 /// The kinds of server `--backend` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -36,7 +36,7 @@ impl FromStr for KeyArg {
 }
 
 /// The name the OpenAI-compatible backend is registered under.
-pub const OPENAI: &str = "openai";
+pub const OPENAI: &str = hearth_compose::OPENAI;
 
 /// The backends of one run.
 pub struct Backends {
@@ -66,22 +66,13 @@ pub fn build(
         BackendKind::Ollama => url,
         BackendKind::Openai => None,
     };
-    let ollama = hearth_ollama::Client::new(
-        &hearth_ollama::resolve_base_url(ollama_url),
-        hearth_ollama::ClientOptions::default(),
-    )
-    .map_err(|e| e.to_string())?;
-    let default: Arc<dyn ModelBackend> = Arc::new(hearth_ollama::OllamaBackend::new(ollama));
+    let default = hearth_compose::ollama(ollama_url)
+        .map_err(|e| e.to_string())?
+        .backend;
     let named = match kind {
         BackendKind::Ollama => None,
         BackendKind::Openai => {
-            let client = hearth_openai::Client::new(
-                &hearth_openai::resolve_base_url(url),
-                key,
-                hearth_openai::ClientOptions::default(),
-            )
-            .map_err(|e| e.to_string())?;
-            let backend: Arc<dyn ModelBackend> = Arc::new(OpenAiBackend::new(client));
+            let backend = hearth_compose::openai(url, key).map_err(|e| e.to_string())?;
             Some((OPENAI, backend))
         }
     };

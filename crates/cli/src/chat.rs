@@ -8,9 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use hearth_core::tools::{ProfileSwitcher, Remember, SwitchProfile, builtin_registry};
-use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
-use hearth_core::{Agent, LoadOptions, new_session_id};
+use hearth_core::tools::ProfileSwitcher;
+use hearth_core::{LoadOptions, new_session_id};
 use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
 use hearth_store::Profiles;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -112,30 +111,19 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         eprintln!("hearth: {e}");
         return ExitCode::FAILURE;
     }
-    let store = Arc::new(store);
-    let mut tools = builtin_registry();
-    hearth_tools::register(
-        &mut tools,
-        std::env::current_exe().ok(),
-        data_folder(&store),
-    );
-    tools
-        .register(Arc::new(SwitchProfile(profiles)))
-        .register(Arc::new(Remember(store.clone())));
-    let mut builder = Agent::builder(backends.default, provider)
-        .tools(tools)
-        .settings(Arc::new(settings))
-        .memory_source(store.clone())
-        .worker(Arc::new(TitleWorker))
-        .memory_writer(store.clone())
-        .worker(Arc::new(MemoryWorker(store.clone())))
-        .worker(Arc::new(CompactionWorker))
-        .subagents()
-        .store(store);
-    if let Some((name, backend)) = backends.named {
-        builder = builder.named_backend(name, backend);
-    }
-    let agent = builder.build();
+    let agent = hearth_compose::agent(hearth_compose::Parts {
+        backend: backends.default,
+        named: backends
+            .named
+            .into_iter()
+            .map(|(name, b)| (name.to_owned(), b))
+            .collect(),
+        provider,
+        profiles,
+        store: Arc::new(store),
+        settings: Arc::new(settings),
+        approvals: Arc::default(),
+    });
 
     // Listen for Ctrl-C before the run starts: from here on it stops the
     // run instead of killing the process mid-write.
@@ -242,17 +230,6 @@ async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision
         }
     );
     decision
-}
-
-/// Hearth's own data (the database's folder), kept read-only to sandboxed
-/// commands: one that edited it could turn its own sandbox off.
-pub(crate) fn data_folder(store: &hearth_store::Store) -> Vec<PathBuf> {
-    store
-        .path()
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .into_iter()
-        .collect()
 }
 
 /// Running text (answers, reasoning, plans) for the terminal: lines kept,

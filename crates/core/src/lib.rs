@@ -11,6 +11,7 @@
 mod agent;
 mod approvals;
 mod backend;
+mod backend_slot;
 mod batch;
 pub mod budget;
 mod builder;
@@ -58,6 +59,7 @@ pub use approvals::{Approvals, DENIED_RESULT};
 pub use backend::{
     BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
 };
+pub use backend_slot::BackendSlot;
 pub use batch::{BatchMode, CANCELLED_RESULT, batch_mode};
 pub use builder::AgentBuilder;
 pub use compaction::Summary;

@@ -94,6 +94,7 @@ export class MockBackend {
   runs = new Map<string, Run>();
   prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true };
   url = 'http://127.0.0.1:11434';
+  openaiUrl = 'http://127.0.0.1:8080/v1';
   nextId = 1;
   nextSession = 1;
   profiles: ProfileView[] = [
@@ -266,7 +267,8 @@ export class MockBackend {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const a = args as any;
     switch (cmd) {
-      case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url };
+      case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url, openai_url: this.openaiUrl };
+      case 'set_openai_url': { const u = String(a.url).trim().replace(/\/+$/, ''); this.openaiUrl = /:\/\/[^/]+\//.test(u) ? u : `${u}/v1`; return this.openaiUrl; }
       case 'get_prefs': return { ...this.prefs };
       case 'set_prefs': this.prefs = { ...(a.prefs as typeof this.prefs) }; return null;
       case 'open_link': return null;

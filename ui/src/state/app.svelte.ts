@@ -46,6 +46,17 @@ class AppState {
     }
   }
 
+  /** Points profiles whose backend is `openai` at an OpenAI-compatible server. */
+  async setOpenaiUrl(url: string): Promise<void> {
+    try {
+      const resolved = await ipc.setOpenaiUrl(url);
+      if (this.info) this.info = { ...this.info, openai_url: resolved };
+      toasts.show(`OpenAI-compatible server: ${resolved}`);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
   async refreshProfiles(): Promise<void> {
     try {
       this.profiles = await ipc.listProfiles();

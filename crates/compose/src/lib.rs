@@ -1,0 +1,130 @@
+//! One composition of the agent, shared by the desktop app, the CLI and the
+//! benchmarks (docs/architecture.md, "One composition"): the same tools,
+//! post-turn workers, memory and settings over the model servers the front
+//! end names. Ollama is the default backend; an OpenAI-compatible server
+//! (llama.cpp, LM Studio, vLLM, LocalAI) is registered under the name
+//! [`OPENAI`], and a profile whose `backend` says so uses it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hearth_core::tools::{Remember, SwitchProfile, builtin_registry};
+use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
+use hearth_core::{
+    Agent, Approvals, BackendError, ModelBackend, ModelSettings, ProfileProvider, ToolRegistry,
+};
+use hearth_openai::ApiKey;
+use hearth_store::{Profiles, Store};
+
+/// The name the OpenAI-compatible backend is registered under (what a
+/// profile's `backend` says to use it).
+pub const OPENAI: &str = "openai";
+
+/// An Ollama server: its base URL, the client for the models panel (tags,
+/// ps, show, pull), and the backend the agent talks to.
+#[derive(Clone)]
+pub struct Ollama {
+    /// The base URL in use.
+    pub url: String,
+    /// The client, for what is not the agent's (the models panel).
+    pub client: hearth_ollama::Client,
+    /// The same client as the agent's backend.
+    pub backend: Arc<dyn ModelBackend>,
+}
+
+/// Ollama at `url` (`$OLLAMA_HOST`, then the default, when `None`).
+pub fn ollama(url: Option<&str>) -> Result<Ollama, BackendError> {
+    let url = hearth_ollama::resolve_base_url(url);
+    let client = hearth_ollama::Client::new(&url, hearth_ollama::ClientOptions::default())?;
+    let backend = Arc::new(hearth_ollama::OllamaBackend::new(client.clone()));
+    Ok(Ollama {
+        url,
+        client,
+        backend,
+    })
+}
+
+/// An OpenAI-compatible server at `url` (its root or its `/v1`), with
+/// `key` sent as a bearer token when given.
+pub fn openai(
+    url: Option<&str>,
+    key: Option<ApiKey>,
+) -> Result<Arc<dyn ModelBackend>, BackendError> {
+    let client = hearth_openai::Client::new(
+        &hearth_openai::resolve_base_url(url),
+        key,
+        hearth_openai::ClientOptions::default(),
+    )?;
+    Ok(Arc::new(hearth_openai::OpenAiBackend::new(client)))
+}
+
+/// What a front end brings to the composition.
+pub struct Parts {
+    /// The default backend (Ollama; the app's is a `BackendSlot`, so a URL
+    /// change swaps the client inside the agent).
+    pub backend: Arc<dyn ModelBackend>,
+    /// Backends a profile selects by name (`profile.backend`).
+    pub named: Vec<(String, Arc<dyn ModelBackend>)>,
+    /// The profiles runs read (the CLI wraps the store's with its flags).
+    pub provider: Arc<dyn ProfileProvider>,
+    /// The store's profiles, for the `switch_profile` tool.
+    pub profiles: Arc<Profiles>,
+    /// Sessions, memory, traces.
+    pub store: Arc<Store>,
+    /// Per-model load options.
+    pub settings: Arc<ModelSettings>,
+    /// Approval requests, shared with whatever answers them.
+    pub approvals: Arc<Approvals>,
+}
+
+/// The tools every front end offers: the core's, the file and shell tools
+/// (Hearth's data folder stays read-only to sandboxed commands: one that
+/// edited it could turn its own sandbox off), `switch_profile` and
+/// `remember`.
+pub fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> ToolRegistry {
+    let mut tools = builtin_registry();
+    hearth_tools::register(&mut tools, std::env::current_exe().ok(), data_folder(store));
+    tools
+        .register(Arc::new(SwitchProfile(profiles.clone())))
+        .register(Arc::new(Remember(store.clone())));
+    tools
+}
+
+/// The folder that holds Hearth's database.
+pub fn data_folder(store: &Store) -> Vec<PathBuf> {
+    store
+        .path()
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .into_iter()
+        .collect()
+}
+
+/// The agent: tools, the title, memory and compaction workers, memory
+/// snapshots and the memory flush, sub-agents, over `parts`.
+pub fn agent(parts: Parts) -> Arc<Agent> {
+    let Parts {
+        backend,
+        named,
+        provider,
+        profiles,
+        store,
+        settings,
+        approvals,
+    } = parts;
+    let mut builder = Agent::builder(backend, provider)
+        .tools(tools(&store, &profiles))
+        .settings(settings)
+        .memory_source(store.clone())
+        .worker(Arc::new(TitleWorker))
+        .memory_writer(store.clone())
+        .worker(Arc::new(MemoryWorker(store.clone())))
+        .worker(Arc::new(CompactionWorker))
+        .approvals(approvals)
+        .subagents()
+        .store(store);
+    for (name, backend) in named {
+        builder = builder.named_backend(name, backend);
+    }
+    builder.build()
+}
