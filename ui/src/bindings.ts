@@ -270,7 +270,13 @@ profile: string;
  *  The model's context window for this run (`num_ctx`), in tokens:
  *  with `usage` it tells a UI how full the context is.
  */
-context_window: number } | 
+context_window: number; 
+/**
+ *  The wire format's version ([`crate::PROTOCOL_VERSION`]): a
+ *  consumer built against another one can say so instead of
+ *  misreading what follows.
+ */
+protocol?: number } | 
 /**
  *  A message the user queued while the run was going was added to the
  *  conversation at a turn boundary (steering: docs/background.md §5.2);

@@ -316,10 +316,8 @@ impl Printer {
                     shown(&short)
                 );
             }
-            EventKind::StreamEnd { .. } => {
-                if self.text_open {
-                    let _ = writeln!(out);
-                }
+            EventKind::StreamEnd { .. } if self.text_open => {
+                let _ = writeln!(out);
             }
             EventKind::StreamStopped { .. } => {
                 if self.text_open {
@@ -386,6 +384,9 @@ impl Printer {
             | EventKind::ApprovalResolved { .. }
             | EventKind::QueuedMessageSent { .. }
             | EventKind::Usage { .. } => {}
+            // An answer that ended on a new line, and kinds newer than
+            // this printer (shown in `--json` only).
+            _ => {}
         }
     }
 }

@@ -50,6 +50,7 @@ impl Agent {
             model: profile.model.clone(),
             profile: profile.name.clone(),
             context_window: self.settings.load_options(&profile.model).num_ctx,
+            protocol: hearth_protocol::PROTOCOL_VERSION,
         });
         // A sub-agent's run is a future inside the parent's tool call; when
         // the parent stops, that future is dropped mid-flight. The guard

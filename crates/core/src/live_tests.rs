@@ -45,6 +45,7 @@ fn a_run() -> Vec<AgentEvent> {
         model: "m".into(),
         profile: "p".into(),
         context_window: 4096,
+        protocol: hearth_protocol::PROTOCOL_VERSION,
     })];
     run.extend((0..30).map(|i| text(&format!("w{i} "))));
     run.push(ev(EventKind::ToolStarted {

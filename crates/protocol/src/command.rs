@@ -1,5 +1,6 @@
-//! Commands into the core from a front end. Each is answered by events on the
-//! run's channel, or by a direct reply for the non-run commands.
+//! What a front end sends back into a run: the user's answer to an approval
+//! request. (Starting, stopping and following runs are the front ends' own
+//! calls into the core: `Agent`, `RunHandle`, `LiveRuns`.)
 
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -14,29 +15,4 @@ pub enum ApprovalDecision {
     AllowForSession,
     /// Do not run it; the model is told the user declined.
     Deny,
-}
-
-/// A command from a front end.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Command {
-    /// Start a run: append the user's message and answer it.
-    SendMessage {
-        /// Session to add the message to.
-        session_id: String,
-        /// The user's text.
-        text: String,
-    },
-    /// Stop a run at once. The model stays loaded.
-    Stop {
-        /// The run to stop.
-        run_id: String,
-    },
-    /// Answer an approval request.
-    Approve {
-        /// The request's id, from the approval event.
-        request_id: String,
-        /// The user's decision.
-        decision: ApprovalDecision,
-    },
 }

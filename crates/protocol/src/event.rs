@@ -111,6 +111,7 @@ pub enum StopReason {
 /// `error` last.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EventKind {
     /// The run began.
     RunStarted {
@@ -121,6 +122,11 @@ pub enum EventKind {
         /// The model's context window for this run (`num_ctx`), in tokens:
         /// with `usage` it tells a UI how full the context is.
         context_window: u32,
+        /// The wire format's version ([`crate::PROTOCOL_VERSION`]): a
+        /// consumer built against another one can say so instead of
+        /// misreading what follows.
+        #[serde(default)]
+        protocol: u32,
     },
     /// A message the user queued while the run was going was added to the
     /// conversation at a turn boundary (steering: docs/background.md §5.2);

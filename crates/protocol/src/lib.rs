@@ -1,4 +1,4 @@
-//! Hearth's wire format: the events a run emits and the commands front ends
+//! Hearth's wire format: the events a run emits and the answers front ends
 //! send back. Shared by the core, the CLI, the desktop shell and (through
 //! generated TypeScript) the web UI.
 //!
@@ -16,11 +16,14 @@ mod error;
 mod event;
 mod guard;
 
-pub use command::{ApprovalDecision, Command};
+pub use command::ApprovalDecision;
 pub use error::{ErrorCode, ErrorInfo, Recovery};
 pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
 pub use guard::{GuardMode, GuardSource};
 
-/// Version of this wire format. Bumped on any incompatible change so a front
-/// end built against another version can say so instead of misreading events.
+/// Version of this wire format, sent in every `run_started` event. Bumped on
+/// any incompatible change so a front end built against another version can
+/// say so instead of misreading events. Event kinds are `#[non_exhaustive]`:
+/// a new kind is not an incompatible change, and Rust consumers must say
+/// what they do with kinds they do not know.
 pub const PROTOCOL_VERSION: u32 = 1;

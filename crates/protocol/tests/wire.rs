@@ -67,3 +67,26 @@ fn a_numbered_event_carries_its_number() {
     let back: AgentEvent = serde_json::from_value(v).unwrap();
     assert_eq!(back, ev);
 }
+
+#[test]
+fn run_started_says_which_wire_format_follows() {
+    let ev = AgentEvent {
+        scope: RunScope::top("s1", "r1"),
+        kind: EventKind::RunStarted {
+            model: "m".into(),
+            profile: "p".into(),
+            context_window: 4096,
+            protocol: hearth_protocol::PROTOCOL_VERSION,
+        },
+        seq: 1,
+    };
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(v["protocol"], hearth_protocol::PROTOCOL_VERSION);
+    // An older core's event, without it, still reads (as 0: unknown).
+    let old = json!({"session_id":"s1","run_id":"r1","is_subagent":false,"type":"run_started","model":"m","profile":"p","context_window":4096});
+    let back: AgentEvent = serde_json::from_value(old).unwrap();
+    assert!(matches!(
+        back.kind,
+        EventKind::RunStarted { protocol: 0, .. }
+    ));
+}
