@@ -74,14 +74,9 @@ impl AppState {
         let approvals = Arc::new(Approvals::default());
         let server = hearth_compose::ollama(Some(url)).map_err(|e| e.to_string())?;
         let ollama = BackendSlot::new(server.backend);
-        // A key for a server that asks for one comes from the environment,
-        // as for the CLI; a local server needs none.
-        let key = std::env::var("HEARTH_API_KEY")
-            .ok()
-            .and_then(|k| hearth_openai::ApiKey::new(&k));
         let openai_url = hearth_openai::resolve_base_url(None);
         let openai = BackendSlot::new(
-            hearth_compose::openai(Some(&openai_url), key).map_err(|e| e.to_string())?,
+            hearth_compose::openai(Some(&openai_url), api_key()).map_err(|e| e.to_string())?,
         );
         probe_sandbox();
         let agent = hearth_compose::agent(hearth_compose::Parts {
@@ -139,10 +134,8 @@ impl AppState {
     /// returns its base URL as resolved (`/v1` added when no path is given).
     pub fn set_openai_url(&self, url: &str) -> Result<String, ErrorInfo> {
         let resolved = hearth_openai::resolve_base_url(Some(url));
-        let key = std::env::var("HEARTH_API_KEY")
-            .ok()
-            .and_then(|k| hearth_openai::ApiKey::new(&k));
-        let backend = hearth_compose::openai(Some(&resolved), key).map_err(|e| e.to_info())?;
+        let backend =
+            hearth_compose::openai(Some(&resolved), api_key()).map_err(|e| e.to_info())?;
         self.openai.replace(backend);
         let mut slot = self
             .openai_url
@@ -165,6 +158,14 @@ impl AppState {
     pub fn tool_names(&self) -> Result<Vec<String>, ErrorInfo> {
         Ok(self.backend()?.agent.tool_registry().names())
     }
+}
+
+/// The OpenAI-compatible server's key, for one that asks for it: from
+/// `$HEARTH_API_KEY`, as for the CLI (a local server needs none).
+fn api_key() -> Option<hearth_openai::ApiKey> {
+    std::env::var("HEARTH_API_KEY")
+        .ok()
+        .and_then(|k| hearth_openai::ApiKey::new(&k))
 }
 
 /// Find what this machine can enforce for `run_shell` now, off the async
