@@ -98,7 +98,7 @@ impl LiveRuns {
     /// The session's live run as it stands (its events so far), for a page
     /// that opens the session; it follows the rest with `follow`.
     pub fn view(&self, session_id: &str) -> Option<LiveRunView> {
-        Some(split(self.0.follow(session_id, 0)?).0)
+        Some(split(self.0.snapshot(session_id)?).0)
     }
 }
 
@@ -166,6 +166,18 @@ mod tests {
             .await
             .unwrap();
         (sim, state, dir)
+    }
+
+    /// Sends "hi" in session s1 from the main window and waits for the
+    /// run's end; its events.
+    async fn answer(state: &AppState, agent: &Arc<hearth_core::Agent>) -> Seen {
+        let (ch, seen) = channel();
+        state
+            .runs
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
+            .unwrap();
+        until("the end", || terminal(&seen).is_some()).await;
+        seen
     }
 
     fn slow(text: &str) -> Reply {
@@ -269,13 +281,7 @@ mod tests {
         hearth_core::tools::ProfileSwitcher::switch(state.profiles.as_ref(), "s1", "Remote")
             .await
             .unwrap();
-        let agent = state.backend().unwrap().agent;
-        let (ch, seen) = channel();
-        state
-            .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
-            .unwrap();
-        until("the end", || terminal(&seen).is_some()).await;
+        let seen = answer(&state, &state.backend().unwrap().agent).await;
         assert!(
             matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),
             "{:?}",
@@ -304,12 +310,7 @@ mod tests {
         let before = state.backend().unwrap().agent;
         let after = state.set_url(&sim.url()).unwrap();
         assert!(Arc::ptr_eq(&before, &after.agent));
-        let (ch, seen) = channel();
-        state
-            .runs
-            .adopt(after.agent.run_stream("s1", "hi"), None, "main", ch)
-            .unwrap();
-        until("the end", || terminal(&seen).is_some()).await;
+        let seen = answer(&state, &after.agent).await;
         assert!(matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })));
     }
 }

@@ -227,10 +227,22 @@ impl LiveRuns {
     /// Follow the session's live run from after event `after` (0: from the
     /// start). `None` when no run is going.
     pub fn follow(&self, session_id: &str, after: u32) -> Option<Following> {
+        self.look(session_id, after, true)
+    }
+
+    /// The session's live run as it stands, without following it (its
+    /// `events` receiver is already closed). `None` when no run is going.
+    pub fn snapshot(&self, session_id: &str) -> Option<Following> {
+        self.look(session_id, 0, false)
+    }
+
+    fn look(&self, session_id: &str, after: u32, follow: bool) -> Option<Following> {
         let mut runs = self.lock();
         let live = runs.get_mut(session_id)?;
         let (tx, rx) = unbounded_channel();
-        live.followers.push(tx);
+        if follow {
+            live.followers.push(tx);
+        }
         Some(Following {
             run_id: live.run_id.clone(),
             prompt: live.prompt.clone(),
