@@ -105,5 +105,6 @@ pub async fn switch_profile(
         .profiles
         .switch(&session_id, &name)
         .await
+        .map(|_| ())
         .map_err(invalid)
 }

@@ -2,12 +2,13 @@
 //! delete (with undo), export, branches.
 
 use hearth_protocol::ErrorInfo;
+use hearth_store::StoredMessage;
 use tauri::{AppHandle, Manager, State};
 
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
-    ExportFormat, MessageView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
-    SubagentView, SwitchView, TraceView,
+    ExportFormat, SearchHitView, SessionInfo, SessionInfo as Info, SessionView, SubagentView,
+    SwitchView, TraceView,
 };
 
 /// Sessions, newest first.
@@ -75,7 +76,7 @@ pub(crate) async fn session_view(
         id: session_id.to_owned(),
         title,
         profile: state.profiles.active(session_id).name,
-        messages: messages.into_iter().map(MessageView::from).collect(),
+        messages: messages.into_iter().map(StoredMessage::view).collect(),
         forks,
         switches: switches.into_iter().map(SwitchView::from).collect(),
         subagents: subagents.into_iter().map(SubagentView::from).collect(),

@@ -288,6 +288,31 @@ queue_id: string;
 /**  The message as stored. */
 text: string } | 
 /**
+ *  A message of the run is durable in its session: the user's message,
+ *  each answer (with its tool calls), each tool result, each queued
+ *  message taken in. Sent right after the store has it, so a front end
+ *  adds it to its copy of the session instead of reading the session
+ *  again when the run ends.
+ */
+{ type: "message_stored"; 
+/**  The message as shown (ids and all). */
+message: MessageView; 
+/**
+ *  When it starts a new branch (an answer given again, an edited
+ *  message): it and its siblings, oldest first — the fork the UI
+ *  shows as "k/n". Empty otherwise.
+ */
+siblings?: number[] } | 
+/**
+ *  A tool switched the session's profile during the run; the model calls
+ *  that follow use it.
+ */
+{ type: "profile_switched"; 
+/**  The profile now in effect. */
+profile: string; 
+/**  The last message stored before the switch (`None`: none yet). */
+after_message_id: number | null } | 
+/**
  *  A piece of the plan as the planner writes it (streamed once the
  *  answer is known to be a plan: it starts with a numbered step).
  */
@@ -516,9 +541,9 @@ export type MemoryView = {
 	version: number,
 };
 
-/**  One stored message of the current branch. */
+/**  One stored message. */
 export type MessageView = {
-	/**  Id (grows with time). */
+	/**  Id (grows with time; a message's id is above its parent's). */
 	id: number,
 	/**  The message it follows. */
 	parent_id: number | null,
@@ -526,7 +551,10 @@ export type MessageView = {
 	run_id: string | null,
 	/**  Author. */
 	role: RoleView,
-	/**  Text (raw, as the model wrote it: the UI sanitizes when rendering). */
+	/**
+	 *  Text as shown: an answer sanitized, its inline reasoning moved to
+	 *  `thinking` (the store keeps what the model wrote).
+	 */
 	content: string,
 	/**  Reasoning text. */
 	thinking: string | null,

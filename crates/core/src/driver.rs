@@ -142,8 +142,7 @@ impl Agent {
                 }
             }
         } else {
-            let user = ChatMessage::user(&ctx.text);
-            ctx.store.append(&ctx.session_id, &ctx.run_id, user).await?;
+            ctx.keep(ChatMessage::user(&ctx.text)).await?;
             ctx.text.clone()
         };
         if ctx.depth == 0 {
@@ -297,10 +296,7 @@ impl Agent {
         );
         let calls = shaped.message.tool_calls.clone();
         if keep_answer(&shaped.message)
-            && let Err(e) = ctx
-                .store
-                .append(&ctx.session_id, &ctx.run_id, shaped.message)
-                .await
+            && let Err(e) = ctx.keep(shaped.message).await
         {
             return Observation::Failed(e.into());
         }
@@ -413,9 +409,7 @@ impl Agent {
     async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
         let queued = ctx.steering.drain(closing);
         for q in &queued {
-            ctx.store
-                .append(&ctx.session_id, &ctx.run_id, ChatMessage::user(&q.text))
-                .await?;
+            ctx.keep(ChatMessage::user(&q.text)).await?;
             ctx.sink.emit(EventKind::QueuedMessageSent {
                 queue_id: q.id.clone(),
                 text: q.text.clone(),

@@ -2,6 +2,7 @@
 //! so a sub-agent's sink writes into the parent's channel marked as a
 //! sub-agent's (flat `parent_run_id`, not nested boxes: docs/style.md §4).
 
+use crate::store::Appended;
 use hearth_protocol::{AgentEvent, EventKind, RunScope};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -44,6 +45,15 @@ impl EventSink {
                 seq: 0,
             });
         }
+    }
+
+    /// Announce a message the store now holds: `message_stored`, with the
+    /// message as front ends show it.
+    pub(crate) fn stored(&self, appended: Appended) {
+        self.emit(EventKind::MessageStored {
+            message: appended.stored.view(),
+            siblings: appended.siblings,
+        });
     }
 
     /// A sink for a sub-agent run spawned by tool call `call_id` of this

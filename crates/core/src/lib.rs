@@ -43,6 +43,7 @@ mod run_state;
 mod runaway;
 pub mod sanitize;
 mod settings;
+mod shown;
 mod steering;
 mod store;
 mod subagent;
@@ -76,7 +77,9 @@ pub use profile::{Profile, ProfileProvider, StaticProfiles};
 pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use steering::{QueueError, Queued, SteeringQueue};
-pub use store::{InMemoryStore, SessionStore, Span, StoreError, SubagentTranscript};
+pub use store::{
+    Appended, InMemoryStore, SessionStore, Span, StoreError, StoredMessage, SubagentTranscript,
+};
 pub use tool::{
     Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
 };

@@ -7,9 +7,10 @@ use hearth_protocol::{EventKind, StopReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventSink;
+use crate::message::ChatMessage;
 use crate::profile::Profile;
 use crate::steering::SteeringQueue;
-use crate::store::SessionStore;
+use crate::store::{SessionStore, StoreError};
 use crate::tool::Approver;
 
 /// Emits `stream_stopped` if a run's future is dropped before it ended.
@@ -60,4 +61,16 @@ pub(crate) struct RunCtx {
     /// started, bound to its scope: a profile the model switches to mid-run
     /// grants nothing.
     pub(crate) preapproved: crate::rights::Preapproved,
+}
+
+impl RunCtx {
+    /// Append `message` to the run's session, then announce it.
+    pub(crate) async fn keep(&self, message: ChatMessage) -> Result<(), StoreError> {
+        let appended = self
+            .store
+            .append(&self.session_id, &self.run_id, message)
+            .await?;
+        self.sink.stored(appended);
+        Ok(())
+    }
 }

@@ -38,6 +38,32 @@ pub struct Span {
     pub detail: Option<String>,
 }
 
+/// A message with its place in the session's tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMessage {
+    /// Its id (grows with time: above its parent's).
+    pub id: i64,
+    /// The message it answers or follows; `None` for a first message.
+    pub parent_id: Option<i64>,
+    /// The run that wrote it (`None` for messages imported or written
+    /// outside a run).
+    pub run_id: Option<String>,
+    /// The message.
+    pub message: ChatMessage,
+    /// Stored at, ms since the epoch.
+    pub created_at: i64,
+}
+
+/// What [`SessionStore::append`] stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Appended {
+    /// The message, where it landed.
+    pub stored: StoredMessage,
+    /// When it starts a new branch (its parent has other children): it and
+    /// its siblings, oldest first. Empty otherwise.
+    pub siblings: Vec<i64>,
+}
+
 /// A storage failure.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("session storage failed: {0}")]
@@ -50,15 +76,16 @@ pub trait SessionStore: Send + Sync {
     /// An unknown session is empty.
     async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, StoreError>;
 
-    /// Append one message. Durable when this returns: the loop appends the
-    /// user's message before any request leaves, and emits an event only
-    /// after what it announces is appended.
+    /// Append one message as the new tip of the session's branch. Durable
+    /// when this returns: the loop appends the user's message before any
+    /// request leaves, and emits an event only after what it announces is
+    /// appended (`message_stored` carries what this returns).
     async fn append(
         &self,
         session_id: &str,
         run_id: &str,
         message: ChatMessage,
-    ) -> Result<(), StoreError>;
+    ) -> Result<Appended, StoreError>;
 
     /// A run begins (before its user message is appended). A durable store
     /// records it so that a run a crash left unfinished can be repaired.
@@ -186,16 +213,24 @@ impl SessionStore for InMemoryStore {
     async fn append(
         &self,
         session_id: &str,
-        _run_id: &str,
+        run_id: &str,
         message: ChatMessage,
-    ) -> Result<(), StoreError> {
-        self.sessions
-            .lock()
-            .await
-            .entry(session_id.to_owned())
-            .or_default()
-            .push(message);
-        Ok(())
+    ) -> Result<Appended, StoreError> {
+        let mut sessions = self.sessions.lock().await;
+        let branch = sessions.entry(session_id.to_owned()).or_default();
+        // One branch, never rewritten: a message's id is its position.
+        let id = i64::try_from(branch.len()).unwrap_or(i64::MAX - 1) + 1;
+        branch.push(message.clone());
+        Ok(Appended {
+            stored: StoredMessage {
+                id,
+                parent_id: (id > 1).then_some(id - 1),
+                run_id: Some(run_id.to_owned()),
+                message,
+                created_at: now_ms(),
+            },
+            siblings: Vec::new(),
+        })
     }
 
     async fn record_subagent(&self, transcript: &SubagentTranscript) -> Result<(), StoreError> {
@@ -226,4 +261,11 @@ impl SessionStore for InMemoryStore {
             .push(summary.clone());
         Ok(())
     }
+}
+
+/// Now, in ms since the epoch (0 on a clock before 1970).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

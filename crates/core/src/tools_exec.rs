@@ -191,13 +191,14 @@ pub(crate) async fn record(
     output: String,
     duration_ms: u64,
 ) -> Result<(), StoreError> {
-    store
+    let appended = store
         .append(
             &base.session_id,
             &base.run_id,
             ChatMessage::tool_result(call, output.clone()),
         )
         .await?;
+    base.events.stored(appended);
     let span = Span {
         kind: "tool",
         name: call.name.clone(),

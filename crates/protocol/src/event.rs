@@ -137,6 +137,28 @@ pub enum EventKind {
         /// The message as stored.
         text: String,
     },
+    /// A message of the run is durable in its session: the user's message,
+    /// each answer (with its tool calls), each tool result, each queued
+    /// message taken in. Sent right after the store has it, so a front end
+    /// adds it to its copy of the session instead of reading the session
+    /// again when the run ends.
+    MessageStored {
+        /// The message as shown (ids and all).
+        message: crate::MessageView,
+        /// When it starts a new branch (an answer given again, an edited
+        /// message): it and its siblings, oldest first — the fork the UI
+        /// shows as "k/n". Empty otherwise.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        siblings: Vec<i64>,
+    },
+    /// A tool switched the session's profile during the run; the model calls
+    /// that follow use it.
+    ProfileSwitched {
+        /// The profile now in effect.
+        profile: String,
+        /// The last message stored before the switch (`None`: none yet).
+        after_message_id: Option<i64>,
+    },
     /// A piece of the plan as the planner writes it (streamed once the
     /// answer is known to be a plan: it starts with a numbered step).
     PlanDelta {

@@ -4,29 +4,13 @@
 //! `messages`, moves `sessions.head_id`, and refuses to move it under a run
 //! that is still writing.
 
-use hearth_core::ChatMessage;
+use hearth_core::StoredMessage;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::error::StoreError;
 use crate::messages;
 use crate::store::Store;
 use crate::{recovery, runs};
-
-/// A message with its place in the session's tree.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredMessage {
-    /// Its id (grows with time).
-    pub id: i64,
-    /// The message it answers or follows; `None` for a first message.
-    pub parent_id: Option<i64>,
-    /// The run that wrote it (`None` for messages imported or written
-    /// outside a run).
-    pub run_id: Option<String>,
-    /// The message.
-    pub message: ChatMessage,
-    /// Stored at, ms since the epoch.
-    pub created_at: i64,
-}
 
 impl From<messages::Stored> for StoredMessage {
     fn from(s: messages::Stored) -> Self {

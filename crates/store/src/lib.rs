@@ -36,9 +36,9 @@ mod store;
 mod subagents;
 mod summaries;
 
-pub use branches::StoredMessage;
 pub use error::StoreError;
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
+pub use hearth_core::StoredMessage;
 pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
 pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile};

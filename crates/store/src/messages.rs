@@ -60,8 +60,8 @@ pub(crate) fn append(
     conn: &Connection,
     session_id: &str,
     run_id: &str,
-    m: &ChatMessage,
-) -> Result<i64, StoreError> {
+    m: ChatMessage,
+) -> Result<Stored, StoreError> {
     sessions::ensure(conn, session_id)?;
     let parent = sessions::head(conn, session_id)?;
     let tool_calls = if m.tool_calls.is_empty() {
@@ -93,7 +93,13 @@ pub(crate) fn append(
         "UPDATE sessions SET head_id = ?2, updated_at = ?3 WHERE id = ?1",
         params![session_id, id, sessions::change_stamp(conn)?],
     )?;
-    Ok(id)
+    Ok(Stored {
+        id,
+        parent_id: parent,
+        run_id: Some(run_id.to_owned()),
+        created_at: now,
+        message: m,
+    })
 }
 
 /// A stored message with its row id, parent, run and time.

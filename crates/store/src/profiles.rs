@@ -342,7 +342,7 @@ impl ProfileProvider for Profiles {
 
 #[async_trait]
 impl ProfileSwitcher for Profiles {
-    async fn switch(&self, session_id: &str, name: &str) -> Result<(), String> {
+    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String> {
         if session_id.starts_with("subagent_") {
             return Err("a sub-agent runs with the profile it was given; it cannot switch".into());
         }
@@ -354,7 +354,8 @@ impl ProfileSwitcher for Profiles {
         }
         let (s, n) = (session_id.to_owned(), name.to_owned());
         let changed = self.active(session_id).name != name;
-        self.store
+        let marked = self
+            .store
             .db()
             .call(move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -366,6 +367,7 @@ impl ProfileSwitcher for Profiles {
                 // A switch that changes nothing is not a mark in the
                 // transcript; one before the first message is the
                 // session's starting profile and is marked too.
+                let mut marked = None;
                 if changed {
                     let head = sessions::head(&tx, &s)?;
                     tx.execute(
@@ -373,16 +375,17 @@ impl ProfileSwitcher for Profiles {
                          VALUES (?1, ?2, ?3, ?4)",
                         params![s, n, head, now_ms()],
                     )?;
+                    marked = Some(head);
                 }
                 tx.commit()?;
-                Ok(())
+                Ok(marked)
             })
             .await
             .map_err(|e| e.to_string())?;
         self.write(|c| {
             c.sessions.insert(session_id.to_owned(), name.to_owned());
         });
-        Ok(())
+        Ok(marked)
     }
 }
 

@@ -72,7 +72,7 @@ fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize
             &tx,
             session_id,
             run_id,
-            &ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
+            ChatMessage::tool_result(call, OUTCOME_UNKNOWN),
         )?;
     }
     if let Some((content, thinking)) = runs::take_draft(&tx, run_id)?
@@ -83,7 +83,7 @@ fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize
             status: MessageStatus::Interrupted,
             ..ChatMessage::assistant(content)
         };
-        messages::append(&tx, session_id, run_id, &m)?;
+        messages::append(&tx, session_id, run_id, m)?;
     }
     runs::end(&tx, run_id, MessageStatus::Interrupted)?;
     tx.commit()?;

@@ -207,21 +207,31 @@ impl SessionStore for Store {
         session_id: &str,
         run_id: &str,
         message: ChatMessage,
-    ) -> Result<(), hearth_core::StoreError> {
+    ) -> Result<hearth_core::Appended, hearth_core::StoreError> {
         let (sid, rid) = (session_id.to_owned(), run_id.to_owned());
-        self.db
+        Ok(self
+            .db
             .call(move |c| {
                 let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                messages::append(&tx, &sid, &rid, &message)?;
+                let stored = messages::append(&tx, &sid, &rid, message)?;
                 // The final answer replaces the run's checkpoint.
-                if message.role == Role::Assistant {
+                if stored.message.role == Role::Assistant {
                     tx.execute("DELETE FROM drafts WHERE run_id = ?1", [&rid])?;
                 }
+                // A first message after a regenerate or an edit starts a
+                // branch: the UI shows its fork without reading them all.
+                let siblings = crate::branches::siblings(&tx, stored.id)?;
                 tx.commit()?;
-                Ok(())
+                Ok(hearth_core::Appended {
+                    stored: stored.into(),
+                    siblings: if siblings.len() > 1 {
+                        siblings
+                    } else {
+                        Vec::new()
+                    },
+                })
             })
-            .await?;
-        Ok(())
+            .await?)
     }
 
     async fn begin_run(

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
+use hearth_protocol::EventKind;
+
 use crate::profile::ProfileProvider;
 use crate::rights::widening;
 use crate::tool::{Approval, Question, Tool, ToolContext, ToolError, ToolSpec};
@@ -17,8 +19,10 @@ use crate::tool::{Approval, Question, Tool, ToolContext, ToolError, ToolSpec};
 /// Where profiles are switched (the store implements it).
 #[async_trait]
 pub trait ProfileSwitcher: ProfileProvider {
-    /// Make `name` the profile of `session_id`.
-    async fn switch(&self, session_id: &str, name: &str) -> Result<(), String>;
+    /// Make `name` the profile of `session_id`. `Some` when the session's
+    /// profile changed: the transcript marks the switch after that message
+    /// (`None` inside: before the first).
+    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String>;
 }
 
 /// The `switch_profile` tool over a [`ProfileSwitcher`].
@@ -53,10 +57,19 @@ impl Tool for SwitchProfile {
             })
             .await?;
         }
-        self.0
+        let marked = self
+            .0
             .switch(&ctx.session_id, name)
             .await
             .map_err(ToolError::Failed)?;
+        // Front ends mark the switch where the store did, without reading
+        // the session again.
+        if let Some(after_message_id) = marked {
+            ctx.events.emit(EventKind::ProfileSwitched {
+                profile: name.to_owned(),
+                after_message_id,
+            });
+        }
         Ok(format!(
             "switched to profile `{name}`; it applies from your next step"
         ))

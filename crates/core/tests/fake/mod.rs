@@ -170,11 +170,17 @@ pub async fn events(handle: &mut hearth_core::RunHandle) -> Vec<AgentEvent> {
 }
 
 /// The kinds of `events`, in order, without `context_usage` (a status
-/// sent before every model call; the budget tests read it themselves).
+/// sent before every model call; the budget tests read it themselves) and
+/// `message_stored` (sent after every append; suite::stored reads it).
 pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
     events
         .iter()
-        .filter(|e| !matches!(e.kind, EventKind::ContextUsage { .. }))
+        .filter(|e| {
+            !matches!(
+                e.kind,
+                EventKind::ContextUsage { .. } | EventKind::MessageStored { .. }
+            )
+        })
         .map(|e| match e.kind {
             EventKind::RunStarted { .. } => "run_started",
             EventKind::PlanReady { .. } => "plan_ready",
@@ -194,6 +200,8 @@ pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
             EventKind::ContextUsage { .. } => "context_usage",
             EventKind::ContextCompacted { .. } => "context_compacted",
             EventKind::InputFlagged { .. } => "input_flagged",
+            EventKind::MessageStored { .. } => "message_stored",
+            EventKind::ProfileSwitched { .. } => "profile_switched",
             // A kind this helper does not know yet: a test that sees it
             // fails on the name.
             _ => "unknown",

@@ -44,7 +44,7 @@ impl SessionStore for OneRunStore {
         session_id: &str,
         run_id: &str,
         message: ChatMessage,
-    ) -> Result<(), StoreError> {
+    ) -> Result<hearth_core::Appended, StoreError> {
         self.inner.append(session_id, run_id, message).await
     }
 

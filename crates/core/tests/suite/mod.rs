@@ -13,5 +13,6 @@ mod runaway;
 mod sanitizer_fixture;
 mod steering;
 mod stop;
+mod stored;
 mod subagent;
 mod tools;

@@ -255,13 +255,13 @@ impl hearth_core::SessionStore for StopAfterAnswer {
         s: &str,
         r: &str,
         m: hearth_core::ChatMessage,
-    ) -> Result<(), hearth_core::StoreError> {
+    ) -> Result<hearth_core::Appended, hearth_core::StoreError> {
         let stop = !m.tool_calls.is_empty();
-        self.inner.append(s, r, m).await?;
+        let appended = self.inner.append(s, r, m).await?;
         if stop && let Some(t) = self.token.get() {
             t.cancel();
         }
-        Ok(())
+        Ok(appended)
     }
 }
 

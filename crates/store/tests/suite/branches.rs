@@ -105,6 +105,43 @@ async fn regenerate_makes_a_sibling_answer() {
     );
 }
 
+#[tokio::test]
+async fn append_says_where_the_message_landed_and_which_fork_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let first = store
+        .append("s", "r1", ChatMessage::user("u1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (first.stored.parent_id, first.siblings.clone()),
+        (None, vec![])
+    );
+    let a1 = store
+        .append("s", "r1", ChatMessage::assistant("a1"))
+        .await
+        .unwrap();
+    assert_eq!(a1.stored.parent_id, Some(first.stored.id));
+    assert_eq!(a1.stored.run_id.as_deref(), Some("r1"));
+    assert!(
+        a1.siblings.is_empty(),
+        "a message on a straight line starts no fork"
+    );
+    // What it returns is what a reader of the branch gets.
+    assert_eq!(store.branch_messages("s").await.unwrap()[1], a1.stored);
+    store.fork("s", a1.stored.id).await.unwrap();
+    let again = store
+        .append("s", "r2", ChatMessage::assistant("a1 again"))
+        .await
+        .unwrap();
+    assert_eq!(again.siblings, vec![a1.stored.id, again.stored.id]);
+    assert_eq!(
+        store.forks("s").await.unwrap(),
+        vec![again.siblings.clone()],
+        "the same group open_session reads"
+    );
+}
+
 async fn say_after_fork(store: &Store, at: i64, text: &str) -> i64 {
     store.fork("s", at).await.unwrap();
     say(store, "s", ChatMessage::assistant(text)).await
