@@ -50,4 +50,7 @@ test('a window that opens mid-run catches up by sequence number, with nothing lo
     await waitIdle(page);
     const answer = page.getByTestId('message-assistant').last();
     await answer.getByText('word299').waitFor();
+    // Its end is taken in from message_stored: still that one read.
+    assert.equal((await calls(page, 'open_session')).length, opensBefore + 1);
+    assert.equal(await answer.getAttribute('data-status'), 'done');
   }));

@@ -257,7 +257,8 @@ export type ErrorInfo = {
  *  `run_started`, then (`plan_ready`)? and per model call any number of
  *  `thinking_delta` / `text_delta` / `tool_started` / `tool_event`, a `usage`
  *  per model call, and exactly one of `stream_end`, `stream_stopped` or
- *  `error` last.
+ *  `error` last. A `message_stored` follows every message the run stores,
+ *  before any event that refers to that message.
  */
 export type EventKind = 
 /**  The run began. */

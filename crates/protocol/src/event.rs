@@ -108,7 +108,8 @@ pub enum StopReason {
 /// `run_started`, then (`plan_ready`)? and per model call any number of
 /// `thinking_delta` / `text_delta` / `tool_started` / `tool_event`, a `usage`
 /// per model call, and exactly one of `stream_end`, `stream_stopped` or
-/// `error` last.
+/// `error` last. A `message_stored` follows every message the run stores,
+/// before any event that refers to that message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]

@@ -2,7 +2,7 @@
 // transcript renders: a user row per user message, one answer row per run
 // of consecutive assistant/tool messages (tool results are shown inside the
 // card of their call, never as bubbles), and a divider where the profile
-// was switched. Pure, so a 10,000-message session is one linear pass.
+// was switched (after the answer, when a tool switched it mid-answer). Pure, so a 10,000-message session is one linear pass.
 import type { MessageView, SessionView } from '../ipc';
 
 export interface Fork {
@@ -36,33 +36,42 @@ export function buildRows(view: SessionView): Row[] {
     switchesAfter.set(s.after_message_id, list);
   }
   const rows: Row[] = [];
-  const pushSwitches = (after: number | null): boolean => {
-    const before = rows.length;
+  const pushSwitches = (after: number | null): void => {
     for (const [i, profile] of (switchesAfter.get(after) ?? []).entries()) {
       rows.push({ key: `sw-${after ?? 'start'}-${i}`, kind: 'switch', profile });
     }
-    return rows.length > before;
   };
   pushSwitches(null);
   let answer: Extract<Row, { kind: 'answer' }> | null = null;
+  // Switches a tool made inside an answer: shown once the answer ends, so
+  // it stays one row (its results in their cards, Regenerate answering
+  // the user's message).
+  const within: (number | null)[] = [];
+  const endAnswer = () => {
+    for (const after of within.splice(0)) pushSwitches(after);
+    answer = null;
+  };
   for (const m of view.messages) {
     if (liveRun !== null && m.run_id === liveRun) continue;
     if (m.role === 'system') continue;
     if (m.role === 'user') {
-      answer = null;
+      endAnswer();
       rows.push({ key: `m${m.id}`, kind: 'user', message: m, fork: forks.get(m.id) ?? null });
-    } else if (m.role === 'tool') {
-      if (answer && m.tool_call_id) answer.results.set(m.tool_call_id, m);
+      pushSwitches(m.id);
     } else {
-      if (!answer) {
-        answer = { key: `a${m.id}`, kind: 'answer', messages: [], results: new Map(), fork: forks.get(m.id) ?? null, last: false };
-        rows.push(answer);
+      if (m.role === 'tool') {
+        if (answer && m.tool_call_id) answer.results.set(m.tool_call_id, m);
+      } else {
+        if (!answer) {
+          answer = { key: `a${m.id}`, kind: 'answer', messages: [], results: new Map(), fork: forks.get(m.id) ?? null, last: false };
+          rows.push(answer);
+        }
+        answer.messages.push(m);
       }
-      answer.messages.push(m);
+      if (switchesAfter.has(m.id)) within.push(m.id);
     }
-    // A switch lands between turns; an answer never spans a divider.
-    if (pushSwitches(m.id)) answer = null;
   }
+  endAnswer();
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r && r.kind === 'answer') {

@@ -8,7 +8,7 @@
 // the one with `parent_call_id` in the agent whose run is `parent_run_id`.
 // What the run says about itself (context budget, compactions, the input
 // guard's findings) is kept here too, so replaying the run's log restores it.
-import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, ToolOutcome, Usage } from '../ipc';
+import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, MessageView, SubagentView, ToolOutcome, Usage } from '../ipc';
 
 export type Block =
   | { kind: 'text'; text: string }
@@ -89,6 +89,18 @@ export interface TurnModel extends AgentModel {
   compactions: Compaction[];
   /** The guard's finding on the user's message this run answers. */
   userFlag: GuardFlag | null;
+  /** What the run stored, in order (`message_stored`): the session view takes them in when the run ends. */
+  stored: MessageView[];
+  /** Forks the run's messages started (`message_stored`'s siblings). */
+  forks: number[][];
+  /** Profile switches a tool made during the run (`profile_switched`). */
+  switches: { profile: string; after_message_id: number | null }[];
+  /**
+   * The run's sub-agents as the store keeps them (their own run_started
+   * and message_stored), with the run of each; `parent_session_id` ''
+   * for the session the run belongs to.
+   */
+  subagents: { run_id: string; view: SubagentView }[];
 }
 
 export function newTurn(run_id: string): TurnModel {
@@ -105,6 +117,36 @@ export function newTurn(run_id: string): TurnModel {
     context: null,
     compactions: [],
     userFlag: null,
+    stored: [],
+    forks: [],
+    switches: [],
+    subagents: [],
+  };
+}
+
+/** A sub-agent's transcript as the store keeps it, grown from its run_started and message_stored. */
+function keepSubagent(t: TurnModel, ev: AgentEvent & { parent_call_id: string }): TurnModel {
+  if (ev.type === 'run_started') {
+    if (t.subagents.some((s) => s.view.session_id === ev.session_id)) return t;
+    // A nested one hangs under the sub-agent whose run spawned it.
+    const parent = t.subagents.find((s) => s.run_id === ev.parent_run_id);
+    const view: SubagentView = {
+      parent_session_id: parent?.view.session_id ?? '',
+      parent_run_id: ev.parent_run_id ?? t.run_id,
+      parent_call_id: ev.parent_call_id,
+      session_id: ev.session_id,
+      profile: ev.profile,
+      messages: [],
+    };
+    return { ...t, subagents: [...t.subagents, { run_id: ev.run_id, view }] };
+  }
+  if (ev.type !== 'message_stored') return t;
+  const message = ev.message;
+  return {
+    ...t,
+    subagents: t.subagents.map((s) =>
+      s.view.session_id === ev.session_id && !s.view.messages.some((m) => m.id === message.id) ? { ...s, view: { ...s.view, messages: [...s.view.messages, message] } } : s,
+    ),
   };
 }
 
@@ -286,8 +328,9 @@ function applyNested<A extends AgentModel>(a: A, runId: string | null, callId: s
 /** Folds one event into the turn. */
 export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
   if (ev.is_subagent && ev.parent_call_id) {
+    const kept = keepSubagent(t, { ...ev, parent_call_id: ev.parent_call_id });
     // Sub-agent usage, run_started and terminal events stay inside the card.
-    return applyNested(t, ev.parent_run_id ?? null, ev.parent_call_id, ev) ?? t;
+    return applyNested(kept, ev.parent_run_id ?? null, ev.parent_call_id, ev) ?? kept;
   }
   switch (ev.type) {
     case 'run_started':
@@ -301,6 +344,12 @@ export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
     case 'input_flagged':
       if (ev.source === 'user') return { ...t, userFlag: { patterns: [...ev.patterns], blocked: ev.blocked } };
       return applyToAgent(t, ev);
+    case 'message_stored':
+      // A log replayed after a snapshot may repeat what is known: once each.
+      if (t.stored.some((m) => m.id === ev.message.id)) return t;
+      return { ...t, stored: [...t.stored, ev.message], forks: ev.siblings?.length ? [...t.forks, ev.siblings] : t.forks };
+    case 'profile_switched':
+      return { ...t, profile: ev.profile, switches: [...t.switches, { profile: ev.profile, after_message_id: ev.after_message_id }] };
     case 'stream_stopped':
       return { ...applyToAgent(t, ev), partial_text: ev.partial_text };
     case 'error':

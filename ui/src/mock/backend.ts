@@ -26,7 +26,7 @@ import type {
 import type { GuardMode } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
 import { fetchScript, screenMessage } from './guardScripts';
-import { deepScript, nestedScript, planScript, shellScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 import { XSS_PAYLOAD } from './payloads';
 import { traceOf } from './trace';
 interface ChannelLike {
@@ -167,8 +167,10 @@ export class MockBackend {
    * them): those of run `runId`'s own calls, and (`parent`: the index of
    * the transcript they hang under) nested ones.
    */
-  storeSubagents(s: Sess, runId: string, subs: StoredSub[]): void {
+  storeSubagents(s: Sess, runId: string, subs: StoredSub[]): { run_id: string; view: StoredSubagent }[] {
     const stored: StoredSubagent[] = [];
+    const runs: string[] = [];
+    const own = (id: string) => `${id}@${runId}`;
     for (const sub of subs) {
       let parent: number | null = null;
       const messages = sub.messages.map((m): MessageView => {
@@ -181,13 +183,17 @@ export class MockBackend {
         return out;
       });
       const above = sub.parent !== undefined ? stored[sub.parent] : undefined;
+      const session = sub.session_id ? own(sub.session_id) : `subagent_${sub.parent_call_id}_${this.nextId++}`;
       const t: StoredSubagent = {
-        parent_call_id: sub.parent_call_id, session_id: `subagent_${sub.parent_call_id}_${this.nextId++}`, profile: sub.profile, messages,
-        parent_session_id: above?.session_id ?? s.id, parent_run_id: above ? (sub.parent_run_id ?? `${above.session_id}_run`) : runId,
+        parent_call_id: sub.parent_call_id, session_id: session, profile: sub.profile, messages,
+        parent_session_id: above?.session_id ?? s.id,
+        parent_run_id: above ? (sub.parent_run_id ? own(sub.parent_run_id) : `${above.session_id}_run`) : runId,
       };
       stored.push(t);
+      runs.push(sub.run_id ? own(sub.run_id) : `${session}_run`);
       s.subagents.push(t);
     }
+    return stored.map((view, i) => ({ run_id: runs[i]!, view }));
   }
 
   // ---- storage helpers
@@ -412,6 +418,7 @@ export class MockBackend {
     const screened = screenMessage(text, profile.input_guard);
     const script = screened.blocked ? screened.steps : [...screened.steps, ...this.script(text, profile.model, profile.input_guard)];
     this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192 } as Body, 10);
+    if (asked) this.emit(run, this.storedBody(asked), 20);
     this.schedule(run, script, 30);
     return run.id;
   }
@@ -460,29 +467,70 @@ export class MockBackend {
     const due = run.queue.find((q) => now() - q.at >= this.config.queueDelayMs);
     if (due) {
       run.queue = run.queue.filter((q) => q !== due);
-      this.addMessage(this.sessions.get(run.session)!, 'user', due.text, { run_id: run.id });
+      this.keep(run, 'user', due.text, {});
       this.raw(run, { type: 'queued_message_sent', queue_id: due.queue_id, text: due.text } as Body);
     }
     if (body.type === 'text_delta' && !body.is_subagent) run.text += (body as { delta: string }).delta;
-    this.raw(run, body);
     const s = this.sessions.get(run.session)!;
+    if ((body.type as string) === 'mock_store') {
+      const m = (body as unknown as { message: Partial<MessageView> }).message;
+      this.keep(run, m.role ?? 'assistant', m.content ?? '', m);
+      return;
+    }
+    if (body.type === 'profile_switched') {
+      // Marked where the store marks it: after the session's last message.
+      const to = (body as { profile: string }).profile;
+      // Already that profile: nothing marked, nothing announced.
+      if (s.profile === to) return;
+      s.profile = to;
+      s.switches.push({ profile: to, after_message_id: s.leaf, at: now() });
+      body = { ...body, after_message_id: s.leaf };
+    }
+    // Like the core, what the run stores is stored, and announced, before
+    // the event that ends it.
     if (body.type === 'stream_end' && !body.is_subagent) {
       this.finish(run);
       const stored = (body as { stored?: Partial<MessageView>[] }).stored;
       const subs = (body as { subagents?: StoredSub[] }).subagents;
-      if (subs) this.storeSubagents(s, run.id, subs);
-      if (stored) for (const m of stored) this.addMessage(s, m.role ?? 'assistant', m.content ?? '', { ...m, run_id: run.id });
-      else this.addMessage(s, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), { run_id: run.id });
+      // A sub-agent's messages are announced in its own scope, as the core's.
+      for (const { run_id, view } of subs ? this.storeSubagents(s, run.id, subs) : []) {
+        for (const message of view.messages) {
+          const scope = { session_id: view.session_id, run_id, is_subagent: true, parent_run_id: view.parent_run_id, parent_call_id: view.parent_call_id };
+          this.publish(run, { ...scope, type: 'message_stored', message } as AgentEvent);
+        }
+      }
+      if (stored) for (const m of stored) this.keep(run, m.role ?? 'assistant', m.content ?? '', m);
+      else this.keep(run, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), {});
     } else if (body.type === 'error' && !body.is_subagent) {
       this.finish(run);
-      if (run.text) this.addMessage(s, 'assistant', run.text, { run_id: run.id, status: 'error' });
+      if (run.text) this.keep(run, 'assistant', run.text, { status: 'error' });
     }
+    this.raw(run, body);
+  }
+
+  /** Stores a message of `run` and announces it (message_stored), as the core does. */
+  keep(run: Run, role: MessageView['role'], content: string, extra: Partial<MessageView>): void {
+    const m = this.addMessage(this.sessions.get(run.session)!, role, content, { ...extra, run_id: run.id });
+    this.raw(run, this.storedBody(m));
+  }
+
+  /** The message_stored event of `m`: the message, and its fork when it starts one. */
+  storedBody(m: Msg): Body {
+    const { session: _s, ...message } = m;
+    const siblings = this.children(m.session, m.parent_id).filter((x) => x.role === m.role).map((x) => x.id);
+    return { type: 'message_stored', message, ...(siblings.length > 1 ? { siblings } : {}) } as Body;
   }
 
   raw(run: Run, body: Body): void {
     const ev = { session_id: run.session, run_id: run.id, is_subagent: false, ...body } as AgentEvent;
     // A sub-agent's events name the run of the agent that spawned it (scripts give it for deeper ones).
     if (ev.is_subagent && ev.parent_run_id == null) ev.parent_run_id = run.id;
+    // A sub-agent's session and run are its own in every run (the scripts reuse names).
+    if (ev.is_subagent) {
+      ev.session_id = `${ev.session_id}@${run.id}`;
+      ev.run_id = `${ev.run_id}@${run.id}`;
+      if (ev.parent_run_id !== run.id) ev.parent_run_id = `${ev.parent_run_id}@${run.id}`;
+    }
     // run_shell asks every time: "Allow for this session" is not offered for it.
     if (ev.type === 'approval_requested') ev.session_allowed = ev.tool !== 'run_shell';
     delete (ev as { stored?: unknown }).stored;
@@ -541,10 +589,8 @@ export class MockBackend {
     run.done = true;
     run.gate = null; // the core withdraws a waiting question on Stop, without approval_resolved
     for (const t of run.timers) clearTimeout(t);
-    run.done = false;
+    this.keep(run, 'assistant', run.text, { status: 'interrupted' });
     this.raw(run, { type: 'stream_stopped', reason: 'user', partial_text: run.text } as Body);
-    run.done = true;
-    this.addMessage(this.sessions.get(run.session)!, 'assistant', run.text, { run_id: run.id, status: 'interrupted' });
     return true;
   }
 
@@ -561,6 +607,7 @@ export class MockBackend {
     const pct = /^context (\d+)/.exec(text);
     if (pct) return contextScript(kit, Number(pct[1]));
     if (text.startsWith('compact')) return compactScript(kit);
+    if (text.startsWith('switch to ')) return switchScript(kit, text.slice('switch to '.length));
     if (text.startsWith('fetch')) return fetchScript(kit);
     if (text.includes('hook')) return writeScript(kit, true);
     if (text.includes('write')) return writeScript(kit);
@@ -622,7 +669,7 @@ export class MockBackend {
           { role: 'tool', content: 'Sub-agent summary text.', tool_call_id: 'call_spawn', tool_name: 'spawn_agent' },
           { role: 'assistant', content: 'Both tools finished.' },
         ], [
-          { parent_call_id: 'call_spawn', profile: 'Agent', messages: [
+          { parent_call_id: 'call_spawn', session_id: 'subagent_abc123', run_id: 'subrun1', profile: 'Agent', messages: [
             { role: 'user', content: 'summarize' },
             { role: 'assistant', content: '', tool_calls: [{ id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } }] },
             { role: 'tool', content: 'permission denied', tool_call_id: 'call_sub_shell', tool_name: 'run_shell', status: 'error' },

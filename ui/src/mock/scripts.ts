@@ -12,7 +12,14 @@ export type Body = Omit<AgentEvent, 'session_id' | 'run_id' | 'is_subagent'> & P
  * `parent`: for a nested one, the index of the transcript it hangs under
  * (whose run is `parent_run_id`); without it, one of the run's own calls.
  */
-export type StoredSub = Omit<SubagentView, 'messages' | 'session_id' | 'parent_run_id' | 'parent_session_id'> & { messages: Partial<MessageView>[]; parent?: number; parent_run_id?: string };
+export type StoredSub = Omit<SubagentView, 'messages' | 'session_id' | 'parent_run_id' | 'parent_session_id'> & {
+  messages: Partial<MessageView>[];
+  parent?: number;
+  parent_run_id?: string;
+  /** The session and run its events name (the mock makes them unique per run, as the core's are). */
+  session_id?: string;
+  run_id?: string;
+};
 
 /**
  * One step: an event sent `delay` ms after the previous one. A step with a
@@ -134,13 +141,13 @@ export function deepScript(k: ScriptKit): Step[] {
         { role: 'assistant', content: 'Deep work done.' },
       ],
       [
-        { parent_call_id: 'call_1', profile: 'Agent', messages: [
+        { parent_call_id: 'call_1', session_id: 'subagent_outer', run_id: 'subrun_outer', profile: 'Agent', messages: [
           { role: 'user', content: 'outer task' },
           { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', name: 'spawn_agent', arguments: innerTask }] },
           { role: 'tool', content: 'Inner agent text.', tool_call_id: 'call_1', tool_name: 'spawn_agent' },
           { role: 'assistant', content: 'Outer agent text.' },
         ] },
-        { parent_call_id: 'call_1', parent: 0, parent_run_id: 'subrun_outer', profile: 'Agent', messages: [
+        { parent_call_id: 'call_1', parent: 0, parent_run_id: 'subrun_outer', session_id: 'subagent_inner', run_id: 'subrun_inner', profile: 'Agent', messages: [
           { role: 'user', content: 'inner task' },
           { role: 'assistant', content: 'Inner agent text.' },
         ] },
@@ -172,7 +179,7 @@ export function twinScript(k: ScriptKit): Step[] {
         { role: 'tool', content: said, tool_call_id: 'call_twin', tool_name: 'spawn_agent' },
         { role: 'assistant', content: `Twin ${word} done.` },
       ],
-      [{ parent_call_id: 'call_twin', profile: 'Agent', messages: [{ role: 'user', content: 'twin task' }, { role: 'assistant', content: said }] }],
+      [{ parent_call_id: 'call_twin', session_id: `subagent_twin_${word}`, run_id: `subrun_twin_${word}`, profile: 'Agent', messages: [{ role: 'user', content: 'twin task' }, { role: 'assistant', content: said }] }],
     ),
   ];
 }
@@ -199,6 +206,8 @@ export function nestedScript(k: ScriptKit): Step[] {
       [
         {
           parent_call_id: 'call_spawn2',
+          session_id: 'subagent_nested1',
+          run_id: 'subrun_nested',
           profile: 'Agent',
           messages: [
             { role: 'user', content: 'save a summary' },
@@ -235,5 +244,27 @@ export function planScript(k: ScriptKit): Step[] {
     ...k.deltas('Done following the plan.', 3),
     { ev: k.usage },
     k.end(),
+  ];
+}
+
+/**
+ * The model moves the session to profile `to` (switch_profile) and goes on
+ * under it. Stored as it goes, as the core stores: `mock_store` steps store
+ * and announce a message (they are not events themselves).
+ */
+export function switchScript(kit: ScriptKit, to: string): Step[] {
+  const call = { id: 'call_switch', name: 'switch_profile', arguments: { name: to } };
+  const result = `switched to profile \`${to}\`; it applies from your next step`;
+  const answer = `Now answering as ${to}.`;
+  return [
+    { ev: { type: 'mock_store', message: { role: 'assistant', content: '', tool_calls: [call] } } as unknown as Body },
+    { ev: { type: 'tool_started', call_id: call.id, name: call.name, arguments: call.arguments } as Body },
+    { ev: { type: 'profile_switched', profile: to, after_message_id: null } as Body },
+    { ev: { type: 'mock_store', message: { role: 'tool', content: result, tool_call_id: call.id, tool_name: call.name } } as unknown as Body },
+    { ev: { type: 'tool_event', call_id: call.id, name: call.name, outcome: 'ok', output: result, duration_ms: 2 } as Body },
+    { ev: kit.usage },
+    ...kit.deltas(answer, 3),
+    { ev: kit.usage },
+    kit.end([{ role: 'assistant', content: answer }]),
   ];
 }

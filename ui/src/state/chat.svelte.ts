@@ -6,11 +6,12 @@
 // so nothing that came while it was being read is lost), buffered and folded into
 // the turn once per animation frame (a fast model sends hundreds of deltas
 // a second; rendering each would drop frames). On the run's terminal event
-// the session is re-read so every message has its stored id (needed by
-// regenerate, edit and the branch switcher); what the events taught that
-// the store does not keep (tokens/s, the error and its recovery) stays in
-// `extras`, keyed by run id. None of it survives a restart: the store
-// keeps the spans (runTrace), not these notices.
+// the messages it stored (message_stored, with the ids regenerate, edit
+// and the branch switcher need) join the session view — it is not read
+// again; what the events taught that the store does not keep (tokens/s,
+// the error and its recovery) stays in `extras`, keyed by run id. None of
+// it survives a restart: the store keeps the spans (runTrace), not these
+// notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, SessionView, Usage } from '../ipc';
@@ -31,6 +32,31 @@ export interface RunExtras {
   /** The input guard's findings on tool results, by call id. */
   flags: Map<string, GuardFlag>;
   compactions: Compaction[];
+}
+
+/**
+ * The session view with ended run `t` taken in: the messages it stored
+ * (a snapshot taken mid-run may hold some already), the forks they
+ * started, its sub-agents' transcripts, and the profile switches seen —
+ * one made elsewhere before the run (`before`) and those its tools made.
+ */
+function withRun(v: SessionView, t: TurnModel, before: string | null): SessionView {
+  const known = new Set(v.messages.map((m) => m.id));
+  const added = t.stored.filter((m) => !known.has(m.id));
+  const messages = [...v.messages, ...added].sort((a, b) => a.id - b.id);
+  let forks = v.forks;
+  for (const group of t.forks) forks = [...forks.filter((f) => !f.some((id) => group.includes(id))), group];
+  const at = Date.now();
+  const firstOfRun = added[0]?.parent_id ?? v.messages[v.messages.length - 1]?.id ?? null;
+  const switches = [
+    ...v.switches,
+    ...(before !== null ? [{ profile: before, after_message_id: firstOfRun, at }] : []),
+    ...t.switches.map((sw) => ({ ...sw, at })),
+  ];
+  const profile = t.switches[t.switches.length - 1]?.profile ?? before ?? v.profile;
+  const subs = t.subagents.map((s) => ({ ...s.view, parent_session_id: s.view.parent_session_id || v.id }));
+  const subagents = [...v.subagents.filter((s) => !subs.some((x) => x.session_id === s.session_id)), ...subs];
+  return { ...v, messages, forks, switches, profile, subagents, live: null };
 }
 
 /** The guard's findings on an agent's own tool results. */
@@ -264,6 +290,8 @@ class ChatState {
           this.profile = ev.profile;
         }
         if (ev.type === 'queued_message_sent') this.queued = this.queued.filter((q) => q.queue_id !== ev.queue_id);
+        // A tool moved the session to another profile: the switcher shows it now.
+        if (ev.type === 'profile_switched') this.profile = ev.profile;
       }
       this.#noteContext([ev]);
       t = reduceTurn(t, ev);
@@ -273,7 +301,13 @@ class ChatState {
     if (terminal && t) void this.#finish(t);
   }
 
-  /** After the terminal event: keep what the store does not, re-read the session. */
+  /**
+   * After the terminal event: the session view takes in what the run
+   * stored (announced by message_stored, with the ids regenerate, edit and
+   * the branch switcher need), so the session is not read again however
+   * long it is; what the events taught that the store does not keep stays
+   * in `extras`.
+   */
   async #finish(t: TurnModel): Promise<void> {
     // Stopped or failed, the run took no more queued messages: they come
     // back to the composer, after what is being typed. (After stream_end
@@ -285,26 +319,24 @@ class ChatState {
       toasts.show(notSent(unsent.length));
     }
     const extras = new Map(this.extras);
-    extras.set(t.run_id, { usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions });
+    extras.set(t.run_id, {
+      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions,
+    });
     this.extras = extras;
     this.stopping = false;
-    const id = this.sessionId;
-    if (!id) return;
+    const v = this.view;
+    if (!v) return;
     if (t.error?.code === 'backend_unreachable') void app.refreshBackend();
-    try {
-      const view = await ipc.openSession(id);
-      if (this.sessionId !== id) return;
-      const flagged = t.userFlag ? answeredMessage(view.messages, t.run_id) : null;
-      if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
-      this.view = view;
-      this.livePrompt = null;
-      this.liveSwitch = null;
-      // A failed or stopped answer the store did not keep stays on screen.
-      const stored = view.messages.some((m) => m.run_id === t.run_id && m.role === 'assistant');
-      if (stored || t.status === 'done') this.turn = null;
-    } catch (e) {
-      toasts.error(ipc.errorInfo(e).message);
-    }
+    const view = withRun(v, t, this.liveSwitch);
+    const flagged = t.userFlag ? answeredMessage(view.messages, t.run_id) : null;
+    if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
+    this.view = view;
+    this.profile = view.profile;
+    this.livePrompt = null;
+    this.liveSwitch = null;
+    // A failed or stopped answer the store did not keep stays on screen.
+    const stored = view.messages.some((m) => m.run_id === t.run_id && m.role === 'assistant');
+    if (stored || t.status === 'done') this.turn = null;
     void sessions.refresh();
     const held = this.held;
     this.held = [];
