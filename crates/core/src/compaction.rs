@@ -147,6 +147,16 @@ pub enum Why {
     Overflow,
 }
 
+/// Where a compaction cuts the branch, and the prompt's size around it.
+struct Cut {
+    /// Messages before this index get summarized.
+    at: usize,
+    /// The prompt's tokens now (scaled).
+    tokens_before: usize,
+    /// Estimated tokens of the messages kept after the cut.
+    tail_tokens: usize,
+}
+
 /// What a compaction did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Compacted {
@@ -211,32 +221,12 @@ impl Compactor<'_> {
             .as_ref()
             .map_or(0, |s| s.covered.min(history.len()));
         let summary_tokens = previous.as_ref().map_or(0, |s| s.content.len() / 4 + 16);
-        let scaled = |raw: usize| (raw as f64 * self.ratio).ceil() as usize;
-        // Tokens of each message as it is sent (a long paste is capped on
-        // the way out), summed from the end: the tail after any cut.
-        let sent = crate::pipeline::cap_long_messages(history[covered..].to_vec(), self.window);
-        let mut tail = vec![0; sent.len() + 1];
-        for (i, m) in sent.iter().enumerate().rev() {
-            tail[i] = tail[i + 1] + estimate_tokens(std::slice::from_ref(m));
-        }
-        let tail_from = |cut: usize| tail[cut - covered];
-        let reserve = SUMMARY_TOKENS.min(self.window as usize / 8);
-        let tokens_before = scaled(fixed_tokens + summary_tokens + tail_from(covered));
-        let after = |cut: usize| scaled(fixed_tokens + reserve + tail_from(cut));
-        let candidates = cut_candidates(&history, covered);
-        let cut = match why {
-            Why::Background if !over_threshold(tokens_before, self.window) => return Ok(None),
-            // As little as reaches the target; failing that, as much as
-            // may be — unless even that would not shrink the prompt.
-            Why::Budget { target } => candidates
-                .iter()
-                .copied()
-                .find(|&c| after(c) <= target)
-                .or(candidates.last().copied())
-                .filter(|&c| after(c) < tokens_before),
-            Why::Background | Why::Overflow => candidates.last().copied(),
-        };
-        let Some(cut) = cut else {
+        let Some(Cut {
+            at: cut,
+            tokens_before,
+            tail_tokens,
+        }) = self.choose_cut(&history, covered, fixed_tokens, summary_tokens, why)
+        else {
             return Ok(None);
         };
         // Memory flush first (docs/background.md §3.8): durable facts in what
@@ -271,12 +261,61 @@ impl Compactor<'_> {
             .add_summary(session_id, &summary, &self.profile.model)
             .await
             .map_err(|e| e.to_string())?;
-        let tokens_after = scaled(fixed_tokens + summary.content.len() / 4 + 16 + tail_from(cut));
+        let tokens_after = self.scaled(fixed_tokens + summary.content.len() / 4 + 16 + tail_tokens);
         Ok(Some(Compacted {
             covered: cut,
             tokens_before,
             tokens_after,
         }))
+    }
+
+    /// Where to cut the branch (messages `covered..cut` get summarized) for
+    /// `why`, with the prompt's tokens before; `fixed` is what every request
+    /// carries besides the history and `summary` the summary in force (both
+    /// estimated tokens). `None`: nothing to do.
+    fn choose_cut(
+        &self,
+        history: &[ChatMessage],
+        covered: usize,
+        fixed: usize,
+        summary: usize,
+        why: Why,
+    ) -> Option<Cut> {
+        // Tokens of each message as it is sent (a long paste is capped on
+        // the way out), summed from the end: the tail after any cut.
+        let sent = crate::pipeline::cap_long_messages(history[covered..].to_vec(), self.window);
+        let mut tail = vec![0; sent.len() + 1];
+        for (i, m) in sent.iter().enumerate().rev() {
+            tail[i] = tail[i + 1] + estimate_tokens(std::slice::from_ref(m));
+        }
+        let tail_from = |cut: usize| tail[cut - covered];
+        let reserve = SUMMARY_TOKENS.min(self.window as usize / 8);
+        let tokens_before = self.scaled(fixed + summary + tail_from(covered));
+        // After the cut a new summary (at most `reserve`) replaces it.
+        let after = |cut: usize| self.scaled(fixed + reserve + tail_from(cut));
+        let candidates = cut_candidates(history, covered);
+        let at = match why {
+            Why::Background if !over_threshold(tokens_before, self.window) => return None,
+            // As little as reaches the target; failing that, as much as
+            // may be — unless even that would not shrink the prompt.
+            Why::Budget { target } => candidates
+                .iter()
+                .copied()
+                .find(|&c| after(c) <= target)
+                .or(candidates.last().copied())
+                .filter(|&c| after(c) < tokens_before),
+            Why::Background | Why::Overflow => candidates.last().copied(),
+        }?;
+        Some(Cut {
+            at,
+            tokens_before,
+            tail_tokens: tail_from(at),
+        })
+    }
+
+    /// Raw estimated tokens scaled by the server's measured ratio.
+    fn scaled(&self, raw: usize) -> usize {
+        (raw as f64 * self.ratio).ceil() as usize
     }
 
     /// The session's summarizer lock: waited for when the run needs room

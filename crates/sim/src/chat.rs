@@ -20,9 +20,10 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::duration::KeepAlive;
+use crate::fault::Fault;
 use crate::generate::{self, Plan, Timing};
 use crate::http::{Conn, Gone};
-use crate::script::{Fault, ModelSpec, Reply};
+use crate::script::{ModelSpec, Reply};
 use crate::server::Flow;
 use crate::sse::{self, V1Options};
 use crate::state::{Hold, Inner, Lease, LoadOptions, Runner, Shared};

@@ -9,9 +9,10 @@
 
 use tokio::time::Instant;
 
+use crate::fault::Fault;
 use crate::http::{Conn, Gone};
 use crate::prompt;
-use crate::script::{Fault, Reply};
+use crate::script::Reply;
 use crate::server::Flow;
 use crate::wire::{self, ChatResponse, Metrics, OutFunction, OutMessage, OutToolCall};
 

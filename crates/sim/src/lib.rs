@@ -187,6 +187,7 @@ mod api;
 mod chat;
 mod control;
 mod duration;
+mod fault;
 mod generate;
 mod http;
 mod openai;
@@ -205,7 +206,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-pub use script::{Fault, FaultParseError, ModelSpec, Reply, Script, ToolCallSpec};
+pub use fault::{Fault, FaultParseError};
+pub use script::{ModelSpec, Reply, Script, ToolCallSpec};
 pub use state::{Hold, RecordedRequest, Stats};
 
 use crate::state::Shared;

@@ -20,10 +20,10 @@
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use crate::fault::Fault;
 use crate::generate::{Plan, SPLIT_PAUSE_MS, Timing, split_point, write_line};
 use crate::http::{Conn, Gone};
 use crate::openai::error_body;
-use crate::script::Fault;
 use crate::server::Flow;
 use crate::wire::{Metrics, OutToolCall};
 

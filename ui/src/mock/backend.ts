@@ -1,7 +1,7 @@
 // A fake Hearth backend for UI tests: in-memory sessions (with branches),
 // profiles, memories, models, and scripted runs that stream AgentEvents
 // through the turn's Channel on timers. The message text picks the script:
-// "think", "plan", "tools", "write", "shell", "nested", "deep", "twin",
+// "think", "plan", "tools", "write", "shell", "nested", "deep", "twin", "switch to <profile>",
 // "slow", "fail", "notfound", "xss", "links", "fetch" (an injection in a
 // tool result), "context <pct>", "compact"; anything else gets a short
 // Markdown answer. A message that looks like a prompt injection is
@@ -10,75 +10,24 @@
 // command answers. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
-import { flushThink, initialSplit, splitThink, type ThinkSplitState } from './thinkTags';
+import { flushThink, initialSplit, splitThink } from './thinkTags';
+import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
   AgentEvent,
-  ErrorInfo,
   MemoryView,
   MessageView,
   ModelView,
   ProfileView,
   RunningView,
   SessionView,
-  SubagentView,
   SummaryView,
 } from '../bindings';
-import type { GuardMode } from '../bindings';
-import { compactScript, contextScript } from './contextScripts';
-import { fetchScript, screenMessage } from './guardScripts';
-import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
-import { XSS_PAYLOAD } from './payloads';
+import { screenMessage } from './guardScripts';
+import { err, pickScript } from './pickScript';
+import { seedSubagents, storeSubagents } from './seed';
+import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
-interface ChannelLike {
-  id: number;
-}
-interface Msg extends MessageView {
-  session: string;
-}
-/**
- * A stored transcript with where it hangs, as the store keeps it (the
- * shell's SubagentView is to carry these; read defensively by the UI).
- */
-type StoredSubagent = SubagentView;
-interface Sess {
-  id: string;
-  title: string;
-  profile: string;
-  leaf: number | null;
-  switches: { profile: string; after_message_id: number | null; at: number }[];
-  /** Transcripts of sub-agents, kept with the parent's turn. */
-  subagents: StoredSubagent[];
-  deleted: boolean;
-  created_at: number;
-  updated_at: number;
-}
-interface Run {
-  id: string;
-  session: string;
-  prompt: string | null;
-  events: AgentEvent[];
-  timers: ReturnType<typeof setTimeout>[];
-  channel: ChannelLike;
-  index: number;
-  /** Pages following the run (follow_run), each with its next message index. */
-  followers: { ch: ChannelLike; index: number }[];
-  /** The inline-reasoning splitter of each agent of the run (by run id). */
-  think: Map<string, ThinkSplitState>;
-  text: string;
-  parent: number | null;
-  queue: { queue_id: string; text: string; at: number }[];
-  done: boolean;
-  model: string;
-  startedAt: number;
-  endedAt: number | null;
-  /** Events waiting for `step()` (config.stepped). */
-  held: Body[];
-  /** The approval the run waits on, and how it goes on after each answer. */
-  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
-}
-
 const now = () => Date.now();
-const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['recovery'] = 'retry'): ErrorInfo => ({ code, recovery, message, details: null });
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
@@ -124,7 +73,7 @@ export class MockBackend {
     const u = this.addMessage(s, 'user', 'Hello there');
     this.addMessage(s, 'assistant', 'Hi! How can I help?', { parent: u.id });
     this.prefs.last_session = s.id;
-    if (params.get('subagents')) this.seedSubagents();
+    if (params.get('subagents')) seedSubagents(this);
     const big = Number(params.get('big') ?? 0);
     if (big > 0) {
       const b = this.addSession(`Big ${big}`);
@@ -136,64 +85,6 @@ export class MockBackend {
       }
       this.prefs.last_session = b.id;
     }
-  }
-
-  /** A stored turn whose spawn_agent's sub-agent spawned one more, both kept. */
-  seedSubagents(): void {
-    const s = this.addSession('Research');
-    this.addMessage(s, 'user', 'Research the docs');
-    this.addMessage(s, 'assistant', '', { run_id: 'r_seed', tool_calls: [{ id: 'call_research', name: 'spawn_agent', arguments: { task: 'read the docs' } }] });
-    this.addMessage(s, 'tool', 'Docs read: they say hi.', { run_id: 'r_seed', tool_call_id: 'call_research', tool_name: 'spawn_agent' });
-    this.addMessage(s, 'assistant', 'The docs say hi.', { run_id: 'r_seed' });
-    this.storeSubagents(s, 'r_seed', [
-      { parent_call_id: 'call_research', profile: 'Agent', messages: [
-        { role: 'user', content: 'read the docs' },
-        { role: 'assistant', content: 'Reading.', thinking: 'Start with the index.', tool_calls: [{ id: 'call_docs', name: 'read_file', arguments: { path: 'docs/index.md' } }, { id: 'call_deep', name: 'spawn_agent', arguments: { task: 'check the links' } }] },
-        { role: 'tool', content: '# Index: hi', tool_call_id: 'call_docs', tool_name: 'read_file' },
-        { role: 'tool', content: 'All links work.', tool_call_id: 'call_deep', tool_name: 'spawn_agent' },
-        { role: 'assistant', content: 'Docs read: they say hi.' },
-      ] },
-      { parent_call_id: 'call_deep', parent: 0, parent_run_id: 'r_seed_sub', profile: 'Agent', messages: [
-        { role: 'user', content: 'check the links' },
-        { role: 'assistant', content: '', tool_calls: [{ id: 'call_links', name: 'run_shell', arguments: { command: 'check-links docs' } }] },
-        { role: 'tool', content: 'error: check-links not found', tool_call_id: 'call_links', tool_name: 'run_shell', status: 'error' },
-        { role: 'assistant', content: 'All links work.' },
-      ] },
-    ]);
-  }
-
-  /**
-   * Keeps sub-agent transcripts with their session (ids as the store gives
-   * them): those of run `runId`'s own calls, and (`parent`: the index of
-   * the transcript they hang under) nested ones.
-   */
-  storeSubagents(s: Sess, runId: string, subs: StoredSub[]): { run_id: string; view: StoredSubagent }[] {
-    const stored: StoredSubagent[] = [];
-    const runs: string[] = [];
-    const own = (id: string) => `${id}@${runId}`;
-    for (const sub of subs) {
-      let parent: number | null = null;
-      const messages = sub.messages.map((m): MessageView => {
-        const id = this.nextId++;
-        const out: MessageView = {
-          id, parent_id: parent, run_id: null, role: m.role ?? 'assistant', content: m.content ?? '', thinking: m.thinking ?? null,
-          tool_calls: m.tool_calls ?? [], tool_call_id: m.tool_call_id ?? null, tool_name: m.tool_name ?? null, status: m.status ?? 'complete', created_at: now(),
-        };
-        parent = id;
-        return out;
-      });
-      const above = sub.parent !== undefined ? stored[sub.parent] : undefined;
-      const session = sub.session_id ? own(sub.session_id) : `subagent_${sub.parent_call_id}_${this.nextId++}`;
-      const t: StoredSubagent = {
-        parent_call_id: sub.parent_call_id, session_id: session, profile: sub.profile, messages,
-        parent_session_id: above?.session_id ?? s.id,
-        parent_run_id: above ? (sub.parent_run_id ? own(sub.parent_run_id) : `${above.session_id}_run`) : runId,
-      };
-      stored.push(t);
-      runs.push(sub.run_id ? own(sub.run_id) : `${session}_run`);
-      s.subagents.push(t);
-    }
-    return stored.map((view, i) => ({ run_id: runs[i]!, view }));
   }
 
   // ---- storage helpers
@@ -416,7 +307,7 @@ export class MockBackend {
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
     if (asked) asked.run_id = run.id;
     const screened = screenMessage(text, profile.input_guard);
-    const script = screened.blocked ? screened.steps : [...screened.steps, ...this.script(text, profile.model, profile.input_guard)];
+    const script = screened.blocked ? screened.steps : [...screened.steps, ...pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`)];
     this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192 } as Body, 10);
     if (asked) this.emit(run, this.storedBody(asked), 20);
     this.schedule(run, script, 30);
@@ -493,7 +384,7 @@ export class MockBackend {
       const stored = (body as { stored?: Partial<MessageView>[] }).stored;
       const subs = (body as { subagents?: StoredSub[] }).subagents;
       // A sub-agent's messages are announced in its own scope, as the core's.
-      for (const { run_id, view } of subs ? this.storeSubagents(s, run.id, subs) : []) {
+      for (const { run_id, view } of subs ? storeSubagents(s, run.id, subs, () => this.nextId++) : []) {
         for (const message of view.messages) {
           const scope = { session_id: view.session_id, run_id, is_subagent: true, parent_run_id: view.parent_run_id, parent_call_id: view.parent_call_id };
           this.publish(run, { ...scope, type: 'message_stored', message } as AgentEvent);
@@ -592,96 +483,5 @@ export class MockBackend {
     this.keep(run, 'assistant', run.text, { status: 'interrupted' });
     this.raw(run, { type: 'stream_stopped', reason: 'user', partial_text: run.text } as Body);
     return true;
-  }
-
-  script(text: string, model: string, guard: GuardMode): Step[] {
-    const deltas = (s: string, n = 6) => {
-      const out: Step[] = [];
-      const size = Math.max(1, Math.ceil(s.length / n));
-      for (let i = 0; i < s.length; i += size) out.push({ ev: { type: 'text_delta', delta: s.slice(i, i + size) } as Body });
-      return out;
-    };
-    const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
-    const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
-    const kit = { deltas, usage, end, model, requestId: () => `apr_${this.nextId++}`, text, guard };
-    const pct = /^context (\d+)/.exec(text);
-    if (pct) return contextScript(kit, Number(pct[1]));
-    if (text.startsWith('compact')) return compactScript(kit);
-    if (text.startsWith('switch to ')) return switchScript(kit, text.slice('switch to '.length));
-    if (text.startsWith('fetch')) return fetchScript(kit);
-    if (text.includes('hook')) return writeScript(kit, true);
-    if (text.includes('write')) return writeScript(kit);
-    if (text.includes('shell')) return shellScript(kit);
-    if (text.includes('deep')) return deepScript(kit);
-    if (text.includes('twin')) return twinScript(kit);
-    if (text.includes('nested')) return nestedScript(kit);
-    if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
-    if (text.startsWith('stream text')) {
-      const chars = Array.from(this.config.streamText, (c) => ({ ev: { type: 'text_delta', delta: c } as Body }));
-      return [...chars, { ev: usage }, end(this.config.streamStored ? [this.config.streamStored] : undefined)];
-    }
-    if (text.includes('links')) {
-      const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
-      return [...deltas(md, 4), { ev: usage }, end()];
-    }
-    if (text.includes('notfound')) {
-      return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
-    }
-    if (text.includes('fail')) {
-      return [...deltas('This answer will break in the mid', 3), { ev: { type: 'error', error: err('stream_truncated', 'The stream ended early.'), partial_text: 'This answer will break in the mid' } as Body }];
-    }
-    if (text.includes('slow')) {
-      const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
-      return [...words.map((w) => ({ ev: { type: 'text_delta', delta: w } as Body, delay: this.config.slowDelayMs })), { ev: usage }, end()];
-    }
-    if (text.includes('think')) {
-      return [
-        { ev: { type: 'thinking_delta', delta: 'Native thinking: the user asks ' } as Body },
-        { ev: { type: 'thinking_delta', delta: 'about thinking.' } as Body },
-        { ev: { type: 'text_delta', delta: '<thi' } as Body },
-        { ev: { type: 'text_delta', delta: 'nk>Tagged reasoning here.</th' } as Body },
-        { ev: { type: 'text_delta', delta: 'ink>The final answer is **42**.' } as Body },
-        { ev: usage },
-        end([{ role: 'assistant', content: 'The final answer is **42**.', thinking: 'Native thinking: the user asks about thinking. Tagged reasoning here.' }]),
-      ];
-    }
-    if (text.includes('plan')) {
-      return planScript(kit);
-    }
-    if (text.includes('tools')) {
-      const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_call_id: 'call_spawn' } as Body);
-      return [
-        { ev: { type: 'tool_started', call_id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } } as Body },
-        { ev: { type: 'tool_started', call_id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } } as Body },
-        { ev: usage },
-        { ev: { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '# Readme contents', duration_ms: 12 } as Body },
-        { ev: sub({ type: 'run_started', model, profile: 'Agent', context_window: 8192 } as Body) },
-        { ev: sub({ type: 'tool_started', call_id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } } as Body), delay: 150 },
-        { ev: sub({ type: 'tool_event', call_id: 'call_sub_shell', name: 'run_shell', outcome: 'error', output: 'permission denied', duration_ms: 3 } as Body), delay: 150 },
-        { ev: sub({ type: 'text_delta', delta: 'Sub-agent summary text.' } as Body) },
-        { ev: sub({ type: 'stream_end', iterations: 2 } as Body) },
-        { ev: { type: 'tool_event', call_id: 'call_spawn', name: 'spawn_agent', outcome: 'ok', output: 'Sub-agent summary text.', duration_ms: 480 } as Body },
-        ...deltas('Both tools finished.', 2),
-        { ev: usage },
-        end([
-          { role: 'assistant', content: '', tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }, { id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } }] },
-          { role: 'tool', content: '# Readme contents', tool_call_id: 'call_read', tool_name: 'read_file' },
-          { role: 'tool', content: 'Sub-agent summary text.', tool_call_id: 'call_spawn', tool_name: 'spawn_agent' },
-          { role: 'assistant', content: 'Both tools finished.' },
-        ], [
-          { parent_call_id: 'call_spawn', session_id: 'subagent_abc123', run_id: 'subrun1', profile: 'Agent', messages: [
-            { role: 'user', content: 'summarize' },
-            { role: 'assistant', content: '', tool_calls: [{ id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } }] },
-            { role: 'tool', content: 'permission denied', tool_call_id: 'call_sub_shell', tool_name: 'run_shell', status: 'error' },
-            { role: 'assistant', content: 'Sub-agent summary text.' },
-          ] },
-        ]),
-      ];
-    }
-    return [
-      ...deltas('Hello from **Hearth**. Here is code:\n\n```rust\nfn main() {\n    println!("hi");\n}\n```\n\nAnd a [link](https://example.com).', 8),
-      { ev: usage },
-      end(),
-    ];
   }
 }

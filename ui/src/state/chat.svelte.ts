@@ -14,70 +14,16 @@
 // notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
-import type { AgentEvent, ApprovalDecision, ErrorInfo, SessionView, Usage } from '../ipc';
+import type { AgentEvent, ApprovalDecision, SessionView } from '../ipc';
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
-import { isTerminal, newTurn, reduceTurn, type AgentModel, type Compaction, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
+import { notSent, toolFlags, unstoredOutcomes, withRun, type RunExtras } from '../lib/runEnd';
+import { isTerminal, newTurn, reduceTurn, type AgentModel, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
+
 import { app } from './app.svelte';
 import { sessions } from './sessions.svelte';
 import { toasts } from './toasts.svelte';
-
-export interface RunExtras {
-  usage: Usage[];
-  error: ErrorInfo | null;
-  model: string;
-  /** Outcomes the store cannot tell (denied, cancelled), by call id. */
-  outcomes: Map<string, 'denied' | 'cancelled'>;
-  /** The input guard's findings on tool results, by call id. */
-  flags: Map<string, GuardFlag>;
-  compactions: Compaction[];
-}
-
-/**
- * The session view with ended run `t` taken in: the messages it stored
- * (a snapshot taken mid-run may hold some already), the forks they
- * started, its sub-agents' transcripts, and the profile switches seen —
- * one made elsewhere before the run (`before`) and those its tools made.
- */
-function withRun(v: SessionView, t: TurnModel, before: string | null): SessionView {
-  const known = new Set(v.messages.map((m) => m.id));
-  const added = t.stored.filter((m) => !known.has(m.id));
-  const messages = [...v.messages, ...added].sort((a, b) => a.id - b.id);
-  let forks = v.forks;
-  for (const group of t.forks) forks = [...forks.filter((f) => !f.some((id) => group.includes(id))), group];
-  const at = Date.now();
-  const firstOfRun = added[0]?.parent_id ?? v.messages[v.messages.length - 1]?.id ?? null;
-  const switches = [
-    ...v.switches,
-    ...(before !== null ? [{ profile: before, after_message_id: firstOfRun, at }] : []),
-    ...t.switches.map((sw) => ({ ...sw, at })),
-  ];
-  const profile = t.switches[t.switches.length - 1]?.profile ?? before ?? v.profile;
-  const subs = t.subagents.map((s) => ({ ...s.view, parent_session_id: s.view.parent_session_id || v.id }));
-  const subagents = [...v.subagents.filter((s) => !subs.some((x) => x.session_id === s.session_id)), ...subs];
-  return { ...v, messages, forks, switches, profile, subagents, live: null };
-}
-
-/** The guard's findings on an agent's own tool results. */
-function toolFlags(a: AgentModel): Map<string, GuardFlag> {
-  const into = new Map<string, GuardFlag>();
-  for (const b of a.blocks) if (b.kind === 'tool' && b.call.flag) into.set(b.call.call_id, b.call.flag);
-  return into;
-}
-
-/**
- * The denied and cancelled calls of an agent (its own: a sub-agent's call
- * ids are its own too, and may repeat the parent's).
- */
-function unstoredOutcomes(a: AgentModel): Map<string, 'denied' | 'cancelled'> {
-  const into = new Map<string, 'denied' | 'cancelled'>();
-  for (const b of a.blocks) {
-    if (b.kind !== 'tool') continue;
-    if (b.call.outcome === 'denied' || b.call.outcome === 'cancelled') into.set(b.call.call_id, b.call.outcome);
-  }
-  return into;
-}
 
 /** Every event of a run this page started, in order (kept a while after its end). */
 interface RunLog {
@@ -87,11 +33,6 @@ interface RunLog {
 
 /** How long the log of an ended run stays (a reopen may still need its end). */
 const ENDED_LOG_MS = 60_000;
-
-/** "1 queued message was not sent", "2 queued messages were not sent". */
-function notSent(n: number): string {
-  return n === 1 ? '1 queued message was not sent' : `${n} queued messages were not sent`;
-}
 
 export type ChatRow = Row | { key: string; kind: 'live-switch'; profile: string };
 

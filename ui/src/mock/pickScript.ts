@@ -1,0 +1,112 @@
+// Which script a mock run follows, picked by the message's text (the list
+// is in backend.ts's header), and the scripts too short for a file of
+// their own: the default Markdown answer, "tools" (two tools, one a
+// sub-agent), "think", "slow", "fail", "notfound", "xss", "links",
+// "stream text".
+import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
+import { compactScript, contextScript } from './contextScripts';
+import { fetchScript } from './guardScripts';
+import { XSS_PAYLOAD } from './payloads';
+import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+
+/** What the scripts read of the mock's settings. */
+export interface ScriptConfig {
+  slowDelayMs: number;
+  streamText: string;
+  streamStored: Partial<MessageView> | null;
+}
+
+/** An error as the shell sends it. */
+export const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['recovery'] = 'retry'): ErrorInfo => ({ code, recovery, message, details: null });
+
+/** The steps of a run answering `text` with `model`. */
+export function pickScript(text: string, model: string, guard: GuardMode, config: ScriptConfig, requestId: () => string): Step[] {
+  const deltas = (s: string, n = 6) => {
+    const out: Step[] = [];
+    const size = Math.max(1, Math.ceil(s.length / n));
+    for (let i = 0; i < s.length; i += size) out.push({ ev: { type: 'text_delta', delta: s.slice(i, i + size) } as Body });
+    return out;
+  };
+  const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
+  const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
+  const kit = { deltas, usage, end, model, requestId, text, guard };
+  const pct = /^context (\d+)/.exec(text);
+  if (pct) return contextScript(kit, Number(pct[1]));
+  if (text.startsWith('compact')) return compactScript(kit);
+  if (text.startsWith('switch to ')) return switchScript(kit, text.slice('switch to '.length));
+  if (text.startsWith('fetch')) return fetchScript(kit);
+  if (text.includes('hook')) return writeScript(kit, true);
+  if (text.includes('write')) return writeScript(kit);
+  if (text.includes('shell')) return shellScript(kit);
+  if (text.includes('deep')) return deepScript(kit);
+  if (text.includes('twin')) return twinScript(kit);
+  if (text.includes('nested')) return nestedScript(kit);
+  if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
+  if (text.startsWith('stream text')) {
+    const chars = Array.from(config.streamText, (c) => ({ ev: { type: 'text_delta', delta: c } as Body }));
+    return [...chars, { ev: usage }, end(config.streamStored ? [config.streamStored] : undefined)];
+  }
+  if (text.includes('links')) {
+    const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
+    return [...deltas(md, 4), { ev: usage }, end()];
+  }
+  if (text.includes('notfound')) {
+    return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
+  }
+  if (text.includes('fail')) {
+    return [...deltas('This answer will break in the mid', 3), { ev: { type: 'error', error: err('stream_truncated', 'The stream ended early.'), partial_text: 'This answer will break in the mid' } as Body }];
+  }
+  if (text.includes('slow')) {
+    const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+    return [...words.map((w) => ({ ev: { type: 'text_delta', delta: w } as Body, delay: config.slowDelayMs })), { ev: usage }, end()];
+  }
+  if (text.includes('think')) {
+    return [
+      { ev: { type: 'thinking_delta', delta: 'Native thinking: the user asks ' } as Body },
+      { ev: { type: 'thinking_delta', delta: 'about thinking.' } as Body },
+      { ev: { type: 'text_delta', delta: '<thi' } as Body },
+      { ev: { type: 'text_delta', delta: 'nk>Tagged reasoning here.</th' } as Body },
+      { ev: { type: 'text_delta', delta: 'ink>The final answer is **42**.' } as Body },
+      { ev: usage },
+      end([{ role: 'assistant', content: 'The final answer is **42**.', thinking: 'Native thinking: the user asks about thinking. Tagged reasoning here.' }]),
+    ];
+  }
+  if (text.includes('plan')) {
+    return planScript(kit);
+  }
+  if (text.includes('tools')) {
+    const sub = (b: Body): Body => ({ ...b, is_subagent: true, session_id: 'subagent_abc123', run_id: 'subrun1', parent_call_id: 'call_spawn' } as Body);
+    return [
+      { ev: { type: 'tool_started', call_id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } } as Body },
+      { ev: { type: 'tool_started', call_id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } } as Body },
+      { ev: usage },
+      { ev: { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '# Readme contents', duration_ms: 12 } as Body },
+      { ev: sub({ type: 'run_started', model, profile: 'Agent', context_window: 8192 } as Body) },
+      { ev: sub({ type: 'tool_started', call_id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } } as Body), delay: 150 },
+      { ev: sub({ type: 'tool_event', call_id: 'call_sub_shell', name: 'run_shell', outcome: 'error', output: 'permission denied', duration_ms: 3 } as Body), delay: 150 },
+      { ev: sub({ type: 'text_delta', delta: 'Sub-agent summary text.' } as Body) },
+      { ev: sub({ type: 'stream_end', iterations: 2 } as Body) },
+      { ev: { type: 'tool_event', call_id: 'call_spawn', name: 'spawn_agent', outcome: 'ok', output: 'Sub-agent summary text.', duration_ms: 480 } as Body },
+      ...deltas('Both tools finished.', 2),
+      { ev: usage },
+      end([
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'README.md' } }, { id: 'call_spawn', name: 'spawn_agent', arguments: { task: 'summarize' } }] },
+        { role: 'tool', content: '# Readme contents', tool_call_id: 'call_read', tool_name: 'read_file' },
+        { role: 'tool', content: 'Sub-agent summary text.', tool_call_id: 'call_spawn', tool_name: 'spawn_agent' },
+        { role: 'assistant', content: 'Both tools finished.' },
+      ], [
+        { parent_call_id: 'call_spawn', session_id: 'subagent_abc123', run_id: 'subrun1', profile: 'Agent', messages: [
+          { role: 'user', content: 'summarize' },
+          { role: 'assistant', content: '', tool_calls: [{ id: 'call_sub_shell', name: 'run_shell', arguments: { command: 'ls' } }] },
+          { role: 'tool', content: 'permission denied', tool_call_id: 'call_sub_shell', tool_name: 'run_shell', status: 'error' },
+          { role: 'assistant', content: 'Sub-agent summary text.' },
+        ] },
+      ]),
+    ];
+  }
+  return [
+    ...deltas('Hello from **Hearth**. Here is code:\n\n```rust\nfn main() {\n    println!("hi");\n}\n```\n\nAnd a [link](https://example.com).', 8),
+    { ev: usage },
+    end(),
+  ];
+}

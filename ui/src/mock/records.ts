@@ -1,0 +1,53 @@
+// The mock backend's records: sessions with their branches and sub-agent
+// transcripts, stored messages, and runs with their events and followers.
+import type { AgentEvent, MessageView, SubagentView } from '../bindings';
+import type { Body, Step } from './scripts';
+import type { ThinkSplitState } from './thinkTags';
+
+export interface ChannelLike {
+  id: number;
+}
+export interface Msg extends MessageView {
+  session: string;
+}
+/**
+ * A stored transcript with where it hangs, as the store keeps it (the
+ * shell's SubagentView is to carry these; read defensively by the UI).
+ */
+export type StoredSubagent = SubagentView;
+export interface Sess {
+  id: string;
+  title: string;
+  profile: string;
+  leaf: number | null;
+  switches: { profile: string; after_message_id: number | null; at: number }[];
+  /** Transcripts of sub-agents, kept with the parent's turn. */
+  subagents: StoredSubagent[];
+  deleted: boolean;
+  created_at: number;
+  updated_at: number;
+}
+export interface Run {
+  id: string;
+  session: string;
+  prompt: string | null;
+  events: AgentEvent[];
+  timers: ReturnType<typeof setTimeout>[];
+  channel: ChannelLike;
+  index: number;
+  /** Pages following the run (follow_run), each with its next message index. */
+  followers: { ch: ChannelLike; index: number }[];
+  /** The inline-reasoning splitter of each agent of the run (by run id). */
+  think: Map<string, ThinkSplitState>;
+  text: string;
+  parent: number | null;
+  queue: { queue_id: string; text: string; at: number }[];
+  done: boolean;
+  model: string;
+  startedAt: number;
+  endedAt: number | null;
+  /** Events waiting for `step()` (config.stepped). */
+  held: Body[];
+  /** The approval the run waits on, and how it goes on after each answer. */
+  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
+}

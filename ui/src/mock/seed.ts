@@ -1,0 +1,64 @@
+// Sub-agent transcripts kept as the store keeps them, and the stored data
+// some tests start from (`?subagents=1`).
+import type { MessageView } from '../bindings';
+import type { MockBackend } from './backend';
+import type { Sess, StoredSubagent } from './records';
+import type { StoredSub } from './scripts';
+
+/**
+ * Keeps sub-agent transcripts with their session (ids as the store gives
+ * them): those of run `runId`'s own calls, and (`parent`: the index of
+ * the transcript they hang under) nested ones.
+ */
+export function storeSubagents(s: Sess, runId: string, subs: StoredSub[], nextId: () => number): { run_id: string; view: StoredSubagent }[] {
+  const stored: StoredSubagent[] = [];
+  const runs: string[] = [];
+  const own = (id: string) => `${id}@${runId}`;
+  for (const sub of subs) {
+    let parent: number | null = null;
+    const messages = sub.messages.map((m): MessageView => {
+      const id = nextId();
+      const out: MessageView = {
+        id, parent_id: parent, run_id: null, role: m.role ?? 'assistant', content: m.content ?? '', thinking: m.thinking ?? null,
+        tool_calls: m.tool_calls ?? [], tool_call_id: m.tool_call_id ?? null, tool_name: m.tool_name ?? null, status: m.status ?? 'complete', created_at: Date.now(),
+      };
+      parent = id;
+      return out;
+    });
+    const above = sub.parent !== undefined ? stored[sub.parent] : undefined;
+    const session = sub.session_id ? own(sub.session_id) : `subagent_${sub.parent_call_id}_${nextId()}`;
+    const t: StoredSubagent = {
+      parent_call_id: sub.parent_call_id, session_id: session, profile: sub.profile, messages,
+      parent_session_id: above?.session_id ?? s.id,
+      parent_run_id: above ? (sub.parent_run_id ? own(sub.parent_run_id) : `${above.session_id}_run`) : runId,
+    };
+    stored.push(t);
+    runs.push(sub.run_id ? own(sub.run_id) : `${session}_run`);
+    s.subagents.push(t);
+  }
+  return stored.map((view, i) => ({ run_id: runs[i]!, view }));
+}
+
+/** A stored turn whose spawn_agent's sub-agent spawned one more, both kept. */
+export function seedSubagents(m: MockBackend): void {
+  const s = m.addSession('Research');
+  m.addMessage(s, 'user', 'Research the docs');
+  m.addMessage(s, 'assistant', '', { run_id: 'r_seed', tool_calls: [{ id: 'call_research', name: 'spawn_agent', arguments: { task: 'read the docs' } }] });
+  m.addMessage(s, 'tool', 'Docs read: they say hi.', { run_id: 'r_seed', tool_call_id: 'call_research', tool_name: 'spawn_agent' });
+  m.addMessage(s, 'assistant', 'The docs say hi.', { run_id: 'r_seed' });
+  storeSubagents(s, 'r_seed', [
+    { parent_call_id: 'call_research', profile: 'Agent', messages: [
+      { role: 'user', content: 'read the docs' },
+      { role: 'assistant', content: 'Reading.', thinking: 'Start with the index.', tool_calls: [{ id: 'call_docs', name: 'read_file', arguments: { path: 'docs/index.md' } }, { id: 'call_deep', name: 'spawn_agent', arguments: { task: 'check the links' } }] },
+      { role: 'tool', content: '# Index: hi', tool_call_id: 'call_docs', tool_name: 'read_file' },
+      { role: 'tool', content: 'All links work.', tool_call_id: 'call_deep', tool_name: 'spawn_agent' },
+      { role: 'assistant', content: 'Docs read: they say hi.' },
+    ] },
+    { parent_call_id: 'call_deep', parent: 0, parent_run_id: 'r_seed_sub', profile: 'Agent', messages: [
+      { role: 'user', content: 'check the links' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'call_links', name: 'run_shell', arguments: { command: 'check-links docs' } }] },
+      { role: 'tool', content: 'error: check-links not found', tool_call_id: 'call_links', tool_name: 'run_shell', status: 'error' },
+      { role: 'assistant', content: 'All links work.' },
+    ] },
+  ], () => m.nextId++);
+}
