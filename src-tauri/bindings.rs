@@ -13,6 +13,9 @@ use crate::commands::{app, chat, memory, models, profiles, sessions};
 /// manifest (a test checks the two lists agree).
 pub fn builder() -> Builder<Wry> {
     Builder::<Wry>::new()
+        // The wire format the page was built against: a page that meets a
+        // core speaking another one says so (ui/src/state/chat.svelte.ts).
+        .constant("PROTOCOL_VERSION", hearth_protocol::PROTOCOL_VERSION)
         .commands(collect_commands![
             app::app_version,
             app::app_info,

@@ -110,7 +110,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    use hearth_protocol::{AgentEvent, EventKind};
+    use hearth_protocol::{AgentEvent, ErrorCode, EventKind, Recovery};
     use hearth_sim::{ModelSpec, Reply, Script, Sim, SimHandle};
     use tauri::ipc::{Channel, InvokeResponseBody};
 
@@ -262,6 +262,41 @@ mod tests {
             last["messages"].as_array().unwrap().last().unwrap()["content"],
             "and this"
         );
+    }
+
+    /// A session the CLI (another process on the same database) is
+    /// answering in reaches the page as "busy, try again", not as a
+    /// storage failure; once the CLI's run ends the same message goes.
+    #[tokio::test]
+    async fn a_session_busy_in_another_process_is_said_to_be_busy() {
+        let (_sim, state, dir) = setup(vec![Reply::text("hello")]).await;
+        let (cli, _) = hearth_store::Store::open(dir.path().join("h.sqlite"))
+            .await
+            .unwrap();
+        hearth_core::SessionStore::begin_run(&cli, "s1", "cli_run")
+            .await
+            .unwrap();
+        let agent = state.backend().unwrap().agent;
+        let seen = answer(&state, &agent).await;
+        let Some(EventKind::Error { error, .. }) = terminal(&seen) else {
+            panic!("{:?}", terminal(&seen))
+        };
+        assert_eq!(
+            (error.code, error.recovery),
+            (ErrorCode::SessionBusy, Recovery::Retry),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("answer in progress"),
+            "{}",
+            error.message
+        );
+        hearth_core::SessionStore::end_run(&cli, "cli_run", hearth_core::MessageStatus::Complete)
+            .await
+            .unwrap();
+        let seen = answer(&state, &agent).await;
+        assert!(matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })));
     }
 
     /// The desktop app talks to an OpenAI-compatible server through the

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use hearth_core::{Agent, Approvals, BackendError, BackendSlot, LoadOptions, ModelSettings};
+use hearth_core::{
+    Agent, Approvals, BackendError, BackendSlot, LoadOptions, ModelSettings, StoreFailure,
+};
 use hearth_ollama::{Client, OllamaError};
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 use hearth_store::{Profiles, Store, StoreError};
@@ -187,12 +189,11 @@ pub fn ollama_error(e: OllamaError) -> ErrorInfo {
 
 /// A storage failure.
 pub fn store_error(e: StoreError) -> ErrorInfo {
-    let (code, recovery) = match &e {
-        StoreError::RunInProgress(_) => (ErrorCode::InvalidInput, Recovery::None),
-        StoreError::NoMessage(_) | StoreError::NotInSession { .. } => {
-            (ErrorCode::InvalidInput, Recovery::None)
-        }
-        _ => (ErrorCode::Storage, Recovery::Retry),
+    let (code, recovery) = match e.failure() {
+        StoreFailure::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
+        StoreFailure::NotFound => (ErrorCode::InvalidInput, Recovery::None),
+        StoreFailure::Transient => (ErrorCode::Storage, Recovery::Retry),
+        StoreFailure::Unusable => (ErrorCode::Storage, Recovery::None),
     };
     ErrorInfo {
         code,

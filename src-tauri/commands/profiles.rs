@@ -1,12 +1,12 @@
 //! Profiles, the default profile, the persona, and the switch within a
 //! session. Profiles are the core's, in SQLite (docs/design.md §7).
 
-use hearth_core::tools::ProfileSwitcher;
 use hearth_core::{Profile, ProfileProvider};
 use hearth_protocol::ErrorInfo;
+use hearth_store::ProfileError;
 use tauri::State;
 
-use crate::state::{AppState, invalid};
+use crate::state::{AppState, invalid, store_error};
 use crate::views::{ProfileView, ProfilesView};
 
 fn view(state: &AppState) -> Result<ProfilesView, ErrorInfo> {
@@ -45,12 +45,20 @@ pub async fn save_profile(
     if renamed.is_some() && state.profiles.by_name(&name).is_some() {
         return Err(invalid(format!("a profile named `{name}` already exists")));
     }
-    state.profiles.upsert(profile).await.map_err(invalid)?;
+    state
+        .profiles
+        .upsert(profile)
+        .await
+        .map_err(profile_error)?;
     if let Some(old) = renamed {
         if state.profiles.default_name() == old {
-            state.profiles.set_default(&name).await.map_err(invalid)?;
+            state
+                .profiles
+                .set_default(&name)
+                .await
+                .map_err(profile_error)?;
         }
-        state.profiles.delete(&old).await.map_err(invalid)?;
+        state.profiles.delete(&old).await.map_err(profile_error)?;
     }
     view(&state)
 }
@@ -62,7 +70,7 @@ pub async fn delete_profile(
     state: State<'_, AppState>,
     name: String,
 ) -> Result<ProfilesView, ErrorInfo> {
-    state.profiles.delete(&name).await.map_err(invalid)?;
+    state.profiles.delete(&name).await.map_err(profile_error)?;
     view(&state)
 }
 
@@ -73,7 +81,11 @@ pub async fn set_default_profile(
     state: State<'_, AppState>,
     name: String,
 ) -> Result<ProfilesView, ErrorInfo> {
-    state.profiles.set_default(&name).await.map_err(invalid)?;
+    state
+        .profiles
+        .set_default(&name)
+        .await
+        .map_err(profile_error)?;
     view(&state)
 }
 
@@ -88,7 +100,7 @@ pub async fn set_persona(
         .profiles
         .set_persona(&persona)
         .await
-        .map_err(invalid)?;
+        .map_err(profile_error)?;
     view(&state)
 }
 
@@ -103,8 +115,16 @@ pub async fn switch_profile(
 ) -> Result<(), ErrorInfo> {
     state
         .profiles
-        .switch(&session_id, &name)
+        .switch_to(&session_id, &name)
         .await
         .map(|_| ())
-        .map_err(invalid)
+        .map_err(profile_error)
+}
+
+/// A profile change refused (the request must change) or not saved.
+fn profile_error(e: ProfileError) -> ErrorInfo {
+    match e {
+        ProfileError::Refused(why) => invalid(why),
+        ProfileError::Store(e) => store_error(e),
+    }
 }

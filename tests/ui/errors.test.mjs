@@ -51,3 +51,52 @@ test('failed run keeps its partial text; Retry regenerates with message_id null'
     assert.equal(regen[0].args.messageId, null);
     await waitIdle(page);
   }));
+
+test('what a failed answer offers follows its recovery: a setting opens its panel, none offers no Retry', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'limit please');
+    const card = page.locator('[data-testid=run-error][data-recovery=fix_config]');
+    await card.waitFor();
+    await waitIdle(page);
+    await card.getByTestId('retry-button').waitFor();
+    assert.equal(await card.getByTestId('fix-config').getAttribute('data-panel'), 'profiles');
+    await card.getByTestId('fix-config').click();
+    await page.getByTestId('panel-profiles').waitFor();
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('panel-profiles').waitFor({ state: 'detached' });
+
+    await send(page, 'repeat please');
+    const stuck = page.locator('[data-testid=run-error][data-code=repeated_tool_calls]');
+    await stuck.waitFor();
+    await waitIdle(page);
+    assert.equal(await stuck.getAttribute('data-recovery'), 'none');
+    assert.equal(await stuck.getByTestId('retry-button').count(), 0);
+    assert.equal(await stuck.getByTestId('fix-config').count(), 0);
+  }));
+
+test('a server to start: the card re-checks it', () =>
+  withApp('unreachable=1', async ({ page }) => {
+    await page.getByTestId('backend-banner').waitFor();
+    await send(page, 'hello');
+    const card = page.locator('[data-testid=run-error][data-recovery=start_server]');
+    await card.waitFor();
+    const before = (await calls(page, 'backend_status')).length;
+    await card.getByTestId('recheck-server').click();
+    await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'backend_status').length > n, before);
+  }));
+
+test('a core speaking another wire format is said once, and the answer still shows', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.protocol = 99));
+    await send(page, 'hello');
+    await waitIdle(page);
+    const warnings = page.getByTestId('toast').filter({ hasText: 'the core speaks 99' });
+    await warnings.waitFor();
+    await send(page, 'hello again');
+    await waitIdle(page);
+    assert.equal(await warnings.count(), 1);
+    assert.match(await warnings.textContent(), /wire format 1/);
+    assert.equal(await page.getByTestId('message-assistant').count(), 2);
+  }));

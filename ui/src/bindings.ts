@@ -153,6 +153,9 @@ export const commands = {
 	pullModel: (name: string, onProgress: Channel<PullProgressView>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("pull_model", { name, onProgress })),
 };
 
+/* Constants */
+export const PROTOCOL_VERSION = 1 as const;
+
 /* Types */
 /**  One event of a run, with its scope flattened beside the `type` tag. */
 export type AgentEvent = {

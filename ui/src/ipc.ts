@@ -9,6 +9,8 @@ import { commands } from './bindings';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, Prefs, ProfileView, PullProgressView, Value } from './bindings';
 
 export type * from './bindings';
+/** The wire format this page was built against (a `run_started` says the core's). */
+export { PROTOCOL_VERSION } from './bindings';
 /** Any JSON value (tool arguments). */
 export type JsonValue = Value;
 type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };

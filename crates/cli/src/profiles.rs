@@ -194,17 +194,17 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                         );
                     }
                 }
-                profiles.upsert(p.clone()).await?;
+                profiles.upsert(p.clone()).await.map_err(|e| e.to_string())?;
                 eprintln!(
                     "{} profile `{name}`",
                     if created { "created" } else { "updated" }
                 );
                 println!("{}", summary(&p, &profiles.default_name()));
             }
-            Action::Delete { name } => profiles.delete(&name).await?,
-            Action::Default { name } => profiles.set_default(&name).await?,
+            Action::Delete { name } => profiles.delete(&name).await.map_err(|e| e.to_string())?,
+            Action::Default { name } => profiles.set_default(&name).await.map_err(|e| e.to_string())?,
             Action::Persona { text: None } => println!("{}", profiles.persona()),
-            Action::Persona { text: Some(t) } => profiles.set_persona(&t).await?,
+            Action::Persona { text: Some(t) } => profiles.set_persona(&t).await.map_err(|e| e.to_string())?,
         }
         Ok::<(), String>(())
     }

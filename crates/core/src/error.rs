@@ -3,7 +3,7 @@
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 
 use crate::backend::BackendError;
-use crate::store::StoreError;
+use crate::store::{StoreError, StoreFailure};
 
 /// Why a run ended without an answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -63,7 +63,12 @@ impl RunError {
     pub fn to_info(&self) -> ErrorInfo {
         let (code, recovery) = match self {
             Self::Backend(b) => return b.to_info(),
-            Self::Store(_) => (ErrorCode::Storage, Recovery::Retry),
+            Self::Store(e) => match e.failure {
+                StoreFailure::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
+                StoreFailure::Transient => (ErrorCode::Storage, Recovery::Retry),
+                StoreFailure::NotFound => (ErrorCode::InvalidInput, Recovery::None),
+                StoreFailure::Unusable => (ErrorCode::Storage, Recovery::None),
+            },
             Self::MaxIterations(_) => (ErrorCode::MaxIterations, Recovery::FixConfig),
             Self::Repetition => (ErrorCode::RepeatedToolCalls, Recovery::None),
             Self::ContextLimit { .. } => (ErrorCode::ContextLimitExceeded, Recovery::FixConfig),
@@ -71,13 +76,43 @@ impl RunError {
             Self::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
             Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
-            Self::Internal(_) => (ErrorCode::Internal, Recovery::None),
+            // A bug in one run: the session was repaired (what was written
+            // is kept), so sending again is what the user can do.
+            Self::Internal(_) => (ErrorCode::Internal, Recovery::Retry),
         };
         ErrorInfo {
             code,
             recovery,
             message: self.to_string(),
             details: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A storage failure reaches the user by what can be done about it.
+    #[test]
+    fn storage_failures_say_what_can_be_done() {
+        for (failure, code, recovery) in [
+            (
+                StoreFailure::SessionBusy,
+                ErrorCode::SessionBusy,
+                Recovery::Retry,
+            ),
+            (StoreFailure::Transient, ErrorCode::Storage, Recovery::Retry),
+            (
+                StoreFailure::NotFound,
+                ErrorCode::InvalidInput,
+                Recovery::None,
+            ),
+            (StoreFailure::Unusable, ErrorCode::Storage, Recovery::None),
+        ] {
+            let info = RunError::from(StoreError::new(failure, "what happened")).to_info();
+            assert_eq!((info.code, info.recovery), (code, recovery), "{failure:?}");
+            assert!(info.message.contains("what happened"), "{}", info.message);
         }
     }
 }

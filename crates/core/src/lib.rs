@@ -78,7 +78,8 @@ pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use steering::{QueueError, Queued, SteeringQueue};
 pub use store::{
-    Appended, InMemoryStore, SessionStore, Span, StoreError, StoredMessage, SubagentTranscript,
+    Appended, InMemoryStore, SessionStore, Span, StoreError, StoreFailure, StoredMessage,
+    SubagentTranscript,
 };
 pub use tool::{
     Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,

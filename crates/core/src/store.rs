@@ -64,10 +64,61 @@ pub struct Appended {
     pub siblings: Vec<i64>,
 }
 
-/// A storage failure.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("session storage failed: {0}")]
-pub struct StoreError(pub String);
+/// What a storage failure leaves the user to do: how it reaches a front end
+/// ([`crate::RunError::to_info`]) depends on it, never on its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreFailure {
+    /// The session has a run going, in this process or another (the app and
+    /// the CLI share a database): stop it or wait for its end.
+    SessionBusy,
+    /// Failed now and may work on a retry: the database was locked, the
+    /// disk full, a read failed.
+    Transient,
+    /// What was asked for does not exist (a deleted session, an unknown
+    /// message).
+    NotFound,
+    /// What is stored cannot be used as it is (corrupt, or written by a
+    /// newer Hearth): retrying does not help.
+    Unusable,
+}
+
+/// A storage failure: what kind, and what happened in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreError {
+    /// What the user can do about it.
+    pub failure: StoreFailure,
+    /// What happened.
+    pub message: String,
+}
+
+impl StoreError {
+    /// A failure of `failure`'s kind.
+    pub fn new(failure: StoreFailure, message: impl Into<String>) -> Self {
+        Self {
+            failure,
+            message: message.into(),
+        }
+    }
+
+    /// A failure a retry may get past.
+    pub fn transient(message: impl Into<String>) -> Self {
+        Self::new(StoreFailure::Transient, message)
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.failure {
+            // Already a sentence for the user.
+            StoreFailure::SessionBusy | StoreFailure::NotFound => f.write_str(&self.message),
+            StoreFailure::Transient | StoreFailure::Unusable => {
+                write!(f, "session storage failed: {}", self.message)
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
 
 /// Sessions as the loop needs them.
 #[async_trait]

@@ -1,5 +1,7 @@
 //! Store errors, each saying what the user can do.
 
+use hearth_core::StoreFailure;
+
 /// What went wrong with the database.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -60,8 +62,37 @@ pub enum StoreError {
     Closed,
 }
 
+impl StoreError {
+    /// What the user can do about it.
+    pub fn failure(&self) -> StoreFailure {
+        match self {
+            Self::RunInProgress(_) => StoreFailure::SessionBusy,
+            Self::NoSummary(_)
+            | Self::NoMemory(_)
+            | Self::NoSession(_)
+            | Self::NoMessage(_)
+            | Self::NotInSession { .. } => StoreFailure::NotFound,
+            Self::TooNew { .. } | Self::Corrupt(_) | Self::Closed => StoreFailure::Unusable,
+            // Busy, locked, full, a failed read: the next try may pass.
+            Self::Sqlite(_) | Self::Io { .. } => StoreFailure::Transient,
+        }
+    }
+}
+
 impl From<StoreError> for hearth_core::StoreError {
     fn from(e: StoreError) -> Self {
-        Self(e.to_string())
+        Self::new(e.failure(), e.to_string())
     }
+}
+
+/// A change to the profiles that was refused or could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The change itself cannot be made (a bad field, an unknown profile,
+    /// the last one deleted): the user changes the request.
+    #[error("{0}")]
+    Refused(String),
+    /// Saving it failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }

@@ -36,7 +36,7 @@ mod store;
 mod subagents;
 mod summaries;
 
-pub use error::StoreError;
+pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
 pub use hearth_core::StoredMessage;
 pub use memories::{Memory, MemoryVersion, restates, same_fact};

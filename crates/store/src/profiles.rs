@@ -13,7 +13,7 @@ use hearth_core::tools::ProfileSwitcher;
 use hearth_core::{KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
 use rusqlite::{Connection, TransactionBehavior, params};
 
-use crate::error::StoreError;
+use crate::error::{ProfileError, StoreError};
 use crate::migrate::Migration;
 use crate::sessions::{self, now_ms};
 use crate::store::Store;
@@ -208,14 +208,10 @@ impl Profiles {
     }
 
     /// Create or replace a profile, after validation.
-    pub async fn upsert(&self, profile: Profile) -> Result<(), String> {
-        validate(&profile)?;
+    pub async fn upsert(&self, profile: Profile) -> Result<(), ProfileError> {
+        validate(&profile).map_err(ProfileError::Refused)?;
         let p = profile.clone();
-        self.store
-            .db()
-            .call(move |c| write_profile(c, &p))
-            .await
-            .map_err(|e| e.to_string())?;
+        self.store.db().call(move |c| write_profile(c, &p)).await?;
         self.write(|c| {
             c.profiles.insert(profile.name.clone(), profile);
         });
@@ -224,7 +220,7 @@ impl Profiles {
 
     /// Delete a profile. The last one cannot go; sessions that used it fall
     /// back to the default (another profile if it was the default).
-    pub async fn delete(&self, name: &str) -> Result<(), String> {
+    pub async fn delete(&self, name: &str) -> Result<(), ProfileError> {
         let (exists, count, default) = self.read(|c| {
             (
                 c.profiles.contains_key(name),
@@ -233,10 +229,12 @@ impl Profiles {
             )
         });
         if !exists {
-            return Err(format!("no profile named `{name}`"));
+            return Err(ProfileError::Refused(format!("no profile named `{name}`")));
         }
         if count == 1 {
-            return Err("the last profile cannot be deleted; create another first".into());
+            return Err(ProfileError::Refused(
+                "the last profile cannot be deleted; create another first".into(),
+            ));
         }
         let new_default = if default == name {
             self.read(|c| c.profiles.keys().find(|k| *k != name).cloned())
@@ -262,8 +260,7 @@ impl Profiles {
                 tx.commit()?;
                 Ok(())
             })
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         self.write(|c| {
             c.profiles.remove(name);
             c.sessions.retain(|_, p| p != name);
@@ -275,9 +272,9 @@ impl Profiles {
     }
 
     /// Make `name` the profile new sessions start with.
-    pub async fn set_default(&self, name: &str) -> Result<(), String> {
+    pub async fn set_default(&self, name: &str) -> Result<(), ProfileError> {
         if !self.read(|c| c.profiles.contains_key(name)) {
-            return Err(format!("no profile named `{name}`"));
+            return Err(ProfileError::Refused(format!("no profile named `{name}`")));
         }
         let n = name.to_owned();
         self.store
@@ -289,14 +286,13 @@ impl Profiles {
                 )?;
                 Ok(())
             })
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         self.write(|c| c.default = name.to_owned());
         Ok(())
     }
 
     /// Set the persona prepended to every profile prompt.
-    pub async fn set_persona(&self, persona: &str) -> Result<(), String> {
+    pub async fn set_persona(&self, persona: &str) -> Result<(), ProfileError> {
         let p = persona.to_owned();
         self.store
             .db()
@@ -307,8 +303,7 @@ impl Profiles {
                 )?;
                 Ok(())
             })
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         self.write(|c| c.persona = persona.to_owned());
         Ok(())
     }
@@ -340,17 +335,24 @@ impl ProfileProvider for Profiles {
     }
 }
 
-#[async_trait]
-impl ProfileSwitcher for Profiles {
-    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String> {
+impl Profiles {
+    /// Make `name` the profile of `session_id`; `Some` (the message the
+    /// switch is marked after) when that changed it.
+    pub async fn switch_to(
+        &self,
+        session_id: &str,
+        name: &str,
+    ) -> Result<Option<Option<i64>>, ProfileError> {
         if session_id.starts_with("subagent_") {
-            return Err("a sub-agent runs with the profile it was given; it cannot switch".into());
+            return Err(ProfileError::Refused(
+                "a sub-agent runs with the profile it was given; it cannot switch".into(),
+            ));
         }
         if !self.read(|c| c.profiles.contains_key(name)) {
-            return Err(format!(
+            return Err(ProfileError::Refused(format!(
                 "no profile named `{name}`; the profiles are: {}",
                 ProfileProvider::names(self).join(", ")
-            ));
+            )));
         }
         let (s, n) = (session_id.to_owned(), name.to_owned());
         let changed = self.active(session_id).name != name;
@@ -380,12 +382,21 @@ impl ProfileSwitcher for Profiles {
                 tx.commit()?;
                 Ok(marked)
             })
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         self.write(|c| {
             c.sessions.insert(session_id.to_owned(), name.to_owned());
         });
         Ok(marked)
+    }
+}
+
+#[async_trait]
+impl ProfileSwitcher for Profiles {
+    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String> {
+        // The model reads this text as the tool's result.
+        self.switch_to(session_id, name)
+            .await
+            .map_err(|e| e.to_string())
     }
 }
 

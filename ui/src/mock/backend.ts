@@ -2,7 +2,7 @@
 // profiles, memories, models, and scripted runs that stream AgentEvents
 // through the turn's Channel on timers. The message text picks the script:
 // "think", "plan", "tools", "write", "shell", "nested", "deep", "twin", "switch to <profile>",
-// "slow", "fail", "notfound", "xss", "links", "fetch" (an injection in a
+// "slow", "fail", "limit", "repeat", "notfound", "xss", "links", "fetch" (an injection in a
 // tool result), "context <pct>", "compact"; anything else gets a short
 // Markdown answer. A message that looks like a prompt injection is
 // screened first, by the profile's input guard. `run_trace` reads a run's
@@ -11,6 +11,7 @@
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
 import { flushThink, initialSplit, splitThink } from './thinkTags';
+import { PROTOCOL_VERSION } from '../bindings';
 import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
   AgentEvent,
@@ -37,7 +38,7 @@ export class MockBackend {
    * answers, one character per delta; `streamStored`: the message the core
    * would store for it (its view sanitized), when not the text itself.
    */
-  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, streamText: '', streamStored: null as Partial<MessageView> | null };
+  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -308,7 +309,7 @@ export class MockBackend {
     if (asked) asked.run_id = run.id;
     const screened = screenMessage(text, profile.input_guard);
     const script = screened.blocked ? screened.steps : [...screened.steps, ...pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`)];
-    this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192 } as Body, 10);
+    this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, 10);
     if (asked) this.emit(run, this.storedBody(asked), 20);
     this.schedule(run, script, 30);
     return run.id;

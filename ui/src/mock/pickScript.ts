@@ -1,7 +1,8 @@
 // Which script a mock run follows, picked by the message's text (the list
 // is in backend.ts's header), and the scripts too short for a file of
 // their own: the default Markdown answer, "tools" (two tools, one a
-// sub-agent), "think", "slow", "fail", "notfound", "xss", "links",
+// sub-agent), "think", "slow", "fail", "limit" (fix_config), "repeat"
+// (no recovery), "notfound", "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
@@ -52,6 +53,14 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   }
   if (text.includes('notfound')) {
     return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
+  }
+  if (text.includes('limit')) {
+    const message = 'stopped after 10 model calls, the profile\'s limit, while the model was still calling tools; raise max_iterations in the profile or ask it to continue';
+    return [...deltas('Still working', 2), { ev: { type: 'error', error: err('max_iterations', message, 'fix_config'), partial_text: 'Still working' } as Body }];
+  }
+  if (text.includes('repeat')) {
+    const message = 'stopped: the model kept making the same tool call after it was asked to change course; rephrase the request, or use a larger model';
+    return [{ ev: { type: 'error', error: err('repeated_tool_calls', message, 'none'), partial_text: '' } as Body }];
   }
   if (text.includes('fail')) {
     return [...deltas('This answer will break in the mid', 3), { ev: { type: 'error', error: err('stream_truncated', 'The stream ended early.'), partial_text: 'This answer will break in the mid' } as Body }];

@@ -82,6 +82,7 @@ class ChatState {
   running = $derived(this.starting || this.turn?.status === 'running');
 
   #buffer: AgentEvent[] = [];
+  #protocolWarned = false;
   #scheduled = false;
   /** Runs whose channel this page holds, with their events (others are followed from their last event number). */
   #runs = new Map<string, RunLog>();
@@ -226,6 +227,7 @@ class ChatState {
       // After Stop, the answer freezes at once; the terminal event still counts.
       if (this.stopping && (ev.type === 'text_delta' || ev.type === 'thinking_delta')) continue;
       if (!ev.is_subagent) {
+        if (ev.type === 'run_started') this.#checkProtocol(ev.protocol);
         if (ev.type === 'run_started' && ev.profile !== this.profile) {
           if (this.profile) this.liveSwitch = ev.profile;
           this.profile = ev.profile;
@@ -240,6 +242,19 @@ class ChatState {
     }
     this.turn = t;
     if (terminal && t) void this.#finish(t);
+  }
+
+  /**
+   * A core that speaks another wire format than this page was built for
+   * (an old page cached by the webview, a core updated under it): events
+   * may be misread, so the user is told once how to get a matching page.
+   */
+  #checkProtocol(version: number | undefined): void {
+    if (version === undefined || version === ipc.PROTOCOL_VERSION || this.#protocolWarned) return;
+    this.#protocolWarned = true;
+    // Up for ten minutes: it explains whatever looks wrong meanwhile.
+    const text = `This window speaks Hearth's wire format ${ipc.PROTOCOL_VERSION}, the core speaks ${version}: reload the window (Ctrl+R), or reinstall Hearth if that does not help.`;
+    toasts.show(text, { kind: 'error', ms: 600_000 });
   }
 
   /**

@@ -12,7 +12,7 @@ use hearth_core::{
     Agent, ChatMessage, InMemoryStore, MessageStatus, Profile, SessionStore, StaticProfiles,
     StoreError, ToolRegistry,
 };
-use hearth_protocol::EventKind;
+use hearth_protocol::{ErrorCode, EventKind, Recovery};
 
 use crate::fake::{FakeBackend, Piece, done, events, text};
 
@@ -51,7 +51,10 @@ impl SessionStore for OneRunStore {
     async fn begin_run(&self, session_id: &str, run_id: &str) -> Result<(), StoreError> {
         let mut open = self.open.lock().unwrap();
         if open.iter().any(|(s, _)| s == session_id) {
-            return Err(StoreError(format!("a run of {session_id} is in progress")));
+            return Err(StoreError::new(
+                hearth_core::StoreFailure::SessionBusy,
+                format!("a run of {session_id} is in progress"),
+            ));
         }
         open.insert((session_id.to_owned(), run_id.to_owned()));
         Ok(())
@@ -63,7 +66,7 @@ impl SessionStore for OneRunStore {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok();
         if fail {
-            return Err(StoreError("database is locked".into()));
+            return Err(StoreError::transient("database is locked"));
         }
         self.close(run_id);
         Ok(())
@@ -123,6 +126,11 @@ async fn a_panic_in_the_answer_is_a_failed_run_and_the_session_takes_the_next_me
         panic!("a crash is an error, not a stop: {evs:#?}")
     };
     assert!(error.message.contains("crashed"), "{}", error.message);
+    // The session is repaired: sending again is what the page offers.
+    assert_eq!(
+        (error.code, error.recovery),
+        (ErrorCode::Internal, Recovery::Retry)
+    );
     assert!(
         error.message.contains("index out of bounds"),
         "{}",
