@@ -2,14 +2,15 @@
 //! (docs/background.md §3.12): the run, then its model calls, tool calls,
 //! compactions and input guard findings in order.
 
+use hearth_protocol::{SpanKind, StatusView};
 use serde::{Deserialize, Serialize};
 use specta::Type;
 
 /// One step of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 pub struct SpanView {
-    /// `model`, `tool`, `compaction` or `guard`.
-    pub kind: String,
+    /// A model call, a tool call, a compaction or a guard finding.
+    pub kind: SpanKind,
     /// Model or tool name; for `guard`, the patterns that matched.
     pub name: String,
     /// Wall time in milliseconds.
@@ -35,8 +36,8 @@ pub struct SpanView {
 pub struct TraceView {
     /// The run.
     pub run_id: String,
-    /// `complete`, `interrupted`, `error`; `None` while it runs.
-    pub status: Option<String>,
+    /// How it ended; `None` while it runs.
+    pub status: Option<StatusView>,
     /// Wall time of the whole run (ms), once it ended.
     pub duration_ms: Option<i64>,
     /// Its steps, in order.
@@ -48,7 +49,7 @@ impl From<hearth_store::RunTrace> for TraceView {
         Self {
             duration_ms: t.ended_at.map(|e| (e - t.started_at).max(0)),
             run_id: t.run_id,
-            status: t.status,
+            status: t.status.map(StatusView::from),
             spans: t
                 .spans
                 .into_iter()

@@ -812,10 +812,21 @@ export type SnippetPart = {
 	hit: boolean,
 };
 
+/**  The kind of one step in a run's trace. */
+export type SpanKind = 
+/**  A model call. */
+"model" | 
+/**  A tool call. */
+"tool" | 
+/**  Older messages summarized to make room. */
+"compaction" | 
+/**  The input guard flagged something. */
+"guard";
+
 /**  One step of a run. */
 export type SpanView = {
-	/**  `model`, `tool`, `compaction` or `guard`. */
-	kind: string,
+	/**  A model call, a tool call, a compaction or a guard finding. */
+	kind: SpanKind,
 	/**  Model or tool name; for `guard`, the patterns that matched. */
 	name: string,
 	/**  Wall time in milliseconds. */
@@ -941,8 +952,8 @@ export type ToolOutcome =
 export type TraceView = {
 	/**  The run. */
 	run_id: string,
-	/**  `complete`, `interrupted`, `error`; `None` while it runs. */
-	status: string | null,
+	/**  How it ended; `None` while it runs. */
+	status: StatusView | null,
 	/**  Wall time of the whole run (ms), once it ended. */
 	duration_ms: number | null,
 	/**  Its steps, in order. */

@@ -258,8 +258,13 @@ impl Agent {
             if cancel.is_cancelled() {
                 break;
             }
-            if let Err(e) = w.run(&wctx).await {
-                tracing::warn!(worker = w.name(), "post-turn worker failed: {e}");
+            match w.run(&wctx).await {
+                Ok(()) => {}
+                // The next turn tries again.
+                Err(e) if e.is_passing() => {
+                    tracing::info!(worker = w.name(), "post-turn worker skipped: {e}");
+                }
+                Err(e) => tracing::warn!(worker = w.name(), "post-turn worker failed: {e}"),
             }
         }
         link.abort();

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hearth_protocol::{EventKind, StopReason};
+use hearth_protocol::{EventKind, SpanKind, StopReason};
 
 use crate::agent::Agent;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
@@ -432,7 +432,7 @@ impl Agent {
         end: &CallEnd,
     ) {
         let mut span = Span {
-            kind: "model",
+            kind: SpanKind::Model,
             name: model.to_owned(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             ..Span::default()

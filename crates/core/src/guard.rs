@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use hearth_protocol::{EventKind, GuardMode, GuardSource};
+use hearth_protocol::{EventKind, GuardMode, GuardSource, SpanKind};
 use regex::Regex;
 
 use crate::events::EventSink;
@@ -123,7 +123,7 @@ impl Report<'_> {
             tracing::warn!(target: "security", patterns = ?found, what, blocked, "security.injection_detected");
         }
         let span = Span {
-            kind: "guard",
+            kind: SpanKind::Guard,
             name: found.join(", "),
             detail: Some(format!("{what}{}", if blocked { " (blocked)" } else { "" })),
             ..Span::default()

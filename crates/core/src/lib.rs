@@ -68,6 +68,7 @@ pub use context::{MEMORY_HEADING, build_context, order_tool_results, system_prom
 pub use error::RunError;
 pub use events::EventSink;
 pub use handle::{RunHandle, RunOutcome};
+pub use hearth_protocol::SpanKind;
 pub use ids::{new_run_id, new_session_id, new_subagent_session_id};
 pub use live::{Following, LiveRuns, RunLog};
 pub use loads::Loads;
@@ -84,4 +85,4 @@ pub use store::{
 pub use tool::{
     Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
 };
-pub use workers::{PostTurnWorker, WorkerContext};
+pub use workers::{PostTurnWorker, WorkerContext, WorkerError};

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use hearth_protocol::{EventKind, GuardSource};
+use hearth_protocol::{EventKind, GuardSource, SpanKind};
 
 use crate::agent::Agent;
 use crate::backend::ModelBackend;
@@ -129,7 +129,7 @@ impl Agent {
         let started = std::time::Instant::now();
         let done = compactor.compact(&ctx.session_id, fixed_tokens, why).await;
         let mut span = Span {
-            kind: "compaction",
+            kind: SpanKind::Compaction,
             name: profile.model.clone(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             ..Span::default()
@@ -150,7 +150,7 @@ impl Agent {
             Ok(None) => return None,
             Err(e) => {
                 tracing::warn!("compaction failed: {e}");
-                span.error = Some(e);
+                span.error = Some(e.to_string());
                 None
             }
         };

@@ -8,14 +8,16 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use tokio::sync::Mutex;
 
+use hearth_protocol::SpanKind;
+
 use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus};
 
 /// One step of a run, for its trace (docs/background.md §3.12).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Span {
-    /// `model`, `tool`, `compaction` or `guard` (an input-guard finding).
-    pub kind: &'static str,
+    /// A model call, a tool call, a compaction or an input-guard finding.
+    pub kind: SpanKind,
     /// The model's or the tool's name.
     pub name: String,
     /// Wall time in milliseconds.

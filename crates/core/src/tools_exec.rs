@@ -11,7 +11,7 @@ use std::time::Instant;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use hearth_protocol::{EventKind, GuardMode, GuardSource, ToolOutcome};
+use hearth_protocol::{EventKind, GuardMode, GuardSource, SpanKind, ToolOutcome};
 
 use crate::agent::Agent;
 use crate::approvals::Gate;
@@ -200,7 +200,7 @@ pub(crate) async fn record(
         .await?;
     base.events.stored(appended);
     let span = Span {
-        kind: "tool",
+        kind: SpanKind::Tool,
         name: call.name.clone(),
         duration_ms,
         error: (outcome != ToolOutcome::Ok).then(|| output.chars().take(500).collect()),

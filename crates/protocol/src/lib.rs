@@ -16,12 +16,14 @@ mod error;
 mod event;
 mod guard;
 mod message;
+mod span;
 
 pub use command::ApprovalDecision;
 pub use error::{ErrorCode, ErrorInfo, Recovery};
 pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
 pub use guard::{GuardMode, GuardSource};
 pub use message::{MessageView, RoleView, StatusView, ToolCallView};
+pub use span::SpanKind;
 
 /// Version of this wire format, sent in every `run_started` event. Bumped on
 /// any incompatible change so a front end built against another version can

@@ -2,7 +2,7 @@
 //! tokens in and out, time) and per tool call (name, time, error). The run
 //! itself is its row in `runs`.
 
-use hearth_core::Span;
+use hearth_core::{MessageStatus, Span, SpanKind};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::StoreError;
@@ -39,8 +39,8 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
 /// A stored span.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpanRecord {
-    /// `model`, `tool`, `compaction` or `guard`.
-    pub kind: String,
+    /// A model call, a tool call, a compaction or a guard finding.
+    pub kind: SpanKind,
     /// Model or tool name.
     pub name: String,
     /// Wall time.
@@ -66,8 +66,8 @@ pub struct SpanRecord {
 pub struct RunTrace {
     /// The run.
     pub run_id: String,
-    /// `complete`, `interrupted`, `error`, or `None` while it runs.
-    pub status: Option<String>,
+    /// How it ended; `None` while it runs.
+    pub status: Option<MessageStatus>,
     /// Started at, ms since the epoch.
     pub started_at: i64,
     /// Ended at, ms since the epoch.
@@ -87,7 +87,7 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
          WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
         params![
             run_id,
-            s.kind,
+            s.kind.as_str(),
             s.name,
             i64::try_from(s.duration_ms).unwrap_or(i64::MAX),
             s.tokens_in,
@@ -110,8 +110,15 @@ pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>,
          FROM spans WHERE run_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map([run_id], |r| {
+        let kind: String = r.get(0)?;
         Ok(SpanRecord {
-            kind: r.get(0)?,
+            kind: SpanKind::parse(&kind).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Text,
+                    format!("unknown span kind {kind:?}").into(),
+                )
+            })?,
             name: r.get(1)?,
             duration_ms: r.get(2)?,
             tokens_in: r.get(3)?,
@@ -138,9 +145,10 @@ pub(crate) fn trace(conn: &Connection, run_id: &str) -> Result<Option<RunTrace>,
     let Some((status, started_at, ended_at)) = run else {
         return Ok(None);
     };
+    let status: Option<String> = status;
     Ok(Some(RunTrace {
         run_id: run_id.to_owned(),
-        status,
+        status: status.as_deref().map(crate::messages::parse_status),
         started_at,
         ended_at,
         spans: of_run(conn, run_id)?,

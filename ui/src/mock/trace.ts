@@ -1,7 +1,7 @@
 // run_trace in the mock: the spans the core would have recorded, read back
 // from the run's own events (a model span per usage, a tool span per
 // result, a guard span per finding, a compaction span per summary).
-import type { AgentEvent, SpanView, TraceView } from '../bindings';
+import type { AgentEvent, SpanView, StatusView, TraceView } from '../bindings';
 
 /** What the mock keeps of a run for its trace. */
 export interface Traced {
@@ -19,7 +19,7 @@ const span = (s: Partial<SpanView> & Pick<SpanView, 'kind' | 'name'>): SpanView 
 export function traceOf(run: Traced): TraceView {
   const spans: SpanView[] = [];
   const toolNames = new Map<string, string>();
-  let status: string | null = null;
+  let status: StatusView | null = null;
   for (const e of run.events) {
     if (e.is_subagent) continue;
     switch (e.type) {

@@ -1,7 +1,8 @@
 //! Each run leaves a trace: a span per model call (tokens from the server's
 //! own counts) and per tool call.
 
-use hearth_protocol::EventKind;
+use hearth_core::MessageStatus;
+use hearth_protocol::{EventKind, SpanKind};
 use hearth_sim::{Reply, Script, ToolCallSpec};
 use hearth_store::Store;
 use serde_json::json;
@@ -55,7 +56,7 @@ async fn a_run_records_its_model_and_tool_spans() {
         .await
         .unwrap()
         .expect("the run is known");
-    assert_eq!(trace.status.as_deref(), Some("complete"));
+    assert_eq!(trace.status, Some(MessageStatus::Complete));
     assert!(trace.ended_at.is_some_and(|e| e >= trace.started_at));
     assert_eq!(trace.spans, store.spans(&run_id).await.unwrap());
     // The input guard's finding is part of the trace (warn: the run went on).
@@ -84,7 +85,7 @@ async fn a_run_records_its_model_and_tool_spans() {
     );
     assert!(spans.iter().all(|s| s.error.is_none()), "{spans:?}");
     // Model spans carry the server's own timings and why it stopped.
-    for s in spans.iter().filter(|s| s.kind == "model") {
+    for s in spans.iter().filter(|s| s.kind == SpanKind::Model) {
         assert!(
             s.load_ms.is_some() && s.prompt_eval_ms.is_some() && s.eval_ms.is_some(),
             "{s:?}"

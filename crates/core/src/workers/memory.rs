@@ -13,7 +13,7 @@ use crate::memory::MemoryWriter;
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
-use crate::workers::{PostTurnWorker, WorkerContext};
+use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
 /// Longest stretch of the last exchange shown to the worker (characters).
 const EXCHANGE_CHARS: usize = 6000;
@@ -88,12 +88,12 @@ pub(crate) struct FactPass<'a> {
 
 /// Ask the model for new durable facts in `pass.text` and hand them to the
 /// store. Returns how many were added (0 when cancelled).
-pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, String> {
+pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError> {
     if pass.text.trim().is_empty() {
         return Ok(0);
     }
-    let known = pass.writer.facts().await.map_err(|e| e.to_string())?;
-    let forgotten = pass.writer.forgotten().await.map_err(|e| e.to_string())?;
+    let known = pass.writer.facts().await?;
+    let forgotten = pass.writer.forgotten().await?;
     let prompt = format!(
         "You keep a short memory of durable facts about the user (name, preferences, projects, setup). \
          Read the {} and list NEW durable facts about the user, one per line starting with \"- \". \
@@ -119,8 +119,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, String> {
     let n = pass
         .writer
         .learn(pass.session_id, pass.run_id, pass.source, &facts)
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     tracing::debug!(
         learned = n,
         offered = facts.len(),
@@ -136,7 +135,7 @@ impl PostTurnWorker for MemoryWorker {
         "memory"
     }
 
-    async fn run(&self, ctx: &WorkerContext) -> Result<(), String> {
+    async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError> {
         let exchange = last_exchange(&ctx.history);
         learn_facts(FactPass {
             writer: self.0.as_ref(),

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use crate::compaction::complete;
 use crate::message::Role;
-use crate::workers::{PostTurnWorker, WorkerContext};
+use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
 /// Names untitled sessions.
 pub struct TitleWorker;
@@ -37,13 +37,8 @@ impl PostTurnWorker for TitleWorker {
         "title"
     }
 
-    async fn run(&self, ctx: &WorkerContext) -> Result<(), String> {
-        match ctx
-            .store
-            .title(&ctx.session_id)
-            .await
-            .map_err(|e| e.to_string())?
-        {
+    async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError> {
+        match ctx.store.title(&ctx.session_id).await? {
             Some(t) if t.is_empty() => {}
             _ => return Ok(()),
         }
@@ -69,8 +64,7 @@ impl PostTurnWorker for TitleWorker {
         if let Some(title) = clean_title(&answer) {
             ctx.store
                 .set_generated_title(&ctx.session_id, &title)
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
         }
         Ok(())
     }
