@@ -1,9 +1,8 @@
 //! The HTTP client: one method per Ollama endpoint Hearth uses.
 
-use std::time::Duration;
-
 use futures::{Stream, StreamExt};
 use hearth_core::LoadOptions;
+pub use hearth_http::ClientOptions;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -16,28 +15,6 @@ use crate::wire::{
 
 /// Where Ollama listens unless told otherwise.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:11434";
-
-/// Timeouts. There is no overall timeout: answers stream for minutes.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientOptions {
-    /// To open the TCP connection.
-    pub connect_timeout: Duration,
-    /// From sending a chat to its first byte: covers loading the model and
-    /// evaluating a long prompt, which on a slow GPU takes minutes.
-    pub first_byte_timeout: Duration,
-    /// Between two reads of a streaming answer.
-    pub idle_timeout: Duration,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            connect_timeout: Duration::from_secs(5),
-            first_byte_timeout: Duration::from_secs(15 * 60),
-            idle_timeout: Duration::from_secs(5 * 60),
-        }
-    }
-}
 
 /// The base URL: the argument, else `$OLLAMA_HOST`, else [`DEFAULT_URL`].
 /// Accepts what Ollama accepts in `OLLAMA_HOST`: `host`, `host:port`,
@@ -83,13 +60,10 @@ impl Client {
                 detail: "expected something like http://127.0.0.1:11434".into(),
             });
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(options.connect_timeout)
-            // Ollama is usually on loopback; a system proxy would only get
-            // in the way (and see the user's prompts).
-            .no_proxy()
-            .build()
-            .map_err(|e| OllamaError::InvalidUrl {
+        // Ollama is usually on loopback: reached directly, never through a
+        // system proxy.
+        let http =
+            hearth_http::build_client(&options, true).map_err(|e| OllamaError::InvalidUrl {
                 url: base.clone(),
                 detail: e.to_string(),
             })?;
@@ -115,13 +89,9 @@ impl Client {
         req: reqwest::RequestBuilder,
         model: Option<&str>,
     ) -> Result<reqwest::Response, OllamaError> {
-        let resp = tokio::time::timeout(self.options.first_byte_timeout, req.send())
+        let resp = hearth_http::send(req, self.options.first_byte_timeout)
             .await
-            .map_err(|_| OllamaError::Timeout {
-                phase: "waiting for the first byte",
-                seconds: self.options.first_byte_timeout.as_secs(),
-            })?
-            .map_err(|e| OllamaError::from_send(&self.base, &e))?;
+            .map_err(|e| OllamaError::from_send(&self.base, e))?;
         let status = resp.status().as_u16();
         if resp.status().is_success() {
             return Ok(resp);

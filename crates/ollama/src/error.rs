@@ -1,6 +1,7 @@
 //! Errors of the Ollama client, each saying what to do.
 
 use hearth_core::BackendError;
+use hearth_http::SendFailure;
 
 /// What went wrong talking to Ollama.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -66,22 +67,16 @@ pub enum OllamaError {
 
 impl OllamaError {
     /// Classify a reqwest error from sending a request to `url`.
-    pub(crate) fn from_send(url: &str, e: &reqwest::Error) -> Self {
-        if e.is_connect() {
-            Self::Unreachable {
+    pub(crate) fn from_send(url: &str, e: SendFailure) -> Self {
+        match e {
+            SendFailure::Unreachable { detail } => Self::Unreachable {
                 url: url.to_owned(),
-                detail: root_cause(e),
-            }
-        } else if e.is_timeout() {
-            Self::Timeout {
-                phase: "connecting",
-                seconds: 0,
-            }
-        } else {
-            // The server closed the connection before it answered (Ollama
-            // sends no status line until the first token): the answer broke
-            // off before it began.
-            Self::Truncated
+                detail,
+            },
+            SendFailure::Timeout { phase, seconds } => Self::Timeout { phase, seconds },
+            // Ollama sends no status line until the first token: a connection
+            // closed before it is an answer that broke off before it began.
+            SendFailure::Broken { .. } => Self::Truncated,
         }
     }
 
@@ -107,16 +102,6 @@ impl OllamaError {
             },
         }
     }
-}
-
-/// The innermost error text (reqwest's own Display is only "error sending
-/// request", which tells the user nothing).
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
 }
 
 /// Whether a 400's text says the prompt is longer than the context window

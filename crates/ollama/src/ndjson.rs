@@ -2,21 +2,28 @@
 //!
 //! Network chunks split lines anywhere, including inside a multi-byte UTF-8
 //! character, so lines are cut on the `\n` byte and decoded only once whole
-//! (docs/design.md §6). A line longer than [`MAX_LINE_BYTES`] is an error
-//! rather than unbounded memory.
+//! (docs/design.md §6), on the buffer the OpenAI client's event stream
+//! uses too (`hearth_http::LineBuf`). A line longer than [`MAX_LINE_BYTES`]
+//! is an error rather than unbounded memory.
+
+use hearth_http::{LineBuf, TooLong};
 
 /// Longest line accepted (a whole answer can arrive on the final line of a
 /// non-streaming reply; 64 MiB is far above any real one).
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Accumulates bytes and yields complete lines.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct LineSplitter {
-    buf: Vec<u8>,
-    /// Where the next line starts in `buf`.
-    start: usize,
-    /// Where to resume looking for `\n` (everything before has none).
-    scanned: usize,
+    buf: LineBuf,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        Self {
+            buf: LineBuf::new(MAX_LINE_BYTES),
+        }
+    }
 }
 
 /// A line that cannot be used.
@@ -36,52 +43,32 @@ impl LineSplitter {
 
     /// Add bytes from the network.
     pub fn push(&mut self, bytes: &[u8]) {
-        // Reclaim consumed space before growing, so memory stays bounded by
-        // the longest line rather than the whole stream.
-        if self.start > 0 && (self.start == self.buf.len() || self.start > 64 * 1024) {
-            self.buf.drain(..self.start);
-            self.scanned -= self.start;
-            self.start = 0;
-        }
-        self.buf.extend_from_slice(bytes);
+        self.buf.push(bytes);
     }
 
     /// The next complete, non-blank line (without its `\n` or `\r\n`).
     pub fn next_line(&mut self) -> Option<Result<&str, LineError>> {
-        loop {
-            let rel = self.buf[self.scanned..].iter().position(|b| *b == b'\n');
-            let Some(rel) = rel else {
-                self.scanned = self.buf.len();
-                if self.buf.len() - self.start > MAX_LINE_BYTES {
-                    // Drop what we have so memory is bounded; the caller
-                    // ends the stream on this error.
-                    self.start = self.buf.len();
-                    return Some(Err(LineError::TooLong));
-                }
-                return None;
+        let range = loop {
+            let (range, _) = match self.buf.next_line(|b| b == b'\n')? {
+                Ok(line) => line,
+                Err(TooLong) => return Some(Err(LineError::TooLong)),
             };
-            let end = self.scanned + rel;
-            let line_start = self.start;
-            self.start = end + 1;
-            self.scanned = self.start;
-            let mut line = &self.buf[line_start..end];
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
+            let line = self.buf.bytes(range.clone());
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                break range;
             }
-            if line.len() > MAX_LINE_BYTES {
-                return Some(Err(LineError::TooLong));
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            return Some(std::str::from_utf8(line).map_err(|_| LineError::NotUtf8));
+        };
+        let mut line = self.buf.bytes(range);
+        if line.last() == Some(&b'\r') {
+            line = &line[..line.len() - 1];
         }
+        Some(std::str::from_utf8(line).map_err(|_| LineError::NotUtf8))
     }
 
     /// Bytes left after the last `\n` when the stream ends (a final line
     /// without its newline), if any are not blank.
     pub fn remainder(&self) -> Option<Result<&str, LineError>> {
-        let rest = &self.buf[self.start..];
+        let rest = self.buf.pending();
         if rest.iter().all(u8::is_ascii_whitespace) {
             return None;
         }

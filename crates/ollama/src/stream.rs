@@ -8,14 +8,13 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures::{Stream, StreamExt};
+use futures::Stream;
+
+use hearth_http::{ByteStream, Chunk, next_chunk};
 
 use crate::error::OllamaError;
 use crate::ndjson::{LineError, LineSplitter};
 use crate::wire::ChatChunk;
-
-type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 
 /// Parsed lines of a chat stream.
 pub type ChatStream = Pin<Box<dyn Stream<Item = Result<ChatChunk, OllamaError>> + Send>>;
@@ -51,17 +50,17 @@ impl LineReader {
             if self.drained {
                 return None;
             }
-            match tokio::time::timeout(self.idle_timeout, self.body.next()).await {
-                Err(_) => {
+            match next_chunk(&mut self.body, self.idle_timeout).await {
+                Chunk::Idle { seconds } => {
                     return Some(Err(OllamaError::Timeout {
                         phase: "between chunks of the answer",
-                        seconds: self.idle_timeout.as_secs(),
+                        seconds,
                     }));
                 }
-                Ok(Some(Ok(bytes))) => self.lines.push(&bytes),
+                Chunk::Bytes(bytes) => self.lines.push(&bytes),
                 // The connection dropped mid-body: the answer broke off.
-                Ok(Some(Err(_))) => return Some(Err(OllamaError::Truncated)),
-                Ok(None) => {
+                Chunk::Dropped => return Some(Err(OllamaError::Truncated)),
+                Chunk::End => {
                     // A last line without its newline still counts.
                     self.drained = true;
                     self.lines.push(b"\n");
@@ -139,6 +138,9 @@ pub(crate) fn ndjson_values(
 
 #[cfg(test)]
 mod tests {
+    use bytes::Bytes;
+    use futures::StreamExt;
+
     use super::*;
 
     fn stream_of(chunks: Vec<&'static [u8]>) -> ChatStream {

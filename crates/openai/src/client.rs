@@ -2,8 +2,7 @@
 //! `GET {base}/models`, where `base` is the server's OpenAI root, usually
 //! ending in `/v1`.
 
-use std::time::Duration;
-
+pub use hearth_http::ClientOptions;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 
 use crate::error::OpenAiError;
@@ -13,29 +12,6 @@ use crate::wire::{ChatRequest, ModelList};
 
 /// Where llama.cpp's `llama-server` listens unless told otherwise.
 pub const DEFAULT_URL: &str = "http://127.0.0.1:8080/v1";
-
-/// Timeouts. There is no overall timeout: answers stream for minutes.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientOptions {
-    /// To open the TCP connection.
-    pub connect_timeout: Duration,
-    /// From sending a chat to the response head. Servers that hold the head
-    /// back until the first token (as Ollama does) include loading and
-    /// prompt evaluation in it, which on a CPU takes minutes.
-    pub first_byte_timeout: Duration,
-    /// Between two reads of a streaming answer.
-    pub idle_timeout: Duration,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            connect_timeout: Duration::from_secs(5),
-            first_byte_timeout: Duration::from_secs(15 * 60),
-            idle_timeout: Duration::from_secs(5 * 60),
-        }
-    }
-}
 
 /// The base URL from what a person typed: the argument, else
 /// [`DEFAULT_URL`]. Adds `http://` when no scheme is given and `/v1` when no
@@ -96,16 +72,14 @@ impl Client {
                 Some(v)
             }
         };
-        let mut http = reqwest::Client::builder().connect_timeout(options.connect_timeout);
         // A local server is reached directly: a system proxy would only get
         // in the way (and see the user's prompts). A remote one may need it.
-        if is_loopback(&url) {
-            http = http.no_proxy();
-        }
-        let http = http.build().map_err(|e| OpenAiError::InvalidUrl {
-            url: base.clone(),
-            detail: e.to_string(),
-        })?;
+        let direct = hearth_http::is_loopback(&url);
+        let http =
+            hearth_http::build_client(&options, direct).map_err(|e| OpenAiError::InvalidUrl {
+                url: base.clone(),
+                detail: e.to_string(),
+            })?;
         Ok(Self {
             http,
             base,
@@ -131,13 +105,9 @@ impl Client {
             Some(v) => req.header(AUTHORIZATION, v.clone()),
             None => req,
         };
-        let resp = tokio::time::timeout(self.options.first_byte_timeout, req.send())
+        let resp = hearth_http::send(req, self.options.first_byte_timeout)
             .await
-            .map_err(|_| OpenAiError::Timeout {
-                phase: "waiting for the response to start",
-                seconds: self.options.first_byte_timeout.as_secs(),
-            })?
-            .map_err(|e| OpenAiError::from_send(&self.base, &e))?;
+            .map_err(|e| OpenAiError::from_send(&self.base, e))?;
         let status = resp.status().as_u16();
         if resp.status().is_success() {
             return Ok(resp);
@@ -206,15 +176,6 @@ impl Client {
             })?;
         Ok(list.data.into_iter().map(|m| m.id).collect())
     }
-}
-
-fn is_loopback(url: &reqwest::Url) -> bool {
-    let host = url.host_str().unwrap_or_default();
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

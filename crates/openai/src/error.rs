@@ -7,6 +7,7 @@
 //! what to fix.
 
 use hearth_core::BackendError;
+use hearth_http::SendFailure;
 
 use crate::key::ApiKey;
 
@@ -112,22 +113,17 @@ fn unauthorized_text(status: u16, key_sent: bool, url: &str) -> String {
 
 impl OpenAiError {
     /// Classify a reqwest error from sending a request to `url`.
-    pub(crate) fn from_send(url: &str, e: &reqwest::Error) -> Self {
-        if e.is_connect() {
-            Self::Unreachable {
+    pub(crate) fn from_send(url: &str, e: SendFailure) -> Self {
+        match e {
+            SendFailure::Unreachable { detail } => Self::Unreachable {
                 url: url.to_owned(),
-                detail: root_cause(e),
-            }
-        } else if e.is_timeout() {
-            Self::Timeout {
-                phase: "connecting",
-                seconds: 0,
-            }
-        } else {
-            Self::Server {
+                detail,
+            },
+            SendFailure::Timeout { phase, seconds } => Self::Timeout { phase, seconds },
+            SendFailure::Broken { detail } => Self::Server {
                 status: None,
-                message: root_cause(e),
-            }
+                message: detail,
+            },
         }
     }
 
@@ -209,16 +205,6 @@ pub(crate) fn error_message(body: &str) -> (String, Option<String>) {
         .map(str::to_owned)
         .unwrap_or_else(plain);
     (message, code)
-}
-
-/// The innermost error text (reqwest's own Display is only "error sending
-/// request", which tells the user nothing).
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
 }
 
 impl From<OpenAiError> for BackendError {

@@ -15,6 +15,8 @@
 //!   line did not is still dispatched ([`SseSplitter::finish`]); a last line
 //!   without its line end is dropped, as the standard says.
 
+use hearth_http::{LineBuf, TooLong};
+
 /// Largest event accepted (lines and joined data alike); far above any real
 /// chunk, and it keeps a broken server from growing memory without bound.
 pub const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
@@ -38,13 +40,9 @@ pub enum SseError {
 }
 
 /// Accumulates bytes and yields complete events.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseSplitter {
-    buf: Vec<u8>,
-    /// Where the next line starts in `buf`.
-    start: usize,
-    /// Where to resume looking for a line end (everything before has none).
-    scanned: usize,
+    lines: LineBuf,
     /// The last line ended with CR: a LF right after it belongs to it.
     after_cr: bool,
     /// A leading byte-order mark has been looked for.
@@ -55,6 +53,19 @@ pub struct SseSplitter {
     has_data: bool,
 }
 
+impl Default for SseSplitter {
+    fn default() -> Self {
+        Self {
+            lines: LineBuf::new(MAX_EVENT_BYTES),
+            after_cr: false,
+            bom_checked: false,
+            event: None,
+            data: String::new(),
+            has_data: false,
+        }
+    }
+}
+
 impl SseSplitter {
     /// An empty splitter.
     pub fn new() -> Self {
@@ -63,14 +74,7 @@ impl SseSplitter {
 
     /// Add bytes from the network.
     pub fn push(&mut self, bytes: &[u8]) {
-        // Reclaim consumed space before growing, so memory stays bounded by
-        // the longest line rather than the whole stream.
-        if self.start > 0 && (self.start == self.buf.len() || self.start > 64 * 1024) {
-            self.buf.drain(..self.start);
-            self.scanned -= self.start;
-            self.start = 0;
-        }
-        self.buf.extend_from_slice(bytes);
+        self.lines.push(bytes);
     }
 
     /// The next complete event, if the bytes so far hold one.
@@ -80,7 +84,7 @@ impl SseSplitter {
                 Ok(range) => range,
                 Err(e) => return Some(Err(e)),
             };
-            let line = match std::str::from_utf8(&self.buf[line.0..line.1]) {
+            let line = match std::str::from_utf8(self.lines.bytes(line)) {
                 Ok(l) => l.to_owned(),
                 Err(_) => return Some(Err(SseError::NotUtf8)),
             };
@@ -94,53 +98,37 @@ impl SseSplitter {
     /// blank line did not, if it has data. Bytes after the last line end
     /// are dropped.
     pub fn finish(&mut self) -> Option<SseEvent> {
-        self.start = self.buf.len();
-        self.scanned = self.start;
+        self.lines.clear();
         self.take_event()
     }
 
     /// The byte range of the next whole line, without its line end.
-    fn next_line(&mut self) -> Option<Result<(usize, usize), SseError>> {
+    fn next_line(&mut self) -> Option<Result<std::ops::Range<usize>, SseError>> {
         if self.after_cr {
-            let next = *self.buf.get(self.start)?;
+            let next = *self.lines.pending().first()?;
             self.after_cr = false;
             if next == b'\n' {
-                self.start += 1;
-                self.scanned = self.scanned.max(self.start);
+                self.lines.skip(1);
             }
         }
         if !self.bom_checked {
-            if self.buf.len() - self.start < 3
-                && b"\xEF\xBB\xBF".starts_with(&self.buf[self.start..])
-            {
+            const BOM: &[u8] = b"\xEF\xBB\xBF";
+            let pending = self.lines.pending();
+            if pending.len() < 3 && BOM.starts_with(pending) {
                 return None;
             }
             self.bom_checked = true;
-            if self.buf[self.start..].starts_with(b"\xEF\xBB\xBF") {
-                self.start += 3;
-                self.scanned = self.scanned.max(self.start);
+            if pending.starts_with(BOM) {
+                self.lines.skip(3);
             }
         }
-        let rel = self.buf[self.scanned..]
-            .iter()
-            .position(|b| *b == b'\n' || *b == b'\r');
-        let Some(rel) = rel else {
-            self.scanned = self.buf.len();
-            if self.buf.len() - self.start > MAX_EVENT_BYTES {
-                // Drop what we have so memory is bounded; the caller ends
-                // the stream on this error.
-                self.start = self.buf.len();
-                self.scanned = self.start;
-                return Some(Err(SseError::TooLong));
+        match self.lines.next_line(|b| b == b'\n' || b == b'\r')? {
+            Ok((line, end)) => {
+                self.after_cr = end == b'\r';
+                Some(Ok(line))
             }
-            return None;
-        };
-        let end = self.scanned + rel;
-        let line = (self.start, end);
-        self.after_cr = self.buf[end] == b'\r';
-        self.start = end + 1;
-        self.scanned = self.start;
-        Some(Ok(line))
+            Err(TooLong) => Some(Err(SseError::TooLong)),
+        }
     }
 
     /// Interpret one line; an event when it dispatches one.
@@ -293,6 +281,6 @@ mod tests {
             s.push(b"data: {\"x\":1}\n\n");
             while s.next_event().is_some() {}
         }
-        assert!(s.buf.capacity() < 1024 * 1024, "{}", s.buf.capacity());
+        assert!(s.lines.capacity() < 1024 * 1024, "{}", s.lines.capacity());
     }
 }

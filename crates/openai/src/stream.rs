@@ -12,16 +12,15 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures::{Stream, StreamExt};
+use futures::Stream;
 use hearth_core::ModelDelta;
+
+use hearth_http::{ByteStream, Chunk, next_chunk};
 
 use crate::assemble::Assembler;
 use crate::error::OpenAiError;
 use crate::sse::{SseError, SseEvent, SseSplitter};
 use crate::wire::ChatChunk;
-
-type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 
 /// The deltas of one streamed answer.
 pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<ModelDelta, OpenAiError>> + Send>>;
@@ -44,17 +43,17 @@ impl EventReader {
             if self.drained {
                 return None;
             }
-            match tokio::time::timeout(self.idle_timeout, self.body.next()).await {
-                Err(_) => {
+            match next_chunk(&mut self.body, self.idle_timeout).await {
+                Chunk::Idle { seconds } => {
                     return Some(Err(OpenAiError::Timeout {
                         phase: "between chunks of the answer",
-                        seconds: self.idle_timeout.as_secs(),
+                        seconds,
                     }));
                 }
-                Ok(Some(Ok(bytes))) => self.sse.push(&bytes),
+                Chunk::Bytes(bytes) => self.sse.push(&bytes),
                 // The connection dropped mid-body: the answer broke off.
-                Ok(Some(Err(_))) => return Some(Err(OpenAiError::Truncated)),
-                Ok(None) => {
+                Chunk::Dropped => return Some(Err(OpenAiError::Truncated)),
+                Chunk::End => {
                     self.drained = true;
                     return self.sse.finish().map(Ok);
                 }
@@ -148,8 +147,11 @@ pub(crate) fn delta_stream(body: ByteStream, idle_timeout: Duration) -> DeltaStr
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use bytes::Bytes;
+    use futures::StreamExt;
     use hearth_core::RawToolCall;
+
+    use super::*;
     use serde_json::json;
 
     fn stream_of(chunks: Vec<&'static [u8]>) -> DeltaStream {
