@@ -20,9 +20,8 @@ use crate::ids::new_run_id;
 use crate::memory::MemorySource;
 use crate::preflight::fixed_tokens;
 use crate::profile::{Profile, ProfileProvider};
-use crate::run_ctx::RunCtx;
+use crate::run_ctx::{RunCtx, TopRun};
 use crate::settings::ModelSettings;
-use crate::steering::SteeringQueue;
 use crate::store::SessionStore;
 use crate::tool::ToolRegistry;
 use crate::workers::{PostTurnWorker, WorkerContext};
@@ -113,13 +112,8 @@ impl Agent {
             Err(_) => CancellationToken::new(),
         };
         let sink = EventSink::new(RunScope::top(session_id, &run_id), tx);
-        let ctx = RunCtx {
-            planning: true,
-            interactive: true,
-            background,
-            regenerate,
-            ..self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink)
-        };
+        let top = self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink);
+        let ctx = RunCtx::interactive(top, background, regenerate);
         let steering = ctx.steering.clone();
         let this = self.clone();
         let task = tokio::spawn(async move {
@@ -150,13 +144,11 @@ impl Agent {
         let sink = EventSink::discard(RunScope::top(session_id, &run_id));
         // Nobody watches a headless run: mutating calls are denied, and it
         // does not plan.
-        let ctx = self.top_run(session_id, run_id, text, cancel, sink);
+        let ctx = RunCtx::headless(self.top_run(session_id, run_id, text, cancel, sink));
         self.drive(&ctx).await.into_result()
     }
 
-    /// A top-level run of the session's active profile, as a headless
-    /// run has it; the interactive entry points turn on what a watched run
-    /// adds (planning, approvals, steering, pre-empting background work).
+    /// What a top-level run of the session's active profile starts from.
     fn top_run(
         &self,
         session_id: &str,
@@ -164,24 +156,16 @@ impl Agent {
         text: &str,
         cancel: CancellationToken,
         sink: EventSink,
-    ) -> RunCtx {
-        RunCtx {
+    ) -> TopRun {
+        TopRun {
             preapproved: crate::rights::Preapproved::of(&self.profiles.active(session_id)),
-            planning: false,
-            interactive: false,
-            parent_approver: None,
-            background: CancellationToken::new(),
-            steering: SteeringQueue::default(),
             session_id: session_id.to_owned(),
             run_id,
             text: text.to_owned(),
             cancel,
             sink,
             store: self.store.clone(),
-            profile: None,
             memory: self.memory.clone(),
-            depth: 0,
-            regenerate: false,
         }
     }
 

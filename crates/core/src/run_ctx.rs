@@ -7,11 +7,12 @@ use hearth_protocol::{EventKind, StopReason};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventSink;
+use crate::ids::new_run_id;
 use crate::message::ChatMessage;
 use crate::profile::Profile;
 use crate::steering::SteeringQueue;
 use crate::store::{SessionStore, StoreError};
-use crate::tool::Approver;
+use crate::tool::{Approver, ToolContext};
 
 /// Emits `stream_stopped` if a run's future is dropped before it ended.
 pub(crate) struct TerminalGuard<'a> {
@@ -63,7 +64,100 @@ pub(crate) struct RunCtx {
     pub(crate) preapproved: crate::rights::Preapproved,
 }
 
+/// What a top-level run starts from, whoever watches it.
+pub(crate) struct TopRun {
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) text: String,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) sink: EventSink,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) memory: Option<String>,
+    /// Bound to the profile active when the run starts.
+    pub(crate) preapproved: crate::rights::Preapproved,
+}
+
 impl RunCtx {
+    /// A run a person watches (the app, the CLI's chat): it may plan, asks
+    /// before a call that writes or runs, takes queued messages; its
+    /// post-turn workers hang from `background`, which the next run
+    /// cancels. `regenerate`: answer the branch's last user message again.
+    pub(crate) fn interactive(
+        top: TopRun,
+        background: CancellationToken,
+        regenerate: bool,
+    ) -> Self {
+        Self {
+            planning: true,
+            interactive: true,
+            background,
+            regenerate,
+            ..Self::headless(top)
+        }
+    }
+
+    /// A run nobody watches (`Agent::run`): no planning, and a call that
+    /// writes or runs is denied (nobody can be asked).
+    pub(crate) fn headless(top: TopRun) -> Self {
+        Self {
+            session_id: top.session_id,
+            run_id: top.run_id,
+            text: top.text,
+            cancel: top.cancel,
+            sink: top.sink,
+            store: top.store,
+            profile: None,
+            memory: top.memory,
+            depth: 0,
+            regenerate: false,
+            background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
+            interactive: false,
+            parent_approver: None,
+            planning: false,
+            preapproved: top.preapproved,
+        }
+    }
+
+    /// A sub-agent's run of `task` with `profile` for the parent's
+    /// `spawn_agent` call (`parent`), in scratch session `session_id` held
+    /// by `scratch`: its events go to the parent's stream marked as its
+    /// own, the parent's Stop stops it, the parent's approver asks for it,
+    /// and nothing is pre-approved (a grant is the user's, for the run they
+    /// started).
+    pub(crate) fn subagent(
+        parent: &ToolContext,
+        session_id: String,
+        task: &str,
+        profile: Profile,
+        scratch: Arc<dyn SessionStore>,
+    ) -> Self {
+        let run_id = new_run_id();
+        Self {
+            sink: parent
+                .events
+                .for_subagent(&session_id, &run_id, &parent.call_id),
+            session_id,
+            run_id,
+            text: task.to_owned(),
+            cancel: parent.cancel.child_token(),
+            store: scratch,
+            profile: Some(profile),
+            memory: None,
+            depth: parent.depth + 1,
+            regenerate: false,
+            background: CancellationToken::new(),
+            steering: SteeringQueue::default(),
+            interactive: parent.approver.is_some(),
+            planning: false,
+            preapproved: crate::rights::Preapproved::default(),
+            parent_approver: parent
+                .approver
+                .as_ref()
+                .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
+        }
+    }
+
     /// Append `message` to the run's session, then announce it.
     pub(crate) async fn keep(&self, message: ChatMessage) -> Result<(), StoreError> {
         let appended = self

@@ -5,15 +5,12 @@
 
 use std::sync::Arc;
 
-use tokio_util::sync::CancellationToken;
-
 use crate::agent::Agent;
 use crate::batch::CANCELLED_RESULT;
 use crate::context::pair_tool_results;
 use crate::error::RunError;
-use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::ids::new_subagent_session_id;
 use crate::run_ctx::RunCtx;
-use crate::steering::SteeringQueue;
 use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
 use crate::tool::{ToolContext, ToolEffect};
 
@@ -88,7 +85,6 @@ impl Agent {
             .by_name(profile)
             .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
         let session_id = new_subagent_session_id();
-        let run_id = new_run_id();
         let scratch = Arc::new(InMemoryStore::new());
         let mut keeper = TranscriptKeeper {
             store: self.store.clone(),
@@ -103,29 +99,7 @@ impl Agent {
             },
             armed: true,
         };
-        let ctx = RunCtx {
-            sink: parent
-                .events
-                .for_subagent(&session_id, &run_id, &parent.call_id),
-            session_id,
-            run_id,
-            text: task.to_owned(),
-            cancel: parent.cancel.child_token(),
-            store: scratch,
-            profile: Some(profile),
-            memory: None,
-            depth: parent.depth + 1,
-            regenerate: false,
-            background: CancellationToken::new(),
-            steering: SteeringQueue::default(),
-            interactive: parent.approver.is_some(),
-            planning: false,
-            preapproved: crate::rights::Preapproved::default(),
-            parent_approver: parent
-                .approver
-                .as_ref()
-                .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
-        };
+        let ctx = RunCtx::subagent(parent, session_id, task, profile, scratch);
         let outcome = self.drive(&ctx).await;
         keeper.save().await;
         outcome.into_result()
