@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use hearth_core::tools::ProfileSwitcher;
-use hearth_core::{LoadOptions, new_session_id};
+use hearth_core::{LiveRuns, LoadOptions, new_session_id};
 use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
 use hearth_store::Profiles;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -134,18 +134,29 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             None
         }
     };
-    let mut handle = match &args.message {
-        Some(text) if !args.regenerate => agent.run_stream(&session, text),
-        _ => agent.regenerate_stream(&session),
+    let (handle, prompt) = match &args.message {
+        Some(text) if !args.regenerate => (agent.run_stream(&session, text), Some(text.clone())),
+        _ => (agent.regenerate_stream(&session), None),
     };
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing, or while the model
     // finishes loading: leave at once.
     watch_ctrl_c(interrupts, handle.stop_token());
+    // The core's live-run registry numbers the events (`seq` in --json), as
+    // it does for the desktop app; the store keeps one run per session
+    // across processes.
+    let runs = LiveRuns::default();
+    let mut following = match runs.adopt(handle, prompt, "cli") {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
 
     let mut printer = Printer::new(args.json);
     let mut code = ExitCode::FAILURE;
-    while let Some(event) = handle.next_event().await {
+    while let Some(event) = following.events.recv().await {
         if event.kind.is_terminal() && !event.scope.is_subagent {
             code = match &event.kind {
                 EventKind::StreamEnd { .. } => ExitCode::SUCCESS,
@@ -165,6 +176,11 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             let decision = ask(tool, reach, warning.as_deref()).await;
             agent.approve(request_id, decision);
         }
+    }
+    // The title, memory and compaction workers run after the answer: the
+    // process stays for them (a new run would have cancelled them).
+    if let Some(settled) = following.settled.take() {
+        let _ = settled.await;
     }
     // A stop leaves the model's load running in its own request
     // (docs/design.md §4), but leaving now would close that connection and

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use hearth_protocol::{AgentEvent, EventKind};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RunError;
@@ -138,6 +139,10 @@ pub struct Following {
     pub missed: Vec<AgentEvent>,
     /// Every later event, numbered; ends after the terminal event.
     pub events: UnboundedReceiver<AgentEvent>,
+    /// For the owner who adopted the run: resolves once the run's task has
+    /// ended, its post-turn workers (title, memory, compaction) included —
+    /// what a process about to exit waits for. `None` for other followers.
+    pub settled: Option<oneshot::Receiver<()>>,
 }
 
 /// The live runs, by session.
@@ -187,7 +192,10 @@ impl LiveRuns {
         }
         let runs = self.clone();
         let (sid, rid) = (session_id, run_id.clone());
+        let (settle, settled) = oneshot::channel();
         tokio::spawn(async move {
+            // Ends when the run's task has: after the terminal event, its
+            // post-turn workers still hold the sink.
             while let Some(event) = handle.next_event().await {
                 let terminal = event.kind.is_terminal() && !event.scope.is_subagent;
                 runs.publish(&sid, &rid, event);
@@ -196,6 +204,7 @@ impl LiveRuns {
                 }
             }
             runs.remove(&sid, &rid);
+            let _ = settle.send(());
         });
         Ok(Following {
             run_id,
@@ -203,6 +212,7 @@ impl LiveRuns {
             queued: Vec::new(),
             missed: Vec::new(),
             events: rx,
+            settled: Some(settled),
         })
     }
 
@@ -249,6 +259,7 @@ impl LiveRuns {
             queued: live.steering.pending(),
             missed: live.log.after(after),
             events: rx,
+            settled: None,
         })
     }
 

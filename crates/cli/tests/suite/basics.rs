@@ -121,6 +121,51 @@ async fn json_mode_prints_one_protocol_event_per_line() {
         .collect();
     assert_eq!(text, "Hello there, friend.");
     assert!(evs.iter().all(|e| e.scope.run_id == evs[0].scope.run_id));
+    // Numbered by the core's live-run registry, as in the app: 1, 2, 3 …
+    let seqs: Vec<u32> = evs.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        (1..=u32::try_from(evs.len()).unwrap()).collect::<Vec<_>>()
+    );
+    // What the run stored is announced: the question, then the answer.
+    let stored: Vec<&str> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::MessageStored { message, .. } => Some(message.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(stored, ["hi", "Hello there, friend."]);
+}
+
+/// The process stays until the run's post-turn workers are done: the
+/// session has its generated title when `hearth chat` returns.
+#[tokio::test]
+async fn chat_waits_for_the_title_before_it_exits() {
+    let sim = sim(with_workers("Friendly greetings").with_reply(Reply::text("Hello!"))).await;
+    let out = output(hearth(&[
+        "chat",
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--json",
+        "hi",
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = events(&out.stdout)[0].scope.session_id.clone();
+    let (store, _) = hearth_store::Store::open(DB_DIR.path().join("default.sqlite"))
+        .await
+        .unwrap();
+    let title = hearth_core::SessionStore::title(&store, &session)
+        .await
+        .unwrap();
+    assert_eq!(title.as_deref(), Some("Friendly greetings"));
 }
 
 #[tokio::test]
