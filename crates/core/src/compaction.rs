@@ -11,11 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{ModelBackend, ModelDelta, ModelRequest};
+use crate::backend::ModelBackend;
 use crate::memory::MemoryWriter;
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
@@ -372,56 +371,16 @@ impl Compactor<'_> {
             if prior.is_empty() { "(none)" } else { prior },
             render(added)
         );
-        let request = side_request(self.profile, self.load, prompt, 0.2);
+        let request = crate::side::side_request(self.profile, self.load, prompt, 0.2);
         tokio::select! {
             biased;
             () = self.cancel.cancelled() => Ok(None),
-            t = tokio::time::timeout(SUMMARY_TIMEOUT, complete(self.backend.as_ref(), request)) => {
+            t = tokio::time::timeout(SUMMARY_TIMEOUT, crate::side::complete(self.backend.as_ref(), request)) => {
                 let late = || WorkerError::Answer("the summary took longer than two minutes".into());
                 Ok(Some(t.map_err(|_| late())??))
             }
         }
     }
-}
-
-/// Most tokens a side request (plan, summary, memory, title) may generate:
-/// a summary or a plan is far shorter, and a looping small model stops.
-pub(crate) const SIDE_MAX_TOKENS: u32 = 2048;
-
-/// A one-message side request (summary, memory, title): no tools, no
-/// reasoning, the model's own load options so nothing reloads.
-pub(crate) fn side_request(
-    profile: &Profile,
-    load: LoadOptions,
-    prompt: String,
-    temperature: f64,
-) -> ModelRequest {
-    ModelRequest {
-        model: profile.model.clone(),
-        messages: vec![ChatMessage::user(prompt)],
-        tools: Vec::new(),
-        think: profile.think.map(|_| false),
-        temperature: Some(temperature),
-        load,
-        max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
-    }
-}
-
-/// Run a request without tools to its end and return the text.
-pub(crate) async fn complete(
-    backend: &dyn ModelBackend,
-    request: ModelRequest,
-) -> Result<String, WorkerError> {
-    let mut stream = backend.chat(request).await?;
-    let mut text = String::new();
-    while let Some(item) = stream.next().await {
-        match item? {
-            ModelDelta::Text(t) => text.push_str(&t),
-            ModelDelta::Done(_) => return Ok(text),
-            ModelDelta::Thinking(_) | ModelDelta::ToolCalls(_) => {}
-        }
-    }
-    Err(WorkerError::Answer("the answer broke off".into()))
 }
 
 /// Compacts after a turn, in the background (docs/background.md §3.7).

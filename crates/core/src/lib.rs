@@ -44,6 +44,7 @@ mod runaway;
 pub mod sanitize;
 mod settings;
 mod shown;
+mod side;
 mod steering;
 mod store;
 mod subagent;

@@ -19,12 +19,12 @@ use hearth_protocol::EventKind;
 
 use crate::agent::Agent;
 use crate::backend::{ModelBackend, ModelRequest};
-use crate::compaction::SIDE_MAX_TOKENS;
 use crate::message::ChatMessage;
 use crate::model_call::{CallEnd, ModelCall, Piece};
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::run_state::Observation;
+use crate::side::SIDE_MAX_TOKENS;
 
 /// The question, appended to the conversation as a last user message.
 pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \

@@ -106,11 +106,11 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         pass.heading,
         pass.text
     );
-    let request = crate::compaction::side_request(pass.profile, pass.load, prompt, 0.2);
+    let request = crate::side::side_request(pass.profile, pass.load, prompt, 0.2);
     let answer = tokio::select! {
         biased;
         () = pass.cancel.cancelled() => return Ok(0),
-        a = crate::compaction::complete(pass.backend, request) => a?,
+        a = crate::side::complete(pass.backend, request) => a?,
     };
     let facts = parse_facts(&answer);
     if facts.is_empty() {

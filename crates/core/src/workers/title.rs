@@ -5,8 +5,8 @@
 
 use async_trait::async_trait;
 
-use crate::compaction::complete;
 use crate::message::Role;
+use crate::side::{complete, side_request};
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
 /// Names untitled sessions.
@@ -55,7 +55,7 @@ impl PostTurnWorker for TitleWorker {
             q.content.chars().take(1500).collect::<String>(),
             a.content.chars().take(1500).collect::<String>()
         );
-        let request = crate::compaction::side_request(&ctx.profile, ctx.load, prompt, 0.3);
+        let request = side_request(&ctx.profile, ctx.load, prompt, 0.3);
         let answer = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return Ok(()),
