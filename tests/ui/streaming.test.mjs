@@ -179,3 +179,35 @@ test('what a small model writes by mistake never shows while it streams: the liv
       if (c.thinking) assert.ok(run.thinking.join('').includes(c.thinking), `${c.name}: ${run.thinking}`);
     }
   }));
+
+test('text the core takes back is replaced on screen, not added to', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
+    await send(page, 'revise please');
+    const live = page.locator('[data-testid=message-assistant][data-live=true]');
+    const stepUntil = async (type) => {
+      for (;;) {
+        const sent = await page.evaluate(() => {
+          const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
+          if (!run) return null;
+          const t = run.held[0].type;
+          window.__hearthMock.step();
+          return t;
+        });
+        assert.ok(sent, `the run ended before ${type}`);
+        if (sent === type) return;
+      }
+    };
+    for (let i = 0; i < 3; i++) await stepUntil('text_delta');
+    await live.getByText('A draft answer.').waitFor();
+    await stepUntil('text_replaced');
+    await live.getByText('The answer.').waitFor();
+    assert.doesNotMatch(await live.innerText(), /draft/);
+    await page.evaluate(() => {
+      while (window.__hearthMock.step());
+    });
+    await waitIdle(page);
+    const kept = page.getByTestId('message-assistant').last();
+    assert.equal((await kept.getByTestId('markdown').allInnerTexts()).join(''), 'The answer.');
+  }));

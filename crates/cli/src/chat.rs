@@ -307,6 +307,18 @@ impl Printer {
                 let _ = out.flush();
                 self.text_open = !delta.ends_with('\n');
             }
+            // Printed text cannot be taken back: the answer as it now
+            // reads follows, marked (rare: the core holds back what may
+            // still be dropped).
+            EventKind::TextReplaced { text: now } => {
+                if self.text_open {
+                    let _ = writeln!(out);
+                }
+                eprintln!("[the answer above was revised; it now reads:]");
+                let _ = write!(out, "{}", text(now));
+                let _ = out.flush();
+                self.text_open = !now.ends_with('\n');
+            }
             EventKind::ToolStarted {
                 name, arguments, ..
             } => {

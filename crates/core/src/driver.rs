@@ -25,6 +25,7 @@ use crate::run_ctx::{RunCtx, TerminalGuard};
 use crate::run_state::{
     Facts, ModelEnd, Observation, RunState, Step, keep_answer, next, observe, shape_answer,
 };
+use crate::shown_text::ShownText;
 use crate::store::Span;
 use crate::tools_exec::{BatchEnd, run_batch};
 
@@ -351,11 +352,17 @@ impl Agent {
     ) -> CallResult {
         let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
         let mut last_checkpoint: Option<Instant> = None;
+        // The answer as shown: sanitized as it streams (shown_text.rs).
+        let mut shown = ShownText::default();
         while let Some(piece) = call.next().await {
-            ctx.sink.emit(match piece {
-                Piece::Text(delta) => EventKind::TextDelta { delta },
-                Piece::Thinking(delta) => EventKind::ThinkingDelta { delta },
-            });
+            match piece {
+                Piece::Text(delta) => {
+                    if let Some(change) = shown.push(&delta) {
+                        ctx.sink.emit(change.into());
+                    }
+                }
+                Piece::Thinking(delta) => ctx.sink.emit(EventKind::ThinkingDelta { delta }),
+            }
             let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
             if let Some(partial) = call.partial().filter(|_| due) {
                 last_checkpoint = Some(Instant::now());
@@ -372,6 +379,10 @@ impl Agent {
                     tracing::warn!("checkpoint failed: {e}");
                 }
             }
+        }
+        // Nothing is held back once the answer has ended.
+        if let Some(change) = shown.finish() {
+            ctx.sink.emit(change.into());
         }
         call.finish()
     }

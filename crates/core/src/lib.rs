@@ -44,6 +44,7 @@ mod runaway;
 pub mod sanitize;
 mod settings;
 mod shown;
+mod shown_text;
 mod side;
 mod steering;
 mod store;

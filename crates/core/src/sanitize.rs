@@ -14,22 +14,22 @@ pub(crate) fn re(pattern: &str) -> Regex {
 }
 
 /// Tool-call XML some models write as text instead of calling.
-static TOOL_XML_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static TOOL_XML_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?is)<(?:minimax:)?(?:tool_call|function_call|tool_use)\b[^>]*>.*?</(?:minimax:)?(?:tool_call|function_call|tool_use)\s*>",
     )
 });
-static TOOL_XML_TAG: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static TOOL_XML_TAG: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)</?(?:minimax:)?(?:tool_call|function_call|tool_use|invoke)\b[^>]*>")
 });
-static PARAMETER: LazyLock<Regex> =
+pub(crate) static PARAMETER: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?is)<parameter\s+name=[^>]*>.*?</parameter\s*>"));
 /// Reasoning tags (the regex crate has no backreferences: one per tag).
 static THINKING: LazyLock<[Regex; 4]> = LazyLock::new(|| {
     ["think", "thinking", "thought", "antThinking"]
         .map(|t| re(&format!(r"(?is)<{t}\b[^>]*>.*?</{t}\s*>")))
 });
-static FINAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)</?final\s*>"));
+pub(crate) static FINAL: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)</?final\s*>"));
 
 /// Step 1: remove tool-call XML; an answer that was nothing else becomes
 /// empty.
@@ -66,13 +66,15 @@ fn strip_marked_blocks(text: &str, markers: &[&str]) -> String {
     out.join("\n")
 }
 
+/// Lines that start a block step 2 drops, up to the next blank line.
+pub(crate) const TOOL_MARKERS: &[&str] = &["[Tool Call:", "[Tool Result", "[Historical context:"];
+/// Lines that start a block step 5 drops.
+pub(crate) const SYSTEM_MARKERS: &[&str] = &["[System Message]"];
+
 /// Step 2: `[Tool Call: …]`, `[Tool Result …]`, `[Historical context: …]`
 /// lines and what follows them (arguments, output) up to a blank line.
 pub fn strip_downgraded_tool_call_text(text: &str) -> String {
-    strip_marked_blocks(
-        text,
-        &["[Tool Call:", "[Tool Result", "[Historical context:"],
-    )
+    strip_marked_blocks(text, TOOL_MARKERS)
 }
 
 /// Step 3: reasoning in think / thinking / thought / antThinking tags.
@@ -91,7 +93,7 @@ pub fn strip_final_tags(text: &str) -> String {
 
 /// Step 5: `[System Message]` blocks the model echoed or made up.
 pub fn strip_echoed_system_messages(text: &str) -> String {
-    strip_marked_blocks(text, &["[System Message]"])
+    strip_marked_blocks(text, SYSTEM_MARKERS)
 }
 
 /// Step 6: a paragraph repeated right after itself (stuttering) is kept once.

@@ -181,10 +181,20 @@ pub enum EventKind {
         /// Text to append to the thinking shown for the current answer.
         delta: String,
     },
-    /// A piece of the answer.
+    /// A piece of the answer, as shown: the core sanitizes the answer as
+    /// it streams (what a small model writes by mistake — tool calls as
+    /// text, `<final>` wrappers, an echoed system message, a paragraph said
+    /// twice — never shows), holding back what may still become such a
+    /// thing, so the live answer is the stored view in the making.
     TextDelta {
         /// Text to append to the current answer.
         delta: String,
+    },
+    /// The current answer's text, as shown, replaces what its deltas built
+    /// (something already shown turned out to be dropped; rare).
+    TextReplaced {
+        /// The whole text of the current answer.
+        text: String,
     },
     /// A tool call began (a pending card in the UI).
     ToolStarted {

@@ -200,6 +200,13 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
     // the core splits it out (crates/core/src/think_tags.rs).
     case 'text_delta':
       return { ...a, blocks: appendText(a.blocks, 'text', ev.delta) };
+    case 'text_replaced': {
+      // The core took back something it had shown: the answer's text anew.
+      let at = a.blocks.length - 1;
+      while (at >= 0 && a.blocks[at]?.kind !== 'text') at--;
+      if (at < 0) return { ...a, blocks: [...a.blocks, { kind: 'text', text: ev.text }] };
+      return { ...a, blocks: a.blocks.map((b, i): Block => (i === at ? { kind: 'text', text: ev.text } : b)) };
+    }
     case 'plan_delta':
       return withPlan(a, (p) => ({ ...p, plan: p.plan + ev.delta }));
     case 'plan_ready':

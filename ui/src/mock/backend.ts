@@ -11,6 +11,7 @@
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
 import { flushThink, initialSplit, splitThink } from './thinkTags';
+import { ShownText } from './liveSanitize';
 import { PROTOCOL_VERSION } from '../bindings';
 import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
@@ -302,7 +303,7 @@ export class MockBackend {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
@@ -430,16 +431,35 @@ export class MockBackend {
     if (ev.type === 'stream_end') delete (ev as { subagents?: unknown }).subagents;
     // Like the core, reasoning written inline in tags goes out as thinking;
     // any other event of the agent ends the text that held a tag back.
+    // Then, like the core, the answer goes out as shown (sanitized as it
+    // streams); the answer ends at the agent's next other event.
     const split = run.think.get(ev.run_id) ?? initialSplit;
     if (ev.type === 'text_delta') {
       const { state, pieces } = splitThink(split, ev.delta);
       run.think.set(ev.run_id, state);
-      for (const p of pieces) this.publish(run, { ...ev, type: p.thinking ? 'thinking_delta' : 'text_delta', delta: p.text });
+      for (const p of pieces) this.piece(run, ev, p);
       return;
     }
-    for (const p of flushThink(split)) this.publish(run, { ...ev, type: p.thinking ? 'thinking_delta' : 'text_delta', delta: p.text } as AgentEvent);
+    for (const p of flushThink(split)) this.piece(run, ev, p);
     run.think.delete(ev.run_id);
+    if (ev.type !== 'thinking_delta') {
+      const end = run.shown.get(ev.run_id)?.finish();
+      if (end) this.publish(run, { ...ev, ...end } as AgentEvent);
+      run.shown.delete(ev.run_id);
+    }
     this.publish(run, ev);
+  }
+
+  /** One piece of an agent's answer: reasoning as it is, text as shown. */
+  piece(run: Run, ev: AgentEvent, p: { thinking: boolean; text: string }): void {
+    if (p.thinking) {
+      this.publish(run, { ...ev, type: 'thinking_delta', delta: p.text } as AgentEvent);
+      return;
+    }
+    const shown = run.shown.get(ev.run_id) ?? new ShownText();
+    run.shown.set(ev.run_id, shown);
+    const change = shown.push(p.text);
+    if (change) this.publish(run, { ...ev, ...change } as AgentEvent);
   }
 
   /** Numbers, keeps and sends one event, as the core's live-run registry does. */

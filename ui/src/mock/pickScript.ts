@@ -1,7 +1,7 @@
 // Which script a mock run follows, picked by the message's text (the list
 // is in backend.ts's header), and the scripts too short for a file of
 // their own: the default Markdown answer, "tools" (two tools, one a
-// sub-agent), "think", "slow", "fail", "limit" (fix_config), "repeat"
+// sub-agent), "think", "slow", "fail", "revise" (text_replaced), "limit" (fix_config), "repeat"
 // (no recovery), "notfound", "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
@@ -53,6 +53,10 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   }
   if (text.includes('notfound')) {
     return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
+  }
+  if (text.includes('revise')) {
+    // What the core sends when it takes back text it had shown.
+    return [...deltas('A draft answer.', 3), { ev: { type: 'text_replaced', text: 'The answer.' } as Body }, { ev: usage }, end([{ role: 'assistant', content: 'The answer.' }])];
   }
   if (text.includes('limit')) {
     const message = 'stopped after 10 model calls, the profile\'s limit, while the model was still calling tools; raise max_iterations in the profile or ask it to continue';

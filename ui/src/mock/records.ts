@@ -2,6 +2,7 @@
 // transcripts, stored messages, and runs with their events and followers.
 import type { AgentEvent, MessageView, SubagentView } from '../bindings';
 import type { Body, Step } from './scripts';
+import type { ShownText } from './liveSanitize';
 import type { ThinkSplitState } from './thinkTags';
 
 export interface ChannelLike {
@@ -39,6 +40,8 @@ export interface Run {
   followers: { ch: ChannelLike; index: number }[];
   /** The inline-reasoning splitter of each agent of the run (by run id). */
   think: Map<string, ThinkSplitState>;
+  /** The shown text of each agent's current answer (by run id). */
+  shown: Map<string, ShownText>;
   text: string;
   parent: number | null;
   queue: { queue_id: string; text: string; at: number }[];

@@ -1,8 +1,9 @@
 //! tests/fixtures/sanitizer.json: what the stored view shows of answers as
 //! small models write them (`split_thinking`, then `sanitize_output`, as
-//! the desktop app's session view does). The UI's live view mirrors the
-//! sanitizer (ui/src/lib/liveSanitize.ts) and the Chromium suite checks it
-//! against the same file, so a change here that the UI does not follow
+//! the desktop app's session view does), and what a run shows of them as
+//! they stream (`shown_text.rs`). The UI tests' mock plays the core's part
+//! (ui/src/mock/liveSanitize.ts) and the Chromium suite checks the page
+//! against the same file, so a change here that the mock does not follow
 //! fails one side or the other. `HEARTH_BLESS=1` rewrites the expected
 //! values from the sanitizer (then read the diff).
 
@@ -38,5 +39,50 @@ fn the_sanitizer_fixture_is_what_the_sanitizer_does() {
         );
         // Each case has something to clean: the fixture tests the cleaning.
         assert_ne!(output, input, "{name}");
+    }
+}
+
+/// The same answers streamed through a run, one character a piece: what
+/// the events show (text as shown, reasoning apart) is what the stored
+/// view shows, and no raw tag or marker ever goes out.
+#[tokio::test]
+async fn a_run_shows_each_answer_as_the_stored_view_does() {
+    use crate::fake::{FakeBackend, Piece, agent, done, events, text};
+    use hearth_core::{Profile, ToolRegistry};
+    use hearth_protocol::EventKind;
+
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/sanitizer.json");
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for case in fixture["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let input = case["input"].as_str().unwrap();
+        let backend = FakeBackend::new();
+        let mut pieces: Vec<Piece> = input.chars().map(|c| text(&c.to_string())).collect();
+        pieces.push(done());
+        backend.push(pieces);
+        let (agent, _) = agent(backend, ToolRegistry::new(), Profile::new("A", "m"));
+        let evs = events(&mut agent.run_stream("s", "hi")).await;
+        let (mut shown, mut thinking) = (String::new(), String::new());
+        for e in &evs {
+            match &e.kind {
+                EventKind::TextDelta { delta } => {
+                    shown.push_str(delta);
+                    assert!(
+                        !delta.contains("<tool_call") && !delta.contains("[System Message]"),
+                        "{name}: {delta:?} went out"
+                    );
+                }
+                EventKind::TextReplaced { text } => shown = text.clone(),
+                EventKind::ThinkingDelta { delta } => thinking.push_str(delta),
+                _ => {}
+            }
+        }
+        assert_eq!(shown, case["output"].as_str().unwrap(), "{name}");
+        assert_eq!(
+            (!thinking.is_empty()).then(|| thinking.trim().to_owned()),
+            case["thinking"].as_str().map(str::to_owned),
+            "{name}"
+        );
     }
 }

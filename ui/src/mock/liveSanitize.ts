@@ -1,13 +1,14 @@
-// The core's output sanitizer (crates/core/src/sanitize.rs),
-// applied to a live answer the way the stored view applies it once the
-// answer is kept: without it, what a small model writes by mistake (tool
-// calls as XML or as `[Tool Call: …]` text, `<final>` wrappers, an echoed
-// `[System Message]`, a paragraph said twice) shows while it streams and
-// vanishes when the answer is stored. Reasoning tags never reach it: the
-// core streams them as thinking (crates/core/src/think_tags.rs). What may still become one of these is held back
-// until it is decided. tests/fixtures/sanitizer.json holds the core's
-// output for each case; the Rust suite and the Chromium suite both check
-// against it, so the two sides cannot drift apart silently.
+// The core's shown text (crates/core/src/shown_text.rs) for the mock: the
+// output sanitizer (crates/core/src/sanitize.rs) applied to an answer as
+// it streams, holding back what may still become something it drops, so
+// the mock sends what the core sends — the answer as shown. What a small
+// model writes by mistake (tool calls as XML or as `[Tool Call: …]` text,
+// `<final>` wrappers, an echoed `[System Message]`, a paragraph said
+// twice) never shows. Reasoning tags never reach it: the core streams them
+// as thinking (crates/core/src/think_tags.rs; the mock: thinkTags.ts).
+// tests/fixtures/sanitizer.json holds the core's output for each case;
+// the Rust suite checks shown_text.rs against it and the Chromium suite
+// the page fed by this mock, so the two cannot drift apart silently.
 
 const TOOL_TAG = '(?:minimax:)?(?:tool_call|function_call|tool_use)';
 const TOOL_BLOCK = new RegExp(`<${TOOL_TAG}\\b[^>]*>[\\s\\S]*?</${TOOL_TAG}\\s*>`, 'gi');
@@ -98,4 +99,31 @@ export function sanitizeLive(text: string, streaming: boolean): string {
   // Steps 6 and 7 (the leading blank lines render as nothing anyway).
   s = collapseRepeats(s, streaming);
   return s.replace(/^(?:[ \t]*\n)+/, '');
+}
+
+/** A change of the shown text: more of it, or all of it anew. */
+export type ShownChange = { type: 'text_delta'; delta: string } | { type: 'text_replaced'; text: string };
+
+/** The shown text of one agent's current answer, as the core works it out. */
+export class ShownText {
+  #raw = '';
+  #shown = '';
+
+  /** A piece of the answer came. Trailing whitespace waits for what follows it. */
+  push(delta: string): ShownChange | null {
+    this.#raw += delta;
+    return this.#changeTo(sanitizeLive(this.#raw, true).trimEnd());
+  }
+
+  /** The answer ended: nothing is held back any more. */
+  finish(): ShownChange | null {
+    return this.#changeTo(sanitizeLive(this.#raw, false).trimEnd());
+  }
+
+  #changeTo(now: string): ShownChange | null {
+    if (now === this.#shown) return null;
+    const change: ShownChange = now.startsWith(this.#shown) ? { type: 'text_delta', delta: now.slice(this.#shown.length) } : { type: 'text_replaced', text: now };
+    this.#shown = now;
+    return change;
+  }
 }

@@ -1,0 +1,251 @@
+//! An answer as the screen shows it while it streams: the sanitizer of
+//! docs/background.md §3.3 (`sanitize.rs`), with what may still become
+//! something it drops held back until it is decided — an open tool-call
+//! tag, the start of a `<final>` or `<parameter` tag, a last line that may
+//! become `[Tool Call:` or `[System Message]`, a paragraph that may be
+//! the previous one said again. Every front end gets the shown text, so
+//! the live answer is the stored view in the making; once the call ends
+//! it is exactly what the stored view shows. Pure.
+
+use hearth_protocol::EventKind;
+
+use crate::sanitize::{
+    FINAL, PARAMETER, SYSTEM_MARKERS, TOOL_MARKERS, TOOL_XML_BLOCK, TOOL_XML_TAG, sanitize_output,
+};
+
+/// What changed on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ShownChange {
+    /// More text after what is shown.
+    Append(String),
+    /// What is shown is replaced (the sanitizer dropped something already
+    /// shown; the holding back makes this rare).
+    Replace(String),
+}
+
+/// The shown text of one model call's answer.
+#[derive(Debug, Default)]
+pub(crate) struct ShownText {
+    raw: String,
+    /// The sanitizer's view of `raw` (trailing whitespace included).
+    view: String,
+    /// What the screen shows: `view` without its trailing whitespace.
+    shown: String,
+    /// The length of `raw` the view was last worked out from.
+    seen: usize,
+    /// The raw text's last line shows as it is at the end of `view`
+    /// (nothing held back, dropped or rewritten in it).
+    verbatim: bool,
+}
+
+/// Up to this length the view is worked out again whenever a piece could
+/// change it; past it, once the answer has grown by a 64th (a runaway
+/// answer of megabytes must not cost the square of its length).
+const EVERY_PIECE_UP_TO: usize = 64 * 1024;
+
+impl ShownText {
+    /// A piece of the answer came.
+    pub(crate) fn push(&mut self, delta: &str) -> Option<ShownChange> {
+        self.raw.push_str(delta);
+        // Plain text added to a last line that shows as it is cannot start
+        // or end a tag, a marker line, a paragraph or a repeat: it shows as
+        // it is. Most pieces are such, and cost no more than their length.
+        let plain = !delta.contains(['<', '>', '[', ']', '`', '\n', '\r']);
+        if self.verbatim && plain {
+            self.view.push_str(delta);
+            self.seen = self.raw.len();
+            return self.change_to(self.view.trim_end().to_owned());
+        }
+        let len = self.raw.len();
+        if len > EVERY_PIECE_UP_TO && len - self.seen < len / 64 {
+            self.verbatim = false;
+            return None;
+        }
+        self.seen = len;
+        self.view = held_view(&self.raw);
+        // The last line shows as it is when something of it shows (an empty
+        // one may begin a paragraph that repeats the one before) and one
+        // more plain letter would show too (a line that repeats the
+        // paragraph before, or may still become a marker, is dropped or
+        // held until decided).
+        let shown_line = self.view.rsplit('\n').next().unwrap_or_default();
+        self.verbatim = !shown_line.trim().is_empty()
+            && held_view(&format!("{}x", self.raw)).strip_suffix('x') == Some(self.view.as_str());
+        self.change_to(self.view.trim_end().to_owned())
+    }
+
+    /// The answer ended: nothing is held back any more.
+    pub(crate) fn finish(&mut self) -> Option<ShownChange> {
+        self.change_to(sanitize_output(&self.raw))
+    }
+
+    fn change_to(&mut self, now: String) -> Option<ShownChange> {
+        if now == self.shown {
+            return None;
+        }
+        let change = match now.strip_prefix(self.shown.as_str()) {
+            Some(more) => ShownChange::Append(more.to_owned()),
+            None => ShownChange::Replace(now.clone()),
+        };
+        self.shown = now;
+        Some(change)
+    }
+}
+
+impl From<ShownChange> for EventKind {
+    fn from(change: ShownChange) -> Self {
+        match change {
+            ShownChange::Append(delta) => Self::TextDelta { delta },
+            ShownChange::Replace(text) => Self::TextReplaced { text },
+        }
+    }
+}
+
+/// Tag names whose beginning, cut at the end of the text, is held back.
+const TAG_PREFIXES: [&str; 7] = [
+    "tool_call",
+    "function_call",
+    "tool_use",
+    "minimax:",
+    "invoke",
+    "parameter",
+    "final",
+];
+
+/// The sanitizer's steps on an answer still streaming.
+fn held_view(raw: &str) -> String {
+    // Step 1: closed tool-call blocks go; an open one holds what follows.
+    let s = TOOL_XML_BLOCK.replace_all(raw, "");
+    let mut s = PARAMETER.replace_all(&s, "").into_owned();
+    if let Some(at) = open_tag(&s) {
+        s.truncate(at);
+    }
+    let s = TOOL_XML_TAG.replace_all(&s, "");
+    if s.trim().is_empty() {
+        return String::new();
+    }
+    // Steps 2, 4 and 5, in the sanitizer's order.
+    let s = drop_marked_blocks(&s, TOOL_MARKERS);
+    let mut s = FINAL.replace_all(&s, "").into_owned();
+    s.truncate(s.len() - partial_tag(&s));
+    let s = drop_marked_blocks(&s, SYSTEM_MARKERS);
+    // Step 6, then step 7 (blank lines at the start).
+    let s = collapse_repeats(&s);
+    let mut rest = s.as_str();
+    while let Some(nl) = rest.find('\n') {
+        if !rest[..nl].trim_matches([' ', '\t']).is_empty() {
+            break;
+        }
+        rest = &rest[nl + 1..];
+    }
+    // Trailing whitespace is kept here; the screen waits for what follows
+    // it (`ShownText`): it shows nothing, and the blank line before a block
+    // that then goes would have to be taken back.
+    rest.to_owned()
+}
+
+/// Where a tool-call or parameter tag opens that is not quoted in a code
+/// span (`` `<tool_call>` ``), if one does.
+fn open_tag(s: &str) -> Option<usize> {
+    let lower = s.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(rel) = lower[from..].find('<') {
+        let at = from + rel;
+        from = at + 1;
+        if at > 0 && s.as_bytes()[at - 1] == b'`' {
+            continue;
+        }
+        let tail = &lower[at + 1..];
+        let name = tail.strip_prefix("minimax:").unwrap_or(tail);
+        let tool = ["tool_call", "function_call", "tool_use"]
+            .iter()
+            .any(|t| name.strip_prefix(t).is_some_and(word_ends));
+        let parameter = tail.strip_prefix("parameter").is_some_and(|r| {
+            r.starts_with(char::is_whitespace) && r.trim_start().starts_with("name=")
+        });
+        if tool || parameter {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The name just matched ends here (`\b` after it).
+fn word_ends(rest: &str) -> bool {
+    !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+}
+
+/// Length of a trailing `<…` that may still become one of the held tags.
+fn partial_tag(s: &str) -> usize {
+    let Some(at) = s.rfind('<') else {
+        return 0;
+    };
+    let tail = s[at + 1..].to_ascii_lowercase();
+    if tail.contains('>') {
+        return 0;
+    }
+    let unslashed = tail.strip_prefix('/').unwrap_or(&tail);
+    let name_len = unslashed
+        .find(|c: char| !(c.is_ascii_lowercase() || c == '_' || c == ':'))
+        .unwrap_or(unslashed.len());
+    let name = &unslashed[..name_len];
+    let held = if name_len == unslashed.len() {
+        // Only a name so far: it may still grow into one.
+        TAG_PREFIXES
+            .iter()
+            .any(|t| t.starts_with(name) || name.starts_with(t))
+    } else {
+        // `<parameter name="x"` or `<tool_call id=…` waiting for its `>`.
+        TAG_PREFIXES.contains(&name) || name.starts_with("minimax:")
+    };
+    if held { s.len() - at } else { 0 }
+}
+
+/// Steps 2 and 5: a block starting with a marker line goes, up to the next
+/// blank line; a last line that may still become a marker is held.
+fn drop_marked_blocks(text: &str, markers: &[&str]) -> String {
+    let mut out = Vec::new();
+    let mut skipping = false;
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if markers.iter().any(|m| t.starts_with(m)) {
+            skipping = true;
+            continue;
+        }
+        if skipping {
+            if line.trim().is_empty() {
+                skipping = false;
+            }
+            continue;
+        }
+        let last = i + 1 == lines.len();
+        if last && !t.is_empty() && markers.iter().any(|m| m.starts_with(t)) {
+            continue;
+        }
+        out.push(*line);
+    }
+    out.join("\n")
+}
+
+/// Step 6: a paragraph said again right after itself is kept once; a last
+/// one that may become such a repeat waits.
+fn collapse_repeats(text: &str) -> String {
+    let blocks: Vec<&str> = text.split("\n\n").collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let b = block.trim();
+        if let Some(prev) = kept.last().map(|p| p.trim())
+            && !b.is_empty()
+            && (prev == b || (i + 1 == blocks.len() && prev.starts_with(b)))
+        {
+            continue;
+        }
+        kept.push(block);
+    }
+    kept.join("\n\n")
+}
+
+#[cfg(test)]
+#[path = "shown_text_tests.rs"]
+mod tests;
