@@ -64,7 +64,7 @@ pub(crate) struct RunCtx {
     pub(crate) preapproved: crate::rights::Preapproved,
 }
 
-/// What a top-level run starts from, whoever watches it.
+/// What a run starts from: its session, message, stop, events and store.
 pub(crate) struct TopRun {
     pub(crate) session_id: String,
     pub(crate) run_id: String,
@@ -133,7 +133,7 @@ impl RunCtx {
         scratch: Arc<dyn SessionStore>,
     ) -> Self {
         let run_id = new_run_id();
-        Self {
+        let top = TopRun {
             sink: parent
                 .events
                 .for_subagent(&session_id, &run_id, &parent.call_id),
@@ -142,19 +142,18 @@ impl RunCtx {
             text: task.to_owned(),
             cancel: parent.cancel.child_token(),
             store: scratch,
-            profile: Some(profile),
             memory: None,
-            depth: parent.depth + 1,
-            regenerate: false,
-            background: CancellationToken::new(),
-            steering: SteeringQueue::default(),
-            interactive: parent.approver.is_some(),
-            planning: false,
             preapproved: crate::rights::Preapproved::default(),
+        };
+        Self {
+            profile: Some(profile),
+            depth: parent.depth + 1,
+            interactive: parent.approver.is_some(),
             parent_approver: parent
                 .approver
                 .as_ref()
                 .map(|a| a.for_subagent().unwrap_or_else(|| a.clone())),
+            ..Self::headless(top)
         }
     }
 

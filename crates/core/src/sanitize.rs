@@ -45,11 +45,13 @@ pub fn strip_garbled_tool_xml(text: &str) -> String {
 }
 
 /// Drops every block that starts with a line beginning with one of
-/// `markers`, up to the next blank line.
-fn strip_marked_blocks(text: &str, markers: &[&str]) -> String {
+/// `markers`, up to the next blank line. `hold_last`: the text is still
+/// streaming, and a last line that may still become a marker waits.
+pub(crate) fn strip_marked_blocks(text: &str, markers: &[&str], hold_last: bool) -> String {
     let mut out = Vec::new();
     let mut skipping = false;
-    for line in text.split('\n') {
+    let mut lines = text.split('\n').peekable();
+    while let Some(line) = lines.next() {
         let t = line.trim_start();
         if markers.iter().any(|m| t.starts_with(m)) {
             skipping = true;
@@ -59,6 +61,10 @@ fn strip_marked_blocks(text: &str, markers: &[&str]) -> String {
             if line.trim().is_empty() {
                 skipping = false;
             }
+            continue;
+        }
+        let last = lines.peek().is_none();
+        if hold_last && last && !t.is_empty() && markers.iter().any(|m| m.starts_with(t)) {
             continue;
         }
         out.push(line);
@@ -74,7 +80,7 @@ pub(crate) const SYSTEM_MARKERS: &[&str] = &["[System Message]"];
 /// Step 2: `[Tool Call: …]`, `[Tool Result …]`, `[Historical context: …]`
 /// lines and what follows them (arguments, output) up to a blank line.
 pub fn strip_downgraded_tool_call_text(text: &str) -> String {
-    strip_marked_blocks(text, TOOL_MARKERS)
+    strip_marked_blocks(text, TOOL_MARKERS, false)
 }
 
 /// Step 3: reasoning in think / thinking / thought / antThinking tags.
@@ -93,7 +99,7 @@ pub fn strip_final_tags(text: &str) -> String {
 
 /// Step 5: `[System Message]` blocks the model echoed or made up.
 pub fn strip_echoed_system_messages(text: &str) -> String {
-    strip_marked_blocks(text, SYSTEM_MARKERS)
+    strip_marked_blocks(text, SYSTEM_MARKERS, false)
 }
 
 /// Step 6: a paragraph repeated right after itself (stuttering) is kept once.

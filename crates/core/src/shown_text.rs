@@ -11,6 +11,7 @@ use hearth_protocol::EventKind;
 
 use crate::sanitize::{
     FINAL, PARAMETER, SYSTEM_MARKERS, TOOL_MARKERS, TOOL_XML_BLOCK, TOOL_XML_TAG, sanitize_output,
+    strip_marked_blocks,
 };
 
 /// What changed on screen.
@@ -125,10 +126,10 @@ fn held_view(raw: &str) -> String {
         return String::new();
     }
     // Steps 2, 4 and 5, in the sanitizer's order.
-    let s = drop_marked_blocks(&s, TOOL_MARKERS);
+    let s = strip_marked_blocks(&s, TOOL_MARKERS, true);
     let mut s = FINAL.replace_all(&s, "").into_owned();
     s.truncate(s.len() - partial_tag(&s));
-    let s = drop_marked_blocks(&s, SYSTEM_MARKERS);
+    let s = strip_marked_blocks(&s, SYSTEM_MARKERS, true);
     // Step 6, then step 7 (blank lines at the start).
     let s = collapse_repeats(&s);
     let mut rest = s.as_str();
@@ -199,33 +200,6 @@ fn partial_tag(s: &str) -> usize {
         TAG_PREFIXES.contains(&name) || name.starts_with("minimax:")
     };
     if held { s.len() - at } else { 0 }
-}
-
-/// Steps 2 and 5: a block starting with a marker line goes, up to the next
-/// blank line; a last line that may still become a marker is held.
-fn drop_marked_blocks(text: &str, markers: &[&str]) -> String {
-    let mut out = Vec::new();
-    let mut skipping = false;
-    let lines: Vec<&str> = text.split('\n').collect();
-    for (i, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if markers.iter().any(|m| t.starts_with(m)) {
-            skipping = true;
-            continue;
-        }
-        if skipping {
-            if line.trim().is_empty() {
-                skipping = false;
-            }
-            continue;
-        }
-        let last = i + 1 == lines.len();
-        if last && !t.is_empty() && markers.iter().any(|m| m.starts_with(t)) {
-            continue;
-        }
-        out.push(*line);
-    }
-    out.join("\n")
 }
 
 /// Step 6: a paragraph said again right after itself is kept once; a last
