@@ -34,9 +34,11 @@ pub(crate) struct ShownText {
     shown: String,
     /// The length of `raw` the view was last worked out from.
     seen: usize,
-    /// The raw text's last line shows as it is at the end of `view`
-    /// (nothing held back, dropped or rewritten in it).
+    /// Plain text added to `raw` would show as it is at the end of `view`
+    /// (nothing in the last line held back, dropped or rewritten).
     verbatim: bool,
+    /// The raw text's last line has more than whitespace.
+    line_has_text: bool,
 }
 
 /// Up to this length the view is worked out again whenever a piece could
@@ -48,11 +50,23 @@ impl ShownText {
     /// A piece of the answer came.
     pub(crate) fn push(&mut self, delta: &str) -> Option<ShownChange> {
         self.raw.push_str(delta);
-        // Plain text added to a last line that shows as it is cannot start
-        // or end a tag, a marker line, a paragraph or a repeat: it shows as
-        // it is. Most pieces are such, and cost no more than their length.
-        let plain = !delta.contains(['<', '>', '[', ']', '`', '\n', '\r']);
-        if self.verbatim && plain {
+        // Text added to a last line that shows as it is cannot start or end
+        // a tag (no `<`), a marker line (those start with `[`, and the line
+        // has begun), a paragraph (no line break) or a repeat: it shows as
+        // it is. Nor can a line break after such a line followed by such
+        // text. Most pieces are such, and cost no more than their length.
+        let inert = |t: &str| !t.contains(['<', '\n', '\r']);
+        let same_line =
+            inert(delta) && (self.line_has_text || !delta.trim_start().starts_with('['));
+        let next_line = self.line_has_text
+            && delta
+                .strip_prefix('\n')
+                .is_some_and(|rest| inert(rest) && !rest.trim_start().starts_with('['));
+        self.line_has_text = match delta.rsplit_once('\n') {
+            Some((_, last)) => !last.trim().is_empty(),
+            None => self.line_has_text || !delta.trim().is_empty(),
+        };
+        if self.verbatim && (same_line || next_line) {
             self.view.push_str(delta);
             self.seen = self.raw.len();
             return self.change_to(self.view.trim_end().to_owned());

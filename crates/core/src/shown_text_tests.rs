@@ -150,7 +150,7 @@ fn plain_text_after_a_dropped_repeat_is_worked_out_again() {
 /// and cuts, show at every step what working it all out again shows.
 #[test]
 fn plain_pieces_show_what_a_full_pass_shows() {
-    const BITS: [&str; 16] = [
+    const BITS: [&str; 27] = [
         "Done.",
         " and",
         "D",
@@ -167,6 +167,17 @@ fn plain_pieces_show_what_a_full_pass_shows() {
         "al>",
         "`",
         " ",
+        "\nDone.",
+        "\nD",
+        "\n ",
+        "[x",
+        " [",
+        "x]",
+        ">",
+        " < b",
+        "a>",
+        "\n[Tool Call: y]",
+        "\n `x`",
     ];
     let mut seed: u64 = 0x5eed;
     let mut next = |n: usize| {
