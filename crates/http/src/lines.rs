@@ -81,9 +81,9 @@ impl LineBuf {
         &self.buf[self.start..]
     }
 
-    /// Skip `n` bytes of what is pending (a byte-order mark, the LF of a
+    /// Pass over `n` bytes of what is pending (a byte-order mark, the LF of a
     /// CRLF).
-    pub fn skip(&mut self, n: usize) {
+    pub fn advance(&mut self, n: usize) {
         self.start = (self.start + n).min(self.buf.len());
         self.scanned = self.scanned.max(self.start);
     }

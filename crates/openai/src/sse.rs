@@ -108,7 +108,7 @@ impl SseSplitter {
             let next = *self.lines.pending().first()?;
             self.after_cr = false;
             if next == b'\n' {
-                self.lines.skip(1);
+                self.lines.advance(1);
             }
         }
         if !self.bom_checked {
@@ -119,7 +119,7 @@ impl SseSplitter {
             }
             self.bom_checked = true;
             if pending.starts_with(BOM) {
-                self.lines.skip(3);
+                self.lines.advance(3);
             }
         }
         match self.lines.next_line(|b| b == b'\n' || b == b'\r')? {
