@@ -79,3 +79,34 @@ test('a stopped answer is taken in as stored: interrupted, with its id, no read'
     assert.equal(stored.length, 1);
     assert.equal(await answer.getAttribute('data-message-id'), stored[0]);
   }));
+
+test('a switch seen in a snapshot and again in the replayed run is marked once', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'hello');
+    await waitIdle(page);
+    const [{ args }] = await calls(page, 'send_message');
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
+    await send(page, 'switch to Agent');
+    // Step until the tool's switch is out; the store has marked it.
+    for (;;) {
+      const sent = await page.evaluate(() => {
+        const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
+        if (!run) return null;
+        const t = run.held[0].type;
+        window.__hearthMock.step();
+        return t;
+      });
+      assert.ok(sent, 'the run ended before its switch');
+      if (sent === 'profile_switched') break;
+    }
+    // Away and back mid-run: the snapshot holds the switch, the replayed
+    // log holds it too.
+    await reopen(page, args.sessionId);
+    await page.evaluate(() => {
+      while (window.__hearthMock.step());
+    });
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().getByText('Now answering as Agent.').waitFor();
+    assert.equal(await page.getByTestId('switch-divider').count(), 1);
+  }));

@@ -178,7 +178,7 @@ impl Agent {
         match &profile.backend {
             None => Ok(&self.backend),
             Some(name) => self.named.get(name).ok_or_else(|| {
-                RunError::InvalidInput(format!(
+                RunError::Misconfigured(format!(
                     "profile `{}` uses backend `{name}`, which is not configured",
                     profile.name
                 ))

@@ -50,9 +50,13 @@ pub enum RunError {
     /// The user stopped the run.
     #[error("stopped by the user")]
     Stopped,
-    /// The request is invalid.
+    /// The request is invalid (an empty message, nothing to answer again).
     #[error("{0}")]
     InvalidInput(String),
+    /// A setting the run needs is wrong (a profile names a backend that is
+    /// not configured): the user changes it, then tries again.
+    #[error("{0}")]
+    Misconfigured(String),
     /// The run's task died (a bug).
     #[error("internal error: {0}")]
     Internal(String),
@@ -75,7 +79,8 @@ impl RunError {
             Self::InputBlocked(_) => (ErrorCode::InputBlocked, Recovery::None),
             Self::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
-            Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
+            Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::None),
+            Self::Misconfigured(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
             // A bug in one run: the session was repaired (what was written
             // is kept), so sending again is what the user can do.
             Self::Internal(_) => (ErrorCode::Internal, Recovery::Retry),
@@ -114,5 +119,20 @@ mod tests {
             assert_eq!((info.code, info.recovery), (code, recovery), "{failure:?}");
             assert!(info.message.contains("what happened"), "{}", info.message);
         }
+    }
+
+    /// A wrong request offers nothing to retry; a wrong setting says so.
+    #[test]
+    fn a_bad_request_and_a_bad_setting_are_told_apart() {
+        let empty = RunError::InvalidInput("the message is empty".into()).to_info();
+        assert_eq!(
+            (empty.code, empty.recovery),
+            (ErrorCode::InvalidInput, Recovery::None)
+        );
+        let unset = RunError::Misconfigured("backend `x` is not configured".into()).to_info();
+        assert_eq!(
+            (unset.code, unset.recovery),
+            (ErrorCode::InvalidInput, Recovery::FixConfig)
+        );
     }
 }

@@ -51,11 +51,11 @@ impl ShownText {
     pub(crate) fn push(&mut self, delta: &str) -> Option<ShownChange> {
         self.raw.push_str(delta);
         // Text added to a last line that shows as it is cannot start or end
-        // a tag (no `<`), a marker line (those start with `[`, and the line
+        // a tag (no `<` or `>`), a marker line (those start with `[`, and the line
         // has begun), a paragraph (no line break) or a repeat: it shows as
         // it is. Nor can a line break after such a line followed by such
         // text. Most pieces are such, and cost no more than their length.
-        let inert = |t: &str| !t.contains(['<', '\n', '\r']);
+        let inert = |t: &str| !t.contains(['<', '>', '\n', '\r']);
         let same_line =
             inert(delta) && (self.line_has_text || !delta.trim_start().starts_with('['));
         let next_line = self.line_has_text
@@ -67,9 +67,17 @@ impl ShownText {
             None => self.line_has_text || !delta.trim().is_empty(),
         };
         if self.verbatim && (same_line || next_line) {
+            // `shown` is the view without its trailing whitespace: only
+            // what the piece adds is looked at, never the whole answer.
             self.view.push_str(delta);
             self.seen = self.raw.len();
-            return self.change_to(self.view.trim_end().to_owned());
+            let end = self.view.trim_end().len();
+            if end <= self.shown.len() {
+                return None;
+            }
+            let more = self.view[self.shown.len()..end].to_owned();
+            self.shown.push_str(&more);
+            return Some(ShownChange::Append(more));
         }
         let len = self.raw.len();
         if len > EVERY_PIECE_UP_TO && len - self.seen < len / 64 {
@@ -148,7 +156,8 @@ fn held_view(raw: &str) -> String {
     let s = collapse_repeats(&s);
     let mut rest = s.as_str();
     while let Some(nl) = rest.find('\n') {
-        if !rest[..nl].trim_matches([' ', '\t']).is_empty() {
+        // As the stored view judges a blank line (sanitize.rs, step 7).
+        if !rest[..nl].trim().is_empty() {
             break;
         }
         rest = &rest[nl + 1..];
@@ -190,21 +199,29 @@ fn word_ends(rest: &str) -> bool {
     !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
 }
 
-/// Length of a trailing `<…` that may still become one of the held tags.
+/// Length of a trailing `<…` that may still become one of the held tags:
+/// from the first such `<` after the last `>` (a tag whose attributes hold
+/// a `<` is still one tag).
 fn partial_tag(s: &str) -> usize {
-    let Some(at) = s.rfind('<') else {
-        return 0;
-    };
-    let tail = s[at + 1..].to_ascii_lowercase();
-    if tail.contains('>') {
-        return 0;
+    let open_from = s.rfind('>').map_or(0, |i| i + 1);
+    let lower = s[open_from..].to_ascii_lowercase();
+    for (rel, _) in lower.match_indices('<') {
+        if may_become_tag(&lower[rel + 1..]) {
+            return s.len() - (open_from + rel);
+        }
     }
-    let unslashed = tail.strip_prefix('/').unwrap_or(&tail);
+    0
+}
+
+/// Whether `tail`, what follows a `<` up to the end of the text (no `>`
+/// in it), may still become one of the held tags.
+fn may_become_tag(tail: &str) -> bool {
+    let unslashed = tail.strip_prefix('/').unwrap_or(tail);
     let name_len = unslashed
         .find(|c: char| !(c.is_ascii_lowercase() || c == '_' || c == ':'))
         .unwrap_or(unslashed.len());
     let name = &unslashed[..name_len];
-    let held = if name_len == unslashed.len() {
+    if name_len == unslashed.len() {
         // Only a name so far: it may still grow into one.
         TAG_PREFIXES
             .iter()
@@ -212,8 +229,7 @@ fn partial_tag(s: &str) -> usize {
     } else {
         // `<parameter name="x"` or `<tool_call id=…` waiting for its `>`.
         TAG_PREFIXES.contains(&name) || name.starts_with("minimax:")
-    };
-    if held { s.len() - at } else { 0 }
+    }
 }
 
 /// Step 6: a paragraph said again right after itself is kept once; a last

@@ -150,7 +150,7 @@ fn plain_text_after_a_dropped_repeat_is_worked_out_again() {
 /// and cuts, show at every step what working it all out again shows.
 #[test]
 fn plain_pieces_show_what_a_full_pass_shows() {
-    const BITS: [&str; 27] = [
+    const BITS: [&str; 30] = [
         "Done.",
         " and",
         "D",
@@ -178,6 +178,9 @@ fn plain_pieces_show_what_a_full_pass_shows() {
         "a>",
         "\n[Tool Call: y]",
         "\n `x`",
+        "<invoke q=\"a ",
+        "\">",
+        "\r\n",
     ];
     let mut seed: u64 = 0x5eed;
     let mut next = |n: usize| {
@@ -200,4 +203,22 @@ fn plain_pieces_show_what_a_full_pass_shows() {
             assert_eq!(screen, held_view(&raw).trim_end(), "{pieces:?}");
         }
     }
+}
+
+/// A tag whose attributes hold a `<` is held from its own `<`, so the `>`
+/// that closes it takes nothing back.
+#[test]
+fn a_tag_with_a_less_than_inside_is_held_whole() {
+    let (steps, replaced) = stream(&["Call <invoke name=\"s\" q=\"x < y", "\">", " done"]);
+    assert!(!replaced, "{steps:?}");
+    assert_eq!(steps, ["Call", "Call", "Call  done", "Call  done"]);
+}
+
+/// A first line that is only a carriage return is a blank line, live as
+/// stored.
+#[test]
+fn blank_first_lines_are_blank_live_as_stored() {
+    let (steps, replaced) = stream(&["\r\nHello"]);
+    assert!(!replaced);
+    assert_eq!(steps, ["Hello", "Hello"]);
 }

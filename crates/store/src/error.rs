@@ -72,9 +72,10 @@ impl StoreError {
             | Self::NoSession(_)
             | Self::NoMessage(_)
             | Self::NotInSession { .. } => StoreFailure::NotFound,
-            Self::TooNew { .. } | Self::Corrupt(_) | Self::Closed => StoreFailure::Unusable,
-            // Busy, locked, full, a failed read: the next try may pass.
-            Self::Sqlite(_) | Self::Io { .. } => StoreFailure::Transient,
+            Self::TooNew { .. } | Self::Corrupt(_) | Self::Closed | Self::Io { .. } => {
+                StoreFailure::Unusable
+            }
+            Self::Sqlite(e) => sqlite_failure(e),
         }
     }
 }
@@ -95,4 +96,59 @@ pub enum ProfileError {
     /// Saving it failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Busy, locked, a full disk, a failed read: the next try may pass. A
+/// file that is not a database, is corrupt, read-only or out of reach, or
+/// a broken constraint, does not get better by trying again.
+fn sqlite_failure(e: &rusqlite::Error) -> StoreFailure {
+    use rusqlite::ErrorCode as C;
+    match e.sqlite_error_code() {
+        Some(
+            C::DatabaseCorrupt
+            | C::NotADatabase
+            | C::ReadOnly
+            | C::CannotOpen
+            | C::PermissionDenied
+            | C::ConstraintViolation
+            | C::TypeMismatch
+            | C::TooBig,
+        ) => StoreFailure::Unusable,
+        _ => StoreFailure::Transient,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite(code: std::ffi::c_int) -> StoreError {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+
+    /// What the page offers follows: Retry for what may pass, nothing to
+    /// retry for what will not.
+    #[test]
+    fn failures_are_sorted_by_what_a_retry_can_do() {
+        use rusqlite::ffi;
+        for (e, failure) in [
+            (sqlite(ffi::SQLITE_BUSY), StoreFailure::Transient),
+            (sqlite(ffi::SQLITE_LOCKED), StoreFailure::Transient),
+            (sqlite(ffi::SQLITE_FULL), StoreFailure::Transient),
+            (sqlite(ffi::SQLITE_CORRUPT), StoreFailure::Unusable),
+            (sqlite(ffi::SQLITE_NOTADB), StoreFailure::Unusable),
+            (sqlite(ffi::SQLITE_READONLY), StoreFailure::Unusable),
+            (
+                StoreError::RunInProgress("s".into()),
+                StoreFailure::SessionBusy,
+            ),
+            (StoreError::NoSession("s".into()), StoreFailure::NotFound),
+            (StoreError::Closed, StoreFailure::Unusable),
+        ] {
+            assert_eq!(e.failure(), failure, "{e}");
+        }
+    }
 }

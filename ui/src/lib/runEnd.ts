@@ -29,12 +29,15 @@ export function withRun(v: SessionView, t: TurnModel, before: string | null): Se
   let forks = v.forks;
   for (const group of t.forks) forks = [...forks.filter((f) => !f.some((id) => group.includes(id))), group];
   const at = Date.now();
-  const firstOfRun = added[0]?.parent_id ?? v.messages[v.messages.length - 1]?.id ?? null;
-  const switches = [
-    ...v.switches,
-    ...(before !== null ? [{ profile: before, after_message_id: firstOfRun, at }] : []),
-    ...t.switches.map((sw) => ({ ...sw, at })),
-  ];
+  // A switch made elsewhere before the run is marked after the message the
+  // new prompt follows; for a regenerate that was the answer now on
+  // another branch, so it does not show here (nor in a fresh read).
+  const prompt = added[0]?.role === 'user' ? added[0] : undefined;
+  const seen = (sw: { profile: string; after_message_id: number | null }) =>
+    v.switches.some((x) => x.profile === sw.profile && x.after_message_id === sw.after_message_id);
+  const fresh = [...(before !== null && prompt ? [{ profile: before, after_message_id: prompt.parent_id }] : []), ...t.switches];
+  // A snapshot taken mid-run may hold the run's own switches already.
+  const switches = [...v.switches, ...fresh.filter((sw) => !seen(sw)).map((sw) => ({ ...sw, at }))];
   const profile = t.switches[t.switches.length - 1]?.profile ?? before ?? v.profile;
   const subs = t.subagents.map((s) => ({ ...s.view, parent_session_id: s.view.parent_session_id || v.id }));
   const subagents = [...v.subagents.filter((s) => !subs.some((x) => x.session_id === s.session_id)), ...subs];

@@ -201,11 +201,15 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
     case 'text_delta':
       return { ...a, blocks: appendText(a.blocks, 'text', ev.delta) };
     case 'text_replaced': {
-      // The core took back something it had shown: the answer's text anew.
-      let at = a.blocks.length - 1;
-      while (at >= 0 && a.blocks[at]?.kind !== 'text') at--;
-      if (at < 0) return { ...a, blocks: [...a.blocks, { kind: 'text', text: ev.text }] };
-      return { ...a, blocks: a.blocks.map((b, i): Block => (i === at ? { kind: 'text', text: ev.text } : b)) };
+      // The core took back something it had shown: the current answer's
+      // text anew, in place of every text block since the answer began
+      // (its reasoning may have cut it in two).
+      let start = a.blocks.length;
+      while (start > 0 && (a.blocks[start - 1]?.kind === 'text' || a.blocks[start - 1]?.kind === 'thinking')) start--;
+      const first = a.blocks.findIndex((b, i) => i >= start && b.kind === 'text');
+      if (first < 0) return { ...a, blocks: [...a.blocks, { kind: 'text', text: ev.text }] };
+      const blocks = a.blocks.flatMap((b, i): Block[] => (i < start || b.kind !== 'text' ? [b] : i === first ? [{ kind: 'text', text: ev.text }] : []));
+      return { ...a, blocks };
     }
     case 'plan_delta':
       return withPlan(a, (p) => ({ ...p, plan: p.plan + ev.delta }));

@@ -28,14 +28,22 @@ const TAG_PREFIXES = ['tool_call', 'function_call', 'tool_use', 'minimax:', 'inv
 
 /** Length of a trailing `<…` that may still become one of the tags above. */
 function partialTag(s: string): number {
-  const at = s.lastIndexOf('<');
-  if (at < 0) return 0;
-  const tail = s.slice(at + 1).toLowerCase();
-  if (tail.includes('>')) return 0;
+  // From the first such `<` after the last `>`: a tag whose attributes
+  // hold a `<` is still one tag.
+  const from = s.lastIndexOf('>') + 1;
+  const lower = s.slice(from).toLowerCase();
+  for (let at = lower.indexOf('<'); at >= 0; at = lower.indexOf('<', at + 1)) {
+    if (mayBecomeTag(lower.slice(at + 1))) return s.length - (from + at);
+  }
+  return 0;
+}
+
+/** Whether what follows a `<` (no `>` in it) may still become one of the held tags. */
+function mayBecomeTag(tail: string): boolean {
   const name = /^\/?[a-z_:]*/.exec(tail)![0].replace(/^\//, '');
-  if (tail.replace(/^\//, '') === name) return TAG_PREFIXES.some((t) => t.startsWith(name) || name.startsWith(t)) ? s.length - at : 0;
+  if (tail.replace(/^\//, '') === name) return TAG_PREFIXES.some((t) => t.startsWith(name) || name.startsWith(t));
   // `<parameter name="x"` or `<tool_call id=…` still waiting for its `>`.
-  return TAG_PREFIXES.some((t) => name === t || name.startsWith('minimax:')) ? s.length - at : 0;
+  return TAG_PREFIXES.some((t) => name === t || name.startsWith('minimax:'));
 }
 
 /** Steps 2 and 5: marked blocks dropped; a last line that may become a marker held. */
@@ -98,7 +106,8 @@ export function sanitizeLive(text: string, streaming: boolean): string {
   s = dropMarkedBlocks(s, SYSTEM_MARKERS, streaming);
   // Steps 6 and 7 (the leading blank lines render as nothing anyway).
   s = collapseRepeats(s, streaming);
-  return s.replace(/^(?:[ \t]*\n)+/, '');
+  // Blank first lines, as the stored view judges them (any whitespace).
+  return s.replace(/^(?:[^\S\n]*\n)+/, '');
 }
 
 /** A change of the shown text: more of it, or all of it anew. */
