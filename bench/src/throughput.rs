@@ -40,12 +40,12 @@ impl Throughput {
              | whole loop to the event consumer | {l:.0} |\n\
              | **ratio loop / bare** (target ≥ 0.9) | **{:.3}** |\n\
              | whole loop, Markdown-shaped (a list line every 8 tokens, a paragraph every 32) | {m:.0} |\n\
-             | **ratio Markdown-shaped / plain loop** (target ≥ 0.5) | **{:.3}** |\n\n\
+             | **ratio Markdown-shaped / bare** (target ≥ 0.9) | **{:.3}** |\n\n\
              per round, bare: {:?}\n\nper round, loop: {:?}\n\nper round, lines: {:?}\n",
             self.tokens,
             self.bare.len(),
             l / b,
-            m / l,
+            m / b,
             self.bare.iter().map(|x| x.round()).collect::<Vec<_>>(),
             self.looped.iter().map(|x| x.round()).collect::<Vec<_>>(),
             self.lines.iter().map(|x| x.round()).collect::<Vec<_>>(),
