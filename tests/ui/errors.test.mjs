@@ -100,3 +100,18 @@ test('a core speaking another wire format is said once, and the answer still sho
     assert.match(await warnings.textContent(), /wire format 1/);
     assert.equal(await page.getByTestId('message-assistant').count(), 2);
   }));
+
+test('the banner goes by itself once an answer shows the server is back', () =>
+  withApp('unreachable=1', async ({ page }) => {
+    const banner = page.getByTestId('backend-banner');
+    await banner.waitFor();
+    const checks = (await calls(page, 'backend_status')).length;
+    // Ollama was started meanwhile; nobody pressed Retry.
+    await page.evaluate(() => (window.__hearthMock.config.reachable = true));
+    await page.getByTestId('new-session').click();
+    await send(page, 'hello');
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().getByText('Hello from').waitFor();
+    await banner.waitFor({ state: 'detached' });
+    assert.ok((await calls(page, 'backend_status')).length > checks);
+  }));

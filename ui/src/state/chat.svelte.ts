@@ -282,7 +282,10 @@ class ChatState {
     this.stopping = false;
     const v = this.view;
     if (!v) return;
-    if (t.error?.code === 'backend_unreachable') void app.refreshBackend();
+    // An answer came while the banner says the server is out of reach: it
+    // may be back (or the answer came from another backend), so ask again
+    // rather than leave a stale banner above a good answer.
+    if (t.error?.code === 'backend_unreachable' || (t.status === 'done' && app.backend?.reachable === false)) void app.refreshBackend();
     const view = withRun(v, t, this.liveSwitch);
     const flagged = t.userFlag ? answeredMessage(view.messages, t.run_id) : null;
     if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
