@@ -232,3 +232,15 @@ test('reopening a session while its run goes on keeps events that came while it 
     await waitIdle(page);
     await page.getByTestId('message-assistant').last().getByText('I saved your note').waitFor();
   }));
+
+test('a new session is named as soon as its title is written, in the sidebar and the header', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('transcript-empty').waitFor();
+    await send(page, 'plan a trip to Lisbon');
+    await waitIdle(page);
+    // Told after the run's end (the title worker runs then), on the run's
+    // own stream: no second turn and no reload needed.
+    await page.getByTestId('session-title').filter({ hasText: 'About plan a trip to' }).waitFor();
+    await page.locator('[data-testid=session-item]').filter({ hasText: 'About plan a trip to' }).waitFor();
+  }));

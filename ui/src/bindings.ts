@@ -260,8 +260,9 @@ export type ErrorInfo = {
  *  `run_started`, then (`plan_ready`)? and per model call any number of
  *  `thinking_delta` / `text_delta` / `tool_started` / `tool_event`, a `usage`
  *  per model call, and exactly one of `stream_end`, `stream_stopped` or
- *  `error` last. A `message_stored` follows every message the run stores,
- *  before any event that refers to that message.
+ *  `error` as the run's end. A `message_stored` follows every message the
+ *  run stores, before any event that refers to that message. After the end
+ *  only what the post-turn work reports may follow (`session_titled`).
  */
 export type EventKind = 
 /**  The run began. */
@@ -307,6 +308,14 @@ message: MessageView;
  *  shows as "k/n". Empty otherwise.
  */
 siblings?: number[] } | 
+/**
+ *  The session got a generated title. Sent by the run's post-turn work,
+ *  after the run's terminal event: the run's channel stays open until
+ *  that work is done.
+ */
+{ type: "session_titled"; 
+/**  The title. */
+title: string } | 
 /**
  *  A tool switched the session's profile during the run; the model calls
  *  that follow use it.

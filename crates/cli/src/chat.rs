@@ -319,6 +319,7 @@ impl Printer {
                 let _ = out.flush();
                 self.text_open = !now.ends_with('\n');
             }
+            EventKind::SessionTitled { title } => eprintln!("[title] {}", shown(title)),
             EventKind::ToolStarted {
                 name, arguments, ..
             } => {

@@ -219,6 +219,7 @@ impl Agent {
             })
         };
         let wctx = WorkerContext {
+            events: ctx.sink.clone(),
             store: ctx.store.clone(),
             session_id: ctx.session_id.clone(),
             run_id: ctx.run_id.clone(),

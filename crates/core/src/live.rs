@@ -137,7 +137,9 @@ pub struct Following {
     pub queued: Vec<Queued>,
     /// The events after the number asked for, joined as kept.
     pub missed: Vec<AgentEvent>,
-    /// Every later event, numbered; ends after the terminal event.
+    /// Every later event, numbered; ends when the run's task has (after the
+    /// terminal event only what its post-turn work reports, such as a
+    /// `session_titled`).
     pub events: UnboundedReceiver<AgentEvent>,
     /// For the owner who adopted the run: resolves once the run's task has
     /// ended, its post-turn workers (title, memory, compaction) included —
@@ -195,15 +197,23 @@ impl LiveRuns {
         let (settle, settled) = oneshot::channel();
         tokio::spawn(async move {
             // Ends when the run's task has: after the terminal event, its
-            // post-turn workers still hold the sink.
+            // post-turn workers still hold the sink. The session is free from
+            // the terminal event on; what the workers report (a title) still
+            // reaches the run's followers, numbered on.
+            let mut ended: Option<Live> = None;
             while let Some(event) = handle.next_event().await {
+                if let Some(live) = &mut ended {
+                    let numbered = live.log.push(event);
+                    live.followers.retain(|f| f.send(numbered.clone()).is_ok());
+                    continue;
+                }
                 let terminal = event.kind.is_terminal() && !event.scope.is_subagent;
                 runs.publish(&sid, &rid, event);
                 if terminal {
-                    runs.remove(&sid, &rid);
+                    ended = runs.take(&sid, &rid);
                 }
             }
-            runs.remove(&sid, &rid);
+            runs.take(&sid, &rid);
             let _ = settle.send(());
         });
         Ok(Following {
@@ -227,11 +237,13 @@ impl LiveRuns {
         live.followers.retain(|f| f.send(numbered.clone()).is_ok());
     }
 
-    fn remove(&self, session_id: &str, run_id: &str) {
+    /// Take the run out of the registry (the session is free again).
+    fn take(&self, session_id: &str, run_id: &str) -> Option<Live> {
         let mut runs = self.lock();
         if runs.get(session_id).is_some_and(|r| r.run_id == run_id) {
-            runs.remove(session_id);
+            return runs.remove(session_id);
         }
+        None
     }
 
     /// Follow the session's live run from after event `after` (0: from the

@@ -185,3 +185,44 @@ async fn one_run_per_session_and_stops_by_owner() {
     }
     assert!(f.is_some(), "the run left the registry at its end");
 }
+
+/// The terminal event frees the session at once; what the post-turn work
+/// reports after it (a title) still reaches the run's followers, numbered
+/// on, and the owner learns when the work is done.
+#[tokio::test]
+async fn what_the_workers_report_after_the_end_still_reaches_the_followers() {
+    let runs = LiveRuns::default();
+    let (handle, tx, _cancel) = handle("s1");
+    let mut owner = runs.adopt(handle, Some("hi".into()), "main").unwrap();
+    let settled = owner.settled.take().unwrap();
+    let follower = runs.follow("s1", 0).unwrap();
+    assert!(
+        follower.settled.is_none(),
+        "only the owner waits on the work"
+    );
+    tx.send(text("Hello")).unwrap();
+    tx.send(ev(EventKind::StreamEnd { iterations: 1 })).unwrap();
+    // The end was published: the session takes the next run.
+    let first = owner.events.recv().await.unwrap();
+    let end = owner.events.recv().await.unwrap();
+    assert_eq!((first.seq, end.seq), (1, 2));
+    assert!(!runs.is_live("s1"));
+    tx.send(ev(EventKind::SessionTitled {
+        title: "Greetings".into(),
+    }))
+    .unwrap();
+    drop(tx);
+    let titled = owner.events.recv().await.unwrap();
+    assert_eq!(titled.seq, 3);
+    assert!(matches!(titled.kind, EventKind::SessionTitled { .. }));
+    assert!(
+        owner.events.recv().await.is_none(),
+        "closed when the work is done"
+    );
+    tokio::time::timeout(Duration::from_secs(20), settled)
+        .await
+        .unwrap()
+        .unwrap();
+    let seen = collect(follower).await;
+    assert_eq!(seen.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+}

@@ -108,8 +108,9 @@ pub enum StopReason {
 /// `run_started`, then (`plan_ready`)? and per model call any number of
 /// `thinking_delta` / `text_delta` / `tool_started` / `tool_event`, a `usage`
 /// per model call, and exactly one of `stream_end`, `stream_stopped` or
-/// `error` last. A `message_stored` follows every message the run stores,
-/// before any event that refers to that message.
+/// `error` as the run's end. A `message_stored` follows every message the
+/// run stores, before any event that refers to that message. After the end
+/// only what the post-turn work reports may follow (`session_titled`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -151,6 +152,13 @@ pub enum EventKind {
         /// shows as "k/n". Empty otherwise.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         siblings: Vec<i64>,
+    },
+    /// The session got a generated title. Sent by the run's post-turn work,
+    /// after the run's terminal event: the run's channel stays open until
+    /// that work is done.
+    SessionTitled {
+        /// The title.
+        title: String,
     },
     /// A tool switched the session's profile during the run; the model calls
     /// that follow use it.

@@ -176,7 +176,8 @@ export class MockBackend {
       case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
         .map((s) => ({ id: s.id, title: s.title, messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
       case 'search_sessions': return this.search(String(a.query));
-      case 'new_session': return this.addSession('New chat').id;
+      // Untitled until the title worker names it, as in the store.
+      case 'new_session': return this.addSession('').id;
       case 'open_session': {
         // The snapshot is taken now; the reply may come later (events go on meanwhile).
         const v = this.view(this.sess(a.sessionId));
@@ -394,6 +395,14 @@ export class MockBackend {
       }
       if (stored) for (const m of stored) this.keep(run, m.role ?? 'assistant', m.content ?? '', m);
       else this.keep(run, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), {});
+      // The title worker, after the run's end, names an untitled session.
+      if (!s.title) {
+        const words = (run.prompt ?? 'a chat').split(/\s+/).slice(0, 4).join(' ');
+        setTimeout(() => {
+          s.title = `About ${words}`;
+          this.publish(run, { session_id: s.id, run_id: run.id, is_subagent: false, type: 'session_titled', title: s.title } as AgentEvent);
+        }, this.config.tickMs);
+      }
     } else if (body.type === 'error' && !body.is_subagent) {
       this.finish(run);
       if (run.text) this.keep(run, 'assistant', run.text, { status: 'error' });

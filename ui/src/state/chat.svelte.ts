@@ -190,6 +190,12 @@ class ChatState {
   #listener(sessionId: string, log: RunLog): (ev: AgentEvent) => void {
     let listed = false;
     return (ev) => {
+      // After the run's end its post-turn work may name the session.
+      if (ev.type === 'session_titled' && !ev.is_subagent) {
+        sessions.titled(sessionId, ev.title);
+        if (this.view?.id === sessionId) this.view = { ...this.view, title: ev.title };
+        return;
+      }
       logEvent(log.events, ev);
       if (!ev.is_subagent) this.#runs.set(ev.run_id, log);
       if (isTerminal(ev)) {

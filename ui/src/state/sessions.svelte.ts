@@ -15,6 +15,11 @@ class SessionsState {
     }
   }
 
+  /** The title worker named session `id` (told after its run's end). */
+  titled(id: string, title: string): void {
+    this.list = this.list.map((s) => (s.id === id ? { ...s, title } : s));
+  }
+
   async rename(id: string, title: string): Promise<void> {
     try {
       await ipc.renameSession(id, title);

@@ -81,6 +81,23 @@ pub(crate) async fn answering(mut cmd: Command, answers: &str) -> Vec<AgentEvent
     events(&out.stdout)
 }
 
+/// The run's end: its terminal event, after which only what its post-turn
+/// work reports (a generated title) may come.
+pub(crate) fn run_end(evs: &[AgentEvent]) -> &EventKind {
+    let at = evs
+        .iter()
+        .rposition(|e| e.kind.is_terminal() && !e.scope.is_subagent)
+        .expect("the run ended");
+    assert!(
+        evs[at + 1..]
+            .iter()
+            .all(|e| matches!(e.kind, EventKind::SessionTitled { .. })),
+        "{:?}",
+        &evs[at + 1..]
+    );
+    &evs[at].kind
+}
+
 pub(crate) fn events(stdout: &[u8]) -> Vec<AgentEvent> {
     String::from_utf8_lossy(stdout)
         .lines()
@@ -108,10 +125,7 @@ async fn json_mode_prints_one_protocol_event_per_line() {
     );
     let evs = events(&out.stdout);
     assert!(matches!(evs[0].kind, EventKind::RunStarted { .. }));
-    assert!(matches!(
-        evs.last().unwrap().kind,
-        EventKind::StreamEnd { .. }
-    ));
+    assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
     let text: String = evs
         .iter()
         .filter_map(|e| match &e.kind {
@@ -158,7 +172,14 @@ async fn chat_waits_for_the_title_before_it_exits() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let session = events(&out.stdout)[0].scope.session_id.clone();
+    let evs = events(&out.stdout);
+    let session = evs[0].scope.session_id.clone();
+    // Told after the run's end, on the same stream.
+    assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
+    assert!(matches!(
+        &evs.last().unwrap().kind,
+        EventKind::SessionTitled { title } if title == "Friendly greetings"
+    ));
     let (store, _) = hearth_store::Store::open(DB_DIR.path().join("default.sqlite"))
         .await
         .unwrap();

@@ -6,7 +6,7 @@ use hearth_protocol::EventKind;
 use hearth_sim::{Hold, Reply, Script, ToolCallSpec};
 use serde_json::json;
 
-use super::basics::{T, events, hearth, interrupt, output, sim};
+use super::basics::{T, events, hearth, interrupt, output, run_end, sim};
 use crate::MODEL;
 
 fn v1(sim: &hearth_sim::SimHandle) -> String {
@@ -43,10 +43,7 @@ async fn an_answer_streams_from_an_openai_compatible_server() {
         })
         .collect();
     assert_eq!(text, vec!["Hello", " from", " /v1."]);
-    assert!(matches!(
-        evs.last().unwrap().kind,
-        EventKind::StreamEnd { .. }
-    ));
+    assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
     // Only the OpenAI API was used: no Ollama preload, chat or unload.
     // (Background workers may make requests of their own after the turn.)
     let bodies = sim.completion_bodies();

@@ -7,7 +7,7 @@ use hearth_sim::{Reply, Script, ToolCallSpec};
 use hearth_store::Store;
 use serde_json::json;
 
-use super::basics::{events, hearth, output, sim};
+use super::basics::{events, hearth, output, run_end, sim};
 use crate::MODEL;
 
 #[tokio::test]
@@ -44,10 +44,7 @@ async fn a_run_records_its_model_and_tool_spans() {
         String::from_utf8_lossy(&out.stderr)
     );
     let evs = events(&out.stdout);
-    assert!(matches!(
-        evs.last().unwrap().kind,
-        EventKind::StreamEnd { .. }
-    ));
+    assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
     let run_id = evs[0].scope.run_id.clone();
 
     let (store, _) = Store::open(&path).await.unwrap();

@@ -52,6 +52,9 @@ pub struct WorkerContext {
     pub memory: Option<Arc<dyn MemoryWriter>>,
     /// At most one summarizer per session.
     pub summarizers: Arc<crate::compaction::Summarizers>,
+    /// The run's events, for what the work changed that a front end shows
+    /// (a new title); they come after the run's terminal event.
+    pub events: crate::events::EventSink,
 }
 
 /// Why background work (a post-turn worker, a summary) failed, by what

@@ -4,6 +4,7 @@
 //! the next answer while the session has no title.
 
 use async_trait::async_trait;
+use hearth_protocol::EventKind;
 
 use crate::message::Role;
 use crate::side::{complete, side_request};
@@ -65,6 +66,10 @@ impl PostTurnWorker for TitleWorker {
             ctx.store
                 .set_generated_title(&ctx.session_id, &title)
                 .await?;
+            // Unless the user named it meanwhile, front ends show it now.
+            if ctx.store.title(&ctx.session_id).await?.as_deref() == Some(title.as_str()) {
+                ctx.events.emit(EventKind::SessionTitled { title });
+            }
         }
         Ok(())
     }
