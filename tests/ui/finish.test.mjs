@@ -4,7 +4,7 @@
 // history. What it shows then is what a fresh read of the session shows.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { calls, send, setup, waitIdle } from './harness.mjs';
+import { calls, send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -89,23 +89,11 @@ test('a switch seen in a snapshot and again in the replayed run is marked once',
     await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'switch to Agent');
     // Step until the tool's switch is out; the store has marked it.
-    for (;;) {
-      const sent = await page.evaluate(() => {
-        const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
-        if (!run) return null;
-        const t = run.held[0].type;
-        window.__hearthMock.step();
-        return t;
-      });
-      assert.ok(sent, 'the run ended before its switch');
-      if (sent === 'profile_switched') break;
-    }
+    await stepUntil(page, 'profile_switched');
     // Away and back mid-run: the snapshot holds the switch, the replayed
     // log holds it too.
     await reopen(page, args.sessionId);
-    await page.evaluate(() => {
-      while (window.__hearthMock.step());
-    });
+    await stepAll(page);
     await waitIdle(page);
     await page.getByTestId('message-assistant').last().getByText('Now answering as Agent.').waitFor();
     assert.equal(await page.getByTestId('switch-divider').count(), 1);

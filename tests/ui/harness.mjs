@@ -142,3 +142,28 @@ export function setup(hooks) {
     }
   };
 }
+
+/**
+ * With the mock in stepped mode: sends the running run's held events one
+ * by one until one of `type` is out (fails if the run ends first).
+ */
+export async function stepUntil(page, type) {
+  for (;;) {
+    const sent = await page.evaluate(() => {
+      const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
+      if (!run) return null;
+      const t = run.held[0].type;
+      window.__hearthMock.step();
+      return t;
+    });
+    assert.ok(sent, `the run ended before ${type}`);
+    if (sent === type) return;
+  }
+}
+
+/** With the mock in stepped mode: sends every held event. */
+export async function stepAll(page) {
+  await page.evaluate(() => {
+    while (window.__hearthMock.step());
+  });
+}

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { send, setup, waitIdle } from './harness.mjs';
+import { send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -116,9 +116,7 @@ async function streamByChar(page, text, { answerOnly = false, stored = null } = 
     if (r.text !== null) seen.push({ text: r.text, deltas });
   }
   assert.equal(deltas, Array.from(text).length);
-  await page.evaluate(() => {
-    while (window.__hearthMock.step());
-  });
+  await stepAll(page);
   await waitIdle(page);
   const kept = page.locator('[data-testid=message-assistant][data-status=done]').last();
   await kept.waitFor();
@@ -186,27 +184,12 @@ test('text the core takes back is replaced on screen, not added to', () =>
     await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'revise please');
     const live = page.locator('[data-testid=message-assistant][data-live=true]');
-    const stepUntil = async (type) => {
-      for (;;) {
-        const sent = await page.evaluate(() => {
-          const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
-          if (!run) return null;
-          const t = run.held[0].type;
-          window.__hearthMock.step();
-          return t;
-        });
-        assert.ok(sent, `the run ended before ${type}`);
-        if (sent === type) return;
-      }
-    };
-    for (let i = 0; i < 3; i++) await stepUntil('text_delta');
+    for (let i = 0; i < 3; i++) await stepUntil(page, 'text_delta');
     await live.getByText('A draft answer.').waitFor();
-    await stepUntil('text_replaced');
+    await stepUntil(page, 'text_replaced');
     await live.getByText('The answer.').waitFor();
     assert.doesNotMatch(await live.innerText(), /draft/);
-    await page.evaluate(() => {
-      while (window.__hearthMock.step());
-    });
+    await stepAll(page);
     await waitIdle(page);
     const kept = page.getByTestId('message-assistant').last();
     assert.equal((await kept.getByTestId('markdown').allInnerTexts()).join(''), 'The answer.');

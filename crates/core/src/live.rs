@@ -7,8 +7,9 @@
 //! window that opens mid-run follows "after seq n": what it gets is the kept
 //! events after n, then the live ones — taken under the same lock as the
 //! numbering, so nothing is lost or seen twice. The run leaves the registry
-//! at its terminal event; its post-turn work goes on in the background and
-//! the session takes the next message.
+//! at its terminal event and the session takes the next message; its
+//! post-turn work goes on in the background, and what that work reports (a
+//! generated title) still reaches the run's followers until it is done.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -1,5 +1,7 @@
-//! What one run carries besides the agent ([`RunCtx`]), and the guard
-//! that gives a run dropped mid-flight its one terminal event.
+//! What one run carries besides the agent ([`RunCtx`]), built by one
+//! constructor per kind of run (interactive, headless, sub-agent); storing
+//! a message and announcing it (`keep`); and the guard that gives a run
+//! dropped mid-flight its one terminal event.
 
 use std::sync::Arc;
 

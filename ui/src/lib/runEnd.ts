@@ -23,9 +23,12 @@ export interface RunExtras {
  * one made elsewhere before the run (`before`) and those its tools made.
  */
 export function withRun(v: SessionView, t: TurnModel, before: string | null): SessionView {
-  const known = new Set(v.messages.map((m) => m.id));
-  const added = t.stored.filter((m) => !known.has(m.id));
-  const messages = [...v.messages, ...added].sort((a, b) => a.id - b.id);
+  // Ids grow along a branch: what the view lacks is what came after its
+  // last message (a mid-run snapshot holds the run's earlier ones), so no
+  // pass over the whole history is needed.
+  const last = v.messages[v.messages.length - 1]?.id ?? 0;
+  const added = t.stored.filter((m) => m.id > last);
+  const messages = added.length > 0 ? [...v.messages, ...added] : v.messages;
   let forks = v.forks;
   for (const group of t.forks) forks = [...forks.filter((f) => !f.some((id) => group.includes(id))), group];
   const at = Date.now();

@@ -98,6 +98,27 @@ pub(crate) fn run_end(evs: &[AgentEvent]) -> &EventKind {
     &evs[at].kind
 }
 
+/// `hearth chat --url <sim> --model MODEL --json <message>`, which must
+/// succeed; the events it printed.
+pub(crate) async fn chat_json(sim: &SimHandle, message: &str) -> Vec<AgentEvent> {
+    let out = output(hearth(&[
+        "chat",
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--json",
+        message,
+    ]))
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    events(&out.stdout)
+}
+
 pub(crate) fn events(stdout: &[u8]) -> Vec<AgentEvent> {
     String::from_utf8_lossy(stdout)
         .lines()
@@ -108,22 +129,7 @@ pub(crate) fn events(stdout: &[u8]) -> Vec<AgentEvent> {
 #[tokio::test]
 async fn json_mode_prints_one_protocol_event_per_line() {
     let sim = sim(Script::default().with_reply(Reply::text("Hello there, friend."))).await;
-    let out = output(hearth(&[
-        "chat",
-        "--url",
-        &sim.url(),
-        "--model",
-        MODEL,
-        "--json",
-        "hi",
-    ]))
-    .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let evs = events(&out.stdout);
+    let evs = chat_json(&sim, "hi").await;
     assert!(matches!(evs[0].kind, EventKind::RunStarted { .. }));
     assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
     let text: String = evs
@@ -157,22 +163,7 @@ async fn json_mode_prints_one_protocol_event_per_line() {
 #[tokio::test]
 async fn chat_waits_for_the_title_before_it_exits() {
     let sim = sim(with_workers("Friendly greetings").with_reply(Reply::text("Hello!"))).await;
-    let out = output(hearth(&[
-        "chat",
-        "--url",
-        &sim.url(),
-        "--model",
-        MODEL,
-        "--json",
-        "hi",
-    ]))
-    .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let evs = events(&out.stdout);
+    let evs = chat_json(&sim, "hi").await;
     let session = evs[0].scope.session_id.clone();
     // Told after the run's end, on the same stream.
     assert!(matches!(run_end(&evs), EventKind::StreamEnd { .. }));
