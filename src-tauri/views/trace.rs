@@ -15,8 +15,11 @@ pub struct SpanView {
     pub name: String,
     /// Wall time in milliseconds.
     pub duration_ms: i64,
-    /// Prompt tokens (model calls).
+    /// Prompt tokens (model calls), a prefix reused from the server's
+    /// cache included.
     pub tokens_in: Option<i64>,
+    /// Of those, the tokens the server reused from its cache.
+    pub tokens_cached: Option<i64>,
     /// Generated tokens (model calls).
     pub tokens_out: Option<i64>,
     /// Model load time, from the server (ms).
@@ -58,6 +61,7 @@ impl From<hearth_store::RunTrace> for TraceView {
                     name: s.name,
                     duration_ms: s.duration_ms,
                     tokens_in: s.tokens_in,
+                    tokens_cached: s.tokens_cached,
                     tokens_out: s.tokens_out,
                     load_ms: s.load_ms,
                     prompt_eval_ms: s.prompt_eval_ms,

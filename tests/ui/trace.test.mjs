@@ -30,7 +30,7 @@ test('trace: model, tool and guard spans with tokens and durations, read once', 
       duration: (await spans.nth(i).getByTestId('span-duration').textContent()).trim(),
       detail: (await spans.nth(i).getByTestId('span-detail').textContent()).trim(),
     });
-    assert.deepEqual(await row(0), { name: 'qwen3:8b', duration: '6.1 s', detail: '1200 in · 300 out · load 5 ms · prompt eval 100 ms · eval 6.0 s · stop' });
+    assert.deepEqual(await row(0), { name: 'qwen3:8b', duration: '6.1 s', detail: '1200 in (1150 cached) · 300 out · load 5 ms · prompt eval 100 ms · eval 6.0 s · stop' });
     assert.deepEqual(await row(1), { name: 'web_fetch', duration: '240 ms', detail: 'ok' });
     assert.deepEqual(await row(2), { name: 'ignore_instructions, role_override', duration: '0 ms', detail: 'result of web_fetch' });
 

@@ -836,8 +836,13 @@ export type SnippetPart = {
 
 /**  The kind of one step in a run's trace. */
 export type SpanKind = 
-/**  A model call. */
+/**  A model call for the answer. */
 "model" | 
+/**
+ *  A model call besides the answer: the plan, a title, the facts to
+ *  remember, a summary (its detail says which).
+ */
+"side" | 
 /**  A tool call. */
 "tool" | 
 /**  Older messages summarized to make room. */
@@ -853,8 +858,13 @@ export type SpanView = {
 	name: string,
 	/**  Wall time in milliseconds. */
 	duration_ms: number,
-	/**  Prompt tokens (model calls). */
+	/**
+	 *  Prompt tokens (model calls), a prefix reused from the server's
+	 *  cache included.
+	 */
 	tokens_in: number | null,
+	/**  Of those, the tokens the server reused from its cache. */
+	tokens_cached: number | null,
 	/**  Generated tokens (model calls). */
 	tokens_out: number | null,
 	/**  Model load time, from the server (ms). */
@@ -989,6 +999,13 @@ export type Usage = {
 	 *  (how Ollama counts `prompt_eval_count`).
 	 */
 	prompt_tokens: number | null,
+	/**
+	 *  Tokens of the prompt the server reused from its cache (not evaluated
+	 *  again): Ollama's `prompt_eval_cached_count`, llama.cpp's
+	 *  `timings.cache_n`, OpenAI's `prompt_tokens_details.cached_tokens`.
+	 *  `None` when the server does not say.
+	 */
+	prompt_cached_tokens: number | null,
 	/**  Tokens generated. */
 	completion_tokens: number | null,
 	/**  Time spent loading the model, in milliseconds (0 when it was resident). */

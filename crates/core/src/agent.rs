@@ -201,8 +201,14 @@ impl Agent {
         let Ok(backend) = self.backend_for(&profile).cloned() else {
             return;
         };
-        let history = match ctx.store.history(&ctx.session_id).await {
-            Ok(h) => h,
+        let read = async {
+            let memory = self.session_memory(ctx).await?;
+            let prefix = self.chat_prefix(ctx, &profile, memory.as_deref()).await?;
+            let history = ctx.store.history(&ctx.session_id).await?;
+            Ok::<_, RunError>((history, memory, prefix))
+        };
+        let (history, memory, prefix) = match read.await {
+            Ok(read) => read,
             Err(e) => {
                 tracing::warn!("post-turn workers skipped: {e}");
                 return;
@@ -218,21 +224,23 @@ impl Agent {
                 cancel.cancel();
             })
         };
+        let fixed_tokens = fixed_tokens(
+            &self.profiles.persona(),
+            &profile,
+            memory.as_deref(),
+            &prefix.tools,
+        );
         let wctx = WorkerContext {
+            fixed_tokens,
             events: ctx.sink.clone(),
             store: ctx.store.clone(),
             session_id: ctx.session_id.clone(),
             run_id: ctx.run_id.clone(),
             history,
+            prefix,
             load: self.settings.load_options(&profile.model),
             window: self.window(&profile.model),
             ratio: self.counter.ratio(&profile.model),
-            fixed_tokens: fixed_tokens(
-                &self.profiles.persona(),
-                &profile,
-                ctx.memory.as_deref(),
-                &self.tools.specs(profile.tools.as_deref()),
-            ),
             memory: self.memory_writer.clone(),
             summarizers: self.summarizers.clone(),
             profile,

@@ -335,10 +335,13 @@ impl Compactor<'_> {
             }
             text = text.split_off(from);
         }
+        let own = crate::side::ChatPrefix::own(self.profile);
         let flush = crate::workers::memory::learn_facts(crate::workers::memory::FactPass {
             writer: writer.as_ref(),
             backend: self.backend.as_ref(),
+            store: self.store,
             profile: self.profile,
+            prefix: &own,
             load: self.load,
             cancel: self.cancel,
             session_id,
@@ -371,15 +374,19 @@ impl Compactor<'_> {
             if prior.is_empty() { "(none)" } else { prior },
             render(added)
         );
-        let request = crate::side::side_request(self.profile, self.load, prompt, 0.2);
-        tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => Ok(None),
-            t = tokio::time::timeout(SUMMARY_TIMEOUT, crate::side::complete(self.backend.as_ref(), request)) => {
-                let late = || WorkerError::Answer("the summary took longer than two minutes".into());
-                Ok(Some(t.map_err(|_| late())??))
-            }
-        }
+        // A prompt of its own: the summary changes the conversation's
+        // prompt after the memory message anyway (crate::side).
+        let own = crate::side::ChatPrefix::own(self.profile);
+        let request = crate::side::side_request(self.profile, self.load, &own, prompt, 0.2);
+        let side = crate::side::Side {
+            backend: self.backend.as_ref(),
+            store: self.store,
+            run_id: self.run_id,
+            cancel: self.cancel,
+        };
+        tokio::time::timeout(SUMMARY_TIMEOUT, side.ask("summary", request))
+            .await
+            .map_err(|_| WorkerError::Answer("the summary took longer than two minutes".into()))?
     }
 }
 

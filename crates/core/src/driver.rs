@@ -127,10 +127,7 @@ impl Agent {
             self.stale_runs.repair(ctx.store.as_ref()).await;
         }
         ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await?;
-        let memory = match (&self.memory_source, ctx.depth) {
-            (Some(source), 0) => source.snapshot(&ctx.session_id).await?,
-            _ => ctx.memory.clone(),
-        };
+        let memory = self.session_memory(ctx).await?;
         let text = if ctx.regenerate {
             let last = ctx.store.history(&ctx.session_id).await?.pop();
             match last {
@@ -454,6 +451,7 @@ impl Agent {
             CallEnd::Done(info) => {
                 let u = &info.usage;
                 span.tokens_in = u.prompt_tokens;
+                span.tokens_cached = u.prompt_cached_tokens;
                 span.tokens_out = u.completion_tokens;
                 span.load_ms = ms(u.load_ms);
                 span.prompt_eval_ms = ms(u.prompt_eval_ms);

@@ -79,6 +79,7 @@ pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
 pub use profile::{Profile, ProfileProvider, StaticProfiles};
 pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
+pub use side::{ChatPrefix, NO_TOOL_CALLS, side_purpose};
 pub use steering::{QueueError, Queued, SteeringQueue};
 pub use store::{
     Appended, InMemoryStore, SessionStore, Span, StoreError, StoreFailure, StoredMessage,

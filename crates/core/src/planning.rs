@@ -1,6 +1,7 @@
 //! The planning phase (docs/background.md §1.2, docs/design.md §2.4): before
 //! the tool loop of a streaming run whose profile enables it, one call
-//! without tools, `think` off, temperature 0.3, asks whether the request
+//! with the main call's tools and reasoning switch (so its prompt starts as the
+//! main call's), temperature 0.3, asks whether the request
 //! needs a plan. `DIRECT` → no plan; no numbered step → no plan (a malformed
 //! answer); otherwise the plan is streamed to the UI, announced with
 //! `plan_ready`, and sent as a trailing assistant message the model continues
@@ -10,21 +11,22 @@
 //! not a message of its own but the start of the first answer (plan +
 //! continuation, as the model produced it), so the history never holds two
 //! assistant messages in a row. The planning call shares the main call's
-//! prefix (same system prompt and history, the question appended as a last
-//! user message), so the server's prompt cache serves both (docs/design.md §5).
+//! prefix (same system prompt, tools, reasoning switch and history, the
+//! question appended as a last user message), so the server's prompt cache
+//! serves both (docs/design.md §5).
 
 use std::sync::Arc;
 
 use hearth_protocol::EventKind;
 
 use crate::agent::Agent;
-use crate::backend::{ModelBackend, ModelRequest};
+use crate::backend::ModelBackend;
 use crate::message::ChatMessage;
 use crate::model_call::{CallEnd, ModelCall, Piece};
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::run_state::Observation;
-use crate::side::SIDE_MAX_TOKENS;
+use crate::side::{ChatPrefix, side_request, side_span};
 
 /// The question, appended to the conversation as a last user message.
 pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
@@ -117,17 +119,21 @@ impl Agent {
         profile: &Profile,
         messages: &[ChatMessage],
     ) -> Observation {
-        let mut messages = messages.to_vec();
-        messages.push(ChatMessage::user(PLANNER_PROMPT));
-        let request = ModelRequest {
-            model: profile.model.clone(),
-            messages,
-            tools: Vec::new(),
-            think: Some(false),
-            temperature: Some(PLANNER_TEMPERATURE),
-            load: self.settings.load_options(&profile.model),
-            max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
+        // The main call's prefix, byte for byte: its messages, tools and
+        // reasoning switch (crate::side).
+        let prefix = ChatPrefix {
+            messages: messages.to_vec(),
+            tools: self.tools.specs(profile.tools.as_deref()),
+            think: profile.think,
         };
+        let load = self.settings.load_options(&profile.model);
+        let request = side_request(
+            profile,
+            load,
+            &prefix,
+            PLANNER_PROMPT.to_owned(),
+            PLANNER_TEMPERATURE,
+        );
         let started = std::time::Instant::now();
         let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
         let mut shown = PlanStream::default();
@@ -139,8 +145,24 @@ impl Agent {
             }
         }
         let result = call.finish();
-        self.record_model_span(ctx, &profile.model, started, &result.end)
-            .await;
+        let span = match &result.end {
+            CallEnd::Done(info) => {
+                side_span("plan", &profile.model, started, Some(&info.usage), None)
+            }
+            CallEnd::Stopped => side_span(
+                "plan",
+                &profile.model,
+                started,
+                None,
+                Some("stopped by the user".into()),
+            ),
+            CallEnd::Failed(e) => {
+                side_span("plan", &profile.model, started, None, Some(e.to_string()))
+            }
+        };
+        if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+            tracing::warn!("recording the planner's span failed: {e}");
+        }
         match result.end {
             CallEnd::Done(_) => {
                 let plan = plan_of(&result.text);

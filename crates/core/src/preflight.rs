@@ -17,6 +17,7 @@ use crate::message::ChatMessage;
 use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
+use crate::side::ChatPrefix;
 use crate::store::Span;
 use crate::tool::ToolSpec;
 
@@ -162,6 +163,43 @@ impl Agent {
 
     /// What to send for the session now: its history and summary through
     /// the pipeline (docs/background.md §3.5) with `o`'s settings.
+    /// The memory message a run of `ctx` sends: the session's snapshot for
+    /// a top run (taken at its first turn, so it never changes), the one
+    /// handed down for a sub-agent.
+    pub(crate) async fn session_memory(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
+        Ok(match (&self.memory_source, ctx.depth) {
+            (Some(source), 0) => source.snapshot(&ctx.session_id).await?,
+            _ => ctx.memory.clone(),
+        })
+    }
+
+    /// What the session's next chat request will start with under
+    /// `profile` and `memory` ([`Self::session_memory`]): the pipeline over the stored session (as the driver's `prepare`
+    /// sends it, before the budget's compaction), the profile's tools and
+    /// reasoning switch. Side requests send it first (crate::side).
+    pub(crate) async fn chat_prefix(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        memory: Option<&str>,
+    ) -> Result<ChatPrefix, RunError> {
+        let persona = self.profiles.persona();
+        let o = Outgoing {
+            persona: &persona,
+            profile_prompt: &profile.system_prompt,
+            memory,
+            summary: None,
+            window: self.window(&profile.model),
+            turns: profile.history_turns,
+            guard: profile.input_guard,
+        };
+        Ok(ChatPrefix {
+            messages: self.outgoing(ctx, &o).await?,
+            tools: self.tools.specs(profile.tools.as_deref()),
+            think: profile.think,
+        })
+    }
+
     pub(crate) async fn outgoing(
         &self,
         ctx: &RunCtx,

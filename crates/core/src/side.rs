@@ -1,52 +1,185 @@
-//! Side requests: one-message requests the agent makes besides the user's
-//! run (a summary, the facts to remember, a title; the planner shares
-//! their token cap). No tools, no reasoning, and the model's own load
-//! options, so they never force a reload.
+//! Side requests: the model calls Hearth makes besides the answer — the
+//! plan, a session's title, the facts to remember, a summary. No reasoning
+//! shown, the model's own load options (so they never force a reload), and
+//! a span in the run's trace each (kind `side`, the purpose as detail).
+//!
+//! The prompt cache (docs/design.md §5): a server with one slot (Ollama's
+//! default) keeps the KV cache of the last prompt only. So a side request
+//! made while the conversation goes on (the planner before an answer, the
+//! title and memory workers after it) sends exactly what the conversation's
+//! next chat request starts with — the same system message, tool list,
+//! reasoning switch and history ([`ChatPrefix`]) — and puts its own
+//! instruction last. The server reuses the conversation's cache for it, and
+//! afterwards still holds the conversation's prefix. Compaction's requests
+//! (the memory flush and the summary) have a prompt of their own
+//! ([`ChatPrefix::own`]): the summary changes the conversation's prompt
+//! right after the memory message, so the cache beyond it is lost whatever
+//! they send.
+
+use std::time::Instant;
 
 use futures::StreamExt;
+use hearth_protocol::{SpanKind, Usage};
+use tokio_util::sync::CancellationToken;
 
 use crate::backend::{ModelBackend, ModelDelta, ModelRequest};
 use crate::message::ChatMessage;
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
+use crate::store::{SessionStore, Span};
+use crate::tool::ToolSpec;
 use crate::workers::WorkerError;
 
 /// Most tokens a side request (plan, summary, memory, title) may generate:
 /// a summary or a plan is far shorter, and a looping small model stops.
 pub(crate) const SIDE_MAX_TOKENS: u32 = 2048;
 
-/// A one-message side request (summary, memory, title): no tools, no
-/// reasoning, the model's own load options so nothing reloads.
+/// Added to an instruction sent with the conversation's tools: they are
+/// offered only so that the prompt starts as the conversation's does.
+pub const NO_TOOL_CALLS: &str = "Answer in plain text; do not call a tool.";
+
+/// What the conversation's next chat request starts with: its messages
+/// (system prompt, memory, summary, history as the pipeline sends them),
+/// its tool list and its reasoning switch. A side request that sends these
+/// first, byte for byte, is served from the conversation's cache.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatPrefix {
+    /// The messages, as `pipeline::outgoing` builds them.
+    pub messages: Vec<ChatMessage>,
+    /// The tools the profile offers (their schemas are part of the
+    /// prompt: most templates put them in the system block).
+    pub tools: Vec<ToolSpec>,
+    /// The profile's reasoning switch: some templates render it in the
+    /// system block, so a side request sends the conversation's own.
+    pub think: Option<bool>,
+}
+
+impl ChatPrefix {
+    /// No shared prefix, for a request with a prompt of its own: no tools,
+    /// reasoning off where the profile sets it.
+    pub fn own(profile: &Profile) -> Self {
+        Self {
+            messages: Vec::new(),
+            tools: Vec::new(),
+            think: profile.think.map(|_| false),
+        }
+    }
+}
+
+/// A side request: `prefix`, then `instruction` as the last user message.
 pub(crate) fn side_request(
     profile: &Profile,
     load: LoadOptions,
-    prompt: String,
+    prefix: &ChatPrefix,
+    instruction: String,
     temperature: f64,
 ) -> ModelRequest {
+    let instruction = if prefix.tools.is_empty() {
+        instruction
+    } else {
+        format!("{instruction}\n\n{NO_TOOL_CALLS}")
+    };
+    let mut messages = Vec::with_capacity(prefix.messages.len() + 1);
+    messages.extend(prefix.messages.iter().cloned());
+    messages.push(ChatMessage::user(instruction));
     ModelRequest {
         model: profile.model.clone(),
-        messages: vec![ChatMessage::user(prompt)],
-        tools: Vec::new(),
-        think: profile.think.map(|_| false),
+        messages,
+        tools: prefix.tools.clone(),
+        think: prefix.think,
         temperature: Some(temperature),
         load,
         max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
     }
 }
 
-/// Run a request without tools to its end and return the text.
-pub(crate) async fn complete(
+/// Run a side request to its end: the text (reasoning and tool calls are
+/// dropped) and the server's figures.
+async fn complete(
     backend: &dyn ModelBackend,
     request: ModelRequest,
-) -> Result<String, WorkerError> {
+) -> Result<(String, Usage), WorkerError> {
     let mut stream = backend.chat(request).await?;
     let mut text = String::new();
     while let Some(item) = stream.next().await {
         match item? {
             ModelDelta::Text(t) => text.push_str(&t),
-            ModelDelta::Done(_) => return Ok(text),
+            ModelDelta::Done(done) => return Ok((text, done.usage)),
             ModelDelta::Thinking(_) | ModelDelta::ToolCalls(_) => {}
         }
     }
     Err(WorkerError::Answer("the answer broke off".into()))
+}
+
+/// The trace span of a model call made for `purpose`.
+pub(crate) fn side_span(
+    purpose: &str,
+    model: &str,
+    started: Instant,
+    usage: Option<&Usage>,
+    error: Option<String>,
+) -> Span {
+    let ms = |v: Option<f64>| v.map(|v| v.max(0.0).round() as u64);
+    Span {
+        kind: SpanKind::Side,
+        name: model.to_owned(),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        tokens_in: usage.and_then(|u| u.prompt_tokens),
+        tokens_cached: usage.and_then(|u| u.prompt_cached_tokens),
+        tokens_out: usage.and_then(|u| u.completion_tokens),
+        load_ms: ms(usage.and_then(|u| u.load_ms)),
+        prompt_eval_ms: ms(usage.and_then(|u| u.prompt_eval_ms)),
+        eval_ms: ms(usage.and_then(|u| u.eval_ms)),
+        detail: Some(purpose.to_owned()),
+        error,
+    }
+}
+
+/// Which side request `instruction` (a request's last user message) is —
+/// `"plan"`, `"title"` or `"memory"` — or `None` for the user's own words.
+/// For whoever reads requests off the wire (tests, the benchmarks).
+pub fn side_purpose(instruction: &str) -> Option<&'static str> {
+    [
+        (crate::planning::PLANNER_PROMPT, "plan"),
+        (crate::workers::TITLE_PROMPT, "title"),
+        (crate::workers::MEMORY_PROMPT, "memory"),
+    ]
+    .into_iter()
+    .find(|(prompt, _)| instruction.starts_with(prompt))
+    .map(|(_, purpose)| purpose)
+}
+
+/// Where a side request runs and is traced.
+pub(crate) struct Side<'a> {
+    pub backend: &'a dyn ModelBackend,
+    pub store: &'a dyn SessionStore,
+    pub run_id: &'a str,
+    pub cancel: &'a CancellationToken,
+}
+
+impl Side<'_> {
+    /// Send `request` for `purpose` and return its text; `None` when
+    /// cancelled (nothing is traced then). A failed trace write only
+    /// loses the span.
+    pub async fn ask(
+        &self,
+        purpose: &str,
+        request: ModelRequest,
+    ) -> Result<Option<String>, WorkerError> {
+        let model = request.model.clone();
+        let started = Instant::now();
+        let result = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Ok(None),
+            r = complete(self.backend, request) => r,
+        };
+        let span = match &result {
+            Ok((_, usage)) => side_span(purpose, &model, started, Some(usage), None),
+            Err(e) => side_span(purpose, &model, started, None, Some(e.to_string())),
+        };
+        if let Err(e) = self.store.record_span(self.run_id, &span).await {
+            tracing::warn!("recording a side request's span failed: {e}");
+        }
+        result.map(|(text, _)| Some(text))
+    }
 }

@@ -24,6 +24,8 @@ pub struct Span {
     pub duration_ms: u64,
     /// Prompt tokens evaluated (model calls).
     pub tokens_in: Option<u32>,
+    /// Of `tokens_in`, those the server reused from its prompt cache.
+    pub tokens_cached: Option<u32>,
     /// Tokens generated (model calls).
     pub tokens_out: Option<u32>,
     /// How it failed, if it did.

@@ -176,6 +176,7 @@ pub(crate) fn deltas(chunk: ChatChunk) -> Vec<ModelDelta> {
         out.push(ModelDelta::Done(DoneInfo {
             usage: Usage {
                 prompt_tokens: chunk.prompt_eval_count,
+                prompt_cached_tokens: chunk.prompt_eval_cached_count,
                 completion_tokens: chunk.eval_count,
                 load_ms: ms(chunk.load_duration),
                 prompt_eval_ms: ms(chunk.prompt_eval_duration),

@@ -140,6 +140,9 @@ pub struct ChatChunk {
     /// Prompt tokens evaluated.
     #[serde(default)]
     pub prompt_eval_count: Option<u32>,
+    /// Of those, the tokens read from the KV cache (newer Ollama).
+    #[serde(default)]
+    pub prompt_eval_cached_count: Option<u32>,
     /// Nanoseconds of prompt evaluation.
     #[serde(default)]
     pub prompt_eval_duration: Option<u64>,

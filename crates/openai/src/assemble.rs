@@ -160,6 +160,11 @@ impl Assembler {
                 (Some(n), cached) => Some(n + cached.unwrap_or(0)),
                 (None, _) => None,
             });
+        let prompt_cached_tokens = u
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens)
+            .or(count(t.cache_n));
         let completion_tokens = u.completion_tokens.or(count(t.predicted_n));
         let tokens_per_second = t
             .predicted_per_second
@@ -169,6 +174,7 @@ impl Assembler {
             });
         Usage {
             prompt_tokens,
+            prompt_cached_tokens,
             completion_tokens,
             load_ms: None,
             prompt_eval_ms: t.prompt_ms,

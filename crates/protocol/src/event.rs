@@ -64,6 +64,11 @@ pub struct Usage {
     /// Tokens of the whole prompt, a prefix reused from the cache included
     /// (how Ollama counts `prompt_eval_count`).
     pub prompt_tokens: Option<u32>,
+    /// Tokens of the prompt the server reused from its cache (not evaluated
+    /// again): Ollama's `prompt_eval_cached_count`, llama.cpp's
+    /// `timings.cache_n`, OpenAI's `prompt_tokens_details.cached_tokens`.
+    /// `None` when the server does not say.
+    pub prompt_cached_tokens: Option<u32>,
     /// Tokens generated.
     pub completion_tokens: Option<u32>,
     /// Time spent loading the model, in milliseconds (0 when it was resident).

@@ -7,9 +7,12 @@ use specta::Type;
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Type)]
 #[serde(rename_all = "snake_case")]
 pub enum SpanKind {
-    /// A model call.
+    /// A model call for the answer.
     #[default]
     Model,
+    /// A model call besides the answer: the plan, a title, the facts to
+    /// remember, a summary (its detail says which).
+    Side,
     /// A tool call.
     Tool,
     /// Older messages summarized to make room.
@@ -20,12 +23,19 @@ pub enum SpanKind {
 
 impl SpanKind {
     /// Every kind.
-    pub const ALL: [Self; 4] = [Self::Model, Self::Tool, Self::Compaction, Self::Guard];
+    pub const ALL: [Self; 5] = [
+        Self::Model,
+        Self::Side,
+        Self::Tool,
+        Self::Compaction,
+        Self::Guard,
+    ];
 
     /// Its name, as stored and sent.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Model => "model",
+            Self::Side => "side",
             Self::Tool => "tool",
             Self::Compaction => "compaction",
             Self::Guard => "guard",

@@ -120,6 +120,11 @@ impl Plan {
             // (its runner sets `numPromptInputs` before the cache is
             // consulted); the cache shows only in the duration.
             prompt_eval_count: timing.prompt_tokens,
+            prompt_eval_cached_count: Some(
+                timing
+                    .prompt_tokens
+                    .saturating_sub(timing.prompt_eval_count),
+            ),
             prompt_eval_duration: timing.prompt_eval_ns,
             eval_count: (self.token_count() + call_tokens) as u64,
             eval_duration: nanos_since(gen_started),

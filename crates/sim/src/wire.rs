@@ -172,6 +172,10 @@ pub(crate) struct Metrics {
     pub load_duration: u64,
     #[serde(skip_serializing_if = "is_zero")]
     pub prompt_eval_count: u64,
+    /// Of the prompt, the tokens read from the cache (newer Ollama sends
+    /// it, zero included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_eval_cached_count: Option<u64>,
     #[serde(skip_serializing_if = "is_zero")]
     pub prompt_eval_duration: u64,
     #[serde(skip_serializing_if = "is_zero")]

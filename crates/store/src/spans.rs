@@ -34,6 +34,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
               ALTER TABLE spans ADD COLUMN eval_ms INTEGER;
               ALTER TABLE spans ADD COLUMN detail TEXT;",
     },
+    Migration {
+        version: 11,
+        name: "prompt tokens reused from the cache",
+        sql: "ALTER TABLE spans ADD COLUMN tokens_cached INTEGER;",
+    },
 ];
 
 /// A stored span.
@@ -45,8 +50,10 @@ pub struct SpanRecord {
     pub name: String,
     /// Wall time.
     pub duration_ms: i64,
-    /// Prompt tokens evaluated.
+    /// Prompt tokens, a prefix reused from the server's cache included.
     pub tokens_in: Option<i64>,
+    /// Of those, the tokens the server reused from its cache.
+    pub tokens_cached: Option<i64>,
     /// Tokens generated.
     pub tokens_out: Option<i64>,
     /// How it failed.
@@ -82,8 +89,8 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
     let ms = |v: Option<u64>| v.map(|v| i64::try_from(v).unwrap_or(i64::MAX));
     conn.execute(
         "INSERT INTO spans (run_id, kind, name, duration_ms, tokens_in, tokens_out, error, ended_at,
-                            load_ms, prompt_eval_ms, eval_ms, detail)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+                            load_ms, prompt_eval_ms, eval_ms, detail, tokens_cached)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
          WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1)",
         params![
             run_id,
@@ -98,6 +105,7 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
             ms(s.prompt_eval_ms),
             ms(s.eval_ms),
             s.detail,
+            s.tokens_cached,
         ],
     )?;
     Ok(())
@@ -106,7 +114,7 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
 /// The spans of a run, in order.
 pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT kind, name, duration_ms, tokens_in, tokens_out, error, load_ms, prompt_eval_ms, eval_ms, detail
+        "SELECT kind, name, duration_ms, tokens_in, tokens_out, error, load_ms, prompt_eval_ms, eval_ms, detail, tokens_cached
          FROM spans WHERE run_id = ?1 ORDER BY id",
     )?;
     let rows = stmt.query_map([run_id], |r| {
@@ -128,6 +136,7 @@ pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>,
             prompt_eval_ms: r.get(7)?,
             eval_ms: r.get(8)?,
             detail: r.get(9)?,
+            tokens_cached: r.get(10)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

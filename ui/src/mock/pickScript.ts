@@ -28,7 +28,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     for (let i = 0; i < s.length; i += size) out.push({ ev: { type: 'text_delta', delta: s.slice(i, i + size) } as Body });
     return out;
   };
-  const usage = { type: 'usage', usage: { prompt_tokens: 1200, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
+  const usage = { type: 'usage', usage: { prompt_tokens: 1200, prompt_cached_tokens: 1150, completion_tokens: 300, load_ms: 5, prompt_eval_ms: 100, eval_ms: 6000, tokens_per_second: 50, done_reason: 'stop' } } as Body;
   const end = (stored?: Partial<MessageView>[], subagents?: StoredSub[]) => ({ ev: { type: 'stream_end', iterations: 1, ...(stored ? { stored } : {}), ...(subagents ? { subagents } : {}) } as Body });
   const kit = { deltas, usage, end, model, requestId, text, guard };
   const pct = /^context (\d+)/.exec(text);

@@ -13,7 +13,7 @@ export interface Traced {
 }
 
 const span = (s: Partial<SpanView> & Pick<SpanView, 'kind' | 'name'>): SpanView => ({
-  duration_ms: 0, tokens_in: null, tokens_out: null, load_ms: null, prompt_eval_ms: null, eval_ms: null, error: null, detail: null, ...s,
+  duration_ms: 0, tokens_in: null, tokens_cached: null, tokens_out: null, load_ms: null, prompt_eval_ms: null, eval_ms: null, error: null, detail: null, ...s,
 });
 
 export function traceOf(run: Traced): TraceView {
@@ -29,7 +29,7 @@ export function traceOf(run: Traced): TraceView {
       case 'usage': {
         const u = e.usage;
         const duration = (u.load_ms ?? 0) + (u.prompt_eval_ms ?? 0) + (u.eval_ms ?? 0);
-        spans.push(span({ kind: 'model', name: run.model, duration_ms: duration, tokens_in: u.prompt_tokens, tokens_out: u.completion_tokens, load_ms: u.load_ms, prompt_eval_ms: u.prompt_eval_ms, eval_ms: u.eval_ms, detail: u.done_reason }));
+        spans.push(span({ kind: 'model', name: run.model, duration_ms: duration, tokens_in: u.prompt_tokens, tokens_cached: u.prompt_cached_tokens, tokens_out: u.completion_tokens, load_ms: u.load_ms, prompt_eval_ms: u.prompt_eval_ms, eval_ms: u.eval_ms, detail: u.done_reason }));
         break;
       }
       case 'tool_event':

@@ -3,6 +3,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use hearth_core::side_purpose;
 use hearth_protocol::{AgentEvent, EventKind};
 use hearth_sim::{Hold, ModelSpec, Reply, Script, Sim, SimHandle};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -436,15 +437,37 @@ async fn a_dead_server_and_a_missing_model_say_what_to_do() {
 }
 
 /// Bodies of the conversation's own model calls: not the preloads (no
-/// messages) and not the memory worker's (one user message, no system).
+/// messages) and not the side requests (the planner's, the workers').
 pub(crate) fn turn_bodies(sim: &SimHandle) -> Vec<serde_json::Value> {
+    sim.chat_bodies()
+        .into_iter()
+        .filter(|b| {
+            // A side request (the planner, a worker) sends the same
+            // messages, its own instruction last.
+            let messages = b["messages"].as_array();
+            let first_is_system = messages
+                .and_then(|m| m.first())
+                .is_some_and(|m| m["role"] == "system");
+            let last = messages.and_then(|m| m.last());
+            let side = last.is_some_and(|m| {
+                m["role"] == "user" && side_purpose(m["content"].as_str().unwrap_or("")).is_some()
+            });
+            first_is_system && !side
+        })
+        .collect()
+}
+
+/// Bodies of the side requests for `purpose` (`plan`, `title`, `memory`).
+pub(crate) fn side_bodies(sim: &SimHandle, purpose: &str) -> Vec<serde_json::Value> {
     sim.chat_bodies()
         .into_iter()
         .filter(|b| {
             b["messages"]
                 .as_array()
-                .and_then(|m| m.first())
-                .is_some_and(|m| m["role"] == "system")
+                .and_then(|m| m.last())
+                .and_then(|m| m["content"].as_str())
+                .and_then(side_purpose)
+                == Some(purpose)
         })
         .collect()
 }

@@ -1,10 +1,11 @@
 //! The planning phase as the simulator sees it: the Agent profile asks the
 //! planner first; a plan is the next request's prefill; DIRECT is not.
 
+use hearth_core::NO_TOOL_CALLS;
 use hearth_core::planning::PLANNER_PROMPT;
 use hearth_sim::{Reply, Script};
 
-use super::basics::{hearth, ok, output, sim, turn_bodies};
+use super::basics::{hearth, ok, output, side_bodies, sim, turn_bodies};
 use crate::MODEL;
 
 fn when(text: &str, on: &str) -> Reply {
@@ -47,23 +48,31 @@ async fn a_plan_is_sent_back_as_the_start_of_the_answer_and_direct_is_not() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("[plan]\n{plan}")), "{stderr}");
+    let planners = side_bodies(&sim, "plan");
     let bodies = turn_bodies(&sim);
-    assert_eq!(bodies.len(), 2, "the planner, then the answer");
-    let planner = &bodies[0];
-    let last = planner["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    assert_eq!(
+        (planners.len(), bodies.len()),
+        (1, 1),
+        "the planner, then the answer"
+    );
+    let planner = &planners[0];
+    let asked = planner["messages"].as_array().unwrap();
+    let last = asked.last().unwrap();
     assert_eq!(
         (last["role"].as_str(), last["content"].as_str()),
-        (Some("user"), Some(PLANNER_PROMPT))
+        (
+            Some("user"),
+            Some(format!("{PLANNER_PROMPT}\n\n{NO_TOOL_CALLS}").as_str())
+        )
     );
-    assert!(planner.get("tools").is_none(), "no tools for the planner");
     assert_eq!(planner["options"]["temperature"], 0.3);
-    let answer = &bodies[1];
+    let answer = &bodies[0];
     let msgs = answer["messages"].as_array().unwrap();
+    // The planner's prompt starts as the answer's, byte for byte: same
+    // tools, same reasoning switch, same messages up to the question.
+    assert!(planner.get("tools").is_some_and(|t| t == &answer["tools"]));
+    assert_eq!(planner.get("think"), answer.get("think"));
+    assert_eq!(asked[..asked.len() - 1], msgs[..msgs.len() - 1]);
     let prefill = msgs.last().unwrap();
     assert_eq!(
         (prefill["role"].as_str(), prefill["content"].as_str()),

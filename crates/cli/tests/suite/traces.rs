@@ -1,5 +1,6 @@
 //! Each run leaves a trace: a span per model call (tokens from the server's
-//! own counts) and per tool call.
+//! own counts, the prompt's cached part included) and per tool call; the
+//! side requests (plan, title, memory) have spans of their own.
 
 use hearth_core::MessageStatus;
 use hearth_protocol::{EventKind, SpanKind};
@@ -70,14 +71,31 @@ async fn a_run_records_its_model_and_tool_spans() {
     assert_eq!(
         shape,
         vec![
-            ("model", MODEL),
+            ("side", MODEL),
             ("model", MODEL),
             ("tool", "calculator"),
-            ("model", MODEL)
+            ("model", MODEL),
+            ("side", MODEL),
+            ("side", MODEL),
         ]
     );
+    let purposes: Vec<Option<&str>> = [0, 4, 5].map(|i| spans[i].detail.as_deref()).into();
+    assert_eq!(purposes, [Some("plan"), Some("title"), Some("memory")]);
     assert!(
         spans[0].tokens_in.is_some_and(|n| n > 0) && spans[0].tokens_out.is_some(),
+        "{spans:?}"
+    );
+    // What the server reused from its one-slot cache: nothing for the
+    // first request; then every request starts as the one before it did
+    // (the planner's prompt is the answer's, the workers' the whole
+    // conversation), so all but the newest part is reused.
+    let cached = |i: usize| spans[i].tokens_cached.unwrap();
+    let prompt = |i: usize| spans[i].tokens_in.unwrap();
+    assert_eq!(cached(0), 0, "{spans:?}");
+    assert!(cached(1) > 0 && cached(1) < prompt(1), "{spans:?}");
+    assert!(cached(3) >= prompt(1), "{spans:?}");
+    assert!(
+        cached(4) >= prompt(3) && cached(5) >= prompt(3),
         "{spans:?}"
     );
     assert!(spans.iter().all(|s| s.error.is_none()), "{spans:?}");

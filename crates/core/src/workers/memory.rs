@@ -1,7 +1,10 @@
 //! The memory worker: after a turn, ask the model (same model, same load
 //! options, so nothing reloads) whether the exchange revealed durable facts
 //! about the user, and hand them to the store, which drops duplicates and
-//! anything the user deleted or edited away.
+//! anything the user deleted or edited away. The question is asked after
+//! the conversation itself (its prefix, so the server's prompt cache serves
+//! it: docs/design.md §5), with the latest exchange quoted so a small model
+//! knows which part to read.
 
 use std::sync::Arc;
 
@@ -13,10 +16,16 @@ use crate::memory::MemoryWriter;
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
+use crate::side::{ChatPrefix, Side, side_request};
+use crate::store::SessionStore;
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
 /// Longest stretch of the last exchange shown to the worker (characters).
 const EXCHANGE_CHARS: usize = 6000;
+
+/// How the memory request starts.
+pub const MEMORY_PROMPT: &str =
+    "You keep a short memory of durable facts about the user (name, preferences, projects, setup).";
 
 /// Learns durable facts about the user after each turn.
 pub struct MemoryWorker(pub Arc<dyn MemoryWriter>);
@@ -74,7 +83,12 @@ fn bullets(items: &[String]) -> String {
 pub(crate) struct FactPass<'a> {
     pub writer: &'a dyn MemoryWriter,
     pub backend: &'a dyn ModelBackend,
+    /// Where its span is traced.
+    pub store: &'a dyn SessionStore,
     pub profile: &'a Profile,
+    /// What is sent before the question: the conversation's prefix after a
+    /// turn, nothing before a compaction.
+    pub prefix: &'a ChatPrefix,
     pub load: LoadOptions,
     pub cancel: &'a CancellationToken,
     pub session_id: &'a str,
@@ -86,6 +100,17 @@ pub(crate) struct FactPass<'a> {
     pub text: &'a str,
 }
 
+impl FactPass<'_> {
+    /// What its span says it was.
+    fn purpose(&self) -> &'static str {
+        if self.source == "flush" {
+            "memory flush"
+        } else {
+            "memory"
+        }
+    }
+}
+
 /// Ask the model for new durable facts in `pass.text` and hand them to the
 /// store. Returns how many were added (0 when cancelled).
 pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError> {
@@ -95,7 +120,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
     let known = pass.writer.facts().await?;
     let forgotten = pass.writer.forgotten().await?;
     let prompt = format!(
-        "You keep a short memory of durable facts about the user (name, preferences, projects, setup). \
+        "{MEMORY_PROMPT} \
          Read the {} and list NEW durable facts about the user, one per line starting with \"- \". \
          Skip facts already known, guesses, and anything about the assistant. \
          Never list a fact the user asked to forget. If there is nothing new, answer NONE.\n\n\
@@ -106,11 +131,15 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         pass.heading,
         pass.text
     );
-    let request = crate::side::side_request(pass.profile, pass.load, prompt, 0.2);
-    let answer = tokio::select! {
-        biased;
-        () = pass.cancel.cancelled() => return Ok(0),
-        a = crate::side::complete(pass.backend, request) => a?,
+    let request = side_request(pass.profile, pass.load, pass.prefix, prompt, 0.2);
+    let side = Side {
+        backend: pass.backend,
+        store: pass.store,
+        run_id: pass.run_id,
+        cancel: pass.cancel,
+    };
+    let Some(answer) = side.ask(pass.purpose(), request).await? else {
+        return Ok(0);
     };
     let facts = parse_facts(&answer);
     if facts.is_empty() {
@@ -140,7 +169,9 @@ impl PostTurnWorker for MemoryWorker {
         learn_facts(FactPass {
             writer: self.0.as_ref(),
             backend: ctx.backend.as_ref(),
+            store: ctx.store.as_ref(),
             profile: &ctx.profile,
+            prefix: &ctx.prefix,
             load: ctx.load,
             cancel: &ctx.cancel,
             session_id: &ctx.session_id,

@@ -18,8 +18,8 @@ pub(crate) mod memory;
 mod title;
 
 pub use crate::compaction::CompactionWorker;
-pub use memory::{MemoryWorker, parse_facts};
-pub use title::{TitleWorker, clean_title};
+pub use memory::{MEMORY_PROMPT, MemoryWorker, parse_facts};
+pub use title::{TITLE_PROMPT, TitleWorker, clean_title};
 
 /// What a post-turn worker gets.
 pub struct WorkerContext {
@@ -29,6 +29,10 @@ pub struct WorkerContext {
     pub run_id: String,
     /// The session's conversation after the turn.
     pub history: Vec<ChatMessage>,
+    /// What the conversation's next chat request starts with: a worker's
+    /// request sends it first, its own instruction last, so the server's
+    /// prompt cache serves both (docs/design.md §5).
+    pub prefix: crate::side::ChatPrefix,
     /// The profile the turn ended with.
     pub profile: Profile,
     /// The backend serving that profile.

@@ -7,8 +7,12 @@ use async_trait::async_trait;
 use hearth_protocol::EventKind;
 
 use crate::message::Role;
-use crate::side::{complete, side_request};
+use crate::side::{Side, side_request};
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
+
+/// The question, asked after the conversation.
+pub const TITLE_PROMPT: &str =
+    "Write a title of at most 6 words for this conversation. Answer with the title only.";
 
 /// Names untitled sessions.
 pub struct TitleWorker;
@@ -43,24 +47,29 @@ impl PostTurnWorker for TitleWorker {
             Some(t) if t.is_empty() => {}
             _ => return Ok(()),
         }
-        let first_user = ctx.history.iter().find(|m| m.role == Role::User);
-        let first_answer = ctx
+        let answered = ctx
             .history
             .iter()
-            .find(|m| m.role == Role::Assistant && !m.content.is_empty());
-        let (Some(q), Some(a)) = (first_user, first_answer) else {
+            .any(|m| m.role == Role::Assistant && !m.content.is_empty());
+        if !answered {
             return Ok(());
-        };
-        let prompt = format!(
-            "Write a title of at most 6 words for this conversation. Answer with the title only.\n\nUser: {}\nAssistant: {}",
-            q.content.chars().take(1500).collect::<String>(),
-            a.content.chars().take(1500).collect::<String>()
+        }
+        // The conversation is the prefix: the question is asked after it.
+        let request = side_request(
+            &ctx.profile,
+            ctx.load,
+            &ctx.prefix,
+            TITLE_PROMPT.into(),
+            0.3,
         );
-        let request = side_request(&ctx.profile, ctx.load, prompt, 0.3);
-        let answer = tokio::select! {
-            biased;
-            () = ctx.cancel.cancelled() => return Ok(()),
-            a = complete(ctx.backend.as_ref(), request) => a?,
+        let side = Side {
+            backend: ctx.backend.as_ref(),
+            store: ctx.store.as_ref(),
+            run_id: &ctx.run_id,
+            cancel: &ctx.cancel,
+        };
+        let Some(answer) = side.ask("title", request).await? else {
+            return Ok(());
         };
         if let Some(title) = clean_title(&answer) {
             ctx.store

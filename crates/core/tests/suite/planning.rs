@@ -4,7 +4,7 @@
 
 use hearth_core::planning::{PLANNER_PROMPT, PLANNER_TEMPERATURE};
 use hearth_core::tools::builtin_registry;
-use hearth_core::{Profile, Role};
+use hearth_core::{NO_TOOL_CALLS, Profile, Role};
 use hearth_protocol::EventKind;
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -29,21 +29,25 @@ async fn direct_means_no_plan() {
     assert_eq!(kinds(&evs), vec!["run_started", "text", "usage", "end"]);
     let reqs = backend.requests();
     assert_eq!(reqs.len(), 2);
-    // The planning call: the conversation plus the question, no tools,
-    // thinking off, temperature 0.3.
+    // The planning call: the conversation plus the question, with the
+    // answer's tools and reasoning switch (its prompt starts as the
+    // answer's does), temperature 0.3.
     let ask = &reqs[0];
-    assert_eq!(ask.messages.last().unwrap().content, PLANNER_PROMPT);
+    assert_eq!(
+        ask.messages.last().unwrap().content,
+        format!("{PLANNER_PROMPT}\n\n{NO_TOOL_CALLS}")
+    );
     assert_eq!(
         ask.messages[..ask.messages.len() - 1],
         reqs[1].messages[..],
         "same prefix"
     );
-    assert!(ask.tools.is_empty());
+    assert_eq!(ask.tools, reqs[1].tools);
+    assert!(!ask.tools.is_empty());
     assert_eq!(
         (ask.think, ask.temperature),
-        (Some(false), Some(PLANNER_TEMPERATURE))
+        (reqs[1].think, Some(PLANNER_TEMPERATURE))
     );
-    assert!(!reqs[1].tools.is_empty());
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history.len(), 2);
     assert_eq!(history[1].content, "Hello!");
