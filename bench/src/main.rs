@@ -14,9 +14,16 @@
 //!     goes on).
 //! (c) Persistence: per-turn cost at 100 vs 10,000 messages, and opening a
 //!     10,000-message session to read its last 50 messages.
+//! (d) The prompt cache across turns (`cache.rs`): a whole session with
+//!     the workers on, planning off and on, against hearth-sim and, with
+//!     `--real URL`, a real OpenAI-compatible server (llama.cpp's
+//!     `llama-server -np 1`; `scripts/bench-real.sh` starts one).
 //!
-//! Usage: `cargo run -p hearth-bench --release [-- --stops N --tokens N --rounds N]`
+//! Usage: `cargo run -p hearth-bench --release [-- --stops N --tokens N
+//! --rounds N --turns N --only cache --real URL --real-model NAME --goal X]`
+//! (`--goal`: exit 1 when a cache session's median is above X).
 
+mod cache;
 mod persist;
 mod stop_latency;
 mod stop_states;
@@ -26,7 +33,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use hearth_core::{Agent, ModelBackend, Profile, StaticProfiles, ToolRegistry};
-use hearth_sim::{ModelSpec, Script, Sim, SimHandle};
+use hearth_sim::{ModelSpec, Reply, Script, Sim, SimHandle};
 use stop_latency::StopLatency;
 
 /// The model every benchmark uses.
@@ -36,6 +43,16 @@ struct Args {
     stops: usize,
     tokens: usize,
     rounds: usize,
+    /// Turns of the cache session.
+    turns: usize,
+    /// Only this benchmark (`cache`), when given.
+    only: Option<String>,
+    /// A real OpenAI-compatible server (base URL, `/v1` included) and its
+    /// model name, for the cache benchmark.
+    real: Option<(String, String)>,
+    /// Fail when a cache session's median exceeds this (CI's real-engine
+    /// stage).
+    goal: Option<f64>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -43,10 +60,38 @@ fn parse_args() -> Result<Args, String> {
         stops: 300,
         tokens: 20_000,
         rounds: 5,
+        turns: 30,
+        only: None,
+        real: None,
+        goal: None,
     };
+    let mut real_model = "qwen2.5-coder:0.5b".to_owned();
+    let mut real_url = None;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--only" => {
+                a.only = Some(value);
+                continue;
+            }
+            "--real" => {
+                real_url = Some(value);
+                continue;
+            }
+            "--real-model" => {
+                real_model = value;
+                continue;
+            }
+            "--goal" => {
+                let goal = value
+                    .parse()
+                    .map_err(|_| format!("--goal: `{value}` is not a number"))?;
+                a.goal = Some(goal);
+                continue;
+            }
+            _ => {}
+        }
         let n: usize = value
             .parse()
             .map_err(|_| format!("{flag}: `{value}` is not a number"))?;
@@ -54,9 +99,11 @@ fn parse_args() -> Result<Args, String> {
             "--stops" => a.stops = n.max(1),
             "--tokens" => a.tokens = n.max(100),
             "--rounds" => a.rounds = n.max(1),
+            "--turns" => a.turns = n.max(2),
             other => return Err(format!("unknown flag {other}")),
         }
     }
+    a.real = real_url.map(|url| (url, real_model));
     Ok(a)
 }
 
@@ -116,6 +163,80 @@ async fn setup() -> Result<(SimHandle, Agents), String> {
     Ok((sim, agents))
 }
 
+/// (d): the cache session against hearth-sim, then against the real
+/// server when one is given, planning off and on.
+async fn cache_sessions(args: &Args) -> Result<(), String> {
+    let mut sessions = Vec::new();
+    for planning in [false, true] {
+        sessions.push(sim_cache_session(args.turns, planning).await?);
+    }
+    if let Some((url, model)) = &args.real {
+        let backend = hearth_compose::openai(Some(url), None).map_err(|e| e.to_string())?;
+        for planning in [false, true] {
+            let s = cache::session(url, backend.clone(), model, planning, args.turns, 48, |_, _| {})
+                .await?;
+            sessions.push(s);
+        }
+    }
+    println!("{}", cache::markdown(&sessions, args.turns));
+    if let Some(goal) = args.goal {
+        let missed: Vec<String> = sessions
+            .iter()
+            .filter(|s| !(s.median() <= goal) || s.unreported > 0)
+            .map(|s| {
+                format!(
+                    "{} (planning {}): median {:.2}, {} turns without a cache figure; per turn {:.2?}",
+                    s.engine,
+                    if s.planning { "on" } else { "off" },
+                    s.median(),
+                    s.unreported,
+                    s.ratios
+                )
+            })
+            .collect();
+        if !missed.is_empty() {
+            return Err(format!("prompt cache goal {goal} missed: {}", missed.join("; ")));
+        }
+    }
+    Ok(())
+}
+
+/// The cache session against a simulator of its own (a fresh cache
+/// slot): scripted answers of a few sentences; the planner says DIRECT,
+/// the memory worker NONE.
+async fn sim_cache_session(turns: usize, planning: bool) -> Result<cache::Session, String> {
+    let sim = Sim::start(Script::with_models(vec![
+        ModelSpec::new(MODEL)
+            .with_token_ms(0)
+            .with_capabilities(&["completion", "tools"]),
+    ]))
+    .await
+    .map_err(|e| format!("simulator: {e}"))?;
+    let backend = hearth_compose::ollama(Some(&sim.url()))
+        .map_err(|e| e.to_string())?
+        .backend;
+    let when = |on: &str, text: &str| Reply {
+        when: Some(on.to_owned()),
+        ..Reply::text(text)
+    };
+    cache::session("hearth-sim", backend, MODEL, planning, turns, 512, |turn, question| {
+        if turn == 0 {
+            sim.push_reply(when(hearth_core::TITLE_PROMPT, "Sam's questions"));
+        }
+        sim.push_reply(when(hearth_core::planning::PLANNER_PROMPT, "DIRECT"));
+        sim.push_reply(when(
+            question,
+            &format!(
+                "Here is a short answer to turn {}: it takes two sentences of plain words. \
+                 The second one adds a detail or two, as a small model would.",
+                turn + 1
+            ),
+        ));
+        sim.push_reply(when(hearth_core::MEMORY_PROMPT, "NONE"));
+    })
+    .await
+}
+
 /// Every stop row: `stops` at random moments over Ollama's API, a third
 /// as many over the OpenAI-compatible one, a tenth as many (at least 10)
 /// at each moment reached by state.
@@ -160,20 +281,26 @@ fn main() -> ExitCode {
         }
     };
     let result = rt.block_on(async {
-        let (sim, agents) = setup().await?;
-        let agent = &agents.ollama;
         println!("## Foundation benchmarks\n");
         println!(
             "Machine: {} cores; simulator in-process on loopback; release build.\n",
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
+        if args.only.as_deref() == Some("cache") {
+            return cache_sessions(&args).await;
+        }
+        if let Some(other) = &args.only {
+            return Err(format!("--only {other}: the only one is `cache`"));
+        }
+        let (sim, agents) = setup().await?;
+        let agent = &agents.ollama;
         let t = throughput::run(&sim, agent, args.tokens, args.rounds).await?;
         println!("{}", t.markdown());
         let s = stops(&sim, &agents, args.stops).await?;
         println!("{}", s.markdown());
         let p = persist::run().await?;
         println!("{}", p.markdown());
-        Ok::<_, String>(())
+        cache_sessions(&args).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

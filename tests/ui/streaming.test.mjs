@@ -194,3 +194,26 @@ test('text the core takes back is replaced on screen, not added to', () =>
     const kept = page.getByTestId('message-assistant').last();
     assert.equal((await kept.getByTestId('markdown').allInnerTexts()).join(''), 'The answer.');
   }));
+
+test('a long answer: finished blocks are rendered once and kept, only the last one is rendered again', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
+    await send(page, 'long markdown please');
+    const answer = page.getByTestId('message-assistant').last();
+    const heading = (n) => answer.locator('h2', { hasText: new RegExp(`^Section ${n}$`) });
+    for (let i = 0; i < 8; i++) await stepUntil(page, 'text_delta');
+    await heading(1).waitFor();
+    await heading(1).evaluate((h) => (window.__firstHeading = h));
+    // ~26 KB later: the first section's nodes are the same ones.
+    for (let i = 0; i < 200; i++) await stepUntil(page, 'text_delta');
+    await heading(60).waitFor();
+    const kept = await heading(1).evaluate((h) => h === window.__firstHeading && h.isConnected);
+    assert.equal(kept, true, 'the first heading was rendered again');
+    const live = norm(await answer.getByTestId('markdown').textContent());
+    await stepAll(page);
+    await waitIdle(page);
+    const stored = norm(await answer.getByTestId('markdown').textContent());
+    assert.ok(stored.startsWith(live), 'the live answer is the stored one in the making');
+    assert.ok((await answer.locator('h2').count()) > 150);
+  }));

@@ -88,4 +88,4 @@ pub use store::{
 pub use tool::{
     Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
 };
-pub use workers::{PostTurnWorker, WorkerContext, WorkerError};
+pub use workers::{MEMORY_PROMPT, PostTurnWorker, TITLE_PROMPT, WorkerContext, WorkerError};

@@ -160,11 +160,18 @@ impl Assembler {
                 (Some(n), cached) => Some(n + cached.unwrap_or(0)),
                 (None, _) => None,
             });
+        // Reused from the cache: said directly (OpenAI's details, newer
+        // llama.cpp's `cache_n`), or the whole prompt less what was
+        // evaluated (older llama.cpp sends only `prompt_n`).
         let prompt_cached_tokens = u
             .prompt_tokens_details
             .as_ref()
             .and_then(|d| d.cached_tokens)
-            .or(count(t.cache_n));
+            .or(count(t.cache_n))
+            .or(match (u.prompt_tokens, count(t.prompt_n)) {
+                (Some(all), Some(evaluated)) => Some(all.saturating_sub(evaluated)),
+                _ => None,
+            });
         let completion_tokens = u.completion_tokens.or(count(t.predicted_n));
         let tokens_per_second = t
             .predicted_per_second
@@ -306,6 +313,33 @@ mod tests {
     }
 
     #[test]
+    fn the_cached_part_of_the_prompt_is_read_however_it_is_said() {
+        let cached = |body: serde_json::Value| {
+            let mut a = Assembler::default();
+            a.chunk(chunk(body)).unwrap();
+            match a.end_of_body().unwrap().as_slice() {
+                [ModelDelta::Done(info)] => info.usage.prompt_cached_tokens,
+                other => panic!("{other:?}"),
+            }
+        };
+        let stop = json!([{"index": 0, "delta": {}, "finish_reason": "stop"}]);
+        assert_eq!(
+            cached(json!({"choices": stop, "usage": {"prompt_tokens": 50,
+                "prompt_tokens_details": {"cached_tokens": 40}}})),
+            Some(40)
+        );
+        assert_eq!(
+            cached(json!({"choices": stop, "timings": {"prompt_n": 10, "cache_n": 40}})),
+            Some(40)
+        );
+        assert_eq!(
+            cached(json!({"choices": stop, "usage": {"prompt_tokens": 50, "completion_tokens": 1}})),
+            None,
+            "not said"
+        );
+    }
+
+    #[test]
     fn reasoning_timings_and_errors() {
         let mut a = Assembler::default();
         let out = a
@@ -327,6 +361,11 @@ mod tests {
             panic!()
         };
         assert_eq!(info.usage.prompt_tokens, Some(30), "the whole prompt");
+        assert_eq!(
+            info.usage.prompt_cached_tokens,
+            Some(23),
+            "older llama.cpp: the prompt less what it evaluated"
+        );
         assert_eq!(info.usage.tokens_per_second, Some(20.0));
         assert_eq!(info.usage.eval_ms, Some(200.0));
 

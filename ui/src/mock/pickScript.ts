@@ -20,6 +20,18 @@ export interface ScriptConfig {
 /** An error as the shell sends it. */
 export const err = (code: ErrorInfo['code'], message: string, recovery: ErrorInfo['recovery'] = 'retry'): ErrorInfo => ({ code, recovery, message, details: null });
 
+/** Sections of headings, paragraphs, lists and code, up to `bytes` long. */
+export function longMarkdown(bytes: number): string {
+  let out = '';
+  for (let i = 1; out.length < bytes; i++) {
+    out += `## Section ${i}\n\nThis part explains **step ${i}** with \`code_${i}()\` and a [link](https://example.com/${i}); `
+      + 'it runs on for a while, as answers do, so that the paragraph wraps over a few lines of the window.\n\n'
+      + `- first point of ${i}\n- second point, *emphasised*\n\n`
+      + `\`\`\`rust\nfn step_${i}() -> u32 {\n    ${i}\n}\n\`\`\`\n\n`;
+  }
+  return out;
+}
+
 /** The steps of a run answering `text` with `model`. */
 export function pickScript(text: string, model: string, guard: GuardMode, config: ScriptConfig, requestId: () => string): Step[] {
   const deltas = (s: string, n = 6) => {
@@ -68,6 +80,15 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   }
   if (text.includes('fail')) {
     return [...deltas('This answer will break in the mid', 3), { ev: { type: 'error', error: err('stream_truncated', 'The stream ended early.'), partial_text: 'This answer will break in the mid' } as Body }];
+  }
+  if (text.includes('long markdown')) {
+    // 64 KB of the Markdown answers are made of, in 128-character deltas.
+    const answer = longMarkdown(64 * 1024);
+    const steps: Step[] = [];
+    for (let i = 0; i < answer.length; i += 128) {
+      steps.push({ ev: { type: 'text_delta', delta: answer.slice(i, i + 128) } as Body, delay: config.slowDelayMs });
+    }
+    return [...steps, { ev: usage }, end([{ role: 'assistant', content: answer }])];
   }
   if (text.includes('slow')) {
     const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
