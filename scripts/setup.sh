@@ -108,8 +108,11 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # screenshots, and Debian's Chromium for the UI tests (no browser is ever
 # downloaded by a tool: playwright-core drives this one).
 # python3 and util-linux (flock, setsid) are what the sandbox's attack
-# suite runs inside the sandbox.
-test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux)
+# suite runs inside the sandbox. python3-venv, cmake's build of llama.cpp
+# (build-essential), curl and jq are the real-engine stage's
+# (scripts/test-real.sh: the server and the model come from PyPI).
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
+    python3-venv curl jq)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -153,19 +153,25 @@ else
 fi
 
 echo "== 5. reasoning in <think> tags"
-"$BIN" profiles set Thinker --model "$MODEL" --tools none --planning off \
-  --system "Before answering, think step by step inside <think> and </think> tags. Then give the answer after the closing tag." \
-  >/dev/null || echo "note: could not create the Thinker profile" >&2
-hearth --profile Thinker --json --session think "What is 17 + 25?" >"$TMP/think.log"
+# Greedy sampling and a copying task: the model writes the tags itself.
+"$BIN" profiles set Plain --model "$MODEL" --tools none --planning off --temperature 0 --prompt "" >/dev/null \
+  || echo "note: could not create the Plain profile" >&2
+hearth --profile Plain --json --session think \
+  'Copy this text exactly, without a code block: "<think>I add 17 and 25.</think>The answer is 42."' >"$TMP/think.log"
 rc=$?
-thought=$(of_type "$TMP/think.log" thinking_delta | jq -rj .delta)
-said=$(of_type "$TMP/think.log" text_delta | jq -rj .delta)
-stored=$("$BIN" sessions show think --json 2>/dev/null | jq -r '[.[] | select(.role == "assistant")] | last | .content // empty')
-if [ "$rc" = 0 ] && [ -n "$thought" ] && [ -n "$said" ] \
-  && ! grep -q '<think>\|</think>' <<<"$said$stored" && [ -n "$stored" ]; then
-  pass "reasoning: ${#thought} characters shown as thinking, the answer \"$said\" without tags, stored without them"
+# What the page shows at the end: text deltas, and a replacement where the
+# core took shown text back.
+thought=$(jq -rsj '[.[] | select(.type == "thinking_delta") | .delta] | join("")' "$TMP/think.log")
+said=$(jq -rsj 'reduce .[] as $e (""; if $e.type == "text_delta" then . + $e.delta elif $e.type == "text_replaced" then $e.text else . end)' "$TMP/think.log")
+"$BIN" sessions export think --format json >"$TMP/think.json"
+last_answer='[.messages[] | select(.role == "assistant")] | last'
+stored=$(jq -r "$last_answer | .content" "$TMP/think.json")
+stored_thinking=$(jq -r "$last_answer | .thinking // empty" "$TMP/think.json")
+if [ "$rc" = 0 ] && [ -n "$thought" ] && [ -n "$said" ] && [ -n "$stored" ] && [ -n "$stored_thinking" ] \
+  && ! grep -qi '</\?think>' <<<"$said$stored"; then
+  pass "reasoning: \"$thought\" shown as thinking; the answer \"$said\" shown and stored without tags"
 else
-  fail "reasoning: exit $rc; thinking \"$thought\"; text \"$said\"; stored \"$stored\""
+  fail "reasoning: exit $rc; thinking \"$thought\"; shown \"$said\"; stored \"$stored\" with thinking \"$stored_thinking\""
 fi
 
 if [ "$FAILED" = 0 ]; then

@@ -17,10 +17,12 @@
 //! (d) The prompt cache across turns (`cache.rs`): a whole session with
 //!     the workers on, planning off and on, against hearth-sim and, with
 //!     `--real URL`, a real OpenAI-compatible server (llama.cpp's
-//!     `llama-server -np 1`; `scripts/bench-real.sh` starts one).
+//!     `llama-server -np 1`, started by `scripts/realmodel/start.sh`).
+//! (e) Time to first token added by Hearth over a bare request with the
+//!     same body, planning off and on (`ttft.rs`).
 //!
 //! Usage: `cargo run -p hearth-bench --release [-- --stops N --tokens N
-//! --rounds N --turns N --only cache --real URL --real-model NAME --goal X]`
+//! --rounds N --turns N --only cache|ttft --real URL --real-model NAME --goal X]`
 //! (`--goal`: exit 1 when a cache session's median is above X).
 
 mod cache;
@@ -28,6 +30,7 @@ mod persist;
 mod stop_latency;
 mod stop_states;
 mod throughput;
+mod ttft;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -286,11 +289,14 @@ fn main() -> ExitCode {
             "Machine: {} cores; simulator in-process on loopback; release build.\n",
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
-        if args.only.as_deref() == Some("cache") {
-            return cache_sessions(&args).await;
-        }
-        if let Some(other) = &args.only {
-            return Err(format!("--only {other}: the only one is `cache`"));
+        match args.only.as_deref() {
+            Some("cache") => return cache_sessions(&args).await,
+            Some("ttft") => {
+                println!("{}", ttft::run(args.rounds.max(20)).await?.markdown());
+                return Ok(());
+            }
+            Some(other) => return Err(format!("--only {other}: `cache` or `ttft`")),
+            None => {}
         }
         let (sim, agents) = setup().await?;
         let agent = &agents.ollama;
@@ -300,7 +306,9 @@ fn main() -> ExitCode {
         println!("{}", s.markdown());
         let p = persist::run().await?;
         println!("{}", p.markdown());
-        cache_sessions(&args).await
+        cache_sessions(&args).await?;
+        println!("{}", ttft::run(args.rounds.max(20)).await?.markdown());
+        Ok(())
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -359,6 +359,15 @@ impl Agent {
                     }
                 }
                 Piece::Thinking(delta) => ctx.sink.emit(EventKind::ThinkingDelta { delta }),
+                // What was shown as the answer was its reasoning: taken
+                // back, and shown as reasoning.
+                Piece::Rethought(reasoning) => {
+                    shown = ShownText::default();
+                    ctx.sink.emit(EventKind::TextReplaced {
+                        text: String::new(),
+                    });
+                    ctx.sink.emit(EventKind::ThinkingDelta { delta: reasoning });
+                }
             }
             let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);
             if let Some(partial) = call.partial().filter(|_| due) {

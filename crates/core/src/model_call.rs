@@ -151,6 +151,10 @@ impl CallResult {
 pub(crate) enum Piece {
     Text(String),
     Thinking(String),
+    /// Everything the answer said so far was reasoning: a closing tag
+    /// came with no opening one (a template that opens the tag itself).
+    /// Holds all of that reasoning; what was shown as text is taken back.
+    Rethought(String),
 }
 
 /// One model call in progress. `next` yields pieces until the call ends;
@@ -314,6 +318,13 @@ impl<'a> ModelCall<'a> {
             Piece::Thinking(t) => {
                 self.out.thinking.push_str(t);
                 self.thinking_loop.repeating(&self.out.thinking)
+            }
+            Piece::Rethought(rest) => {
+                let moved = std::mem::take(&mut self.out.text) + rest;
+                self.out.thinking.push_str(&moved);
+                self.text_loop = RepeatWatch::default();
+                self.queue.push_back(Piece::Rethought(moved));
+                return self.thinking_loop.repeating(&self.out.thinking);
             }
         };
         self.queue.push_back(piece);

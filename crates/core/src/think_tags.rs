@@ -7,6 +7,11 @@
 //! attributes. A tag can be cut anywhere between two pieces, so a tail that
 //! may still become one is held back until the next piece decides it; a
 //! tag quoted in a code span (`` `<think>` ``) is text about tags.
+//!
+//! A closing tag before any opening one means the template opened it
+//! (DeepSeek-R1's and many others' put `<think>` in the prompt, and a small
+//! model told to reason in tags often leaves the opening one out): what came
+//! before it was reasoning ([`Piece::Rethought`]).
 
 use std::sync::LazyLock;
 
@@ -34,6 +39,9 @@ pub(crate) struct ThinkTags {
     pending: String,
     /// The character before `pending` (a backtick there quotes a tag).
     before: Option<char>,
+    /// A tag has opened or closed: a closing tag no longer takes back
+    /// the text before it.
+    decided: bool,
 }
 
 /// Length of the longest suffix of `s` that may still become an opening tag.
@@ -81,15 +89,31 @@ impl ThinkTags {
             let found = match self.inside {
                 Some(tag) => CLOSE[tag]
                     .find_at(&buf, from)
-                    .map(|m| (m.start(), m.end(), None)),
-                None => OPEN.captures_at(&buf, from).and_then(|c| {
-                    let m = c.get(0)?;
-                    let name = c.get(1)?.as_str().to_lowercase();
-                    let tag = NAMES.iter().position(|n| *n == name)?;
-                    Some((m.start(), m.end(), Some(tag)))
-                }),
+                    .map(|m| (m.start(), m.end(), None, false)),
+                None => {
+                    let open = OPEN.captures_at(&buf, from).and_then(|c| {
+                        let m = c.get(0)?;
+                        let name = c.get(1)?.as_str().to_lowercase();
+                        let tag = NAMES.iter().position(|n| *n == name)?;
+                        Some((m.start(), m.end(), Some(tag), false))
+                    });
+                    // Until a tag has been seen, a closing one counts too.
+                    let close = (!self.decided)
+                        .then(|| {
+                            CLOSE
+                                .iter()
+                                .filter_map(|c| c.find_at(&buf, from))
+                                .min_by_key(regex::Match::start)
+                                .map(|m| (m.start(), m.end(), None, true))
+                        })
+                        .flatten();
+                    match (open, close) {
+                        (Some(o), Some(c)) => Some(if c.0 < o.0 { c } else { o }),
+                        (o, c) => o.or(c),
+                    }
+                }
             };
-            let Some((start, end, opened)) = found else {
+            let Some((start, end, opened, orphan)) = found else {
                 break;
             };
             let quoted = buf[..start].chars().next_back().or(self.before) == Some('`');
@@ -97,17 +121,24 @@ impl ThinkTags {
                 from = end;
                 continue;
             }
-            if start > 0 {
+            if orphan {
+                out.push(Piece::Rethought(buf[..start].to_owned()));
+            } else if start > 0 {
                 out.push(piece(self.inside.is_some(), &buf[..start]));
             }
             buf.drain(..end);
             self.before = Some('>');
+            self.decided = true;
             from = 0;
             self.inside = opened;
         }
         let hold = match self.inside {
             Some(tag) => partial_close(&buf, NAMES[tag]),
-            None => partial_open(&buf),
+            None if self.decided => partial_open(&buf),
+            None => NAMES
+                .iter()
+                .map(|n| partial_close(&buf, n))
+                .fold(partial_open(&buf), usize::max),
         };
         let sure = &buf[..buf.len() - hold];
         if !sure.is_empty() {
@@ -139,6 +170,11 @@ mod tests {
             match p {
                 Piece::Thinking(t) => thinking.push_str(&t),
                 Piece::Text(t) => text.push_str(&t),
+                // As ModelCall keeps it: the text so far was reasoning.
+                Piece::Rethought(t) => {
+                    thinking.push_str(&std::mem::take(&mut text));
+                    thinking.push_str(&t);
+                }
             }
         }
         (thinking, text)
@@ -159,6 +195,30 @@ mod tests {
         let chars: Vec<String> = whole.chars().map(String::from).collect();
         let refs: Vec<&str> = chars.iter().map(String::as_str).collect();
         assert_eq!(split(&refs), ("plan it".into(), "The answer.".into()));
+    }
+
+    #[test]
+    fn a_closing_tag_with_no_opening_one_makes_what_came_before_reasoning() {
+        // As Qwen2.5-Coder-0.5B wrote it on llama.cpp, told to reason in tags.
+        let whole = "Step 1: add.\n17 + 25 = 42\n</think>\nThe answer is 42.";
+        let want = ("Step 1: add.\n17 + 25 = 42\n".to_owned(), "\nThe answer is 42.".to_owned());
+        for i in 0..=whole.len() {
+            let (a, b) = whole.split_at(i);
+            assert_eq!(split(&[a, b]), want, "cut at {i}");
+        }
+        let chars: Vec<String> = whole.chars().map(String::from).collect();
+        let refs: Vec<&str> = chars.iter().map(String::as_str).collect();
+        assert_eq!(split(&refs), want);
+        // Only before any tag: after a pair, a closing tag is text.
+        assert_eq!(
+            split(&["<think>a</think>b</think>c"]),
+            ("a".into(), "b</think>c".into())
+        );
+        // Quoted, it is text about tags.
+        assert_eq!(
+            split(&["close it with `</think>` then"]),
+            (String::new(), "close it with `</think>` then".into())
+        );
     }
 
     #[test]

@@ -37,3 +37,39 @@ async fn reasoning_in_tags_streams_as_thinking_and_is_stored_apart() {
     assert_eq!(stored.content, "Hello there.");
     assert_eq!(stored.thinking.as_deref(), Some("The user greets me."));
 }
+
+/// A template that opens the tag itself (or a small model that leaves the
+/// opening one out) streams reasoning as if it were the answer, then
+/// `</think>`: what was shown is taken back and shown as reasoning, and the
+/// stored answer is only what came after.
+#[tokio::test(start_paused = true)]
+async fn a_closing_tag_alone_turns_what_was_shown_into_reasoning() {
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        text("Step 1: add.\n"),
+        text("17 + 25 = 42\n</thi"),
+        text("nk>\nThe answer"),
+        text(" is 42."),
+        done(),
+    ]);
+    let (agent, _) = agent(backend, ToolRegistry::new(), Profile::new("Chat", "m"));
+    let evs = events(&mut agent.run_stream("s", "17 + 25?")).await;
+    let (mut thinking, mut shown, mut replaced) = (String::new(), String::new(), 0);
+    for e in &evs {
+        match &e.kind {
+            EventKind::ThinkingDelta { delta } => thinking.push_str(delta),
+            EventKind::TextDelta { delta } => shown.push_str(delta),
+            EventKind::TextReplaced { text } => {
+                replaced += 1;
+                shown.clone_from(text);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(replaced, 1, "the text shown so far is taken back once");
+    assert_eq!(thinking, "Step 1: add.\n17 + 25 = 42\n");
+    assert_eq!(shown.trim(), "The answer is 42.");
+    let stored = agent.store().history("s").await.unwrap()[1].clone();
+    assert_eq!(stored.content.trim(), "The answer is 42.");
+    assert_eq!(stored.thinking.as_deref(), Some("Step 1: add.\n17 + 25 = 42\n"));
+}
