@@ -176,8 +176,16 @@ async fn cache_sessions(args: &Args) -> Result<(), String> {
     if let Some((url, model)) = &args.real {
         let backend = hearth_compose::openai(Some(url), None).map_err(|e| e.to_string())?;
         for planning in [false, true] {
-            let s = cache::session(url, backend.clone(), model, planning, args.turns, 48, |_, _| {})
-                .await?;
+            let s = cache::session(
+                url,
+                backend.clone(),
+                model,
+                planning,
+                args.turns,
+                48,
+                |_, _| {},
+            )
+            .await?;
             sessions.push(s);
         }
     }
@@ -185,7 +193,14 @@ async fn cache_sessions(args: &Args) -> Result<(), String> {
     if let Some(goal) = args.goal {
         let missed: Vec<String> = sessions
             .iter()
-            .filter(|s| !(s.median() <= goal) || s.unreported > 0)
+            // A median that is not a number (no turn measured) misses too.
+            .filter(|s| {
+                let met = matches!(
+                    s.median().partial_cmp(&goal),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                );
+                !met || s.unreported > 0
+            })
             .map(|s| {
                 format!(
                     "{} (planning {}): median {:.2}, {} turns without a cache figure; per turn {:.2?}",
@@ -198,7 +213,10 @@ async fn cache_sessions(args: &Args) -> Result<(), String> {
             })
             .collect();
         if !missed.is_empty() {
-            return Err(format!("prompt cache goal {goal} missed: {}", missed.join("; ")));
+            return Err(format!(
+                "prompt cache goal {goal} missed: {}",
+                missed.join("; ")
+            ));
         }
     }
     Ok(())
@@ -222,21 +240,29 @@ async fn sim_cache_session(turns: usize, planning: bool) -> Result<cache::Sessio
         when: Some(on.to_owned()),
         ..Reply::text(text)
     };
-    cache::session("hearth-sim", backend, MODEL, planning, turns, 512, |turn, question| {
-        if turn == 0 {
-            sim.push_reply(when(hearth_core::TITLE_PROMPT, "Sam's questions"));
-        }
-        sim.push_reply(when(hearth_core::planning::PLANNER_PROMPT, "DIRECT"));
-        sim.push_reply(when(
-            question,
-            &format!(
-                "Here is a short answer to turn {}: it takes two sentences of plain words. \
+    cache::session(
+        "hearth-sim",
+        backend,
+        MODEL,
+        planning,
+        turns,
+        512,
+        |turn, question| {
+            if turn == 0 {
+                sim.push_reply(when(hearth_core::TITLE_PROMPT, "Sam's questions"));
+            }
+            sim.push_reply(when(hearth_core::planning::PLANNER_PROMPT, "DIRECT"));
+            sim.push_reply(when(
+                question,
+                &format!(
+                    "Here is a short answer to turn {}: it takes two sentences of plain words. \
                  The second one adds a detail or two, as a small model would.",
-                turn + 1
-            ),
-        ));
-        sim.push_reply(when(hearth_core::MEMORY_PROMPT, "NONE"));
-    })
+                    turn + 1
+                ),
+            ));
+            sim.push_reply(when(hearth_core::MEMORY_PROMPT, "NONE"));
+        },
+    )
     .await
 }
 

@@ -42,7 +42,11 @@ impl Ttft {
             let added: Vec<f64> = hearth.iter().zip(bare).map(|(h, b)| h - b).collect();
             out.push_str(&format!(
                 "| {} | {} | {:.1} ms | {:.1} ms | **{:.1} ms** | {:.1} ms |\n",
-                if *planning { "on (a planner call that says DIRECT)" } else { "off" },
+                if *planning {
+                    "on (a planner call that says DIRECT)"
+                } else {
+                    "off"
+                },
                 bare.len(),
                 median(bare),
                 median(hearth),
@@ -68,7 +72,11 @@ fn when(on: &str, text: &str) -> Reply {
 }
 
 /// Milliseconds from sending `body` to the first line with answer text.
-async fn bare(http: &reqwest::Client, sim: &SimHandle, body: &serde_json::Value) -> Result<f64, String> {
+async fn bare(
+    http: &reqwest::Client,
+    sim: &SimHandle,
+    body: &serde_json::Value,
+) -> Result<f64, String> {
     let started = Instant::now();
     let resp = http
         .post(format!("{}/api/chat", sim.url()))
@@ -79,7 +87,9 @@ async fn bare(http: &reqwest::Client, sim: &SimHandle, body: &serde_json::Value)
     let mut stream = resp.bytes_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| e.to_string())?;
-        if chunk.windows(11).any(|w| w == b"\"content\":\"") && !chunk.windows(13).any(|w| w == b"\"content\":\"\"") {
+        if chunk.windows(11).any(|w| w == b"\"content\":\"")
+            && !chunk.windows(13).any(|w| w == b"\"content\":\"\"")
+        {
             return Ok(started.elapsed().as_secs_f64() * 1000.0);
         }
     }
@@ -120,7 +130,10 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
         for round in 0..rounds {
             let question = format!("Question number {round}: what is the weather like?");
             sim.push_reply(when(hearth_core::planning::PLANNER_PROMPT, "DIRECT"));
-            sim.push_reply(when(&question, "It is sunny, with a light breeze from the west."));
+            sim.push_reply(when(
+                &question,
+                "It is sunny, with a light breeze from the west.",
+            ));
             sim.push_reply(when(hearth_core::TITLE_PROMPT, "Weather"));
             sim.push_reply(when(hearth_core::MEMORY_PROMPT, "NONE"));
             let started = Instant::now();

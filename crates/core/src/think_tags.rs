@@ -201,7 +201,10 @@ mod tests {
     fn a_closing_tag_with_no_opening_one_makes_what_came_before_reasoning() {
         // As Qwen2.5-Coder-0.5B wrote it on llama.cpp, told to reason in tags.
         let whole = "Step 1: add.\n17 + 25 = 42\n</think>\nThe answer is 42.";
-        let want = ("Step 1: add.\n17 + 25 = 42\n".to_owned(), "\nThe answer is 42.".to_owned());
+        let want = (
+            "Step 1: add.\n17 + 25 = 42\n".to_owned(),
+            "\nThe answer is 42.".to_owned(),
+        );
         for i in 0..=whole.len() {
             let (a, b) = whole.split_at(i);
             assert_eq!(split(&[a, b]), want, "cut at {i}");

@@ -333,7 +333,9 @@ mod tests {
             Some(40)
         );
         assert_eq!(
-            cached(json!({"choices": stop, "usage": {"prompt_tokens": 50, "completion_tokens": 1}})),
+            cached(
+                json!({"choices": stop, "usage": {"prompt_tokens": 50, "completion_tokens": 1}})
+            ),
             None,
             "not said"
         );

@@ -71,5 +71,8 @@ async fn a_closing_tag_alone_turns_what_was_shown_into_reasoning() {
     assert_eq!(shown.trim(), "The answer is 42.");
     let stored = agent.store().history("s").await.unwrap()[1].clone();
     assert_eq!(stored.content.trim(), "The answer is 42.");
-    assert_eq!(stored.thinking.as_deref(), Some("Step 1: add.\n17 + 25 = 42\n"));
+    assert_eq!(
+        stored.thinking.as_deref(),
+        Some("Step 1: add.\n17 + 25 = 42\n")
+    );
 }
