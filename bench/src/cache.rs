@@ -38,7 +38,10 @@ pub struct Session {
     pub ratios: Vec<f64>,
     /// Prompt tokens the chat requests evaluated, all turns.
     pub evaluated: u64,
-    /// The least they could have: the first prompt, then only what is new.
+    /// The first prompt, then what is new each turn: what a perfect cache
+    /// leaves to evaluate, give or take the template's few tokens between
+    /// an answer and the next question (which a side request may already
+    /// have evaluated, so a turn can come in under it).
     pub minimum: u64,
     /// Prompt tokens the side requests (plan, title, memory) evaluated.
     pub side_evaluated: u64,
@@ -70,7 +73,7 @@ pub fn markdown(sessions: &[Session], turns: usize) -> String {
         "### (d) Prompt cache across turns: {turns} turns, title and memory workers on, one cache slot\n\n\
          Per chat request after the first: prompt tokens evaluated / tokens new since the previous answer ended \
          (the server's own counts, from the run's trace). Goal: median ≤ 1.2.\n\n\
-         | engine | planning | **median** | worst turn | chat prompt tokens evaluated (session) | least possible | side requests | their evaluated tokens |\n\
+         | engine | planning | **median** | worst turn | chat prompt tokens evaluated (session) | first prompt + new tokens each turn | side requests | their evaluated tokens |\n\
          |---|---|---|---|---|---|---|---|\n"
     );
     for s in sessions {

@@ -3,10 +3,11 @@
 //! messages in what is sent — while every message stays stored and no
 //! request ever forces a reload. (The simulator's echo answers the workers.)
 
+use hearth_core::NO_TOOL_CALLS;
 use hearth_sim::{Reply, Script};
 use serde_json::json;
 
-use super::basics::{ok, sim, turn_bodies};
+use super::basics::{ok, side_bodies, sim, turn_bodies};
 use crate::MODEL;
 
 #[tokio::test]
@@ -107,4 +108,64 @@ async fn a_title_after_the_first_answer_and_compaction_of_a_long_session() {
     }
     let stats = sim.stats();
     assert_eq!((stats.loads, stats.unloads), (1, 0));
+}
+
+/// The title and memory requests after an answer start exactly as the
+/// next turn's request does — the same messages, tool list and reasoning
+/// switch, byte for byte — and put their question last, so a server with
+/// one cache slot serves them from the conversation's cache and still
+/// holds it for the next turn (docs/design.md §5).
+#[tokio::test]
+async fn the_workers_send_the_next_turns_prefix_and_their_question_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    let sim = sim(Script::default()).await;
+    for question in [
+        "I grow tomatoes on my balcony.",
+        "What should I plant next?",
+    ] {
+        ok(&[
+            "chat",
+            "--db",
+            &db,
+            "--url",
+            &sim.url(),
+            "--model",
+            MODEL,
+            "--profile",
+            "Agent",
+            "--session",
+            "s",
+            question,
+        ])
+        .await;
+    }
+    let turns = turn_bodies(&sim);
+    let title = side_bodies(&sim, "title");
+    let memory = side_bodies(&sim, "memory");
+    assert_eq!((turns.len(), title.len(), memory.len()), (2, 1, 2));
+    let next = &turns[1];
+    let sent = next["messages"].as_array().unwrap();
+    for side in [&title[0], &memory[0]] {
+        let asked = side["messages"].as_array().unwrap();
+        let (question, prefix) = asked.split_last().unwrap();
+        assert_eq!(question["role"], "user");
+        assert!(
+            question["content"]
+                .as_str()
+                .unwrap()
+                .ends_with(NO_TOOL_CALLS)
+        );
+        // Everything before the question is how the next turn begins.
+        assert_eq!(prefix, &sent[..prefix.len()]);
+        assert_eq!(sent[prefix.len()]["content"], "What should I plant next?");
+        assert_eq!(
+            prefix.len() + 1,
+            sent.len(),
+            "the next turn adds only its question"
+        );
+        assert!(side.get("tools").is_some_and(|t| t == &next["tools"]));
+        assert_eq!(side.get("think"), next.get("think"));
+        assert_eq!(side["options"]["num_ctx"], next["options"]["num_ctx"]);
+    }
 }
