@@ -72,6 +72,29 @@ function pss(root) {
   return { mib: +(total / 1024).toFixed(1), parts };
 }
 
+/**
+ * Where a process's memory goes: PSS by mapping (shared libraries by name,
+ * the heap, anonymous memory, the binary), in MiB, the largest first.
+ */
+function pssByMapping(pid) {
+  const sizes = new Map();
+  let name = null;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const path = head[1].trim();
+      name = path === '' ? '[anonymous]' : path.startsWith('[') ? path : path.split('/').pop().replace(/\.so[.\d]*$/, '.so');
+      continue;
+    }
+    const pss = /^Pss:\s+(\d+) kB/.exec(line);
+    if (pss && name) sizes.set(name, (sizes.get(name) ?? 0) + Number(pss[1]));
+  }
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([what, kb]) => ({ what, mib: +(kb / 1024).toFixed(1) }));
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 test('cold start and idle memory', async () => {
@@ -90,7 +113,9 @@ test('cold start and idle memory', async () => {
       const memory = pss(pid);
       starts.push(startMs);
       memories.push(memory.mib);
-      console.log(JSON.stringify({ round, cold_start_ms: Math.round(startMs), idle_pss_mib: memory.mib, processes: memory.parts }));
+      const web = tree(pid).find((p) => readFileSync(`/proc/${p}/comm`, 'utf8').startsWith('WebKitWebProces'));
+      const app = round === 0 ? { app_by_mapping: pssByMapping(pid), web_by_mapping: web ? pssByMapping(web) : [] } : {};
+      console.log(JSON.stringify({ round, cold_start_ms: Math.round(startMs), idle_pss_mib: memory.mib, processes: memory.parts, ...app }));
     } finally {
       await browser.deleteSession();
     }
