@@ -122,7 +122,9 @@ struct Agents {
     tools: Arc<Agent>,
 }
 
-async fn setup() -> Result<(SimHandle, Agents), String> {
+/// A simulator of the bench model (`token_ms: 0`) and its Ollama backend,
+/// as every front end builds it (hearth-compose).
+async fn start_sim() -> Result<(SimHandle, Arc<dyn ModelBackend>), String> {
     let sim = Sim::start(Script::with_models(vec![
         ModelSpec::new(MODEL)
             .with_token_ms(0)
@@ -130,11 +132,15 @@ async fn setup() -> Result<(SimHandle, Agents), String> {
     ]))
     .await
     .map_err(|e| format!("simulator: {e}"))?;
-    // The servers as every front end builds them (hearth-compose); the
-    // agents are bare (no store, no workers) to measure the loop alone.
     let backend = hearth_compose::ollama(Some(&sim.url()))
         .map_err(|e| e.to_string())?
         .backend;
+    Ok((sim, backend))
+}
+
+async fn setup() -> Result<(SimHandle, Agents), String> {
+    // The agents are bare (no store, no workers) to measure the loop alone.
+    let (sim, backend) = start_sim().await?;
     let bare = || {
         let mut profile = Profile::new("Bench", MODEL);
         profile.tools = Some(vec![]);
@@ -226,16 +232,7 @@ async fn cache_sessions(args: &Args) -> Result<(), String> {
 /// slot): scripted answers of a few sentences; the planner says DIRECT,
 /// the memory worker NONE.
 async fn sim_cache_session(turns: usize, planning: bool) -> Result<cache::Session, String> {
-    let sim = Sim::start(Script::with_models(vec![
-        ModelSpec::new(MODEL)
-            .with_token_ms(0)
-            .with_capabilities(&["completion", "tools"]),
-    ]))
-    .await
-    .map_err(|e| format!("simulator: {e}"))?;
-    let backend = hearth_compose::ollama(Some(&sim.url()))
-        .map_err(|e| e.to_string())?
-        .backend;
+    let (sim, backend) = start_sim().await?;
     let when = |on: &str, text: &str| Reply {
         when: Some(on.to_owned()),
         ..Reply::text(text)

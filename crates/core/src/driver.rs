@@ -229,15 +229,7 @@ impl Agent {
         let persona = self.profiles.persona();
         let tools = self.tools.specs(profile.tools.as_deref());
         let memory = scratch.memory.as_deref();
-        let outgoing = Outgoing {
-            persona: &persona,
-            profile_prompt: &profile.system_prompt,
-            memory,
-            summary: None,
-            window: self.window(&profile.model),
-            turns: profile.history_turns,
-            guard: profile.input_guard,
-        };
+        let outgoing = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
         let fixed = fixed_tokens(&persona, profile, memory, &tools);
         self.within_budget(ctx, backend, profile, &outgoing, &tools, fixed)
             .await

@@ -47,6 +47,28 @@ pub struct Outgoing<'a> {
     pub guard: GuardMode,
 }
 
+impl<'a> Outgoing<'a> {
+    /// What a request under `profile` sends (the summary is read from the
+    /// store when sending). The chat call and the side requests' prefix
+    /// both start here, so they cannot drift apart (docs/design.md §5).
+    pub fn of_profile(
+        persona: &'a str,
+        profile: &'a crate::profile::Profile,
+        memory: Option<&'a str>,
+        window: u32,
+    ) -> Self {
+        Self {
+            persona,
+            profile_prompt: &profile.system_prompt,
+            memory,
+            summary: None,
+            window,
+            turns: profile.history_turns,
+            guard: profile.input_guard,
+        }
+    }
+}
+
 /// The messages to send for `history`.
 pub fn outgoing(o: &Outgoing<'_>, history: &[ChatMessage]) -> Vec<ChatMessage> {
     let messages = build_context(o.persona, o.profile_prompt, o.memory, o.summary, history);

@@ -184,15 +184,7 @@ impl Agent {
         memory: Option<&str>,
     ) -> Result<ChatPrefix, RunError> {
         let persona = self.profiles.persona();
-        let o = Outgoing {
-            persona: &persona,
-            profile_prompt: &profile.system_prompt,
-            memory,
-            summary: None,
-            window: self.window(&profile.model),
-            turns: profile.history_turns,
-            guard: profile.input_guard,
-        };
+        let o = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
         Ok(ChatPrefix {
             messages: self.outgoing(ctx, &o).await?,
             tools: self.tools.specs(profile.tools.as_deref()),
