@@ -32,7 +32,7 @@ REALMODEL_HOME=${REALMODEL_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/hearth-realmode
 PORT=${HEARTH_REAL_PORT:-18080}
 MODEL=qwen2.5-coder:0.5b # the alias start.sh gives qwen05
 MAX_ITERATIONS=6
-WAIT_S=600 # the longest any one wait below may take (a loaded 2-core machine)
+WAIT_S=300 # the longest any one command or wait below may take (a loaded 2-core machine)
 cd "$ROOT"
 
 FAILED=0
@@ -68,7 +68,7 @@ echo "== starting llama-server (model qwen05, one slot, 1 thread) on port $PORT"
 "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
 URL=$("$REALMODEL/start.sh" -m qwen05 -p "$PORT" -t 1 -c 8192) || { echo "FAIL  llama-server did not start"; exit 1; }
 BASE=$URL/v1
-hearth() { "$BIN" chat --backend openai --url "$BASE" --model "$MODEL" "$@"; }
+hearth() { timeout "$WAIT_S" "$BIN" chat --backend openai --url "$BASE" --model "$MODEL" "$@"; }
 # The JSON events of type $2 in the log $1.
 of_type() { jq -c --arg t "$2" 'select(.type == $t)' "$1"; }
 
@@ -85,7 +85,7 @@ else
 fi
 
 echo "== 2. the prompt cache across turns (title and memory workers on)"
-if timeout "$WAIT_S" "$BENCH" --only cache --turns 5 --real "$BASE" --real-model "$MODEL" --goal 1.2 >"$TMP/cache.md" 2>"$TMP/cache.err"; then
+if timeout $((WAIT_S * 3)) "$BENCH" --only cache --turns 5 --real "$BASE" --real-model "$MODEL" --goal 1.2 >"$TMP/cache.md" 2>"$TMP/cache.err"; then
   pass "prompt cache: every session's median evaluated / new is at most 1.2"
   grep '^| ' "$TMP/cache.md" | sed 's/^/      /'
 else
@@ -94,8 +94,8 @@ else
 fi
 
 echo "== 3. Stop mid-answer leaves the server idle and ready"
-# The binary itself in the background (not the function), so SIGINT
-# reaches it.
+# The binary itself in the background (not the function, not under
+# timeout), so SIGINT reaches it; the waits below bound it.
 "$BIN" chat --backend openai --url "$BASE" --model "$MODEL" --no-tools --json \
   "Write a long story, at least 600 words, about a dragon who learns to bake bread." \
   >"$TMP/stop.log" &
@@ -107,6 +107,12 @@ for _ in $(seq 1 $((WAIT_S * 10))); do
   sleep 0.1
 done
 kill -INT "$STOP_PID" 2>/dev/null
+# SIGINT must end it; bounded all the same.
+for _ in $(seq 1 $((WAIT_S * 10))); do
+  kill -0 "$STOP_PID" 2>/dev/null || break
+  sleep 0.1
+done
+kill -KILL "$STOP_PID" 2>/dev/null
 wait "$STOP_PID"
 rc=$?
 STOP_PID=
@@ -114,7 +120,7 @@ kept=$(tail -1 "$TMP/stop.log" | jq -r 'select(.type == "stream_stopped") | .par
 # One slot (--slots shows it): is the server still generating?
 idle=no
 for _ in $(seq 1 $((WAIT_S * 10))); do
-  if curl -sf "$URL/slots" | jq -e 'all(.[]; .is_processing == false)' >/dev/null 2>&1; then
+  if curl -sf --max-time 5 "$URL/slots" | jq -e 'all(.[]; .is_processing == false)' >/dev/null 2>&1; then
     idle=yes
     break
   fi
@@ -123,7 +129,7 @@ done
 hearth --no-tools --json "Say OK." >"$TMP/next.log"
 rc2=$?
 next=$(of_type "$TMP/next.log" text_delta | grep -c .)
-if [ "$started" = yes ] && [ "$rc" = 130 ] && [ -n "$kept" ] && [ "$idle" = yes ] \
+if [ "$started" = yes ] && [ "$rc" = 130 ] && [ "${kept:-0}" -gt 0 ] && [ "$idle" = yes ] \
   && [ "$rc2" = 0 ] && [ "$next" -ge 1 ]; then
   pass "stop: exit 130 with $kept characters kept; the slot went idle; the next request answered ($next deltas)"
 else
@@ -163,7 +169,7 @@ rc=$?
 # core took shown text back.
 thought=$(jq -rsj '[.[] | select(.type == "thinking_delta") | .delta] | join("")' "$TMP/think.log")
 said=$(jq -rsj 'reduce .[] as $e (""; if $e.type == "text_delta" then . + $e.delta elif $e.type == "text_replaced" then $e.text else . end)' "$TMP/think.log")
-"$BIN" sessions export think --format json >"$TMP/think.json"
+"$BIN" sessions export think --format json >"$TMP/think.json" 2>/dev/null
 last_answer='[.messages[] | select(.role == "assistant")] | last'
 stored=$(jq -r "$last_answer | .content" "$TMP/think.json")
 stored_thinking=$(jq -r "$last_answer | .thinking // empty" "$TMP/think.json")

@@ -59,6 +59,6 @@ step "cargo clippy" 2400 cargo clippy --workspace --all-targets "${features[@]}"
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
 step "desktop build" 2400 npx tauri build --debug --no-bundle
 step "desktop e2e" 600 tests/e2e/run.sh
-step "real engine" 1800 scripts/test-real.sh
+step "real engine" 2400 scripts/test-real.sh
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"

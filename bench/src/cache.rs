@@ -140,7 +140,9 @@ pub async fn session(
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";
-    let mut chat: Vec<SpanRecord> = Vec::new();
+    // Per turn, its first and its last model call (a turn with tool calls
+    // has several; the next turn's cache follows the last).
+    let mut chat: Vec<(SpanRecord, SpanRecord)> = Vec::new();
     let mut side: Vec<SpanRecord> = Vec::new();
     for turn in 0..turns {
         let question = format!("{} (turn {})", QUESTIONS[turn % QUESTIONS.len()], turn + 1);
@@ -158,38 +160,49 @@ pub async fn session(
             .await
             .map_err(|e| e.to_string())?
             .ok_or("the run left no trace")?;
-        let answer = trace
+        let calls: Vec<&SpanRecord> = trace
             .spans
             .iter()
-            .find(|s| s.kind == SpanKind::Model)
-            .cloned()
-            .ok_or_else(|| format!("turn {}: no model call in the trace", turn + 1))?;
-        if let Some(e) = &answer.error {
+            .filter(|s| s.kind == SpanKind::Model)
+            .collect();
+        let (Some(first), Some(last)) = (calls.first(), calls.last()) else {
+            return Err(format!("turn {}: no model call in the trace", turn + 1));
+        };
+        if let Some(e) = calls.iter().find_map(|s| s.error.as_ref()) {
             return Err(format!("turn {}: {e}", turn + 1));
         }
-        chat.push(answer);
+        chat.push(((*first).clone(), (*last).clone()));
         side.extend(trace.spans.into_iter().filter(|s| s.kind == SpanKind::Side));
     }
     Ok(figures(engine, planning, &chat, &side))
 }
 
-fn figures(engine: &str, planning: bool, chat: &[SpanRecord], side: &[SpanRecord]) -> Session {
+fn figures(
+    engine: &str,
+    planning: bool,
+    chat: &[(SpanRecord, SpanRecord)],
+    side: &[SpanRecord],
+) -> Session {
     let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
     let evaluated = |s: &SpanRecord| n(s.tokens_in).saturating_sub(n(s.tokens_cached));
     let mut out = Session {
         engine: engine.to_owned(),
         planning,
         ratios: Vec::new(),
-        evaluated: chat.iter().map(evaluated).sum(),
-        minimum: chat.first().map_or(0, |s| n(s.tokens_in)),
+        evaluated: chat.iter().map(|(first, _)| evaluated(first)).sum(),
+        minimum: chat.first().map_or(0, |(first, _)| n(first.tokens_in)),
         side_evaluated: side.iter().map(evaluated).sum(),
         side_requests: side.len(),
-        unreported: chat.iter().filter(|s| s.tokens_cached.is_none()).count(),
+        unreported: chat
+            .iter()
+            .filter(|(first, _)| first.tokens_cached.is_none())
+            .count(),
     };
     for pair in chat.windows(2) {
-        let (before, now) = (&pair[0], &pair[1]);
-        // What the cache could hold after the previous answer: its prompt
-        // and what it generated. At least one token is always evaluated.
+        let ((_, before), (now, _)) = (&pair[0], &pair[1]);
+        // What the cache could hold after the previous turn's last answer:
+        // its prompt and what it generated. At least one token is always
+        // evaluated.
         let held = n(before.tokens_in) + n(before.tokens_out);
         let new = n(now.tokens_in).saturating_sub(held).max(1);
         out.minimum += new;

@@ -217,3 +217,50 @@ test('a long answer: finished blocks are rendered once and kept, only the last o
     assert.ok(stored.startsWith(live), 'the live answer is the stored one in the making');
     assert.ok((await answer.locator('h2').count()) > 150);
   }));
+
+/** Texts where rendering block by block could differ from rendering whole. */
+const SPLIT_CASES = [
+  'Para one.\n\n- a\n\n- b\n\nAfter the list.\n\n1. one\n\n2. two\n\nEnd.',
+  'See [the docs][1] and [more][2].\n\nMore text.\n\n[1]: https://example.com/a\n[2]: https://example.com/b\n',
+  'Before.\n\n<!-- a comment\n\nstill the comment -->\n\nAfter.\n',
+  'Before.\n\n<pre>\nkept\n\nas is\n</pre>\n\nAfter.\n',
+  '```not`a fence```\n\nText.\n\n```js\nlet a = 1;\n\nlet b = 2;\n```\n\nDone.\n',
+  'Code:\n\n    indented\n\n    still code\n\nText.\n',
+  '> quote\n\n> another\n\nPlain.\n',
+];
+
+test('block by block, live and when finished, renders as the whole text does', () =>
+  withApp('', async ({ page }) => {
+    const texts = [TOUR, EDGES, E2E_ANSWER, ...SPLIT_CASES];
+    const mismatches = await page.evaluate((texts) => {
+      const { renderMarkdown: render, LiveMarkdown, longMarkdown } = window.__hearthMarkdown;
+      // As the page holds it: the same markup may spell an entity two
+      // ways (&lt; or &#60;) depending on whether the sanitizer parsed it.
+      const dom = (html) => {
+        const d = document.createElement('div');
+        d.innerHTML = html;
+        return d.innerHTML;
+      };
+      const renderMarkdown = (text) => dom(render(text));
+      const out = [];
+      for (const text of [...texts, longMarkdown(16 * 1024)]) {
+        const live = new LiveMarkdown();
+        // Streamed in pieces of 7 characters, as deltas arrive.
+        for (let i = 7; i < text.length; i += 7) live.render(text.slice(0, i));
+        live.render(text);
+        const whole = renderMarkdown(text);
+        const done = live.finish(text);
+        if (dom(done.settled.join('') + done.tail) !== whole) out.push({ text: text.slice(0, 60), how: 'finished' });
+        // The stored row, a renderer that streamed nothing, takes over
+        // the last live answer's blocks.
+        const stored = new LiveMarkdown().finish(text);
+        if (dom(stored.settled.join('') + stored.tail) !== whole) out.push({ text: text.slice(0, 60), how: 'stored row' });
+        // Another text sharing only its start must not take them.
+        const other = text.slice(0, Math.floor(text.length / 2)) + '\n- x\n';
+        const guess = new LiveMarkdown().finish(other);
+        if (dom(guess.settled.join('') + guess.tail) !== renderMarkdown(other)) out.push({ text: text.slice(0, 60), how: 'other text' });
+      }
+      return out;
+    }, texts);
+    assert.deepEqual(mismatches, []);
+  }));

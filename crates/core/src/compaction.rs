@@ -342,6 +342,7 @@ impl Compactor<'_> {
             store: self.store,
             profile: self.profile,
             prefix: &own,
+            window: (self.window, self.ratio),
             load: self.load,
             cancel: self.cancel,
             session_id,
@@ -377,7 +378,14 @@ impl Compactor<'_> {
         // A prompt of its own: the summary changes the conversation's
         // prompt after the memory message anyway (crate::side).
         let own = crate::side::ChatPrefix::own(self.profile);
-        let request = crate::side::side_request(self.profile, self.load, &own, prompt, 0.2);
+        let request = crate::side::side_request(
+            self.profile,
+            self.load,
+            &own,
+            prompt,
+            0.2,
+            crate::side::SIDE_MAX_TOKENS,
+        );
         let side = crate::side::Side {
             backend: self.backend.as_ref(),
             store: self.store,

@@ -267,6 +267,7 @@ impl<'a> ModelCall<'a> {
                 }
             }
             Some(Ok(ModelDelta::Thinking(t))) => {
+                self.tags.decide();
                 if self.take(Piece::Thinking(t)) {
                     return self.runaway(Runaway::Repeating);
                 }

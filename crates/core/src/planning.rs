@@ -1,7 +1,7 @@
 //! The planning phase (docs/background.md §1.2, docs/design.md §2.4): before
 //! the tool loop of a streaming run whose profile enables it, one call
-//! with the main call's tools and reasoning switch (so its prompt starts as the
-//! main call's), temperature 0.3, asks whether the request
+//! with the main call's tools (so its prompt starts as the main call's),
+//! `think` off, temperature 0.3, asks whether the request
 //! needs a plan. `DIRECT` → no plan; no numbered step → no plan (a malformed
 //! answer); otherwise the plan is streamed to the UI, announced with
 //! `plan_ready`, and sent as a trailing assistant message the model continues
@@ -11,9 +11,9 @@
 //! not a message of its own but the start of the first answer (plan +
 //! continuation, as the model produced it), so the history never holds two
 //! assistant messages in a row. The planning call shares the main call's
-//! prefix (same system prompt, tools, reasoning switch and history, the
-//! question appended as a last user message), so the server's prompt cache
-//! serves both (docs/design.md §5).
+//! prefix (same system prompt, tools and history, the question appended as
+//! a last user message), so the server's prompt cache serves both
+//! (docs/design.md §5).
 
 use std::sync::Arc;
 
@@ -26,7 +26,7 @@ use crate::model_call::{CallEnd, ModelCall, Piece};
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::run_state::Observation;
-use crate::side::{ChatPrefix, side_request, side_span};
+use crate::side::{ChatPrefix, SIDE_MAX_TOKENS, side_request, side_span};
 
 /// The question, appended to the conversation as a last user message.
 pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
@@ -119,29 +119,40 @@ impl Agent {
         profile: &Profile,
         messages: &[ChatMessage],
     ) -> Observation {
-        // The main call's prefix, byte for byte: its messages, tools and
-        // reasoning switch (crate::side).
+        // The main call's prefix, byte for byte: its messages and tools
+        // (crate::side).
         let prefix = ChatPrefix {
             messages: messages.to_vec(),
             tools: self.tools.specs(profile.tools.as_deref()),
             think: profile.think,
         };
         let load = self.settings.load_options(&profile.model);
-        let request = side_request(
+        let mut request = side_request(
             profile,
             load,
             &prefix,
             PLANNER_PROMPT.to_owned(),
             PLANNER_TEMPERATURE,
+            SIDE_MAX_TOKENS,
         );
+        // A plan is short: no reasoning before it, even where the profile
+        // leaves the model's default (the switch renders after the last
+        // message: crate::side).
+        request.think = Some(false);
         let started = std::time::Instant::now();
         let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
         let mut shown = PlanStream::default();
         while let Some(piece) = call.next().await {
-            if let Piece::Text(delta) = piece
-                && let Some(show) = shown.push(&delta)
-            {
-                ctx.sink.emit(EventKind::PlanDelta { delta: show });
+            match piece {
+                Piece::Text(delta) => {
+                    if let Some(show) = shown.push(&delta) {
+                        ctx.sink.emit(EventKind::PlanDelta { delta: show });
+                    }
+                }
+                // What came before was reasoning: the plan starts again
+                // (`plan_ready` carries the plan as it ends).
+                Piece::Rethought(_) => shown = PlanStream::default(),
+                Piece::Thinking(_) => {}
             }
         }
         let result = call.finish();

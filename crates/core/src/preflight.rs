@@ -18,6 +18,10 @@ use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::side::ChatPrefix;
+
+/// Stands for the next question while the side requests' prefix is worked
+/// out (`chat_prefix`); never sent.
+const NEXT_QUESTION: &str = "…";
 use crate::store::Span;
 use crate::tool::ToolSpec;
 
@@ -161,11 +165,10 @@ impl Agent {
         done
     }
 
-    /// What to send for the session now: its history and summary through
-    /// the pipeline (docs/background.md §3.5) with `o`'s settings.
     /// The memory message a run of `ctx` sends: the session's snapshot for
-    /// a top run (taken at its first turn, so it never changes), the one
-    /// handed down for a sub-agent.
+    /// a top run (taken at its first turn, so it never changes); for a
+    /// sub-agent, what its run was given (none: sub-agents start without
+    /// the user's memory).
     pub(crate) async fn session_memory(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
         Ok(match (&self.memory_source, ctx.depth) {
             (Some(source), 0) => source.snapshot(&ctx.session_id).await?,
@@ -174,9 +177,13 @@ impl Agent {
     }
 
     /// What the session's next chat request will start with under
-    /// `profile` and `memory` ([`Self::session_memory`]): the pipeline over the stored session (as the driver's `prepare`
-    /// sends it, before the budget's compaction), the profile's tools and
-    /// reasoning switch. Side requests send it first (crate::side).
+    /// `profile` and `memory` ([`Self::session_memory`]): the pipeline over
+    /// the stored session as the driver's `prepare` sends it (before the
+    /// budget's compaction), the profile's tools and reasoning switch. Side
+    /// requests send it first (crate::side). The pipeline runs with a
+    /// stand-in for the next question, then drops it: the stages that look
+    /// at turns (the last N of `history_turns`, pruning of old results) then
+    /// see what the next request will.
     pub(crate) async fn chat_prefix(
         &self,
         ctx: &RunCtx,
@@ -185,13 +192,31 @@ impl Agent {
     ) -> Result<ChatPrefix, RunError> {
         let persona = self.profiles.persona();
         let o = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
+        let mut history = ctx.store.history(&ctx.session_id).await?;
+        let summary = ctx.store.summary(&ctx.session_id).await?;
+        history.push(ChatMessage::user(NEXT_QUESTION));
+        let mut messages = crate::pipeline::outgoing(
+            &Outgoing {
+                summary: summary.as_ref(),
+                ..o
+            },
+            &history,
+        );
+        if messages
+            .last()
+            .is_some_and(|m| m.role == crate::message::Role::User && m.content == NEXT_QUESTION)
+        {
+            messages.pop();
+        }
         Ok(ChatPrefix {
-            messages: self.outgoing(ctx, &o).await?,
+            messages,
             tools: self.tools.specs(profile.tools.as_deref()),
             think: profile.think,
         })
     }
 
+    /// What to send for the session now: its history and summary through
+    /// the pipeline (docs/background.md §3.5) with `o`'s settings.
     pub(crate) async fn outgoing(
         &self,
         ctx: &RunCtx,

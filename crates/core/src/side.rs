@@ -1,20 +1,25 @@
 //! Side requests: the model calls Hearth makes besides the answer — the
-//! plan, a session's title, the facts to remember, a summary. No reasoning
-//! shown, the model's own load options (so they never force a reload), and
-//! a span in the run's trace each (kind `side`, the purpose as detail).
+//! plan, a session's title, the facts to remember, a summary. Reasoning
+//! off where the profile sets it, and dropped when a model reasons anyway
+//! (native or in tags: only the answer is read); the model's own load
+//! options (so they never force a reload); a span in the run's trace each
+//! (kind `side`, the purpose as detail).
 //!
 //! The prompt cache (docs/design.md §5): a server with one slot (Ollama's
 //! default) keeps the KV cache of the last prompt only. So a side request
 //! made while the conversation goes on (the planner before an answer, the
 //! title and memory workers after it) sends exactly what the conversation's
-//! next chat request starts with — the same system message, tool list,
-//! reasoning switch and history ([`ChatPrefix`]) — and puts its own
-//! instruction last. The server reuses the conversation's cache for it, and
-//! afterwards still holds the conversation's prefix. Compaction's requests
-//! (the memory flush and the summary) have a prompt of their own
-//! ([`ChatPrefix::own`]): the summary changes the conversation's prompt
-//! right after the memory message, so the cache beyond it is lost whatever
-//! they send.
+//! next chat request starts with — the same system message, tool list and
+//! history ([`ChatPrefix`]) — and puts its own instruction last. The server
+//! reuses the conversation's cache for it, and afterwards still holds the
+//! conversation's prefix. Reasoning is turned off for them all the same:
+//! the templates of the reasoning models people run (Qwen3, DeepSeek-R1)
+//! render the switch after the last message, outside the shared prefix.
+//! Compaction's requests (the memory flush and the summary) have a prompt
+//! of their own ([`ChatPrefix::own`]): the summary changes the
+//! conversation's prompt right after the memory message, so the cache
+//! beyond it is lost whatever they send. So does a worker's request whose
+//! prefix would not fit the window (`WorkerContext::prefix_for`).
 
 use std::time::Instant;
 
@@ -22,17 +27,23 @@ use futures::StreamExt;
 use hearth_protocol::{SpanKind, Usage};
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{ModelBackend, ModelDelta, ModelRequest};
+use crate::backend::{ModelBackend, ModelDelta, ModelRequest, RawToolCall};
 use crate::message::ChatMessage;
+use crate::model_call::Piece;
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::store::{SessionStore, Span};
+use crate::think_tags::ThinkTags;
 use crate::tool::ToolSpec;
 use crate::workers::WorkerError;
 
-/// Most tokens a side request (plan, summary, memory, title) may generate:
-/// a summary or a plan is far shorter, and a looping small model stops.
+/// Most tokens a side request (plan, summary) may generate: a summary or a
+/// plan is far shorter, and a looping small model stops.
 pub(crate) const SIDE_MAX_TOKENS: u32 = 2048;
+/// Most tokens of a title (a few words).
+pub(crate) const TITLE_MAX_TOKENS: u32 = 64;
+/// Most tokens of the memory worker's answer (at most ten short facts).
+pub(crate) const MEMORY_MAX_TOKENS: u32 = 512;
 
 /// Added to an instruction sent with the conversation's tools: they are
 /// offered only so that the prompt starts as the conversation's does.
@@ -40,8 +51,9 @@ pub const NO_TOOL_CALLS: &str = "Answer in plain text; do not call a tool.";
 
 /// What the conversation's next chat request starts with: its messages
 /// (system prompt, memory, summary, history as the pipeline sends them),
-/// its tool list and its reasoning switch. A side request that sends these
-/// first, byte for byte, is served from the conversation's cache.
+/// its tool list and its reasoning switch. A side request that sends the
+/// messages and tools first, byte for byte, is served from the
+/// conversation's cache.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChatPrefix {
     /// The messages, as `pipeline::outgoing` builds them.
@@ -49,12 +61,23 @@ pub struct ChatPrefix {
     /// The tools the profile offers (their schemas are part of the
     /// prompt: most templates put them in the system block).
     pub tools: Vec<ToolSpec>,
-    /// The profile's reasoning switch: some templates render it in the
-    /// system block, so a side request sends the conversation's own.
+    /// The profile's reasoning switch (a side request sends `false` where
+    /// it is set: see the module's header).
     pub think: Option<bool>,
 }
 
 impl ChatPrefix {
+    /// Whether this prefix, `instruction` after it and `max_tokens` of
+    /// answer fit in `window` tokens (the raw estimate times the model's
+    /// calibration `ratio`). One that does not would be refused
+    /// (`truncate: false`); the request then goes with a prompt of its own.
+    pub fn fits(&self, instruction: &str, max_tokens: u32, window: u32, ratio: f64) -> bool {
+        let raw = crate::budget::estimate_request(&self.messages, &self.tools)
+            + crate::compaction::estimate_tokens(&[ChatMessage::user(instruction)]);
+        let tokens = (raw as f64 * ratio).ceil() as usize;
+        tokens + max_tokens as usize <= window as usize
+    }
+
     /// No shared prefix, for a request with a prompt of its own: no tools,
     /// reasoning off where the profile sets it.
     pub fn own(profile: &Profile) -> Self {
@@ -66,13 +89,15 @@ impl ChatPrefix {
     }
 }
 
-/// A side request: `prefix`, then `instruction` as the last user message.
+/// A side request: `prefix`, then `instruction` as the last user message;
+/// at most `max_tokens` generated (and never more than the profile allows).
 pub(crate) fn side_request(
     profile: &Profile,
     load: LoadOptions,
     prefix: &ChatPrefix,
     instruction: String,
     temperature: f64,
+    max_tokens: u32,
 ) -> ModelRequest {
     let instruction = if prefix.tools.is_empty() {
         instruction
@@ -86,26 +111,52 @@ pub(crate) fn side_request(
         model: profile.model.clone(),
         messages,
         tools: prefix.tools.clone(),
-        think: prefix.think,
+        think: prefix.think.map(|_| false),
         temperature: Some(temperature),
         load,
-        max_tokens: Some(profile.max_output_tokens.min(SIDE_MAX_TOKENS)),
+        max_tokens: Some(profile.max_output_tokens.min(max_tokens)),
     }
 }
 
-/// Run a side request to its end: the text (reasoning and tool calls are
-/// dropped) and the server's figures.
+/// What a side request answered: its text without any reasoning, and the
+/// tool calls it made although asked not to.
+#[derive(Debug, Default)]
+pub(crate) struct SideAnswer {
+    pub text: String,
+    pub calls: Vec<RawToolCall>,
+}
+
+/// Run a side request to its end: the answer (reasoning, native or in
+/// tags, is dropped, as the chat path splits it out) and the server's
+/// figures.
 async fn complete(
     backend: &dyn ModelBackend,
     request: ModelRequest,
-) -> Result<(String, Usage), WorkerError> {
+) -> Result<(SideAnswer, Usage), WorkerError> {
     let mut stream = backend.chat(request).await?;
-    let mut text = String::new();
+    let mut answer = SideAnswer::default();
+    let mut tags = ThinkTags::default();
+    let keep = |answer: &mut SideAnswer, piece: Piece| match piece {
+        Piece::Text(t) => answer.text.push_str(&t),
+        // What came before a lone closing tag was reasoning.
+        Piece::Rethought(_) => answer.text.clear(),
+        Piece::Thinking(_) => {}
+    };
     while let Some(item) = stream.next().await {
         match item? {
-            ModelDelta::Text(t) => text.push_str(&t),
-            ModelDelta::Done(done) => return Ok((text, done.usage)),
-            ModelDelta::Thinking(_) | ModelDelta::ToolCalls(_) => {}
+            ModelDelta::Text(t) => {
+                for piece in tags.push(&t) {
+                    keep(&mut answer, piece);
+                }
+            }
+            ModelDelta::Thinking(_) => tags.decide(),
+            ModelDelta::ToolCalls(calls) => answer.calls.extend(calls),
+            ModelDelta::Done(done) => {
+                if let Some(piece) = tags.finish() {
+                    keep(&mut answer, piece);
+                }
+                return Ok((answer, done.usage));
+            }
         }
     }
     Err(WorkerError::Answer("the answer broke off".into()))
@@ -166,6 +217,15 @@ impl Side<'_> {
         purpose: &str,
         request: ModelRequest,
     ) -> Result<Option<String>, WorkerError> {
+        Ok(self.answer(purpose, request).await?.map(|a| a.text))
+    }
+
+    /// As [`Self::ask`], with the tool calls the model made anyway.
+    pub async fn answer(
+        &self,
+        purpose: &str,
+        request: ModelRequest,
+    ) -> Result<Option<SideAnswer>, WorkerError> {
         let model = request.model.clone();
         let started = Instant::now();
         let result = tokio::select! {
@@ -180,6 +240,6 @@ impl Side<'_> {
         if let Err(e) = self.store.record_span(self.run_id, &span).await {
             tracing::warn!("recording a side request's span failed: {e}");
         }
-        result.map(|(text, _)| Some(text))
+        result.map(|(answer, _)| Some(answer))
     }
 }

@@ -11,7 +11,9 @@
 //! A closing tag before any opening one means the template opened it
 //! (DeepSeek-R1's and many others' put `<think>` in the prompt, and a small
 //! model told to reason in tags often leaves the opening one out): what came
-//! before it was reasoning ([`Piece::Rethought`]).
+//! before it was reasoning ([`Piece::Rethought`]). Not once the answer has
+//! shown a code fence (a tag in an example is text), nor when the model
+//! reasons in the server's own field.
 
 use std::sync::LazyLock;
 
@@ -71,6 +73,11 @@ fn partial_close(s: &str, name: &str) -> usize {
     if may_be { s.len() - at } else { 0 }
 }
 
+/// Whether `text` holds a code fence marker.
+fn has_fence(text: &str) -> bool {
+    text.contains("```") || text.contains("~~~")
+}
+
 fn piece(thinking: bool, text: &str) -> Piece {
     if thinking {
         Piece::Thinking(text.to_owned())
@@ -80,6 +87,12 @@ fn piece(thinking: bool, text: &str) -> Piece {
 }
 
 impl ThinkTags {
+    /// The model reasons natively (the server's own field): a closing tag
+    /// in its text is text, not the end of reasoning.
+    pub(crate) fn decide(&mut self) {
+        self.decided = true;
+    }
+
     /// Feed one piece of the answer's text; the pieces now certain.
     pub(crate) fn push(&mut self, delta: &str) -> Vec<Piece> {
         let mut buf = std::mem::take(&mut self.pending) + delta;
@@ -121,6 +134,11 @@ impl ThinkTags {
                 from = end;
                 continue;
             }
+            // A fence before it: the tag is in an example, text.
+            if orphan && has_fence(&buf[..start]) {
+                self.decided = true;
+                continue;
+            }
             if orphan {
                 out.push(Piece::Rethought(buf[..start].to_owned()));
             } else if start > 0 {
@@ -141,6 +159,10 @@ impl ThinkTags {
                 .fold(partial_open(&buf), usize::max),
         };
         let sure = &buf[..buf.len() - hold];
+        // Text with a code fence in it: a closing tag after it is text.
+        if has_fence(sure) {
+            self.decided = true;
+        }
         if !sure.is_empty() {
             out.push(piece(self.inside.is_some(), sure));
             self.before = sure.chars().next_back();
@@ -217,11 +239,22 @@ mod tests {
             split(&["<think>a</think>b</think>c"]),
             ("a".into(), "b</think>c".into())
         );
-        // Quoted, it is text about tags.
+        // Quoted, it is text about tags; in an example after a fence too,
+        // even once the fence has streamed by.
         assert_eq!(
             split(&["close it with `</think>` then"]),
             (String::new(), "close it with `</think>` then".into())
         );
+        let example = "Like this:\n```xml\nstep one\n</think>\n```";
+        assert_eq!(split(&[example]), (String::new(), example.into()));
+        assert_eq!(
+            split(&["Like this:\n```xml\n", "x\n</think>\n```"]),
+            (String::new(), "Like this:\n```xml\nx\n</think>\n```".into())
+        );
+        // After native reasoning, a closing tag is text.
+        let mut s = ThinkTags::default();
+        s.decide();
+        assert_eq!(s.push("a</think>b"), vec![Piece::Text("a</think>b".into())]);
     }
 
     #[test]

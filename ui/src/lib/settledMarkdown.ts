@@ -4,17 +4,42 @@
 // 64 KB, rendering the whole answer on every frame took ~88 ms.
 //
 // A block is finished at a cut: the start of a line, after a blank line,
-// outside a code fence, that begins at column 0 with something that can
-// only start a new block — not whitespace (an indented continuation or
-// code), not a list marker (a loose list's next item: cut there, the list
-// would render as two). Markdown parses such blocks independently, so
-// rendering them one by one gives the same HTML as rendering the whole
-// text (link reference definitions aside, which answers do not use).
+// outside a code fence, before any HTML block that spans blank lines
+// (comments, <pre>, <script>, <style>, <textarea>: rare in answers, and
+// what follows one stays unsettled), that begins at column 0 with
+// something that can only start a new block — not whitespace (an indented
+// continuation or code), not a list marker (a loose list's next item: cut
+// there, the list would render as two). Markdown parses such blocks
+// independently, so rendering them one by one gives the same HTML as
+// rendering the whole text. The exception is a link reference definition
+// (`[1]: https://…`), which reaches back to earlier blocks: a text that has
+// one is rendered whole.
 import { renderMarkdown } from './markdown';
 import { streamingView } from './streamingMarkdown';
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+const REFERENCE = /^ {0,3}\[[^\]]+\]:/m;
+/** The start of an HTML block that runs on across blank lines. */
+const HTML_BLOCK = /^ {0,3}(?:<!--|<(?:pre|script|style|textarea)(?:[\s>]|$))/i;
+
+/** A fence's marker run, or undefined: a backtick run with a backtick after it is no fence. */
+function fenceRun(line: string): string | undefined {
+  const m = FENCE.exec(line);
+  if (!m?.[1]) return undefined;
+  if (m[1][0] === '`' && line.slice(m[0].length).includes('`')) return undefined;
+  return m[1];
+}
+
+/** Whether a cut may fall before `line` (after a blank line). */
+function startsBlock(line: string): boolean {
+  return /^\S/.test(line) && !LIST_ITEM.test(line);
+}
+
+/** Whether `text` has a link reference definition (it reaches back). */
+export function hasReference(text: string): boolean {
+  return REFERENCE.test(text);
+}
 
 /**
  * The length of `text`'s finished part: the last cut at or after `from`
@@ -38,8 +63,10 @@ export function settledLength(text: string, from = 0): number {
     } else if (line.trim() === '') {
       blankBefore = true;
     } else {
-      if (blankBefore && /^\S/.test(line) && !LIST_ITEM.test(line)) cut = at;
-      const run = FENCE.exec(line)?.[1];
+      if (blankBefore && startsBlock(line)) cut = at;
+      // Nothing after an HTML block of these kinds settles.
+      if (HTML_BLOCK.test(line)) break;
+      const run = fenceRun(line);
       if (run) fence = run;
       blankBefore = false;
     }
@@ -72,6 +99,12 @@ export class LiveMarkdown {
   private parts: string[] = [];
 
   render(text: string): LiveHtml {
+    // A reference definition reaches back: the whole text, as stored.
+    if (hasReference(text)) {
+      this.source = '';
+      this.parts = [];
+      return { settled: [], tail: renderMarkdown(streamingView(text)) };
+    }
     if (!text.startsWith(this.source)) {
       this.source = '';
       this.parts = [];
@@ -93,7 +126,11 @@ export class LiveMarkdown {
    */
   finish(text: string): LiveHtml {
     const done = this.source !== '' ? { source: this.source, parts: this.parts } : latest;
-    if (done.source === '' || !text.startsWith(done.source)) return { settled: [], tail: renderMarkdown(text) };
-    return { settled: done.parts, tail: renderMarkdown(text.slice(done.source.length)) };
+    // The parts stand for the text's start only where a cut falls after
+    // them in this text too.
+    const rest = text.slice(done.source.length);
+    const reusable = done.source !== '' && text.startsWith(done.source) && !hasReference(text) && (rest === '' || startsBlock(rest));
+    if (!reusable) return { settled: [], tail: renderMarkdown(text) };
+    return { settled: done.parts, tail: renderMarkdown(rest) };
   }
 }

@@ -122,3 +122,44 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     let all = ok(&["memory", "--db", &db, "list", "--all"]).await;
     assert!(all.contains("Favourite colour is green [deleted]"), "{all}");
 }
+
+/// Offered the conversation's tools (they keep its prompt prefix), a small
+/// model may answer the memory worker with a `remember` call instead of a
+/// list: the fact is learned all the same.
+#[tokio::test]
+async fn a_remember_call_in_the_memory_answer_is_a_fact() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    let sim = sim(Script::default()).await;
+    let mut direct = Reply::text("DIRECT"); // the Agent profile's planner
+    direct.when = Some(hearth_core::planning::PLANNER_PROMPT.into());
+    sim.push_reply(direct);
+    sim.push_reply(Reply::text("Nice!"));
+    sim.push_reply(Reply::text("Balcony garden")); // the title worker
+    let mut remember = Reply::tool_calls(vec![hearth_sim::ToolCallSpec::new(
+        "remember",
+        serde_json::json!({"fact": "Grows tomatoes on a balcony"}),
+    )]);
+    remember.when = Some(hearth_core::MEMORY_PROMPT.into());
+    sim.push_reply(remember);
+    ok(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--profile",
+        "Agent",
+        "--session",
+        "A",
+        "I grow tomatoes on my balcony.",
+    ])
+    .await;
+    let list = ok(&["memory", "--db", &db]).await;
+    assert!(
+        list.contains("#1  Grows tomatoes on a balcony  (learned by worker in A)"),
+        "{list}"
+    );
+}

@@ -16,7 +16,7 @@ use crate::memory::MemoryWriter;
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
-use crate::side::{ChatPrefix, Side, side_request};
+use crate::side::{ChatPrefix, MEMORY_MAX_TOKENS, Side, side_request};
 use crate::store::SessionStore;
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
@@ -89,6 +89,9 @@ pub(crate) struct FactPass<'a> {
     /// What is sent before the question: the conversation's prefix after a
     /// turn, nothing before a compaction.
     pub prefix: &'a ChatPrefix,
+    /// The window and the model's calibration the prefix must fit in with
+    /// the question (else the question goes alone).
+    pub window: (u32, f64),
     pub load: LoadOptions,
     pub cancel: &'a CancellationToken,
     pub session_id: &'a str,
@@ -131,17 +134,42 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         pass.heading,
         pass.text
     );
-    let request = side_request(pass.profile, pass.load, pass.prefix, prompt, 0.2);
+    let (window, ratio) = pass.window;
+    let prefix = if pass.prefix.fits(&prompt, MEMORY_MAX_TOKENS, window, ratio) {
+        pass.prefix.clone()
+    } else {
+        ChatPrefix::own(pass.profile)
+    };
+    let request = side_request(
+        pass.profile,
+        pass.load,
+        &prefix,
+        prompt,
+        0.2,
+        MEMORY_MAX_TOKENS,
+    );
     let side = Side {
         backend: pass.backend,
         store: pass.store,
         run_id: pass.run_id,
         cancel: pass.cancel,
     };
-    let Some(answer) = side.ask(pass.purpose(), request).await? else {
+    let Some(answer) = side.answer(pass.purpose(), request).await? else {
         return Ok(0);
     };
-    let facts = parse_facts(&answer);
+    // Offered the conversation's tools (for its prefix), a small model may
+    // save a fact with `remember` instead of listing it: a fact all the same.
+    let mut facts = parse_facts(&answer.text);
+    facts.extend(
+        answer
+            .calls
+            .iter()
+            .filter(|c| c.name == "remember")
+            .filter_map(|c| c.arguments.get("fact")?.as_str())
+            .map(|f| f.trim().chars().take(300).collect::<String>())
+            .filter(|f| !f.is_empty()),
+    );
+    facts.truncate(10);
     if facts.is_empty() {
         return Ok(0);
     }
@@ -172,6 +200,7 @@ impl PostTurnWorker for MemoryWorker {
             store: ctx.store.as_ref(),
             profile: &ctx.profile,
             prefix: &ctx.prefix,
+            window: (ctx.window, ctx.ratio),
             load: ctx.load,
             cancel: &ctx.cancel,
             session_id: &ctx.session_id,

@@ -61,6 +61,23 @@ pub struct WorkerContext {
     pub events: crate::events::EventSink,
 }
 
+impl WorkerContext {
+    /// What a worker's request of `instruction` (up to `max_tokens` of
+    /// answer) sends first: the conversation's prefix when all of it fits
+    /// the window, so the server's cache serves it; else nothing, and the
+    /// instruction must quote what it asks about.
+    pub fn prefix_for(&self, instruction: &str, max_tokens: u32) -> crate::side::ChatPrefix {
+        if self
+            .prefix
+            .fits(instruction, max_tokens, self.window, self.ratio)
+        {
+            self.prefix.clone()
+        } else {
+            crate::side::ChatPrefix::own(&self.profile)
+        }
+    }
+}
+
 /// Why background work (a post-turn worker, a summary) failed, by what
 /// can be done about it: the server or the store say so themselves; an
 /// answer that cannot be used is the model's.

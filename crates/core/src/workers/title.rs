@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use hearth_protocol::EventKind;
 
 use crate::message::Role;
-use crate::side::{Side, side_request};
+use crate::side::{Side, TITLE_MAX_TOKENS, side_request};
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
 
 /// The question, asked after the conversation.
@@ -47,20 +47,35 @@ impl PostTurnWorker for TitleWorker {
             Some(t) if t.is_empty() => {}
             _ => return Ok(()),
         }
-        let answered = ctx
+        let first_user = ctx.history.iter().find(|m| m.role == Role::User);
+        let first_answer = ctx
             .history
             .iter()
-            .any(|m| m.role == Role::Assistant && !m.content.is_empty());
-        if !answered {
+            .find(|m| m.role == Role::Assistant && !m.content.is_empty());
+        let (Some(q), Some(a)) = (first_user, first_answer) else {
             return Ok(());
-        }
-        // The conversation is the prefix: the question is asked after it.
+        };
+        // The conversation is the prefix and the question is asked after
+        // it; where it does not fit, the question quotes its start.
+        let prefix = ctx.prefix_for(TITLE_PROMPT, TITLE_MAX_TOKENS);
+        let instruction = if prefix.messages.is_empty() {
+            let quote =
+                |m: &crate::message::ChatMessage| m.content.chars().take(1500).collect::<String>();
+            format!(
+                "{TITLE_PROMPT}\n\nUser: {}\nAssistant: {}",
+                quote(q),
+                quote(a)
+            )
+        } else {
+            TITLE_PROMPT.to_owned()
+        };
         let request = side_request(
             &ctx.profile,
             ctx.load,
-            &ctx.prefix,
-            TITLE_PROMPT.into(),
+            &prefix,
+            instruction,
             0.3,
+            TITLE_MAX_TOKENS,
         );
         let side = Side {
             backend: ctx.backend.as_ref(),

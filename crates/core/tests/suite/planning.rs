@@ -30,8 +30,8 @@ async fn direct_means_no_plan() {
     let reqs = backend.requests();
     assert_eq!(reqs.len(), 2);
     // The planning call: the conversation plus the question, with the
-    // answer's tools and reasoning switch (its prompt starts as the
-    // answer's does), temperature 0.3.
+    // answer's tools (its prompt starts as the answer's does), thinking
+    // off, temperature 0.3.
     let ask = &reqs[0];
     assert_eq!(
         ask.messages.last().unwrap().content,
@@ -46,7 +46,7 @@ async fn direct_means_no_plan() {
     assert!(!ask.tools.is_empty());
     assert_eq!(
         (ask.think, ask.temperature),
-        (reqs[1].think, Some(PLANNER_TEMPERATURE))
+        (Some(false), Some(PLANNER_TEMPERATURE))
     );
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history.len(), 2);
