@@ -264,3 +264,24 @@ test('block by block, live and when finished, renders as the whole text does', (
     }, texts);
     assert.deepEqual(mismatches, []);
   }));
+
+test('text the core turns into reasoning leaves no empty answer behind', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
+    await send(page, 'rethink please');
+    const live = page.locator('[data-testid=message-assistant][data-live=true]');
+    for (let i = 0; i < 3; i++) await stepUntil(page, 'text_delta');
+    await live.getByText('Step one: add 17 and 25.').waitFor();
+    await stepUntil(page, 'text_replaced');
+    await stepUntil(page, 'thinking_delta');
+    await stepUntil(page, 'text_delta');
+    await live.getByText('The answer is 42.').waitFor();
+    // The reasoning, then one answer block: no empty one before it.
+    const blocks = await live.locator('[data-testid=thinking], [data-testid=markdown]').evaluateAll((els) => els.map((e) => [e.dataset.testid, e.textContent.trim()]));
+    assert.deepEqual(blocks.map(([kind]) => kind), ['thinking', 'markdown']);
+    assert.match(blocks[0][1], /Step one: add 17 and 25\./);
+    assert.equal(blocks[1][1], 'The answer is 42.');
+    await stepAll(page);
+    await waitIdle(page);
+  }));

@@ -206,6 +206,9 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
       // (its reasoning may have cut it in two).
       let start = a.blocks.length;
       while (start > 0 && (a.blocks[start - 1]?.kind === 'text' || a.blocks[start - 1]?.kind === 'thinking')) start--;
+      // Cleared (what was shown was reasoning, which follows): no empty
+      // block left behind.
+      if (ev.text === '') return { ...a, blocks: a.blocks.filter((b, i) => i < start || b.kind !== 'text') };
       const first = a.blocks.findIndex((b, i) => i >= start && b.kind === 'text');
       if (first < 0) return { ...a, blocks: [...a.blocks, { kind: 'text', text: ev.text }] };
       const blocks = a.blocks.flatMap((b, i): Block[] => (i < start || b.kind !== 'text' ? [b] : i === first ? [{ kind: 'text', text: ev.text }] : []));

@@ -1,7 +1,7 @@
 // Which script a mock run follows, picked by the message's text (the list
 // is in backend.ts's header), and the scripts too short for a file of
 // their own: the default Markdown answer, "tools" (two tools, one a
-// sub-agent), "think", "slow", "fail", "revise" (text_replaced), "limit" (fix_config), "repeat"
+// sub-agent), "think", "slow", "fail", "revise" (text_replaced), "rethink" (text taken back as reasoning), "limit" (fix_config), "repeat"
 // (no recovery), "notfound", "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
@@ -65,6 +65,18 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   }
   if (text.includes('notfound')) {
     return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
+  }
+  if (text.includes('rethink')) {
+    // What the core sends when a lone closing tag shows that what it had
+    // shown was reasoning: the text cleared, then the reasoning.
+    return [
+      ...deltas('Step one: add 17 and 25. ', 3),
+      { ev: { type: 'text_replaced', text: '' } as Body },
+      { ev: { type: 'thinking_delta', delta: 'Step one: add 17 and 25. ' } as Body },
+      { ev: { type: 'text_delta', delta: 'The answer is 42.' } as Body },
+      { ev: usage },
+      end([{ role: 'assistant', content: 'The answer is 42.', thinking: 'Step one: add 17 and 25. ' }]),
+    ];
   }
   if (text.includes('revise')) {
     // What the core sends when it takes back text it had shown.
