@@ -72,6 +72,21 @@ fn content_lines(tokens: usize) -> String {
         .collect()
 }
 
+/// `body` sent bare to the simulator's `/api/chat`: the response's bytes.
+pub(crate) async fn bare_chat(
+    http: &reqwest::Client,
+    sim: &SimHandle,
+    body: &serde_json::Value,
+) -> Result<impl futures::Stream<Item = reqwest::Result<impl AsRef<[u8]>>>, String> {
+    let resp = http
+        .post(format!("{}/api/chat", sim.url()))
+        .json(body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(resp.bytes_stream())
+}
+
 /// The same request the loop sends, read raw: split lines, no JSON parsing.
 async fn bare_once(
     http: &reqwest::Client,
@@ -79,17 +94,11 @@ async fn bare_once(
     body: &serde_json::Value,
 ) -> Result<(usize, Duration), String> {
     let t = Instant::now();
-    let resp = http
-        .post(format!("{}/api/chat", sim.url()))
-        .json(body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut stream = resp.bytes_stream();
+    let mut stream = std::pin::pin!(bare_chat(http, sim, body).await?);
     let mut lines = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| e.to_string())?;
-        lines += chunk.iter().filter(|b| **b == b'\n').count();
+        lines += chunk.as_ref().iter().filter(|b| **b == b'\n').count();
     }
     // The last line is the done line.
     Ok((lines.saturating_sub(1), t.elapsed()))

@@ -78,19 +78,19 @@ async fn bare(
     body: &serde_json::Value,
 ) -> Result<f64, String> {
     let started = Instant::now();
-    let resp = http
-        .post(format!("{}/api/chat", sim.url()))
-        .json(body)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut stream = resp.bytes_stream();
+    let mut stream = std::pin::pin!(crate::throughput::bare_chat(http, sim, body).await?);
+    let mut pending = Vec::new();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| e.to_string())?;
-        if chunk.windows(11).any(|w| w == b"\"content\":\"")
-            && !chunk.windows(13).any(|w| w == b"\"content\":\"\"")
-        {
-            return Ok(started.elapsed().as_secs_f64() * 1000.0);
+        pending.extend_from_slice(chunk.map_err(|e| e.to_string())?.as_ref());
+        // Whole NDJSON lines: the first with answer text ends the wait.
+        while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            let text = serde_json::from_slice::<serde_json::Value>(&line)
+                .ok()
+                .and_then(|v| v["message"]["content"].as_str().map(str::len));
+            if text.is_some_and(|n| n > 0) {
+                return Ok(started.elapsed().as_secs_f64() * 1000.0);
+            }
         }
     }
     Err("the bare stream ended without text".into())

@@ -203,8 +203,10 @@ impl Agent {
         };
         let read = async {
             let memory = self.session_memory(ctx).await?;
-            let prefix = self.chat_prefix(ctx, &profile, memory.as_deref()).await?;
             let history = ctx.store.history(&ctx.session_id).await?;
+            let prefix = self
+                .chat_prefix(ctx, &profile, memory.as_deref(), &history)
+                .await?;
             Ok::<_, RunError>((history, memory, prefix))
         };
         let (history, memory, prefix) = match read.await {

@@ -177,8 +177,8 @@ impl Agent {
     }
 
     /// What the session's next chat request will start with under
-    /// `profile` and `memory` ([`Self::session_memory`]): the pipeline over
-    /// the stored session as the driver's `prepare` sends it (before the
+    /// `profile` and `memory` ([`Self::session_memory`]), the session's
+    /// stored `history` given: the pipeline over it as the driver's `prepare` sends it (before the
     /// budget's compaction), the profile's tools and reasoning switch. Side
     /// requests send it first (crate::side). The pipeline runs with a
     /// stand-in for the next question, then drops it: the stages that look
@@ -189,11 +189,12 @@ impl Agent {
         ctx: &RunCtx,
         profile: &Profile,
         memory: Option<&str>,
+        history: &[ChatMessage],
     ) -> Result<ChatPrefix, RunError> {
         let persona = self.profiles.persona();
         let o = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
-        let mut history = ctx.store.history(&ctx.session_id).await?;
         let summary = ctx.store.summary(&ctx.session_id).await?;
+        let mut history = history.to_vec();
         history.push(ChatMessage::user(NEXT_QUESTION));
         let mut messages = crate::pipeline::outgoing(
             &Outgoing {

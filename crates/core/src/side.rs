@@ -67,15 +67,27 @@ pub struct ChatPrefix {
 }
 
 impl ChatPrefix {
-    /// Whether this prefix, `instruction` after it and `max_tokens` of
+    /// This prefix if it, `instruction` after it and `max_tokens` of
     /// answer fit in `window` tokens (the raw estimate times the model's
-    /// calibration `ratio`). One that does not would be refused
-    /// (`truncate: false`); the request then goes with a prompt of its own.
-    pub fn fits(&self, instruction: &str, max_tokens: u32, window: u32, ratio: f64) -> bool {
+    /// calibration `ratio`); else none ([`Self::own`]): a request that does
+    /// not fit would be refused (`truncate: false`), so it goes with a
+    /// prompt of its own, which must quote what it asks about.
+    pub fn within(
+        &self,
+        profile: &Profile,
+        instruction: &str,
+        max_tokens: u32,
+        window: u32,
+        ratio: f64,
+    ) -> Self {
         let raw = crate::budget::estimate_request(&self.messages, &self.tools)
             + crate::compaction::estimate_tokens(&[ChatMessage::user(instruction)]);
         let tokens = (raw as f64 * ratio).ceil() as usize;
-        tokens + max_tokens as usize <= window as usize
+        if tokens + max_tokens as usize <= window as usize {
+            self.clone()
+        } else {
+            Self::own(profile)
+        }
     }
 
     /// No shared prefix, for a request with a prompt of its own: no tools,

@@ -99,6 +99,26 @@ pub(crate) fn run_end(evs: &[AgentEvent]) -> &EventKind {
     &evs[at].kind
 }
 
+/// One turn of the Agent profile (planning, every tool, the workers) in
+/// `session` of the database `db`, against `sim`; it must succeed.
+pub(crate) async fn agent_turn(db: &str, sim: &SimHandle, session: &str, message: &str) {
+    ok(&[
+        "chat",
+        "--db",
+        db,
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--profile",
+        "Agent",
+        "--session",
+        session,
+        message,
+    ])
+    .await;
+}
+
 /// `hearth chat --url <sim> --model MODEL --json <message>`, which must
 /// succeed; the events it printed.
 pub(crate) async fn chat_json(sim: &SimHandle, message: &str) -> Vec<AgentEvent> {

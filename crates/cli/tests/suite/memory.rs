@@ -6,7 +6,7 @@
 
 use hearth_sim::{Reply, Script};
 
-use super::basics::{ok, sim, turn_bodies};
+use super::basics::{agent_turn, ok, sim, turn_bodies};
 use crate::MODEL;
 use hearth_core::MEMORY_HEADING as HEADING;
 
@@ -142,21 +142,7 @@ async fn a_remember_call_in_the_memory_answer_is_a_fact() {
     )]);
     remember.when = Some(hearth_core::MEMORY_PROMPT.into());
     sim.push_reply(remember);
-    ok(&[
-        "chat",
-        "--db",
-        &db,
-        "--url",
-        &sim.url(),
-        "--model",
-        MODEL,
-        "--profile",
-        "Agent",
-        "--session",
-        "A",
-        "I grow tomatoes on my balcony.",
-    ])
-    .await;
+    agent_turn(&db, &sim, "A", "I grow tomatoes on my balcony.").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(
         list.contains("#1  Grows tomatoes on a balcony  (learned by worker in A)"),

@@ -7,7 +7,7 @@ use hearth_core::NO_TOOL_CALLS;
 use hearth_sim::{Reply, Script};
 use serde_json::json;
 
-use super::basics::{ok, side_bodies, sim, turn_bodies};
+use super::basics::{agent_turn, ok, side_bodies, sim, turn_bodies};
 use crate::MODEL;
 
 #[tokio::test]
@@ -124,21 +124,7 @@ async fn the_workers_send_the_next_turns_prefix_and_their_question_last() {
         "I grow tomatoes on my balcony.",
         "What should I plant next?",
     ] {
-        ok(&[
-            "chat",
-            "--db",
-            &db,
-            "--url",
-            &sim.url(),
-            "--model",
-            MODEL,
-            "--profile",
-            "Agent",
-            "--session",
-            "s",
-            question,
-        ])
-        .await;
+        agent_turn(&db, &sim, "s", question).await;
     }
     let turns = turn_bodies(&sim);
     let title = side_bodies(&sim, "title");

@@ -135,11 +135,9 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         pass.text
     );
     let (window, ratio) = pass.window;
-    let prefix = if pass.prefix.fits(&prompt, MEMORY_MAX_TOKENS, window, ratio) {
-        pass.prefix.clone()
-    } else {
-        ChatPrefix::own(pass.profile)
-    };
+    let prefix = pass
+        .prefix
+        .within(pass.profile, &prompt, MEMORY_MAX_TOKENS, window, ratio);
     let request = side_request(
         pass.profile,
         pass.load,

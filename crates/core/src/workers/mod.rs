@@ -67,14 +67,13 @@ impl WorkerContext {
     /// the window, so the server's cache serves it; else nothing, and the
     /// instruction must quote what it asks about.
     pub fn prefix_for(&self, instruction: &str, max_tokens: u32) -> crate::side::ChatPrefix {
-        if self
-            .prefix
-            .fits(instruction, max_tokens, self.window, self.ratio)
-        {
-            self.prefix.clone()
-        } else {
-            crate::side::ChatPrefix::own(&self.profile)
-        }
+        self.prefix.within(
+            &self.profile,
+            instruction,
+            max_tokens,
+            self.window,
+            self.ratio,
+        )
     }
 }
 
