@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh          what building and running the app needs
 #   scripts/setup.sh --test   plus what the tests need (Xvfb, WebKitWebDriver,
-#                             ImageMagick, Chromium, cargo-nextest, tauri-driver)
+#                             ImageMagick, Chromium, cargo-nextest, tauri-driver,
+#                             the MCP servers the tests run)
 #
 # Rust and Node are checked, not installed: when one is missing or too old the
 # script says how to get it and exits non-zero before doing anything else.
@@ -158,6 +159,26 @@ if ((want_test)); then
     if ! command -v tauri-driver >/dev/null 2>&1; then
         say "installing tauri-driver 2.1.0 (about a minute, once)"
         cargo install --locked tauri-driver@2.1.0
+    fi
+fi
+
+# ------------------------------------------------------ MCP servers (PyPI)
+# The MCP tests run real servers no one here wrote: the npm ones come with
+# npm ci (package.json), the Python one (mcp-server-time) lives in a virtual
+# environment outside the clone, installed once per requirements file.
+if ((want_test)); then
+    tools_home="${HEARTH_TEST_TOOLS:-$HOME/.cache/hearth-test-tools}"
+    venv="$tools_home/mcp-venv"
+    req_hash="$(sha256sum scripts/mcp-test-requirements.txt | awk '{print $1}')"
+    if [[ ! -x "$venv/bin/mcp-server-time" || "$(cat "$venv/.hearth-req-sha256" 2>/dev/null)" != "$req_hash" ]]; then
+        say "installing the Python MCP test server into $venv"
+        rm -rf "$venv"
+        mkdir -p "$tools_home"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/mcp-test-requirements.txt
+        printf '%s\n' "$req_hash" >"$venv/.hearth-req-sha256"
+    else
+        say "Python MCP test server present"
     fi
 fi
 

@@ -167,6 +167,12 @@ pub fn run() -> Result<(), tauri::Error> {
             while !runs.sessions().is_empty() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
+            // MCP servers end with the app (a stdio child also sees its
+            // stdin close when the process exits).
+            let mcp = state.mcp.clone();
+            tauri::async_runtime::block_on(async move {
+                tokio::time::timeout(EXIT_GRACE, mcp.shutdown()).await.ok();
+            });
         }
     });
     Ok(())

@@ -49,6 +49,8 @@ pub struct AppState {
     /// Approval requests of every run, shared by the agents the app builds
     /// (a run of an agent replaced by a URL change can still be answered).
     pub approvals: Arc<Approvals>,
+    /// The MCP servers the user configured (stopped when the app quits).
+    pub mcp: Arc<hearth_mcp::Hub>,
     /// Started by `make demo` against the simulator.
     pub demo: bool,
     /// The database file.
@@ -81,6 +83,7 @@ impl AppState {
             hearth_compose::openai(Some(&openai_url), api_key()).map_err(|e| e.to_string())?,
         );
         probe_sandbox();
+        let mcp = hearth_compose::mcp_hub(&store).await;
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend: ollama.clone(),
             named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
@@ -89,6 +92,7 @@ impl AppState {
             store: store.clone(),
             settings: settings.clone(),
             approvals: approvals.clone(),
+            mcp: mcp.clone(),
         });
         let backend = Backend {
             url: server.url,
@@ -97,6 +101,7 @@ impl AppState {
         };
         Ok(Self {
             approvals,
+            mcp,
             store,
             profiles,
             settings,

@@ -137,6 +137,7 @@ pub async fn session(
         store: store.clone(),
         settings: Arc::default(),
         approvals: Arc::default(),
+        mcp: Arc::default(),
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";

@@ -123,6 +123,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
             store: Arc::new(store),
             settings: Arc::default(),
             approvals: Arc::default(),
+            mcp: Arc::default(),
         });
         let runs = LiveRuns::default();
         let http = reqwest::Client::new();

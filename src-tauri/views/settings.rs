@@ -40,6 +40,9 @@ pub struct ProfileView {
     pub sandbox_off: bool,
     /// Most tokens one answer may generate.
     pub max_output_tokens: u32,
+    /// MCP servers whose tools this profile offers.
+    #[serde(default)]
+    pub mcp_servers: Vec<String>,
 }
 
 impl From<Profile> for ProfileView {
@@ -60,6 +63,7 @@ impl From<Profile> for ProfileView {
             input_guard: p.input_guard,
             sandbox_off: p.sandbox_off,
             max_output_tokens: p.max_output_tokens,
+            mcp_servers: p.mcp_servers,
         }
     }
 }
@@ -83,6 +87,7 @@ impl From<ProfileView> for Profile {
             input_guard: v.input_guard,
             sandbox_off: v.sandbox_off,
             max_output_tokens: v.max_output_tokens.max(1),
+            mcp_servers: v.mcp_servers,
         }
     }
 }

@@ -361,6 +361,20 @@ delta: string } |
 { type: "text_replaced"; 
 /**  The whole text of the current answer. */
 text: string } | 
+/**
+ *  A tool server (MCP) the profile uses cannot serve: it would not
+ *  start, or is waiting to be restarted after a crash. The run goes on
+ *  without its tools; sent once per server per run.
+ */
+{ type: "tools_unavailable"; 
+/**  The server's configured name. */
+server: string; 
+/**
+ *  What went wrong and what to do, in words (the command it could
+ *  not find and the PATH searched, the timeout it missed, its last
+ *  error output).
+ */
+reason: string } | 
 /**  A tool call began (a pending card in the UI). */
 { type: "tool_started"; 
 /**  Id of the call, unique within the run. */
@@ -669,6 +683,8 @@ export type ProfileView = {
 	sandbox_off: boolean,
 	/**  Most tokens one answer may generate. */
 	max_output_tokens: number,
+	/**  MCP servers whose tools this profile offers. */
+	mcp_servers?: string[],
 };
 
 /**  Profiles, the default and the persona. */

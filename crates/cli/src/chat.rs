@@ -111,6 +111,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         eprintln!("hearth: {e}");
         return ExitCode::FAILURE;
     }
+    let mcp = hearth_compose::mcp_hub(&store).await;
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -123,6 +124,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         store: Arc::new(store),
         settings: Arc::new(settings),
         approvals: Arc::default(),
+        mcp: mcp.clone(),
     });
 
     // Listen for Ctrl-C before the run starts: from here on it stops the
@@ -189,6 +191,8 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         eprintln!("waiting for the model to finish loading (Ctrl-C again to leave now)");
         agent.loads().settled().await;
     }
+    // MCP servers this run started end with it.
+    mcp.shutdown().await;
     if !args.json {
         eprintln!("[session {session}] continue with --session {session}");
     }
@@ -320,6 +324,11 @@ impl Printer {
                 self.text_open = !now.ends_with('\n');
             }
             EventKind::SessionTitled { title } => eprintln!("[title] {}", shown(title)),
+            EventKind::ToolsUnavailable { server, reason } => eprintln!(
+                "[mcp] the server `{}` is unavailable, going on without its tools: {}",
+                shown(server),
+                shown(reason)
+            ),
             EventKind::ToolStarted {
                 name, arguments, ..
             } => {

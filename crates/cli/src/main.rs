@@ -5,6 +5,7 @@
 mod backend;
 mod chat;
 mod db;
+mod mcp;
 mod memory;
 mod overrides;
 mod profiles;
@@ -41,6 +42,8 @@ enum Command {
     Profiles(profiles::ProfilesArgs),
     /// Read, edit and delete what Hearth remembers about you.
     Memory(memory::MemoryArgs),
+    /// Add, import, list, check and remove MCP servers (tools you bring).
+    Mcp(mcp::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
             Command::Sessions(args) => sessions::run(args).await,
             Command::Profiles(args) => profiles::run(args).await,
             Command::Memory(args) => memory::run(args).await,
+            Command::Mcp(args) => mcp::run(args).await,
         }
     })
 }

@@ -55,6 +55,10 @@ enum Action {
         /// Tools that run without asking: a comma-separated list, or "" for none.
         #[arg(long)]
         auto_approve: Option<String>,
+        /// MCP servers whose tools the profile offers: a comma-separated
+        /// list of configured names (`hearth mcp list`), or "" for none.
+        #[arg(long)]
+        mcp: Option<String>,
         /// Most tokens per answer (sent as num_predict / max_tokens).
         #[arg(long)]
         max_output_tokens: Option<u32>,
@@ -134,6 +138,7 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 temperature,
                 workspace,
                 auto_approve,
+                mcp,
                 max_output_tokens,
                 sandbox,
             } => {
@@ -178,6 +183,13 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 }
                 if let Some(list) = auto_approve {
                     p.auto_approve = list
+                        .split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                }
+                if let Some(list) = mcp {
+                    p.mcp_servers = list
                         .split(',')
                         .map(|s| s.trim().to_owned())
                         .filter(|s| !s.is_empty())

@@ -75,14 +75,41 @@ pub struct Parts {
     pub settings: Arc<ModelSettings>,
     /// Approval requests, shared with whatever answers them.
     pub approvals: Arc<Approvals>,
+    /// The MCP servers the user configured ([`mcp_hub`]).
+    pub mcp: Arc<hearth_mcp::Hub>,
+}
+
+/// The MCP servers saved in `store`, none started (a profile that names
+/// one starts it). A saved configuration that no longer parses is reported
+/// and treated as empty: the app must still open.
+pub async fn mcp_hub(store: &Store) -> Arc<hearth_mcp::Hub> {
+    hearth_mcp::Hub::new(mcp_servers(store).await.unwrap_or_else(|e| {
+        tracing::warn!("the saved MCP configuration is unusable: {e}");
+        Default::default()
+    }))
+}
+
+/// The MCP servers saved in `store` (none when never saved).
+pub async fn mcp_servers(
+    store: &Store,
+) -> Result<std::collections::BTreeMap<String, hearth_mcp::ServerConfig>, String> {
+    match store.mcp_servers_json().await.map_err(|e| e.to_string())? {
+        Some(json) => hearth_mcp::parse(&json).map_err(|e| e.to_string()),
+        None => Ok(Default::default()),
+    }
 }
 
 /// The tools every front end offers: the core's, the file and shell tools
 /// (Hearth's data folder stays read-only to sandboxed commands: one that
-/// edited it could turn its own sandbox off), `switch_profile` and
-/// `remember`.
-pub fn tools(store: &Arc<Store>, profiles: &Arc<Profiles>) -> ToolRegistry {
+/// edited it could turn its own sandbox off), `switch_profile`,
+/// `remember`, and the tools of the MCP servers a profile names.
+pub fn tools(
+    store: &Arc<Store>,
+    profiles: &Arc<Profiles>,
+    mcp: &Arc<hearth_mcp::Hub>,
+) -> ToolRegistry {
     let mut tools = builtin_registry();
+    tools.add_source(mcp.clone());
     hearth_tools::register(&mut tools, std::env::current_exe().ok(), data_folder(store));
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
@@ -111,9 +138,10 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         store,
         settings,
         approvals,
+        mcp,
     } = parts;
     let mut builder = Agent::builder(backend, provider)
-        .tools(tools(&store, &profiles))
+        .tools(tools(&store, &profiles, &mcp))
         .settings(settings)
         .memory_source(store.clone())
         .worker(Arc::new(TitleWorker))

@@ -27,6 +27,7 @@ use crate::run_state::{
 };
 use crate::shown_text::ShownText;
 use crate::store::Span;
+use crate::tool::Offer;
 use crate::tools_exec::{BatchEnd, run_batch};
 
 /// What the driver keeps between steps to perform them (not to decide).
@@ -38,9 +39,11 @@ struct Scratch {
     repeats: RepeatGuard,
     /// The tools offered to the last model call: its calls run against
     /// these, even if the profile switched since.
-    offered: Option<Vec<String>>,
+    offered: Offer,
     /// The messages the planning step built, sent by the call after it.
     prepared: Option<Vec<ChatMessage>>,
+    /// Tool servers this run already said it goes on without.
+    told_unavailable: HashSet<String>,
 }
 
 impl Agent {
@@ -93,8 +96,9 @@ impl Agent {
             memory,
             used_ids: HashSet::new(),
             repeats: RepeatGuard::default(),
-            offered: None,
+            offered: Offer::default(),
             prepared: None,
+            told_unavailable: HashSet::new(),
         };
         loop {
             // Re-read before every step: a tool may switch the profile.
@@ -168,6 +172,16 @@ impl Agent {
             Err(e) if needs_model => return Observation::Failed(e),
             Err(_) => self.backend.clone(),
         };
+        // The tool servers the profile uses start before the model is
+        // shown their tools (a profile switch may name new ones).
+        if matches!(step, Step::Plan | Step::CallModel { .. })
+            && self
+                .start_tool_servers(ctx, profile, &mut scratch.told_unavailable)
+                .await
+                .is_none()
+        {
+            return Observation::Interrupted;
+        }
         match step {
             Step::Load => self.preload(ctx, &backend, profile).await,
             Step::Plan => match self.prepare(ctx, profile, &backend, scratch).await {
@@ -209,7 +223,7 @@ impl Agent {
 
     /// What every request carries besides the history, in tokens.
     fn fixed(&self, profile: &Profile, memory: Option<&str>) -> usize {
-        let tools = self.tools.specs(profile.tools.as_deref());
+        let tools = self.tools.specs(&Offer::of(profile));
         fixed_tokens(&self.profiles.persona(), profile, memory, &tools)
     }
 
@@ -227,7 +241,7 @@ impl Agent {
             return Ok(Some(messages));
         }
         let persona = self.profiles.persona();
-        let tools = self.tools.specs(profile.tools.as_deref());
+        let tools = self.tools.specs(&Offer::of(profile));
         let memory = scratch.memory.as_deref();
         let outgoing = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
         let fixed = fixed_tokens(&persona, profile, memory, &tools);
@@ -250,8 +264,8 @@ impl Agent {
             Ok(None) => return Observation::Interrupted,
             Err(e) => return Observation::Failed(e),
         };
-        let tools = self.tools.specs(profile.tools.as_deref());
-        scratch.offered.clone_from(&profile.tools);
+        let tools = self.tools.specs(&Offer::of(profile));
+        scratch.offered = Offer::of(profile);
         // The plan is the start of the first answer: sent as a prefill.
         if let Some(plan) = &prefill {
             messages.push(ChatMessage::assistant(plan.clone()));
@@ -276,7 +290,7 @@ impl Agent {
         let CallResult {
             tool_calls, end, ..
         } = result;
-        let offered = self.tools.offered_names(scratch.offered.as_deref());
+        let offered = self.tools.offered_names(&scratch.offered);
         let shaped = shape_answer(
             message,
             tool_calls,
@@ -395,7 +409,7 @@ impl Agent {
     ) -> Observation {
         let base = self.tool_context(ctx, profile);
         let to_run = match self
-            .screen_repeats(ctx, &base, &mut scratch.repeats, calls)
+            .screen_repeats(ctx, &base, &scratch.offered, &mut scratch.repeats, calls)
             .await
         {
             Ok(calls) => calls,
@@ -403,9 +417,9 @@ impl Agent {
         };
         let spawned = to_run.iter().any(|c| c.name == "spawn_agent");
         let store = ctx.store.as_ref();
-        let enabled = scratch.offered.as_deref();
+        let offered = &scratch.offered;
         let guard = profile.input_guard;
-        match run_batch(&self.tools, enabled, &to_run, &base, store, guard).await {
+        match run_batch(&self.tools, offered, &to_run, &base, store, guard).await {
             Ok(BatchEnd::Complete) => Observation::ToolsRan { spawned },
             Ok(BatchEnd::Stopped) => Observation::BatchStopped,
             Err(e) => Observation::Failed(e.into()),

@@ -52,6 +52,7 @@ mod subagent;
 pub mod textcalls;
 mod think_tags;
 mod tool;
+mod tool_servers;
 pub mod tools;
 mod tools_exec;
 pub mod visible;
@@ -86,6 +87,7 @@ pub use store::{
     SubagentTranscript,
 };
 pub use tool::{
-    Approval, Approver, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry, ToolSpec,
+    Approval, Approver, Offer, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry,
+    ToolSource, ToolSpec, Unavailable,
 };
 pub use workers::{MEMORY_PROMPT, PostTurnWorker, TITLE_PROMPT, WorkerContext, WorkerError};

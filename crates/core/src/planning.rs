@@ -27,6 +27,7 @@ use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::run_state::Observation;
 use crate::side::{ChatPrefix, SIDE_MAX_TOKENS, side_request, side_span};
+use crate::tool::Offer;
 
 /// The question, appended to the conversation as a last user message.
 pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
@@ -123,7 +124,7 @@ impl Agent {
         // (crate::side).
         let prefix = ChatPrefix {
             messages: messages.to_vec(),
-            tools: self.tools.specs(profile.tools.as_deref()),
+            tools: self.tools.specs(&Offer::of(profile)),
             think: profile.think,
         };
         let load = self.settings.load_options(&profile.model);

@@ -23,7 +23,7 @@ use crate::side::ChatPrefix;
 /// out (`chat_prefix`); never sent.
 const NEXT_QUESTION: &str = "…";
 use crate::store::Span;
-use crate::tool::ToolSpec;
+use crate::tool::{Offer, ToolSpec};
 
 impl Agent {
     /// Screen a message of the user's (`what` names it in the trace). In
@@ -211,7 +211,7 @@ impl Agent {
         }
         Ok(ChatPrefix {
             messages,
-            tools: self.tools.specs(profile.tools.as_deref()),
+            tools: self.tools.specs(&Offer::of(profile)),
             think: profile.think,
         })
     }

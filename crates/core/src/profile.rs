@@ -37,6 +37,11 @@ pub struct Profile {
     /// Tools that run without asking (the user pre-approved them).
     #[serde(default)]
     pub auto_approve: Vec<String>,
+    /// Tool servers (MCP, by their configured names) whose tools this
+    /// profile offers; a server starts when a profile naming it first
+    /// runs. `tools`, when set, filters their tools too.
+    #[serde(default)]
+    pub mcp_servers: Vec<String>,
     /// Send only the last N user turns (docs/background.md §3.5 stage 1);
     /// `None` = all (the budget and compaction still apply).
     #[serde(default)]
@@ -83,6 +88,7 @@ impl Profile {
             workspace: None,
             backend: None,
             auto_approve: Vec::new(),
+            mcp_servers: Vec::new(),
             history_turns: None,
             input_guard: hearth_protocol::GuardMode::default(),
             sandbox_off: false,

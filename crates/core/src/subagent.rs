@@ -126,12 +126,10 @@ impl Agent {
         let profile = self.profiles.by_name(name)?;
         let mutating = self
             .tools
-            .names()
+            .offered(&crate::tool::Offer::of(&profile))
             .iter()
-            .filter(|n| profile.tools.as_ref().is_none_or(|t| t.contains(n)))
-            .filter(|n| n.as_str() != "spawn_agent")
-            .filter_map(|n| self.tools.get(n))
-            .any(|t| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
+            .filter(|(n, _)| n.as_str() != "spawn_agent")
+            .any(|(_, t)| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
         Some(if mutating {
             ToolEffect::Mutating
         } else {

@@ -170,12 +170,73 @@ pub trait Tool: Send + Sync {
     ) -> Result<String, ToolError>;
 }
 
+/// Which tools a run offers: the profile's tool list and the tool servers
+/// (MCP) it uses. Kept with the run's scratch so a call is checked against
+/// what the model was offered, even after a profile switch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Offer {
+    /// Tool names enabled (`None` = every tool of the registry and of the
+    /// servers below).
+    pub tools: Option<Vec<String>>,
+    /// Tool servers whose tools are offered ([`Profile::mcp_servers`]).
+    ///
+    /// [`Profile::mcp_servers`]: crate::Profile::mcp_servers
+    pub servers: Vec<String>,
+}
+
+impl Offer {
+    /// What `profile` offers.
+    pub fn of(profile: &crate::Profile) -> Self {
+        Self {
+            tools: profile.tools.clone(),
+            servers: profile.mcp_servers.clone(),
+        }
+    }
+
+    /// Every built-in tool and no server's (tests, the CLI's bare runs).
+    pub fn builtin() -> Self {
+        Self::default()
+    }
+
+    fn enables(&self, name: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|e| e.iter().any(|n| n == name))
+    }
+}
+
+/// Tools that come and go while the app runs: an MCP server's, started when
+/// a profile that uses it first needs it, and listed anew when the server
+/// says its list changed. Its tools are offered only to the profiles that
+/// name its server ([`Offer::servers`]).
+#[async_trait]
+pub trait ToolSource: Send + Sync {
+    /// The tools of `servers` that are ready now, by name.
+    fn tools(&self, servers: &[String]) -> Vec<Arc<dyn Tool>>;
+
+    /// Starts those of `servers` that are not running and refreshes their
+    /// tool lists, each within its own timeout, so the next model call
+    /// sees them. Returns each server that cannot serve now, with what to
+    /// do about it; the run goes on without its tools.
+    async fn prepare(&self, servers: &[String]) -> Vec<Unavailable>;
+}
+
+/// A tool server that cannot serve a run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The server's name.
+    pub server: String,
+    /// What went wrong and what to do, in words.
+    pub reason: String,
+}
+
 /// The tools available to the loop, by name. Ordered by name so the tool list
 /// sent to the model is byte-identical on every call (prefix cache,
 /// docs/design.md §5).
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl ToolRegistry {
@@ -190,27 +251,71 @@ impl ToolRegistry {
         self
     }
 
-    /// Look a tool up by name.
+    /// Add a source of tools that come and go (MCP servers).
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) -> &mut Self {
+        self.sources.push(source);
+        self
+    }
+
+    /// Look a built-in tool up by name.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name)
     }
 
-    /// Names of all tools, sorted.
+    /// Names of all built-in tools, sorted.
     pub fn names(&self) -> Vec<String> {
         self.tools.keys().cloned().collect()
     }
 
-    /// Names of the tools a profile enables (`None` = all), sorted.
-    pub fn offered_names(&self, enabled: Option<&[String]>) -> Vec<String> {
-        self.specs(enabled).into_iter().map(|s| s.name).collect()
+    /// Every tool `offer` enables, by name: the built-in ones, then the
+    /// ready tools of its servers (a server's tool never shadows a
+    /// built-in one).
+    pub fn offered(&self, offer: &Offer) -> BTreeMap<String, Arc<dyn Tool>> {
+        let mut all: BTreeMap<String, Arc<dyn Tool>> = BTreeMap::new();
+        if !offer.servers.is_empty() {
+            for source in &self.sources {
+                for tool in source.tools(&offer.servers) {
+                    all.insert(tool.spec().name, tool);
+                }
+            }
+        }
+        for (name, tool) in &self.tools {
+            all.insert(name.clone(), tool.clone());
+        }
+        all.retain(|name, _| offer.enables(name));
+        all
     }
 
-    /// The specs of the tools a profile enables (`None` = all), sorted.
-    pub fn specs(&self, enabled: Option<&[String]>) -> Vec<ToolSpec> {
-        self.tools
-            .iter()
-            .filter(|(name, _)| enabled.is_none_or(|e| e.iter().any(|n| n == *name)))
-            .map(|(_, t)| t.spec())
-            .collect()
+    /// The tool `name`, when `offer` enables it.
+    pub fn find(&self, offer: &Offer, name: &str) -> Option<Arc<dyn Tool>> {
+        if !offer.enables(name) {
+            return None;
+        }
+        if let Some(tool) = self.tools.get(name) {
+            return Some(tool.clone());
+        }
+        self.offered(offer).remove(name)
+    }
+
+    /// Names of the tools `offer` enables, sorted.
+    pub fn offered_names(&self, offer: &Offer) -> Vec<String> {
+        self.offered(offer).into_keys().collect()
+    }
+
+    /// The specs of the tools `offer` enables, sorted by name.
+    pub fn specs(&self, offer: &Offer) -> Vec<ToolSpec> {
+        self.offered(offer).values().map(|t| t.spec()).collect()
+    }
+
+    /// Starts the servers `offer` uses (see [`ToolSource::prepare`]).
+    pub async fn prepare(&self, offer: &Offer) -> Vec<Unavailable> {
+        let mut unavailable = Vec::new();
+        if offer.servers.is_empty() {
+            return unavailable;
+        }
+        for source in &self.sources {
+            unavailable.extend(source.prepare(&offer.servers).await);
+        }
+        unavailable
     }
 }

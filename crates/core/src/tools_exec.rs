@@ -25,7 +25,9 @@ use crate::repeat_guard::{RepeatGuard, SUPPRESSED, Verdict};
 use crate::run_ctx::RunCtx;
 use crate::run_state::Unrun;
 use crate::store::{SessionStore, Span, StoreError};
-use crate::tool::{Approval, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry};
+use crate::tool::{
+    Approval, Offer, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry,
+};
 
 /// Ask before a mutating call, when the run has someone to ask.
 async fn approve(tool: &dyn Tool, call: &ToolCall, ctx: &ToolContext) -> Approval {
@@ -64,10 +66,10 @@ pub(crate) enum BatchEnd {
 }
 
 /// Run `calls`, appending each result to the store and then emitting its
-/// `tool_event`. Only tools in `enabled` (all when `None`) may run.
+/// `tool_event`. Only tools `offered` enables may run.
 pub(crate) async fn run_batch(
     registry: &ToolRegistry,
-    enabled: Option<&[String]>,
+    offered: &Offer,
     calls: &[ToolCall],
     base: &ToolContext,
     store: &dyn SessionStore,
@@ -75,10 +77,7 @@ pub(crate) async fn run_batch(
 ) -> Result<BatchEnd, StoreError> {
     let tools: Vec<Option<Arc<dyn Tool>>> = calls
         .iter()
-        .map(|c| {
-            let allowed = enabled.is_none_or(|e| e.contains(&c.name));
-            registry.get(&c.name).filter(|_| allowed).cloned()
-        })
+        .map(|c| registry.find(offered, &c.name))
         .collect();
     let effects: Vec<ToolEffect> = calls
         .iter()
@@ -89,12 +88,7 @@ pub(crate) async fn run_batch(
         })
         .collect();
     let mode = batch_mode(&effects);
-    let available = registry
-        .specs(enabled)
-        .into_iter()
-        .map(|s| s.name)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let available = registry.offered_names(offered).join(", ");
 
     let mut answered = vec![false; calls.len()];
     let mut running: FuturesUnordered<BoxFuture<'_, Finished>> = FuturesUnordered::new();
@@ -343,12 +337,13 @@ impl Agent {
         &self,
         ctx: &RunCtx,
         base: &ToolContext,
+        offered: &Offer,
         guard: &mut RepeatGuard,
         pending: Vec<ToolCall>,
     ) -> Result<Vec<ToolCall>, RunError> {
         let mutates = |c: &ToolCall| {
             self.tools
-                .get(&c.name)
+                .find(offered, &c.name)
                 .is_some_and(|t| t.effect(&c.arguments) == ToolEffect::Mutating)
         };
         let (run, suppressed, result, give_up) = match guard.judge(&pending, mutates) {

@@ -209,6 +209,17 @@ pub enum EventKind {
         /// The whole text of the current answer.
         text: String,
     },
+    /// A tool server (MCP) the profile uses cannot serve: it would not
+    /// start, or is waiting to be restarted after a crash. The run goes on
+    /// without its tools; sent once per server per run.
+    ToolsUnavailable {
+        /// The server's configured name.
+        server: String,
+        /// What went wrong and what to do, in words (the command it could
+        /// not find and the PATH searched, the timeout it missed, its last
+        /// error output).
+        reason: String,
+    },
     /// A tool call began (a pending card in the UI).
     ToolStarted {
         /// Id of the call, unique within the run.

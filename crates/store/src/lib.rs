@@ -35,6 +35,7 @@ mod spans;
 mod store;
 mod subagents;
 mod summaries;
+mod tool_servers;
 
 pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};

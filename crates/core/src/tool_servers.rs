@@ -1,0 +1,46 @@
+//! Tool servers (MCP) a run's profile uses: started before the model call
+//! that offers their tools, and a server that cannot serve reported once
+//! per run. The run goes on without that server's tools: a missing `npx`
+//! must not cost the user their answer.
+
+use std::collections::HashSet;
+
+use hearth_protocol::EventKind;
+
+use crate::agent::Agent;
+use crate::profile::Profile;
+use crate::run_ctx::RunCtx;
+use crate::tool::Offer;
+
+impl Agent {
+    /// Starts the servers `profile` names (bounded by each server's own
+    /// start timeout, raced with Stop) and emits `tools_unavailable` for
+    /// each that cannot serve and was not reported yet. `None` when the
+    /// user stopped meanwhile.
+    pub(crate) async fn start_tool_servers(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        told: &mut HashSet<String>,
+    ) -> Option<()> {
+        let offer = Offer::of(profile);
+        if offer.servers.is_empty() {
+            return Some(());
+        }
+        let unavailable = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return None,
+            list = self.tools.prepare(&offer) => list,
+        };
+        for down in unavailable {
+            if told.insert(down.server.clone()) {
+                tracing::warn!(server = %down.server, reason = %down.reason, "tool server unavailable");
+                ctx.sink.emit(EventKind::ToolsUnavailable {
+                    server: down.server,
+                    reason: down.reason,
+                });
+            }
+        }
+        Some(())
+    }
+}

@@ -1,0 +1,19 @@
+//! MCP servers the user brings (docs/extending.md): their configuration in
+//! the `mcpServers` shape other apps use, their lives (started when a
+//! profile first needs them, restarted after a crash, stopped with the
+//! app), and their tools as Hearth tools. The official SDK (`rmcp`) is
+//! used here and nowhere else, so its next major version touches this
+//! crate only.
+
+mod command;
+pub mod config;
+mod hub;
+mod log;
+mod server;
+mod tool;
+
+pub use command::{Resolved, resolve, resolve_with};
+pub use config::{ConfigError, ServerConfig, Transport, parse, to_json, valid_name};
+pub use hub::Hub;
+pub use server::{Server, Status};
+pub use tool::{McpTool, result_text, tool_name};

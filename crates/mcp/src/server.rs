@@ -1,0 +1,480 @@
+//! One configured server's life: started when a run first needs it,
+//! listed anew when it says its tools changed, restarted after a crash
+//! (at once the first time, then with a growing pause), stopped with the
+//! app. A server that fails to start is retried in the background, so no
+//! run waits twice for the same broken server.
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use hearth_core::Tool;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde::Serialize;
+
+use crate::command;
+use crate::config::{
+    DEFAULT_CALL_TIMEOUT_SECS, DEFAULT_START_TIMEOUT_SECS, ServerConfig, Transport,
+};
+use crate::log::ServerLog;
+use crate::tool::McpTool;
+
+/// A server that ran this long before it died counts as healthy: its
+/// next crash restarts it at once again.
+const HEALTHY_RUN: Duration = Duration::from_secs(30);
+/// The longest pause between restarts.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// How long listing tools may take once the server is up.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a server is doing, for the panel and the CLI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Status {
+    /// Not started (no run has needed it yet, or the app stopped it).
+    Stopped,
+    /// Starting now.
+    Starting,
+    /// Up, with this many tools.
+    Running {
+        /// The server's own name and version, as it reported them.
+        server: String,
+        /// Tools it offers.
+        tools: usize,
+    },
+    /// Cannot serve; why, and when it is tried again.
+    Failed {
+        /// What went wrong and what to do.
+        reason: String,
+        /// Failures in a row.
+        attempts: u32,
+        /// Seconds until the next try (0: at the next run).
+        retry_in_secs: u64,
+    },
+    /// The configuration says not to start it.
+    Disabled,
+}
+
+struct Failure {
+    reason: String,
+    attempts: u32,
+    retry_at: Instant,
+    /// It crashed after starting (the next start is tried inline once).
+    crashed: bool,
+}
+
+/// The client side of the connection: Hearth's name, and a flag the
+/// server's `tools/list_changed` raises.
+#[derive(Clone)]
+struct Handler {
+    list_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.list_changed.store(true, Ordering::SeqCst);
+        std::future::ready(())
+    }
+}
+
+struct Connection {
+    service: RunningService<RoleClient, Handler>,
+    started: Instant,
+    /// A call found the transport gone ([`McpTool`] raises it).
+    broken: Arc<AtomicBool>,
+}
+
+/// One configured server.
+pub struct Server {
+    name: String,
+    config: ServerConfig,
+    log: Arc<ServerLog>,
+    list_changed: Arc<AtomicBool>,
+    /// Held while starting, listing or stopping: one at a time.
+    conn: tokio::sync::Mutex<Option<Connection>>,
+    /// What readers see without waiting.
+    view: RwLock<View>,
+}
+
+#[derive(Default)]
+struct View {
+    tools: Vec<Arc<McpTool>>,
+    server: String,
+    starting: bool,
+    failure: Option<Failure>,
+    /// Crashes in a row, each soon after its start (a run of
+    /// [`HEALTHY_RUN`] or more starts the count again).
+    crashes: u32,
+}
+
+impl Server {
+    /// `name` with `config`; nothing starts yet.
+    pub fn new(name: &str, config: ServerConfig) -> Arc<Self> {
+        Arc::new(Self {
+            name: name.to_owned(),
+            config,
+            log: Arc::new(ServerLog::default()),
+            list_changed: Arc::new(AtomicBool::new(false)),
+            conn: tokio::sync::Mutex::new(None),
+            view: RwLock::new(View::default()),
+        })
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// Its output so far (stderr and log notifications).
+    pub fn log(&self) -> Vec<String> {
+        self.log.lines()
+    }
+
+    /// Its tools while it runs.
+    pub fn tools(&self) -> Vec<Arc<McpTool>> {
+        self.view
+            .read()
+            .map(|v| v.tools.clone())
+            .unwrap_or_default()
+    }
+
+    /// Its tools as Hearth tools.
+    pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools()
+            .into_iter()
+            .map(|t| t as Arc<dyn Tool>)
+            .collect()
+    }
+
+    /// What it is doing now.
+    pub fn status(&self) -> Status {
+        if self.config.disabled {
+            return Status::Disabled;
+        }
+        let Ok(v) = self.view.read() else {
+            return Status::Stopped;
+        };
+        if v.starting {
+            return Status::Starting;
+        }
+        if let Some(f) = &v.failure {
+            return Status::Failed {
+                reason: f.reason.clone(),
+                attempts: f.attempts,
+                retry_in_secs: f
+                    .retry_at
+                    .saturating_duration_since(Instant::now())
+                    .as_secs(),
+            };
+        }
+        if v.server.is_empty() {
+            Status::Stopped
+        } else {
+            Status::Running {
+                server: v.server.clone(),
+                tools: v.tools.len(),
+            }
+        }
+    }
+
+    /// Make it ready for a run: start it (inline the first time, and once
+    /// after a crash), list its tools again if it said they changed.
+    /// `Err` says why it cannot serve now; a failed start is then retried
+    /// in the background once its pause is over.
+    pub async fn prepare(self: &Arc<Self>) -> Result<(), String> {
+        if self.config.disabled {
+            return Err("it is disabled in its configuration".into());
+        }
+        let mut conn = self.conn.lock().await;
+        if let Some(c) = conn.as_ref() {
+            if !c.service.is_closed() && !c.broken.load(Ordering::SeqCst) {
+                if self.list_changed.swap(false, Ordering::SeqCst)
+                    && let Err(e) = self.list(c).await
+                {
+                    // The old list stays; the next change tries again.
+                    self.log.push(&format!("[hearth] {e}"));
+                }
+                return Ok(());
+            }
+            let ran = c.started.elapsed();
+            *conn = None;
+            self.fail(
+                format!("it exited while running{}", self.log.tail(5)),
+                true,
+                ran >= HEALTHY_RUN,
+            );
+        }
+        let inline = match self.view.read().ok().and_then(|v| {
+            v.failure
+                .as_ref()
+                .map(|f| (f.crashed && f.attempts <= 1, f.retry_at, f.reason.clone()))
+        }) {
+            None => true,
+            Some((true, _, _)) => true,
+            Some((false, retry_at, reason)) => {
+                let wait = retry_at.saturating_duration_since(Instant::now());
+                if wait.is_zero() && !self.is_starting() {
+                    let me = self.clone();
+                    tokio::spawn(async move {
+                        let mut conn = me.conn.lock().await;
+                        if conn.is_none() {
+                            me.start(&mut conn).await.ok();
+                        }
+                    });
+                    return Err(format!("{reason} (Hearth is trying again now)"));
+                }
+                return Err(format!(
+                    "{reason} (Hearth tries again in {} s)",
+                    wait.as_secs().max(1)
+                ));
+            }
+        };
+        debug_assert!(inline);
+        self.start(&mut conn).await
+    }
+
+    /// Stop it now and forget past failures (the panel's Restart does
+    /// this and then [`Self::prepare`]).
+    pub async fn stop(&self) {
+        let mut conn = self.conn.lock().await;
+        if let Some(mut c) = conn.take() {
+            // Closing the transport ends a stdio child (its stdin closes,
+            // and the transport kills it when dropped).
+            c.service
+                .close_with_timeout(Duration::from_secs(5))
+                .await
+                .ok();
+        }
+        if let Ok(mut v) = self.view.write() {
+            *v = View::default();
+        }
+    }
+
+    fn is_starting(&self) -> bool {
+        self.view.read().is_ok_and(|v| v.starting)
+    }
+
+    async fn start(&self, conn: &mut Option<Connection>) -> Result<(), String> {
+        if let Ok(mut v) = self.view.write() {
+            v.starting = true;
+        }
+        let result = self.connect().await;
+        match result {
+            Ok(c) => {
+                let listed = self.list(&c).await;
+                match listed {
+                    Ok(()) => {
+                        *conn = Some(c);
+                        Ok(())
+                    }
+                    Err(reason) => {
+                        self.fail(reason.clone(), false, false);
+                        Err(reason)
+                    }
+                }
+            }
+            Err(reason) => {
+                self.fail(reason.clone(), false, false);
+                Err(reason)
+            }
+        }
+    }
+
+    /// Record a failure; the pause before the next try doubles with each
+    /// failure in a row (none before the first restart after a crash).
+    fn fail(&self, reason: String, crashed: bool, was_healthy: bool) {
+        tracing::warn!(server = %self.name, %reason, "MCP server unavailable");
+        let Ok(mut v) = self.view.write() else {
+            return;
+        };
+        let attempts = if crashed {
+            v.crashes = if was_healthy { 1 } else { v.crashes + 1 };
+            v.crashes
+        } else {
+            v.failure.as_ref().map_or(1, |f| f.attempts + 1)
+        };
+        let pause = if crashed && attempts <= 1 {
+            Duration::ZERO
+        } else {
+            Duration::from_secs(1 << attempts.min(6)).min(MAX_BACKOFF)
+        };
+        v.tools.clear();
+        v.server.clear();
+        v.starting = false;
+        v.failure = Some(Failure {
+            reason,
+            attempts,
+            retry_at: Instant::now() + pause,
+            crashed,
+        });
+    }
+
+    async fn connect(&self) -> Result<Connection, String> {
+        let handler = Handler {
+            list_changed: self.list_changed.clone(),
+        };
+        let timeout = Duration::from_secs(
+            self.config
+                .start_timeout_secs
+                .unwrap_or(DEFAULT_START_TIMEOUT_SECS),
+        );
+        let transport = self
+            .config
+            .transport(&self.name)
+            .map_err(|e| e.to_string())?;
+        let served = match transport {
+            Transport::Stdio => {
+                let child = self.spawn().await?;
+                tokio::time::timeout(timeout, handler.serve(child)).await
+            }
+            Transport::Http => {
+                let transport = self.http_transport()?;
+                tokio::time::timeout(timeout, handler.serve(transport)).await
+            }
+        };
+        let service = match served {
+            Err(_) => {
+                return Err(format!(
+                    "it did not answer `initialize` within {} s (is it an MCP server? set \
+                     \"startTimeoutSecs\" if it needs longer){}",
+                    timeout.as_secs(),
+                    self.log.tail(5)
+                ));
+            }
+            Ok(Err(e)) => {
+                return Err(format!("it failed to start: {e}{}", self.log.tail(5)));
+            }
+            Ok(Ok(s)) => s,
+        };
+        Ok(Connection {
+            service,
+            started: Instant::now(),
+            broken: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    async fn spawn(&self) -> Result<TokioChildProcess, String> {
+        let program = self.config.command.as_deref().unwrap_or_default();
+        let resolved = command::resolve(program, std::env::var_os("PATH")).await?;
+        let mut cmd = tokio::process::Command::new(&resolved.program);
+        cmd.args(&self.config.args)
+            .env("PATH", &resolved.path)
+            .envs(&self.config.env)
+            .kill_on_drop(true);
+        match &self.config.cwd {
+            Some(dir) => {
+                cmd.current_dir(dir);
+            }
+            None => {
+                if let Some(home) = std::env::var_os("HOME") {
+                    cmd.current_dir(home);
+                }
+            }
+        }
+        let (child, stderr) = TokioChildProcess::builder(cmd)
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("`{}` could not be started: {e}", resolved.program.display()))?;
+        if let Some(stderr) = stderr {
+            let log = self.log.clone();
+            tokio::spawn(async move { log.follow(stderr).await });
+        }
+        Ok(child)
+    }
+
+    fn http_transport(
+        &self,
+    ) -> Result<rmcp::transport::StreamableHttpClientTransport<reqwest::Client>, String> {
+        let url = self.config.url.clone().unwrap_or_default();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+        let mut headers = std::collections::HashMap::new();
+        for (name, value) in &self.config.headers {
+            if name.eq_ignore_ascii_case("authorization")
+                && let Some(token) = value.strip_prefix("Bearer ")
+            {
+                config = config.auth_header(token.to_owned());
+                continue;
+            }
+            let name = http::HeaderName::try_from(name.as_str())
+                .map_err(|e| format!("header {name:?}: {e}"))?;
+            let value = http::HeaderValue::try_from(value.as_str())
+                .map_err(|e| format!("header {name}: {e}"))?;
+            headers.insert(name, value);
+        }
+        config = config.custom_headers(headers);
+        Ok(rmcp::transport::StreamableHttpClientTransport::from_config(
+            config,
+        ))
+    }
+
+    /// List the tools of a fresh connection and publish them.
+    async fn list(&self, c: &Connection) -> Result<(), String> {
+        self.list_changed.store(false, Ordering::SeqCst);
+        let listed = tokio::time::timeout(LIST_TIMEOUT, c.service.peer().list_all_tools()).await;
+        let tools = match listed {
+            Err(_) => {
+                return Err(format!(
+                    "it did not list its tools within {} s",
+                    LIST_TIMEOUT.as_secs()
+                ));
+            }
+            Ok(Err(e)) => return Err(format!("listing its tools failed: {e}{}", self.log.tail(5))),
+            Ok(Ok(t)) => t,
+        };
+        let runs = self.config.describe();
+        let call_timeout = Duration::from_secs(
+            self.config
+                .call_timeout_secs
+                .unwrap_or(DEFAULT_CALL_TIMEOUT_SECS),
+        );
+        let mut built: Vec<Arc<McpTool>> = tools
+            .into_iter()
+            .map(|t| {
+                Arc::new(McpTool::new(
+                    &self.name,
+                    runs.clone(),
+                    t,
+                    c.service.peer().clone(),
+                    self.log.clone(),
+                    call_timeout,
+                    c.broken.clone(),
+                ))
+            })
+            .collect();
+        built.sort_by_key(|t| t.spec().name);
+        built.dedup_by_key(|t| t.spec().name);
+        let server = c
+            .service
+            .peer_info()
+            .and_then(|i| i.server_info.clone())
+            .map(|i| format!("{} {}", i.name, i.version))
+            .unwrap_or_else(|| self.name.clone());
+        if let Ok(mut v) = self.view.write() {
+            v.tools = built;
+            v.server = server;
+            v.starting = false;
+            v.failure = None;
+        }
+        Ok(())
+    }
+}

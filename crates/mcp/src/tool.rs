@@ -1,0 +1,307 @@
+//! One MCP tool as a Hearth tool. The server is someone else's program:
+//! its name, description, annotations and results are untrusted. Every
+//! call asks the user unless the profile pre-approved the tool — a
+//! server's claim that a tool only reads never skips that (it only lets
+//! the call run beside other read-only ones and softens the wording).
+//! Results are turned into text the model can read, capped with a notice;
+//! images and other binary parts are described, never passed on raw.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hearth_core::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
+use rmcp::service::{Peer, ServiceError};
+
+use crate::log::ServerLog;
+
+/// Characters of a server's description shown to the model (a server
+/// could otherwise fill the prompt with its tool list).
+const MAX_DESCRIPTION_CHARS: usize = 1_024;
+
+/// The name the model calls: `server__tool`, in the characters every
+/// model server's tool-name rules accept, at most 64 of them.
+pub fn tool_name(server: &str, tool: &str) -> String {
+    let clean: String = tool
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut name = format!("{server}__{clean}");
+    name.truncate(64);
+    name
+}
+
+/// A tool of a running MCP server.
+pub struct McpTool {
+    server: String,
+    /// What runs, for the approval text ("npx -y @…/server-everything").
+    runs: String,
+    tool: rmcp::model::Tool,
+    spec: ToolSpec,
+    peer: Peer<RoleClient>,
+    log: Arc<ServerLog>,
+    call_timeout: Duration,
+    /// Raised when a call finds the connection gone, so the next run
+    /// restarts the server without waiting for the connection's own task
+    /// to notice.
+    broken: Arc<AtomicBool>,
+}
+
+impl McpTool {
+    /// `tool` of `server`, called through `peer`.
+    pub(crate) fn new(
+        server: &str,
+        runs: String,
+        tool: rmcp::model::Tool,
+        peer: Peer<RoleClient>,
+        log: Arc<ServerLog>,
+        call_timeout: Duration,
+        broken: Arc<AtomicBool>,
+    ) -> Self {
+        let mut description: String = tool
+            .description
+            .as_deref()
+            .unwrap_or_default()
+            .chars()
+            .take(MAX_DESCRIPTION_CHARS)
+            .collect();
+        if description.is_empty() {
+            description = tool.title.clone().unwrap_or_else(|| tool.name.to_string());
+        }
+        let spec = ToolSpec {
+            name: tool_name(server, &tool.name),
+            description: format!("[MCP server {server}] {description}"),
+            parameters: serde_json::Value::Object((*tool.input_schema).clone()),
+        };
+        Self {
+            server: server.to_owned(),
+            runs,
+            tool,
+            spec,
+            peer,
+            log,
+            call_timeout,
+            broken,
+        }
+    }
+
+    /// The server's name for the tool (what it is called on the wire).
+    pub fn remote_name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The server's hints, for the panel: (read-only, destructive, open
+    /// world), each `None` when the server did not say.
+    pub fn hints(&self) -> (Option<bool>, Option<bool>, Option<bool>) {
+        let a = self.tool.annotations.as_ref();
+        (
+            a.and_then(|a| a.read_only_hint),
+            a.and_then(|a| a.destructive_hint),
+            a.and_then(|a| a.open_world_hint),
+        )
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    /// Read-only only on the server's word, and only for scheduling.
+    fn effect(&self, _arguments: &serde_json::Value) -> ToolEffect {
+        match self.hints().0 {
+            Some(true) => ToolEffect::ReadOnly,
+            _ => ToolEffect::Mutating,
+        }
+    }
+
+    /// Always asked (or pre-approved by the user): the server's program
+    /// runs with the user's full rights, whatever it says of itself.
+    fn needs_approval(&self, _arguments: &serde_json::Value) -> bool {
+        true
+    }
+
+    fn reach(&self, arguments: &serde_json::Value, _ctx: &ToolContext) -> String {
+        let (read_only, destructive, open_world) = self.hints();
+        let mut says = Vec::new();
+        if read_only == Some(true) {
+            says.push("only reads");
+        } else if destructive != Some(false) {
+            says.push("may change or delete things");
+        } else {
+            says.push("may change things (nothing destructive)");
+        }
+        if open_world != Some(false) {
+            says.push("may reach outside this computer");
+        }
+        format!(
+            "calls `{}` on the MCP server \"{}\" ({}) with {arguments}. The server says it {}. \
+             Hearth does not confine MCP servers: it runs with your full rights, so this is \
+             only as safe as the server.",
+            self.tool.name,
+            self.server,
+            self.runs,
+            says.join(" and "),
+        )
+    }
+
+    async fn call(
+        &self,
+        arguments: serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<String, ToolError> {
+        let serde_json::Value::Object(arguments) = arguments else {
+            return Err(ToolError::InvalidArguments(
+                "the arguments must be a JSON object".into(),
+            ));
+        };
+        let params =
+            CallToolRequestParams::new(self.tool.name.to_string()).with_arguments(arguments);
+        // Dropping the request (Stop drops this future) sends the server
+        // `notifications/cancelled`.
+        let call = self.peer.call_tool(params);
+        let result = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => {
+                return Err(ToolError::Failed("stopped by the user".into()));
+            }
+            r = tokio::time::timeout(self.call_timeout, call) => r,
+        };
+        let result = match result {
+            Err(_) => {
+                return Err(ToolError::Failed(format!(
+                    "the MCP server \"{}\" did not answer within {} s; try again later or \
+                     without this tool",
+                    self.server,
+                    self.call_timeout.as_secs()
+                )));
+            }
+            Ok(Err(e)) => {
+                if matches!(
+                    e,
+                    ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                ) {
+                    self.broken.store(true, Ordering::SeqCst);
+                }
+                return Err(ToolError::Failed(format!(
+                    "the MCP server \"{}\" failed the call: {e}{}",
+                    self.server,
+                    self.log.tail(5)
+                )));
+            }
+            Ok(Ok(r)) => r,
+        };
+        let is_error = result.is_error == Some(true);
+        let text = result_text(&result);
+        let text = hearth_tools::cap(
+            text,
+            hearth_tools::MAX_OUTPUT_CHARS,
+            &self.spec.name,
+            "Ask the tool for less (a narrower query, a page).",
+        );
+        if is_error {
+            Err(ToolError::Failed(text))
+        } else {
+            Ok(text)
+        }
+    }
+}
+
+/// A result as text: text parts as they are; images, audio and binary
+/// resources described by type and size (a model that reads text cannot
+/// use them, and raw base64 would only fill its context); structured
+/// content when there is nothing else.
+pub fn result_text(result: &CallToolResult) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for block in &result.content {
+        parts.push(match block {
+            ContentBlock::Text(t) => t.text.clone(),
+            ContentBlock::Image(i) => binary("image", &i.mime_type, &i.data),
+            ContentBlock::Audio(a) => binary("audio", &a.mime_type, &a.data),
+            ContentBlock::Resource(r) => match &r.resource {
+                ResourceContents::TextResourceContents { uri, text, .. } => {
+                    format!("[resource {uri}]\n{text}")
+                }
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => binary(
+                    &format!("resource {uri}"),
+                    mime_type.as_deref().unwrap_or("application/octet-stream"),
+                    blob,
+                ),
+                _ => "[a resource of a kind Hearth does not read]".into(),
+            },
+            ContentBlock::ResourceLink(l) => format!("[link to resource {} ({})]", l.name, l.uri),
+            _ => "[a part of a kind Hearth does not read]".into(),
+        });
+    }
+    if parts.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        parts.push(structured.to_string());
+    }
+    if parts.is_empty() {
+        return "(the tool returned nothing)".into();
+    }
+    parts.join("\n")
+}
+
+fn binary(what: &str, mime: &str, base64: &str) -> String {
+    let bytes = base64.len() / 4 * 3;
+    format!(
+        "[{what}: {mime}, about {} KB, not shown to the model]",
+        bytes.div_ceil(1024)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_keep_to_what_models_accept() {
+        assert_eq!(
+            tool_name("time", "get_current_time"),
+            "time__get_current_time"
+        );
+        assert_eq!(tool_name("fs", "read.file/v2"), "fs__read_file_v2");
+        assert_eq!(tool_name("s", &"x".repeat(100)).len(), 64);
+    }
+
+    #[test]
+    fn binary_parts_are_described_not_passed_on() {
+        let result: CallToolResult = serde_json::from_value(serde_json::json!({
+            "content": [
+                {"type": "text", "text": "Here it is"},
+                {"type": "image", "data": "A".repeat(4096), "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "hello"}},
+                {"type": "resource_link", "uri": "file:///b", "name": "b"}
+            ]
+        }))
+        .unwrap();
+        let text = result_text(&result);
+        assert_eq!(
+            text,
+            "Here it is\n[image: image/png, about 3 KB, not shown to the model]\n\
+             [resource file:///a.txt]\nhello\n[link to resource b (file:///b)]"
+        );
+        let structured: CallToolResult = serde_json::from_value(serde_json::json!({
+            "content": [], "structuredContent": {"t": 1}
+        }))
+        .unwrap();
+        assert_eq!(result_text(&structured), r#"{"t":1}"#);
+    }
+}

@@ -1,0 +1,168 @@
+//! What goes wrong, each a clear state: a missing command, an `initialize`
+//! that never comes, a crash mid-call (then a restart), a malformed result,
+//! a call that hangs, a tool list that changes.
+
+use hearth_core::{ToolError, ToolSource};
+use hearth_mcp::{ServerConfig, Status};
+use serde_json::json;
+
+use crate::support::{ctx, hub, scripted, tool, within};
+
+#[tokio::test]
+async fn a_missing_command_says_where_it_looked() {
+    let hub = hub(
+        "gone",
+        ServerConfig {
+            command: Some("hearth-no-such-mcp-server".into()),
+            ..ServerConfig::default()
+        },
+    );
+    let down = within("prepare", hub.prepare(&["gone".into()])).await;
+    assert_eq!(down.len(), 1);
+    assert!(
+        down[0]
+            .reason
+            .contains("`hearth-no-such-mcp-server` was not found"),
+        "{down:?}"
+    );
+    assert!(down[0].reason.contains("its own PATH"), "{down:?}");
+    let Status::Failed { attempts, .. } = hub.server("gone").unwrap().status() else {
+        panic!("not failed")
+    };
+    assert_eq!(attempts, 1);
+    // The next run does not wait for it again: it is told at once.
+    let again = within("prepare", hub.prepare(&["gone".into()])).await;
+    assert!(again[0].reason.contains("tries again in"), "{again:?}");
+    let unknown = within("prepare", hub.prepare(&["nobody".into()])).await;
+    assert!(
+        unknown[0].reason.contains("no MCP server of this name"),
+        "{unknown:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_initialize_that_never_comes_times_out_with_its_output() {
+    let mut config = scripted("hang-init");
+    config.start_timeout_secs = Some(1);
+    let hub = hub("slow", config);
+    let down = within("prepare", hub.prepare(&["slow".into()])).await;
+    assert_eq!(down.len(), 1, "{down:?}");
+    let reason = &down[0].reason;
+    assert!(
+        reason.contains("did not answer `initialize` within 1 s"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("waiting forever before initialize"),
+        "its stderr is shown: {reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_dies_mid_call_fails_that_call_and_is_restarted() {
+    let hub = hub("crashy", scripted("crash"));
+    assert!(
+        within("start", hub.prepare(&["crashy".into()]))
+            .await
+            .is_empty()
+    );
+    let hello = tool(&hub, "crashy", "crashy__hello");
+    let out = within("call", hello.call(json!({}), &ctx())).await;
+    let Err(ToolError::Failed(why)) = out else {
+        panic!("{out:?}")
+    };
+    assert!(
+        why.contains("MCP server \"crashy\" failed the call"),
+        "{why}"
+    );
+    assert!(
+        why.contains("about to crash"),
+        "its last output is shown: {why}"
+    );
+    // The next run starts it again at once (the first restart after a
+    // crash does not wait).
+    let down = within("restart", hub.prepare(&["crashy".into()])).await;
+    assert!(down.is_empty(), "{down:?}");
+    assert!(matches!(
+        hub.server("crashy").unwrap().status(),
+        Status::Running { .. }
+    ));
+    let log = hub.server("crashy").unwrap().log();
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.starts_with("scripted server pid"))
+            .count(),
+        2,
+        "two processes: {log:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_result_is_an_error_not_a_hang() {
+    let hub = hub("odd", scripted("malformed"));
+    assert!(
+        within("start", hub.prepare(&["odd".into()]))
+            .await
+            .is_empty()
+    );
+    let hello = tool(&hub, "odd", "odd__hello");
+    let out = within("call", hello.call(json!({}), &ctx())).await;
+    assert!(matches!(out, Err(ToolError::Failed(_))), "{out:?}");
+}
+
+#[tokio::test]
+async fn a_hanging_call_ends_at_stop_and_at_its_timeout() {
+    let mut config = scripted("hang-call");
+    config.call_timeout_secs = Some(1);
+    let hub = hub("stuck", config);
+    assert!(
+        within("start", hub.prepare(&["stuck".into()]))
+            .await
+            .is_empty()
+    );
+    let hello = tool(&hub, "stuck", "stuck__hello");
+    let out = within("call", hello.call(json!({}), &ctx())).await;
+    let Err(ToolError::Failed(why)) = out else {
+        panic!("{out:?}")
+    };
+    assert!(why.contains("did not answer within 1 s"), "{why}");
+    let stop = ctx();
+    stop.cancel.cancel();
+    let out = within("stopped call", hello.call(json!({}), &stop)).await;
+    assert_eq!(out, Err(ToolError::Failed("stopped by the user".into())));
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_is_seen_by_the_next_run() {
+    let hub = hub("grows", scripted("ok"));
+    assert!(
+        within("start", hub.prepare(&["grows".into()]))
+            .await
+            .is_empty()
+    );
+    let names = |hub: &hearth_mcp::Hub| -> Vec<String> {
+        hub.tools(&["grows".into()])
+            .iter()
+            .map(|t| t.spec().name)
+            .collect()
+    };
+    assert_eq!(names(&hub), ["grows__grow", "grows__hello"]);
+    let grow = tool(&hub, "grows", "grows__grow");
+    assert_eq!(
+        within("grow", grow.call(json!({}), &ctx())).await.unwrap(),
+        "grown"
+    );
+    // The notification arrives on the connection's own task; the next
+    // prepare lists again once it has.
+    within("relist", async {
+        loop {
+            hub.prepare(&["grows".into()]).await;
+            if names(&hub).contains(&"grows__extra".to_owned()) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(names(&hub), ["grows__extra", "grows__grow", "grows__hello"]);
+}

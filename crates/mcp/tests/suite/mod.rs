@@ -1,0 +1,3 @@
+mod agent;
+mod failures;
+mod servers;
