@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dependency rules of docs/architecture.md, checked on the real graph:
 # the core knows no Tauri, HTTP client or SQL; the simulator knows no other
-# Hearth crate (a client bug must not hide behind the same bug in it).
+# Hearth crate (a client bug must not hide behind the same bug in it). The MCP
+# SDK is used by hearth-mcp alone.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,7 +20,14 @@ if grep -E "^hearth-" <<<"$sim" | grep -qv "^hearth-sim v"; then
     grep -E "^hearth-" <<<"$sim" | grep -v "^hearth-sim v" >&2
     fail=1
 fi
+# The MCP SDK stays behind hearth-mcp (its majors change fast).
+rmcp_users=$(cargo tree -i rmcp --depth 1 -e normal --prefix none --workspace 2>/dev/null | grep -E "^hearth-" | sort -u || true)
+if [[ "$rmcp_users" != hearth-mcp* || $(wc -l <<<"$rmcp_users") -ne 1 ]]; then
+    echo "check-deps: rmcp must be used by hearth-mcp alone, not by:" >&2
+    echo "$rmcp_users" >&2
+    fail=1
+fi
 if ((fail == 0)); then
-    echo "check-deps: core has no tauri/reqwest/rusqlite/hyper; sim has no hearth dependency"
+    echo "check-deps: core has no tauri/reqwest/rusqlite/hyper; sim has no hearth dependency; rmcp only in hearth-mcp"
 fi
 exit "$fail"

@@ -7,7 +7,7 @@
 use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
-use crate::commands::{app, chat, memory, models, profiles, sessions};
+use crate::commands::{app, chat, memory, models, profiles, sessions, tools};
 
 /// The commands, in one place. `build.rs` lists the same names for the app
 /// manifest (a test checks the two lists agree).
@@ -65,6 +65,10 @@ pub fn builder() -> Builder<Wry> {
             models::preload_model,
             models::unload_model,
             models::pull_model,
+            tools::list_mcp_servers,
+            tools::save_mcp_config,
+            tools::restart_mcp_server,
+            tools::mcp_server_log,
         ])
         // Ids and byte sizes stay far below 2^53.
         .dangerously_cast_bigints_to_number()

@@ -54,6 +54,10 @@ const COMMANDS: &[&str] = &[
     "preload_model",
     "unload_model",
     "pull_model",
+    "list_mcp_servers",
+    "save_mcp_config",
+    "restart_mcp_server",
+    "mcp_server_log",
 ];
 
 fn main() {

@@ -84,6 +84,7 @@ impl AppState {
         );
         probe_sandbox();
         let mcp = hearth_compose::mcp_hub(&store).await;
+        let hooks = hearth_compose::hooks_or_blocking(&store).await;
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend: ollama.clone(),
             named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
@@ -93,6 +94,7 @@ impl AppState {
             settings: settings.clone(),
             approvals: approvals.clone(),
             mcp: mcp.clone(),
+            hooks,
         });
         let backend = Backend {
             url: server.url,

@@ -138,6 +138,7 @@ pub async fn session(
         settings: Arc::default(),
         approvals: Arc::default(),
         mcp: Arc::default(),
+        hooks: Arc::new(hearth_core::hooks::NoHooks),
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";

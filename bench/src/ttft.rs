@@ -124,6 +124,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
             settings: Arc::default(),
             approvals: Arc::default(),
             mcp: Arc::default(),
+            hooks: Arc::new(hearth_core::hooks::NoHooks),
         });
         let runs = LiveRuns::default();
         let http = reqwest::Client::new();

@@ -9,3 +9,4 @@ pub mod memory;
 pub mod models;
 pub mod profiles;
 pub mod sessions;
+pub mod tools;

@@ -5,8 +5,10 @@
 
 mod chat;
 mod settings;
+mod tools;
 mod trace;
 
 pub use chat::*;
 pub use settings::*;
+pub use tools::*;
 pub use trace::*;

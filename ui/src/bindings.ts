@@ -151,6 +151,21 @@ export const commands = {
 	unloadModel: (model: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("unload_model", { model })),
 	/**  Download a model, reporting progress on `on_progress`. */
 	pullModel: (name: string, onProgress: Channel<PullProgressView>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("pull_model", { name, onProgress })),
+	/**  The configured MCP servers with their state and tools. */
+	listMcpServers: () => typedError<McpView, ErrorInfo>(__TAURI_INVOKE("list_mcp_servers")),
+	/**
+	 *  Replace the MCP configuration with `config` (an `mcpServers` object, VS
+	 *  Code's `servers`, or the bare object of servers). Nothing is saved when
+	 *  any entry is wrong; the error names it.
+	 */
+	saveMcpConfig: (config: string) => typedError<McpView, ErrorInfo>(__TAURI_INVOKE("save_mcp_config", { config })),
+	/**
+	 *  Stop a server and start it again now (past failures forgotten): its
+	 *  state after the start.
+	 */
+	restartMcpServer: (name: string) => typedError<McpServerView, ErrorInfo>(__TAURI_INVOKE("restart_mcp_server", { name })),
+	/**  What a server wrote to stderr, oldest line first (the last 400). */
+	mcpServerLog: (name: string) => typedError<string[], ErrorInfo>(__TAURI_INVOKE("mcp_server_log", { name })),
 };
 
 /* Constants */
@@ -547,6 +562,56 @@ export type LiveRunView = {
 	events: AgentEvent[],
 	/**  Messages queued and not yet sent. */
 	queued: QueuedView[],
+};
+
+/**  One configured MCP server. */
+export type McpServerView = {
+	/**  Its configured name. */
+	name: string,
+	/**
+	 *  What runs (the command line or the URL; never its environment or
+	 *  headers, which may hold secrets).
+	 */
+	runs: string,
+	/**  `stopped`, `starting`, `running`, `failed` or `disabled`. */
+	state: string,
+	/**
+	 *  The server's own name and version while running; what went wrong
+	 *  and what to do when failed.
+	 */
+	detail: string,
+	/**  Seconds until Hearth tries a failed server again. */
+	retry_in_secs: number | null,
+	/**  Its tools while running. */
+	tools: McpToolView[],
+};
+
+/**  One MCP tool as the panel lists it. */
+export type McpToolView = {
+	/**
+	 *  The name the model calls (`server__tool`); what a profile's tool
+	 *  list and pre-approvals name.
+	 */
+	name: string,
+	/**  What it does, as the server describes it. */
+	description: string,
+	/**  The server says it only reads (`None`: it did not say). */
+	read_only: boolean | null,
+	/**  The server says it may delete or overwrite. */
+	destructive: boolean | null,
+	/**  The server says it reaches outside this computer. */
+	open_world: boolean | null,
+};
+
+/**
+ *  The Tools panel: the servers, and the configuration as `mcpServers`
+ *  JSON (what the editor shows and other apps read).
+ */
+export type McpView = {
+	/**  Every configured server, by name. */
+	servers: McpServerView[],
+	/**  The configuration. */
+	config: string,
 };
 
 /**  An earlier version of a memory. */

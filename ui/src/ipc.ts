@@ -93,6 +93,10 @@ export const setDefaultProfile = (name: string) => ok(commands.setDefaultProfile
 export const setPersona = (persona: string) => ok(commands.setPersona(persona));
 export const switchProfile = (id: string, name: string) => ok(commands.switchProfile(id, name));
 
+export const listMcpServers = () => ok(commands.listMcpServers());
+export const saveMcpConfig = (config: string) => ok(commands.saveMcpConfig(config));
+export const restartMcpServer = (name: string) => ok(commands.restartMcpServer(name));
+export const mcpServerLog = (name: string) => ok(commands.mcpServerLog(name));
 export const listMemories = () => ok(commands.listMemories());
 export const memoryHistory = (id: number) => ok(commands.memoryHistory(id));
 export const addMemory = (content: string) => ok(commands.addMemory(content));

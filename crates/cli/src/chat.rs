@@ -112,6 +112,15 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mcp = hearth_compose::mcp_hub(&store).await;
+    let hooks = match hearth_compose::hooks(&store).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!(
+                "hearth: the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -125,6 +134,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         settings: Arc::new(settings),
         approvals: Arc::default(),
         mcp: mcp.clone(),
+        hooks,
     });
 
     // Listen for Ctrl-C before the run starts: from here on it stops the

@@ -5,6 +5,7 @@
 mod backend;
 mod chat;
 mod db;
+mod hooks;
 mod mcp;
 mod memory;
 mod overrides;
@@ -44,6 +45,8 @@ enum Command {
     Memory(memory::MemoryArgs),
     /// Add, import, list, check and remove MCP servers (tools you bring).
     Mcp(mcp::McpArgs),
+    /// Set, show or clear the commands run around tool and model calls.
+    Hooks(hooks::HooksArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
             Command::Profiles(args) => profiles::run(args).await,
             Command::Memory(args) => memory::run(args).await,
             Command::Mcp(args) => mcp::run(args).await,
+            Command::Hooks(args) => hooks::run(args).await,
         }
     })
 }

@@ -77,6 +77,55 @@ pub struct Parts {
     pub approvals: Arc<Approvals>,
     /// The MCP servers the user configured ([`mcp_hub`]).
     pub mcp: Arc<hearth_mcp::Hub>,
+    /// The user's hooks ([`hooks`]).
+    pub hooks: Arc<dyn hearth_core::hooks::Hooks>,
+}
+
+/// The hooks saved in `store`, or, when they cannot be used, hooks that
+/// block every tool call with the reason (the app still opens and chats;
+/// no tool runs unchecked).
+pub async fn hooks_or_blocking(store: &Store) -> Arc<dyn hearth_core::hooks::Hooks> {
+    match hooks(store).await {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!("the hooks cannot be used, so tool calls are blocked: {e}");
+            Arc::new(Unusable(e))
+        }
+    }
+}
+
+/// Hooks whose configuration cannot be used: every tool call is blocked.
+struct Unusable(String);
+
+#[async_trait::async_trait]
+impl hearth_core::hooks::Hooks for Unusable {
+    async fn before_tool_call(
+        &self,
+        _call: &hearth_core::ToolCall,
+        _ctx: &hearth_core::ToolContext,
+    ) -> hearth_core::hooks::Before {
+        hearth_core::hooks::Before::Block(format!(
+            "blocked: the user's hook configuration cannot be used ({}); no tool runs until it is fixed",
+            self.0
+        ))
+    }
+}
+
+/// The hooks saved in `store`, run as sandboxed commands through this
+/// binary (none when never saved). A saved configuration that no longer
+/// parses is an error: running tools without the hooks the user set would
+/// skip the checks they rely on.
+pub async fn hooks(store: &Store) -> Result<Arc<dyn hearth_core::hooks::Hooks>, String> {
+    let config = match store.hooks_json().await.map_err(|e| e.to_string())? {
+        Some(json) => hearth_tools::HookConfig::parse(&json)?,
+        None => hearth_tools::HookConfig::default(),
+    };
+    if config.is_empty() {
+        return Ok(Arc::new(hearth_core::hooks::NoHooks));
+    }
+    let launcher = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program for the hooks' sandbox: {e}"))?;
+    Ok(Arc::new(hearth_tools::CommandHooks::new(config, launcher)))
 }
 
 /// The MCP servers saved in `store`, none started (a profile that names
@@ -139,9 +188,11 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         settings,
         approvals,
         mcp,
+        hooks,
     } = parts;
     let mut builder = Agent::builder(backend, provider)
         .tools(tools(&store, &profiles, &mcp))
+        .hooks(hooks)
         .settings(settings)
         .memory_source(store.clone())
         .worker(Arc::new(TitleWorker))

@@ -33,6 +33,8 @@ pub struct Agent {
     pub(crate) profiles: Arc<dyn ProfileProvider>,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) tools: ToolRegistry,
+    /// Hooks around tool and model calls (`hooks.rs`).
+    pub(crate) hooks: Arc<dyn crate::hooks::Hooks>,
     pub(crate) settings: Arc<ModelSettings>,
     pub(crate) memory: Option<String>,
     pub(crate) memory_source: Option<Arc<dyn MemorySource>>,

@@ -21,6 +21,7 @@ pub struct AgentBuilder {
     pub(crate) profiles: Arc<dyn ProfileProvider>,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) tools: ToolRegistry,
+    pub(crate) hooks: Arc<dyn crate::hooks::Hooks>,
     pub(crate) settings: Arc<ModelSettings>,
     pub(crate) memory: Option<String>,
     pub(crate) memory_source: Option<Arc<dyn MemorySource>>,
@@ -43,6 +44,7 @@ impl Agent {
             profiles,
             store: Arc::new(InMemoryStore::new()),
             tools: ToolRegistry::new(),
+            hooks: Arc::new(crate::hooks::NoHooks),
             settings: Arc::new(ModelSettings::default()),
             memory: None,
             memory_source: None,
@@ -126,6 +128,12 @@ impl AgentBuilder {
         self
     }
 
+    /// Hooks around every tool call and before every model call.
+    pub fn hooks(mut self, hooks: Arc<dyn crate::hooks::Hooks>) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
     /// The agent.
     pub fn build(self) -> Arc<Agent> {
         // The agent owns its tools and spawn_agent needs the agent: it gets
@@ -141,6 +149,7 @@ impl AgentBuilder {
                 profiles: self.profiles,
                 store: self.store,
                 tools,
+                hooks: self.hooks,
                 settings: self.settings,
                 memory: self.memory,
                 memory_source: self.memory_source,

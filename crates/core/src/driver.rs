@@ -264,6 +264,14 @@ impl Agent {
             Ok(None) => return Observation::Interrupted,
             Err(e) => return Observation::Failed(e),
         };
+        // The context hook sees what the pipeline built, and may change it.
+        if let Some(changed) = self
+            .hooks
+            .before_model_call(&messages, &ctx.session_id)
+            .await
+        {
+            messages = changed;
+        }
         let tools = self.tools.specs(&Offer::of(profile));
         scratch.offered = Offer::of(profile);
         // The plan is the start of the first answer: sent as a prefill.
@@ -419,7 +427,8 @@ impl Agent {
         let store = ctx.store.as_ref();
         let offered = &scratch.offered;
         let guard = profile.input_guard;
-        match run_batch(&self.tools, offered, &to_run, &base, store, guard).await {
+        let hooks = self.hooks.as_ref();
+        match run_batch(&self.tools, offered, hooks, &to_run, &base, store, guard).await {
             Ok(BatchEnd::Complete) => Observation::ToolsRan { spawned },
             Ok(BatchEnd::Stopped) => Observation::BatchStopped,
             Err(e) => Observation::Failed(e.into()),

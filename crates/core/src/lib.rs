@@ -22,6 +22,7 @@ mod error;
 mod events;
 pub mod guard;
 mod handle;
+pub mod hooks;
 mod ids;
 mod live;
 mod loads;

@@ -18,6 +18,7 @@ use crate::approvals::Gate;
 use crate::batch::{BatchMode, CANCELLED_RESULT, batch_mode, not_run_result};
 use crate::error::RunError;
 use crate::guard::Report;
+use crate::hooks::{After, BATCH_ENDED_RESULT, Before, Hooks, Outcome};
 use crate::message::{ChatMessage, ToolCall};
 use crate::profile::Profile;
 use crate::repair::repair_arguments;
@@ -55,6 +56,8 @@ pub(crate) struct Finished {
     pub outcome: ToolOutcome,
     pub output: String,
     pub duration_ms: u64,
+    /// A hook ended the batch after this call.
+    pub end_batch: bool,
 }
 
 /// How a batch ended.
@@ -66,10 +69,12 @@ pub(crate) enum BatchEnd {
 }
 
 /// Run `calls`, appending each result to the store and then emitting its
-/// `tool_event`. Only tools `offered` enables may run.
+/// `tool_event`. Only tools `offered` enables may run; `hooks` see each
+/// call before and after it runs.
 pub(crate) async fn run_batch(
     registry: &ToolRegistry,
     offered: &Offer,
+    hooks: &dyn Hooks,
     calls: &[ToolCall],
     base: &ToolContext,
     store: &dyn SessionStore,
@@ -93,7 +98,7 @@ pub(crate) async fn run_batch(
     let mut answered = vec![false; calls.len()];
     let mut running: FuturesUnordered<BoxFuture<'_, Finished>> = FuturesUnordered::new();
     let mut next = 0;
-    let start_next = |i: usize| call_one(i, &calls[i], tools[i].clone(), base, &available);
+    let start_next = |i: usize| call_one(i, &calls[i], tools[i].clone(), base, &available, hooks);
     match mode {
         BatchMode::Parallel => {
             for i in 0..calls.len() {
@@ -115,7 +120,18 @@ pub(crate) async fn run_batch(
             Some(done) = running.next() => done,
         };
         answered[done.index] = true;
+        let end_batch = done.end_batch;
         keep_result(store, base, &calls[done.index], done, guard).await?;
+        if end_batch {
+            // Calls not started yet are answered, never run; those already
+            // running (a parallel batch) finish.
+            for i in next..calls.len() {
+                answered[i] = true;
+                let result = BATCH_ENDED_RESULT.to_owned();
+                record(store, base, &calls[i], ToolOutcome::Cancelled, result, 0).await?;
+            }
+            next = calls.len();
+        }
         if mode == BatchMode::Sequential && next < calls.len() {
             running.push(start_next(next));
             next += 1;
@@ -229,8 +245,10 @@ fn call_one<'a>(
     tool: Option<Arc<dyn Tool>>,
     base: &'a ToolContext,
     available: &'a str,
+    hooks: &'a dyn Hooks,
 ) -> BoxFuture<'a, Finished> {
     Box::pin(async move {
+        let mut end_batch = false;
         let (outcome, output, duration_ms) = match tool {
             None => {
                 let names = if available.is_empty() {
@@ -249,7 +267,9 @@ fn call_one<'a>(
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                run_one(tool.as_ref(), call, &ctx).await
+                let ran = run_one(tool.as_ref(), call, &ctx, hooks).await;
+                end_batch = ran.3;
+                (ran.0, ran.1, ran.2)
             }
         };
         Finished {
@@ -257,32 +277,78 @@ fn call_one<'a>(
             outcome,
             output,
             duration_ms,
+            end_batch,
         }
     })
 }
 
-/// One call of a known tool: its arguments fitted to the schema, refused
-/// when it cannot run safely here, asked about when it mutates, then run.
-/// How it ended, its result, and how long the tool itself took.
+/// One call of a known tool: its arguments fitted to the schema, shown to
+/// the `before_tool_call` hook, refused when it cannot run safely here,
+/// asked about when it mutates, run, and its result shown to the
+/// `after_tool_call` hook. How it ended, its result, how long the tool
+/// itself took, and whether a hook ended the batch.
 async fn run_one(
     tool: &dyn Tool,
     call: &ToolCall,
     ctx: &ToolContext,
-) -> (ToolOutcome, String, u64) {
-    // Fit the arguments to the schema first (input repair,
-    // docs/background.md §5.5); what cannot be fitted goes back to the
-    // model.
-    let arguments = match repair_arguments(call.arguments.clone(), &tool.spec().parameters) {
-        Ok(a) => a,
-        Err(e) => {
-            let e = ToolError::InvalidArguments(e);
-            return (ToolOutcome::Error, format!("error: {e}"), 0);
-        }
+    hooks: &dyn Hooks,
+) -> (ToolOutcome, String, u64, bool) {
+    let (outcome, output, duration_ms) = match hooked_call(tool, call, ctx, hooks).await {
+        Ok(call) => run_checked(tool, &call, ctx).await,
+        Err(ended) => return (ended.0, ended.1, 0, false),
     };
-    let call = &ToolCall {
-        arguments,
+    if !matches!(outcome, ToolOutcome::Ok | ToolOutcome::Error) {
+        return (outcome, output, duration_ms, false);
+    }
+    let seen = Outcome {
+        ok: outcome == ToolOutcome::Ok,
+        output: &output,
+    };
+    match hooks.after_tool_call(call, seen, ctx).await {
+        After::Pass => (outcome, output, duration_ms, false),
+        After::Replace(text) => (outcome, text, duration_ms, false),
+        After::EndBatch(None) => (outcome, output, duration_ms, true),
+        After::EndBatch(Some(text)) => (outcome, text, duration_ms, true),
+    }
+}
+
+/// The call as it will run: its arguments fitted to the schema, then as
+/// the `before_tool_call` hook leaves them (fitted again when it changed
+/// them). `Err` is the call's end when it cannot run or a hook blocked it.
+async fn hooked_call(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    ctx: &ToolContext,
+    hooks: &dyn Hooks,
+) -> Result<ToolCall, (ToolOutcome, String)> {
+    let schema = tool.spec().parameters;
+    let fit = |arguments| {
+        repair_arguments(arguments, &schema).map_err(|e| {
+            let e = ToolError::InvalidArguments(e);
+            (ToolOutcome::Error, format!("error: {e}"))
+        })
+    };
+    let call = ToolCall {
+        arguments: fit(call.arguments.clone())?,
         ..call.clone()
     };
+    match hooks.before_tool_call(&call, ctx).await {
+        Before::Pass => Ok(call),
+        Before::Arguments(arguments) => Ok(ToolCall {
+            arguments: fit(arguments)?,
+            ..call
+        }),
+        Before::Block(result) => Err((ToolOutcome::Denied, result)),
+    }
+}
+
+/// A call whose arguments are settled: refused when it cannot run safely
+/// here, asked about when it mutates, then run.
+async fn run_checked(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    ctx: &ToolContext,
+) -> (ToolOutcome, String, u64) {
     // A call that cannot run safely here is not put to the user.
     if let Some(why) = tool.refuse(&call.arguments, ctx) {
         return (ToolOutcome::Error, format!("error: {why}"), 0);

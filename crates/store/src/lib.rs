@@ -22,6 +22,7 @@ mod branches;
 mod db;
 mod error;
 mod export;
+mod extensions;
 mod instance;
 mod memories;
 mod messages;
@@ -35,7 +36,6 @@ mod spans;
 mod store;
 mod subagents;
 mod summaries;
-mod tool_servers;
 
 pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};

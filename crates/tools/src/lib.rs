@@ -12,6 +12,7 @@
 
 mod confine;
 mod files;
+mod hooks;
 mod later;
 mod output;
 pub mod sandbox;
@@ -25,6 +26,7 @@ use hearth_core::ToolRegistry;
 
 pub use confine::Workspace;
 pub use files::{EditFile, ListDir, ReadFile, WriteFile};
+pub use hooks::{CommandHooks, DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookConfig};
 pub use output::{MAX_OUTPUT_CHARS, cap};
 pub use scratchpad::Scratchpad;
 pub use search::SearchFiles;

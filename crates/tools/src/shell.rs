@@ -68,10 +68,10 @@ impl RunShell {
 }
 
 /// Kills the process group when dropped, unless the command ended.
-struct GroupGuard(Option<i32>);
+pub(crate) struct GroupGuard(pub(crate) Option<i32>);
 
 impl GroupGuard {
-    fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if let Some(pgid) = self.0.take()
             && let Some(pid) = Pid::from_raw(pgid)
         {
@@ -89,7 +89,7 @@ impl Drop for GroupGuard {
     }
 }
 
-async fn drain(mut r: impl AsyncRead + Unpin) -> (Vec<u8>, usize) {
+pub(crate) async fn drain(mut r: impl AsyncRead + Unpin) -> (Vec<u8>, usize) {
     let mut kept = Vec::new();
     let mut total = 0;
     let mut buf = [0u8; 8192];

@@ -87,6 +87,8 @@ export interface TurnModel extends AgentModel {
   /** The last context_usage of the main agent. */
   context: ContextUse | null;
   compactions: Compaction[];
+  /** Tool servers (MCP) the run went on without (`tools_unavailable`). */
+  unavailable: ToolsUnavailable[];
   /** The guard's finding on the user's message this run answers. */
   userFlag: GuardFlag | null;
   /** What the run stored, in order (`message_stored`): the session view takes them in when the run ends. */
@@ -103,6 +105,12 @@ export interface TurnModel extends AgentModel {
   subagents: { run_id: string; view: SubagentView }[];
 }
 
+/** A tool server (MCP) a run went on without, and why. */
+export interface ToolsUnavailable {
+  server: string;
+  reason: string;
+}
+
 export function newTurn(run_id: string): TurnModel {
   return {
     run_id,
@@ -116,6 +124,7 @@ export function newTurn(run_id: string): TurnModel {
     partial_text: '',
     context: null,
     compactions: [],
+    unavailable: [],
     userFlag: null,
     stored: [],
     forks: [],
@@ -353,6 +362,8 @@ export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
       return { ...t, usage: [...t.usage, ev.usage] };
     case 'context_usage':
       return { ...t, context: { tokens: ev.tokens, window: ev.window, warning: ev.warning } };
+    case 'tools_unavailable':
+      return { ...t, unavailable: [...t.unavailable, { server: ev.server, reason: ev.reason }] };
     case 'context_compacted':
       return { ...t, compactions: [...t.compactions, { summarized: ev.summarized, tokens_before: ev.tokens_before, tokens_after: ev.tokens_after }] };
     case 'input_flagged':

@@ -25,6 +25,7 @@ import type {
   SummaryView,
 } from '../bindings';
 import { screenMessage } from './guardScripts';
+import { MockMcp } from './mcp';
 import { err, pickScript } from './pickScript';
 import { seedSubagents, storeSubagents } from './seed';
 import type { Body, Step, StoredSub } from './scripts';
@@ -53,6 +54,7 @@ export class MockBackend {
     { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null, auto_approve: ['read_file'], history_turns: 20, input_guard: 'block', sandbox_off: false, max_output_tokens: 16384 },
   ];
   defaultProfile = 'Chat';
+  mcp = new MockMcp();
   persona = 'Be concise.';
   toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan'];
   memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
@@ -242,6 +244,10 @@ export class MockBackend {
       case 'preload_model': { const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
       case 'unload_model': this.running = this.running.filter((r) => r.name !== a.model); return null;
       case 'pull_model': return this.pull(String(a.name), a.onProgress as ChannelLike);
+      case 'list_mcp_servers': return this.mcp.view();
+      case 'save_mcp_config': return this.mcp.save(String(a.config));
+      case 'restart_mcp_server': return this.mcp.restart(String(a.name));
+      case 'mcp_server_log': return this.mcp.log(String(a.name));
       default: throw err('internal', `mock: unknown command ${cmd}`, 'none');
     }
   }

@@ -2,7 +2,7 @@
 // is in backend.ts's header), and the scripts too short for a file of
 // their own: the default Markdown answer, "tools" (two tools, one a
 // sub-agent), "think", "slow", "fail", "revise" (text_replaced), "rethink" (text taken back as reasoning), "limit" (fix_config), "repeat"
-// (no recovery), "notfound", "xss", "links",
+// (no recovery), "notfound", "mcp down" (tools_unavailable), "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
@@ -62,6 +62,11 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('links')) {
     const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
+  }
+  if (text.includes('mcp down')) {
+    // A profile's MCP server could not start: the run says so and answers.
+    const reason = 'command `npx` was not found. Hearth searched its own PATH (/usr/bin) and your login shell\'s PATH: /usr/bin. Install Node.js (it brings npx), or give its full path in "command".';
+    return [{ ev: { type: 'tools_unavailable', server: 'web', reason } as Body }, ...deltas('Answered without the web tools.'), { ev: usage }, end()];
   }
   if (text.includes('notfound')) {
     return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];

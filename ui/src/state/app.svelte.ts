@@ -8,7 +8,9 @@ import type { AppInfo, BackendStatus, Prefs, ProfilesView } from '../ipc';
 export type FullPrefs = Required<Prefs>;
 import { toasts } from './toasts.svelte';
 
-export type Panel = 'models' | 'memory' | 'profiles' | 'settings' | null;
+export type Panel = 'models' | 'tools' | 'memory' | 'profiles' | 'settings' | null;
+/** Each panel's title (the slide-over's heading, an error card's "Open …"). */
+export const panelTitles = { models: 'Models', tools: 'Tools', memory: 'Memory', profiles: 'Profiles', settings: 'Settings' } as const;
 
 class AppState {
   info = $state<AppInfo | null>(null);

@@ -282,7 +282,7 @@ class ChatState {
     }
     const extras = new Map(this.extras);
     extras.set(t.run_id, {
-      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions,
+      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable,
     });
     this.extras = extras;
     this.stopping = false;

@@ -2,6 +2,7 @@
 mod approvals;
 pub(crate) mod basics;
 mod crash;
+mod hooks;
 mod mcp;
 mod memory;
 mod openai;

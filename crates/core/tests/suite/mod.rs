@@ -4,6 +4,7 @@ mod backends;
 mod budget;
 mod corpus;
 mod guard;
+mod hooks;
 mod lockups;
 mod overflow;
 mod planning;

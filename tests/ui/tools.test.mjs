@@ -1,0 +1,63 @@
+// The Tools panel (MCP servers): a pasted configuration is checked whole
+// (a bad one is refused with the shell's reason and nothing changes), a
+// server starts with its tools and their hints or fails with what to do,
+// its output is shown; a profile names the server and can pre-approve its
+// tools; a run that went on without a server says so in its answer.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('tools panel: paste, check, start, fail with the reason, output; a profile names the server', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-tools').click();
+    const config = page.getByTestId('mcp-config');
+    await config.fill('{"mcpServers": {"bad name": {"command": "x"}}}');
+    await page.getByTestId('mcp-save').click();
+    await page.getByTestId('mcp-config-error').filter({ hasText: 'letters, digits' }).waitFor();
+    assert.equal(await page.getByTestId('mcp-server').count(), 0, 'nothing saved');
+
+    await config.fill(JSON.stringify({ mcpServers: {
+      everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+      web: { command: 'npx-missing', args: ['web-search'] },
+    } }));
+    await page.getByTestId('mcp-save').click();
+    const everything = page.locator('[data-testid=mcp-server][data-server=everything]');
+    await everything.waitFor();
+    assert.equal(await everything.getAttribute('data-state'), 'stopped');
+    assert.match(await everything.textContent(), /npx -y @modelcontextprotocol\/server-everything/);
+    await everything.getByTestId('mcp-restart').click();
+    await page.locator('[data-testid=mcp-server][data-server=everything][data-state=running]').waitFor();
+    assert.deepEqual(await everything.getByTestId('mcp-tool').evaluateAll((els) => els.map((e) => e.dataset.tool)), ['everything__echo', 'everything__write-note']);
+    assert.match(await everything.locator('[data-tool=everything__echo]').textContent(), /says it only reads/);
+    assert.match(await everything.locator('[data-tool=everything__write-note]').textContent(), /may delete/);
+    await everything.getByTestId('mcp-log').click();
+    await everything.getByTestId('mcp-output').filter({ hasText: 'STDIO' }).waitFor();
+
+    const web = page.locator('[data-testid=mcp-server][data-server=web]');
+    await web.getByTestId('mcp-restart').click();
+    await page.locator('[data-testid=mcp-server][data-server=web][data-state=failed]').waitFor();
+    assert.match(await web.getByTestId('mcp-detail').textContent(), /`npx-missing` was not found.*PATH.*next try in 2 s/s);
+
+    // A profile names the server; its known tools can then be pre-approved.
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-profiles').click();
+    await page.getByTestId('profile-edit').first().click();
+    await page.locator('[data-testid=mcp-choice][data-server=everything]').check();
+    await page.locator('[data-testid=auto-approve-choice][data-tool=everything__echo]').check();
+    await page.getByTestId('profile-save').click();
+    const saved = (await calls(page, 'save_profile')).at(-1).args.profile;
+    assert.deepEqual(saved.mcp_servers, ['everything']);
+    assert.ok(saved.auto_approve.includes('everything__echo'), JSON.stringify(saved.auto_approve));
+  }));
+
+test('an answer given without an MCP server says which and why', () =>
+  withApp('', async ({ page }) => {
+    await send(page, 'mcp down please');
+    await waitIdle(page);
+    const notice = page.getByTestId('tools-unavailable');
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /MCP server web.*`npx` was not found.*Node\.js/s);
+    assert.match(await page.getByTestId('message-assistant').last().textContent(), /Answered without the web tools\./);
+  }));
