@@ -264,12 +264,14 @@ impl Agent {
             Ok(None) => return Observation::Interrupted,
             Err(e) => return Observation::Failed(e),
         };
-        // The context hook sees what the pipeline built, and may change it.
-        if let Some(changed) = self
-            .hooks
-            .before_model_call(&messages, &ctx.session_id)
-            .await
-        {
+        // The context hook sees what the pipeline built, and may change it
+        // (raced with Stop: a slow hook must not hold a stop up).
+        let hooked = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Observation::Interrupted,
+            h = self.hooks.before_model_call(&messages, &ctx.session_id) => h,
+        };
+        if let Some(changed) = hooked {
             messages = changed;
         }
         let tools = self.tools.specs(&Offer::of(profile));

@@ -95,6 +95,18 @@ pub fn widening(from: &Profile, to: &Profile) -> Vec<String> {
     if !more.is_empty() {
         out.push(format!("runs {} without asking", more.join(", ")));
     }
+    let servers: Vec<&str> = to
+        .mcp_servers
+        .iter()
+        .filter(|s| !from.mcp_servers.contains(s))
+        .map(String::as_str)
+        .collect();
+    if !servers.is_empty() {
+        out.push(format!(
+            "starts the MCP servers {} (programs that run with your rights) and offers their tools",
+            servers.join(", ")
+        ));
+    }
     if to.sandbox_off && !from.sandbox_off {
         out.push("runs shell commands WITHOUT the sandbox".into());
     }
@@ -183,6 +195,11 @@ mod tests {
                 "backend",
                 Box::new(|p| p.backend = Some("cloud".into())),
                 "backend cloud",
+            ),
+            (
+                "an MCP server",
+                Box::new(|p| p.mcp_servers.push("fs".into())),
+                "starts the MCP servers fs",
             ),
         ];
         for (what, change, said) in cases {

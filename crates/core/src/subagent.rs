@@ -124,12 +124,16 @@ impl Agent {
     /// tools does); `None` when there is no such profile.
     pub fn profile_can_mutate(&self, name: &str) -> Option<ToolEffect> {
         let profile = self.profiles.by_name(name)?;
-        let mutating = self
-            .tools
-            .offered(&crate::tool::Offer::of(&profile))
-            .iter()
-            .filter(|(n, _)| n.as_str() != "spawn_agent")
-            .any(|(_, t)| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
+        // A profile that names tool servers (MCP) may mutate: their tools
+        // run outside Hearth, whatever they say of themselves, and may not
+        // be listed yet.
+        let mutating = !profile.mcp_servers.is_empty()
+            || self
+                .tools
+                .offered(&crate::tool::Offer::of(&profile))
+                .iter()
+                .filter(|(n, _)| n.as_str() != "spawn_agent")
+                .any(|(_, t)| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
         Some(if mutating {
             ToolEffect::Mutating
         } else {

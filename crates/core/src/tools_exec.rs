@@ -293,11 +293,13 @@ async fn run_one(
     ctx: &ToolContext,
     hooks: &dyn Hooks,
 ) -> (ToolOutcome, String, u64, bool) {
-    let (outcome, output, duration_ms) = match hooked_call(tool, call, ctx, hooks).await {
+    let (outcome, output, duration_ms, ran) = match hooked_call(tool, call, ctx, hooks).await {
         Ok(call) => run_checked(tool, &call, ctx).await,
         Err(ended) => return (ended.0, ended.1, 0, false),
     };
-    if !matches!(outcome, ToolOutcome::Ok | ToolOutcome::Error) {
+    // Only a call that ran has a result for the hook to judge (not one
+    // refused, denied or whose tool crashed before it started).
+    if !ran {
         return (outcome, output, duration_ms, false);
     }
     let seen = Outcome {
@@ -343,18 +345,18 @@ async fn hooked_call(
 }
 
 /// A call whose arguments are settled: refused when it cannot run safely
-/// here, asked about when it mutates, then run.
+/// here, asked about when it mutates, then run. The last field: it ran.
 async fn run_checked(
     tool: &dyn Tool,
     call: &ToolCall,
     ctx: &ToolContext,
-) -> (ToolOutcome, String, u64) {
+) -> (ToolOutcome, String, u64, bool) {
     // A call that cannot run safely here is not put to the user.
     if let Some(why) = tool.refuse(&call.arguments, ctx) {
-        return (ToolOutcome::Error, format!("error: {why}"), 0);
+        return (ToolOutcome::Error, format!("error: {why}"), 0, false);
     }
     if let Approval::Denied(why) = approve(tool, call, ctx).await {
-        return (ToolOutcome::Denied, why, 0);
+        return (ToolOutcome::Denied, why, 0, false);
     }
     // The time the user took to answer is not the tool's.
     let started = Instant::now();
@@ -370,8 +372,8 @@ async fn run_checked(
         });
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     match result {
-        Ok(out) => (ToolOutcome::Ok, out, duration_ms),
-        Err(e) => (ToolOutcome::Error, format!("error: {e}"), duration_ms),
+        Ok(out) => (ToolOutcome::Ok, out, duration_ms, true),
+        Err(e) => (ToolOutcome::Error, format!("error: {e}"), duration_ms, true),
     }
 }
 

@@ -73,7 +73,7 @@ pub enum ConfigError {
     Malformed(String),
     /// A server name that tools cannot be named after.
     #[error(
-        "server name {0:?} must be 1 to 32 letters, digits, '-' or '_' (it prefixes its tools' names)"
+        "server name {0:?} must be 1 to 32 letters, digits, '-' or '_', without \"__\" (it prefixes its tools' names)"
     )]
     BadName(String),
     /// A server entry that cannot be started as given.
@@ -117,28 +117,78 @@ impl ServerConfig {
         }
     }
 
-    /// One line that says what runs, for approval texts and the panel
-    /// (never the environment or headers: they hold secrets).
+    /// One line that says what runs, for approval texts and the panel:
+    /// never the environment or headers, and what looks like a secret in
+    /// the arguments or the URL (a password or query in a URL, the value
+    /// after `--token`, `--api-key=…`) as `…`.
     pub fn describe(&self) -> String {
         match (&self.command, &self.url) {
             (Some(c), _) => {
                 let mut line = c.clone();
+                let mut secret_next = false;
                 for a in &self.args {
                     line.push(' ');
-                    line.push_str(a);
+                    if secret_next {
+                        line.push('…');
+                        secret_next = false;
+                        continue;
+                    }
+                    match a.split_once('=') {
+                        Some((flag, _)) if a.starts_with('-') && secret_flag(flag) => {
+                            line.push_str(flag);
+                            line.push_str("=…");
+                        }
+                        _ => {
+                            secret_next = a.starts_with('-') && secret_flag(a);
+                            line.push_str(&redact_url(a));
+                        }
+                    }
                 }
                 line
             }
-            (None, Some(u)) => u.clone(),
+            (None, Some(u)) => redact_url(u),
             (None, None) => String::new(),
         }
     }
 }
 
+fn secret_flag(flag: &str) -> bool {
+    let f = flag.to_ascii_lowercase();
+    ["token", "key", "secret", "password", "passwd", "auth"]
+        .iter()
+        .any(|w| f.contains(w))
+}
+
+/// `text` with a URL's password and query hidden
+/// (`postgresql://sam:…@host/db`, `https://h/mcp?…`).
+fn redact_url(text: &str) -> String {
+    let Some(scheme_end) = text.find("://") else {
+        return text.to_owned();
+    };
+    let (scheme, rest) = text.split_at(scheme_end + 3);
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((user, host)) => {
+            let user = user.split_once(':').map_or(user, |(u, _)| u);
+            format!("{user}:…@{host}")
+        }
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, _)) => format!("{path}?…"),
+        None => tail.to_owned(),
+    };
+    format!("{scheme}{authority}{tail}")
+}
+
 /// Whether `name` can prefix tool names (`[A-Za-z0-9_-]{1,32}`: what
-/// every server's tool-name rules accept).
+/// every server's tool-name rules accept), without `__`: that separates
+/// it from its tools' names, so one server can never name a tool that
+/// reads as another's.
 pub fn valid_name(name: &str) -> bool {
     (1..=32).contains(&name.len())
+        && !name.contains("__")
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -206,6 +256,7 @@ mod tests {
         let err = |json: &str| parse(json).unwrap_err().to_string();
         assert!(err("[1]").contains("expected a JSON object"));
         assert!(err(r#"{"a b": {"command": "x"}}"#).contains("letters, digits"));
+        assert!(err(r#"{"a__b": {"command": "x"}}"#).contains("without"));
         assert!(err(r#"{"a": {}}"#).contains("give \"command\""));
         assert!(err(r#"{"a": {"command": "x", "url": "http://h"}}"#).contains("not both"));
         assert!(err(r#"{"a": {"type": "sse", "url": "http://h/sse"}}"#).contains("retired"));
@@ -222,6 +273,27 @@ mod tests {
         };
         c.env.insert("API_KEY".into(), "sk-secret".into());
         assert_eq!(c.describe(), "npx -y pkg");
+        let leaky = ServerConfig {
+            command: Some("npx".into()),
+            args: vec![
+                "server-postgres".into(),
+                "postgresql://sam:hunter2@db.local/app".into(),
+                "--api-key=sk-1".into(),
+                "--token".into(),
+                "tok-2".into(),
+                "--verbose".into(),
+            ],
+            ..ServerConfig::default()
+        };
+        assert_eq!(
+            leaky.describe(),
+            "npx server-postgres postgresql://sam:…@db.local/app --api-key=… --token … --verbose"
+        );
+        let url = ServerConfig {
+            url: Some("https://mcp.example.com/v1/mcp?api_key=sk-3".into()),
+            ..ServerConfig::default()
+        };
+        assert_eq!(url.describe(), "https://mcp.example.com/v1/mcp?…");
         let round = parse(&to_json(&BTreeMap::from([("s".to_owned(), c.clone())]))).unwrap();
         assert_eq!(round["s"], c);
     }

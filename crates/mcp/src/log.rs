@@ -1,6 +1,6 @@
-//! What a server wrote to stderr (and sent as log notifications), kept so
-//! the user can read why it failed: the last lines, bounded in count and
-//! length whatever the server writes.
+//! What a server wrote to stderr (and what Hearth noted about it), kept
+//! so the user can read why it failed: the last lines, bounded in count
+//! and length whatever the server writes.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;

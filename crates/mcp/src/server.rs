@@ -29,6 +29,20 @@ use crate::tool::McpTool;
 const HEALTHY_RUN: Duration = Duration::from_secs(30);
 /// The longest pause between restarts.
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// The variables of Hearth's environment a stdio server gets (and `LC_*`).
+const INHERITED_ENV: &[&str] = &[
+    "HOME",
+    "LOGNAME",
+    "USER",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "TMPDIR",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+];
 /// How long listing tools may take once the server is up.
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -92,6 +106,17 @@ impl ClientHandler for Handler {
     }
 }
 
+/// Clears `starting` when a start ends, however it ends.
+struct NotStartingOnDrop<'a>(&'a Server);
+
+impl Drop for NotStartingOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut v) = self.0.view.write() {
+            v.starting = false;
+        }
+    }
+}
+
 struct Connection {
     service: RunningService<RoleClient, Handler>,
     started: Instant,
@@ -116,6 +141,8 @@ struct View {
     tools: Vec<Arc<McpTool>>,
     server: String,
     starting: bool,
+    /// A start is being retried in the background.
+    retrying: bool,
     failure: Option<Failure>,
     /// Crashes in a row, each soon after its start (a run of
     /// [`HEALTHY_RUN`] or more starts the count again).
@@ -205,9 +232,20 @@ impl Server {
         if self.config.disabled {
             return Err("it is disabled in its configuration".into());
         }
+        // A retry in the background holds the connection while it starts:
+        // runs are told at once instead of waiting for it.
+        if let Some(reason) = self.retrying() {
+            return Err(format!("{reason} (Hearth is trying again now)"));
+        }
         let mut conn = self.conn.lock().await;
         if let Some(c) = conn.as_ref() {
-            if !c.service.is_closed() && !c.broken.load(Ordering::SeqCst) {
+            // The process may have exited since the last run: rmcp's loop
+            // then ends and closes the peer's channel (`is_closed` alone
+            // does not see an end of file).
+            let gone = c.service.is_closed()
+                || c.service.peer().is_transport_closed()
+                || c.broken.load(Ordering::SeqCst);
+            if !gone {
                 if self.list_changed.swap(false, Ordering::SeqCst)
                     && let Err(e) = self.list(c).await
                 {
@@ -233,12 +271,20 @@ impl Server {
             Some((true, _, _)) => true,
             Some((false, retry_at, reason)) => {
                 let wait = retry_at.saturating_duration_since(Instant::now());
-                if wait.is_zero() && !self.is_starting() {
+                if wait.is_zero() {
+                    if let Ok(mut v) = self.view.write() {
+                        v.retrying = true;
+                    }
                     let me = self.clone();
+                    // The lock is taken here, while this call holds it,
+                    // by the task once this call lets go.
                     tokio::spawn(async move {
                         let mut conn = me.conn.lock().await;
                         if conn.is_none() {
                             me.start(&mut conn).await.ok();
+                        }
+                        if let Ok(mut v) = me.view.write() {
+                            v.retrying = false;
                         }
                     });
                     return Err(format!("{reason} (Hearth is trying again now)"));
@@ -270,14 +316,22 @@ impl Server {
         }
     }
 
-    fn is_starting(&self) -> bool {
-        self.view.read().is_ok_and(|v| v.starting)
+    /// The last failure's reason while a background retry runs.
+    fn retrying(&self) -> Option<String> {
+        let v = self.view.read().ok()?;
+        if !v.retrying {
+            return None;
+        }
+        v.failure.as_ref().map(|f| f.reason.clone())
     }
 
     async fn start(&self, conn: &mut Option<Connection>) -> Result<(), String> {
         if let Ok(mut v) = self.view.write() {
             v.starting = true;
         }
+        // A start dropped midway (the run was stopped) is not "starting"
+        // for ever.
+        let _starting = NotStartingOnDrop(self);
         let result = self.connect().await;
         match result {
             Ok(c) => {
@@ -377,7 +431,15 @@ impl Server {
         let program = self.config.command.as_deref().unwrap_or_default();
         let resolved = command::resolve(program, std::env::var_os("PATH")).await?;
         let mut cmd = tokio::process::Command::new(&resolved.program);
+        // Only what a program needs to run gets through (as the MCP SDKs'
+        // own launchers do), then the entry's `env`: no key or token of
+        // Hearth's environment reaches a server.
         cmd.args(&self.config.args)
+            .env_clear()
+            .envs(std::env::vars_os().filter(|(k, _)| {
+                k.to_str()
+                    .is_some_and(|k| INHERITED_ENV.contains(&k) || k.starts_with("LC_"))
+            }))
             .env("PATH", &resolved.path)
             .envs(&self.config.env)
             .kill_on_drop(true);
@@ -462,7 +524,24 @@ impl Server {
             })
             .collect();
         built.sort_by_key(|t| t.spec().name);
-        built.dedup_by_key(|t| t.spec().name);
+        // Two tools whose names become the same (`read.file` and
+        // `read_file`, or a cut at 64 characters) are both left out: a
+        // pre-approval names one tool, and must not pass to another.
+        let mut counts = std::collections::HashMap::new();
+        for t in &built {
+            *counts.entry(t.spec().name).or_insert(0u32) += 1;
+        }
+        built.retain(|t| {
+            let name = t.spec().name;
+            let unique = counts.get(&name) == Some(&1);
+            if !unique {
+                self.log.push(&format!(
+                    "[hearth] left out `{}`: another tool of this server has the same name here ({name})",
+                    t.remote_name()
+                ));
+            }
+            unique
+        });
         let server = c
             .service
             .peer_info()

@@ -193,10 +193,15 @@ impl Tool for McpTool {
                 ) {
                     self.broken.store(true, Ordering::SeqCst);
                 }
+                // Its output stays with the user (the Tools panel), not
+                // the model: a server may print what it should not.
+                self.log.push(&format!(
+                    "[hearth] a call of `{}` failed: {e}",
+                    self.tool.name
+                ));
                 return Err(ToolError::Failed(format!(
-                    "the MCP server \"{}\" failed the call: {e}{}",
-                    self.server,
-                    self.log.tail(5)
+                    "the MCP server \"{}\" failed the call: {e}",
+                    self.server
                 )));
             }
             Ok(Ok(r)) => r,

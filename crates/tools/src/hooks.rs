@@ -211,8 +211,69 @@ fn applies(hook: &HookCommand, tool: &str) -> bool {
         })
 }
 
-fn decision(answer: &Value) -> &str {
-    answer.get("decision").and_then(Value::as_str).unwrap_or("")
+/// What a `before_tool_call` hook may answer.
+#[derive(Debug, PartialEq)]
+enum BeforeAnswer {
+    Pass,
+    Arguments(Value),
+    Block(String),
+}
+
+/// A `before_tool_call` answer, or why it is not one (nothing printed is
+/// a pass; anything unexpected is an error, and the call is blocked).
+fn read_before(answer: &Value) -> Result<BeforeAnswer, String> {
+    if answer.is_null() {
+        return Ok(BeforeAnswer::Pass);
+    }
+    let Value::Object(o) = answer else {
+        return Err("its answer is not a JSON object".into());
+    };
+    match o.get("decision") {
+        None => {}
+        Some(Value::String(d)) if d == "pass" => {}
+        Some(Value::String(d)) if d == "block" => {
+            let result = o.get("result").and_then(Value::as_str);
+            return Ok(BeforeAnswer::Block(
+                result.unwrap_or("blocked by a hook").to_owned(),
+            ));
+        }
+        Some(other) => {
+            return Err(format!(
+                "its \"decision\" {other} is not \"pass\" or \"block\""
+            ));
+        }
+    }
+    match o.get("arguments") {
+        None => Ok(BeforeAnswer::Pass),
+        Some(a @ Value::Object(_)) => Ok(BeforeAnswer::Arguments(a.clone())),
+        Some(_) => Err("its \"arguments\" is not a JSON object".into()),
+    }
+}
+
+/// An `after_tool_call` answer: (end the batch, the new result), or why it
+/// is not one.
+fn read_after(answer: &Value) -> Result<(bool, Option<String>), String> {
+    if answer.is_null() {
+        return Ok((false, None));
+    }
+    let Value::Object(o) = answer else {
+        return Err("its answer is not a JSON object".into());
+    };
+    let end = match o.get("decision") {
+        None => false,
+        Some(Value::String(d)) if d == "pass" => false,
+        Some(Value::String(d)) if d == "end_batch" => true,
+        Some(other) => {
+            return Err(format!(
+                "its \"decision\" {other} is not \"pass\" or \"end_batch\""
+            ));
+        }
+    };
+    match o.get("result") {
+        None => Ok((end, None)),
+        Some(Value::String(r)) => Ok((end, Some(r.clone()))),
+        Some(_) => Err("its \"result\" is not a string".into()),
+    }
 }
 
 #[async_trait]
@@ -233,8 +294,11 @@ impl Hooks for CommandHooks {
                 "session_id": ctx.session_id,
                 "call_id": ctx.call_id,
             });
-            let answer = match self.run(hook, &input, ctx.workspace.as_deref()).await {
-                Ok(a) => a,
+            let judged = self
+                .run(hook, &input, ctx.workspace.as_deref())
+                .await
+                .and_then(|answer| read_before(&answer));
+            match judged {
                 Err(why) => {
                     tracing::warn!(hook = %hook.command, %why, "a before_tool_call hook failed: the call is blocked");
                     return Before::Block(format!(
@@ -242,21 +306,12 @@ impl Hooks for CommandHooks {
                         hook.command
                     ));
                 }
-            };
-            match decision(&answer) {
-                "block" => {
-                    let result = answer
-                        .get("result")
-                        .and_then(Value::as_str)
-                        .unwrap_or("blocked by a hook");
-                    return Before::Block(result.to_owned());
+                Ok(BeforeAnswer::Block(result)) => return Before::Block(result),
+                Ok(BeforeAnswer::Arguments(a)) => {
+                    arguments = a;
+                    changed = true;
                 }
-                _ => {
-                    if let Some(a) = answer.get("arguments").filter(|a| a.is_object()) {
-                        arguments = a.clone();
-                        changed = true;
-                    }
-                }
+                Ok(BeforeAnswer::Pass) => {}
             }
         }
         if changed {
@@ -289,17 +344,21 @@ impl Hooks for CommandHooks {
                 "session_id": ctx.session_id,
                 "call_id": ctx.call_id,
             });
-            match self.run(hook, &input, ctx.workspace.as_deref()).await {
+            let judged = self
+                .run(hook, &input, ctx.workspace.as_deref())
+                .await
+                .and_then(|answer| read_after(&answer));
+            match judged {
                 Err(why) => {
                     tracing::warn!(hook = %hook.command, %why, "an after_tool_call hook failed: the result is kept");
                 }
-                Ok(answer) => {
-                    if decision(&answer) == "end_batch" {
-                        return After::EndBatch(replaced.then_some(output));
-                    }
-                    if let Some(r) = answer.get("result").and_then(Value::as_str) {
-                        output = r.to_owned();
+                Ok((end, result)) => {
+                    if let Some(r) = result {
+                        output = r;
                         replaced = true;
+                    }
+                    if end {
+                        return After::EndBatch(replaced.then_some(output));
                     }
                 }
             }
@@ -341,5 +400,60 @@ impl Hooks for CommandHooks {
             }
         }
         current
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_clear_answer_lets_a_call_through() {
+        assert_eq!(read_before(&Value::Null), Ok(BeforeAnswer::Pass));
+        assert_eq!(
+            read_before(&json!({"decision": "pass"})),
+            Ok(BeforeAnswer::Pass)
+        );
+        assert_eq!(
+            read_before(&json!({"arguments": {"path": "a"}})),
+            Ok(BeforeAnswer::Arguments(json!({"path": "a"})))
+        );
+        assert_eq!(
+            read_before(&json!({"decision": "block", "result": "no"})),
+            Ok(BeforeAnswer::Block("no".into()))
+        );
+        for garbage in [
+            json!({"decision": "deny"}),
+            json!("block"),
+            json!([]),
+            json!({"arguments": "rm -rf /"}),
+            json!({"decision": true}),
+        ] {
+            assert!(read_before(&garbage).is_err(), "{garbage}");
+        }
+    }
+
+    #[test]
+    fn an_after_answer_may_replace_and_end_together() {
+        assert_eq!(read_after(&Value::Null), Ok((false, None)));
+        assert_eq!(
+            read_after(&json!({"decision": "end_batch", "result": "x"})),
+            Ok((true, Some("x".into())))
+        );
+        assert!(read_after(&json!({"result": 3})).is_err());
+        assert!(read_after(&json!({"decision": "stop"})).is_err());
+    }
+
+    #[test]
+    fn a_hook_applies_to_its_tools() {
+        let hook = |tools: &[&str]| HookCommand {
+            command: "true".into(),
+            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+            timeout_secs: None,
+        };
+        assert!(applies(&hook(&[]), "run_shell"));
+        assert!(applies(&hook(&["read_*"]), "read_file"));
+        assert!(!applies(&hook(&["read_*"]), "write_file"));
+        assert!(!applies(&hook(&["run_shell"]), "run_shell_x"));
     }
 }

@@ -231,6 +231,11 @@ async fn stop_ends_a_long_call_and_the_server_stays_usable() {
         matches!(seen.last().unwrap().kind, EventKind::StreamStopped { .. }),
         "{seen:#?}"
     );
+    let ended = seen.iter().find_map(|e| match &e.kind {
+        EventKind::ToolEvent { outcome, .. } => Some(*outcome),
+        _ => None,
+    });
+    assert_eq!(ended, Some(ToolOutcome::Cancelled), "{seen:#?}");
     // The server was told to cancel, not killed: the next call works.
     let echo = crate::support::tool(&hub, "everything", "everything__echo");
     let out = tokio::time::timeout(
@@ -244,19 +249,42 @@ async fn stop_ends_a_long_call_and_the_server_stays_usable() {
 }
 
 #[tokio::test]
-async fn a_server_that_cannot_start_is_announced_and_the_run_still_answers() {
-    let sim = Sim::start(script().with_reply(Reply::text("Answered without it.")))
-        .await
-        .unwrap();
+async fn a_server_that_cannot_start_is_announced_once_and_the_run_still_answers() {
+    // Two model calls (a call of the other server's tool, then the
+    // answer): the missing server is announced once.
+    let sim = Sim::start(
+        script()
+            .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
+                "everything__echo",
+                json!({"message": "still works"}),
+            )]))
+            .with_reply(Reply::text("Answered without it.")),
+    )
+    .await
+    .unwrap();
     let missing = hearth_mcp::ServerConfig {
         command: Some("npx-not-installed-here".into()),
         ..Default::default()
     };
-    let hub = Hub::new([("web".to_owned(), missing)].into());
+    let hub = Hub::new(
+        [
+            ("web".to_owned(), missing),
+            ("everything".to_owned(), everything()),
+        ]
+        .into(),
+    );
     let approvals = Arc::new(Approvals::default());
-    let agent = agent(&sim, hub, profile(&["web"]), approvals.clone());
+    let agent = agent(
+        &sim,
+        hub.clone(),
+        profile(&["web", "everything"]),
+        approvals.clone(),
+    );
     let mut run = agent.run_stream("s", "search the web");
-    let evs = events(&mut run, &approvals, ApprovalDecision::Deny).await;
+    let evs = events(&mut run, &approvals, ApprovalDecision::AllowOnce).await;
+    assert_eq!(offered(&sim).len(), 2, "two model calls");
+    assert!(evs.iter().any(|e| matches!(&e.kind,
+        EventKind::ToolEvent { output, .. } if output == "Echo: still works")));
     let told: Vec<_> = evs
         .iter()
         .filter_map(|e| match &e.kind {
@@ -276,4 +304,5 @@ async fn a_server_that_cannot_start_is_announced_and_the_run_still_answers() {
         matches!(evs.last().unwrap().kind, EventKind::StreamEnd { .. }),
         "{evs:#?}"
     );
+    hub.shutdown().await;
 }

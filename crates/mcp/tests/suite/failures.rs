@@ -76,9 +76,11 @@ async fn a_server_that_dies_mid_call_fails_that_call_and_is_restarted() {
         "{why}"
     );
     assert!(
-        why.contains("about to crash"),
-        "its last output is shown: {why}"
+        !why.contains("about to crash"),
+        "its output is the user's, not the model's: {why}"
     );
+    let log = hub.server("crashy").unwrap().log();
+    assert!(log.iter().any(|l| l == "about to crash"), "{log:?}");
     // The next run starts it again at once (the first restart after a
     // crash does not wait).
     let down = within("restart", hub.prepare(&["crashy".into()])).await;
@@ -94,6 +96,58 @@ async fn a_server_that_dies_mid_call_fails_that_call_and_is_restarted() {
             .count(),
         2,
         "two processes: {log:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_dies_between_runs_is_started_again() {
+    let hub = hub("idle", scripted("ok"));
+    assert!(
+        within("start", hub.prepare(&["idle".into()]))
+            .await
+            .is_empty()
+    );
+    let server = hub.server("idle").unwrap();
+    let pid = server
+        .log()
+        .iter()
+        .find_map(|l| {
+            l.strip_prefix("scripted server pid ")?
+                .split(' ')
+                .next()
+                .map(str::to_owned)
+        })
+        .expect("the server printed its pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // The connection notices the end of its pipe on its own task; each
+    // prepare after that starts a new process.
+    within("restart", async {
+        loop {
+            let down = hub.prepare(&["idle".into()]).await;
+            assert!(down.is_empty(), "{down:?}");
+            let starts = server
+                .log()
+                .iter()
+                .filter(|l| l.starts_with("scripted server pid"))
+                .count();
+            if starts == 2 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(matches!(server.status(), Status::Running { .. }));
+    let hello = tool(&hub, "idle", "idle__hello");
+    assert_eq!(
+        within("call", hello.call(json!({"who": "again"}), &ctx()))
+            .await
+            .unwrap(),
+        "hello again"
     );
 }
 

@@ -9,7 +9,11 @@ use crate::support::{ctx, everything, filesystem, hub, time, tool, within};
 
 #[tokio::test]
 async fn everything_lists_its_tools_with_their_hints_and_answers_calls() {
-    let hub = hub("everything", everything());
+    let mut config = everything();
+    config
+        .env
+        .insert("HEARTH_TEST_VAR".into(), "visible".into());
+    let hub = hub("everything", config);
     let down = within("start", hub.prepare(&["everything".into()])).await;
     assert!(down.is_empty(), "{down:?}");
     let status = hub.server("everything").unwrap().status();
@@ -55,6 +59,20 @@ async fn everything_lists_its_tools_with_their_hints_and_answers_calls() {
         "no raw base64 reaches the model: {out}"
     );
 
+    // Only what a program needs of Hearth's environment gets through, then
+    // the entry's own `env`.
+    let env = tool(&hub, "everything", "everything__get-env");
+    let out = within("env", env.call(json!({}), &ctx())).await.unwrap();
+    assert!(
+        out.contains("HEARTH_TEST_VAR") && out.contains("visible"),
+        "{out}"
+    );
+    assert!(out.contains("\"PATH\""), "{out}");
+    assert!(
+        !out.contains("CARGO_MANIFEST_DIR"),
+        "Hearth's own environment leaked: {out}"
+    );
+
     let bad = within("echo", echo.call(json!("not an object"), &ctx())).await;
     assert!(
         matches!(bad, Err(ToolError::InvalidArguments(_))),
@@ -90,7 +108,7 @@ async fn the_filesystem_server_keeps_to_its_root() {
     let root_path = root.path().canonicalize().unwrap();
     std::fs::write(root_path.join("notes.md"), "inside").unwrap();
     let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("secret.txt"), "outside").unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "TOP-SECRET-CONTENT").unwrap();
     let hub = hub("fs", filesystem(&root_path));
     let down = within("start", hub.prepare(&["fs".into()])).await;
     assert!(down.is_empty(), "{down:?}");
@@ -106,7 +124,7 @@ async fn the_filesystem_server_keeps_to_its_root() {
         panic!("read outside its root: {out:?}")
     };
     assert!(
-        !why.contains("outside\n") && why.to_lowercase().contains("denied"),
+        !why.contains("TOP-SECRET-CONTENT") && why.to_lowercase().contains("denied"),
         "{why}"
     );
     let write = tool(&hub, "fs", "fs__write_file");
