@@ -88,15 +88,17 @@ fn offered(sim: &SimHandle) -> Vec<Vec<String>> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_profile_that_names_the_server_gets_its_tools_and_is_asked_first() {
+/// A run's parts: the model calls `tool` of server-everything with
+/// `arguments`, then answers `answer`; the profile names the server.
+async fn everything_run(
+    tool: &str,
+    arguments: serde_json::Value,
+    answer: &str,
+) -> (SimHandle, Arc<Hub>, Arc<Approvals>, Arc<Agent>) {
     let sim = Sim::start(
         script()
-            .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
-                "everything__get-sum",
-                json!({"a": 2, "b": 3}),
-            )]))
-            .with_reply(Reply::text("2 and 3 make 5.")),
+            .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(tool, arguments)]))
+            .with_reply(Reply::text(answer)),
     )
     .await
     .unwrap();
@@ -108,6 +110,17 @@ async fn a_profile_that_names_the_server_gets_its_tools_and_is_asked_first() {
         profile(&["everything"]),
         approvals.clone(),
     );
+    (sim, hub, approvals, agent)
+}
+
+#[tokio::test]
+async fn a_profile_that_names_the_server_gets_its_tools_and_is_asked_first() {
+    let (sim, hub, approvals, agent) = everything_run(
+        "everything__get-sum",
+        json!({"a": 2, "b": 3}),
+        "2 and 3 make 5.",
+    )
+    .await;
     let mut run = agent.run_stream("s", "add 2 and 3");
     let evs = events(&mut run, &approvals, ApprovalDecision::AllowOnce).await;
     assert!(
@@ -188,24 +201,12 @@ async fn other_profiles_are_not_offered_the_servers_tools_and_a_pre_approval_is_
 
 #[tokio::test]
 async fn stop_ends_a_long_call_and_the_server_stays_usable() {
-    let sim = Sim::start(
-        script()
-            .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
-                "everything__trigger-long-running-operation",
-                json!({"duration": 600, "steps": 600}),
-            )]))
-            .with_reply(Reply::text("never")),
+    let (_sim, hub, approvals, agent) = everything_run(
+        "everything__trigger-long-running-operation",
+        json!({"duration": 600, "steps": 600}),
+        "never",
     )
-    .await
-    .unwrap();
-    let hub = Hub::new([("everything".to_owned(), everything())].into());
-    let approvals = Arc::new(Approvals::default());
-    let agent = agent(
-        &sim,
-        hub.clone(),
-        profile(&["everything"]),
-        approvals.clone(),
-    );
+    .await;
     let mut run = agent.run_stream("s", "take your time");
     // Approve, then stop once the call is under way.
     let mut seen = Vec::new();
