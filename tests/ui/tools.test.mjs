@@ -52,7 +52,7 @@ test('tools panel: paste, check, start, fail with the reason, output; a profile 
     assert.ok(saved.auto_approve.includes('everything__echo'), JSON.stringify(saved.auto_approve));
   }));
 
-test('an answer given without an MCP server says which and why', () =>
+test('an answer given without an MCP server says which and why; an MCP tool card names its server', () =>
   withApp('', async ({ page }) => {
     await send(page, 'mcp down please');
     await waitIdle(page);
@@ -60,4 +60,8 @@ test('an answer given without an MCP server says which and why', () =>
     await notice.waitFor();
     assert.match(await notice.textContent(), /MCP server web.*`npx` was not found.*Node\.js/s);
     assert.match(await page.getByTestId('message-assistant').last().textContent(), /Answered without the web tools\./);
+    // Another server's tool card names its tool and its server.
+    const card = page.locator('[data-testid=tool-card][data-tool=everything__echo]');
+    assert.equal(await card.locator('.tool-name').textContent(), 'echo');
+    assert.equal(await card.getByTestId('tool-server').textContent(), 'MCP · everything');
   }));

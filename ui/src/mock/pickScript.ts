@@ -66,7 +66,19 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('mcp down')) {
     // A profile's MCP server could not start: the run says so and answers.
     const reason = 'command `npx` was not found. Hearth searched its own PATH (/usr/bin) and your login shell\'s PATH: /usr/bin. Install Node.js (it brings npx), or give its full path in "command".';
-    return [{ ev: { type: 'tools_unavailable', server: 'web', reason } as Body }, ...deltas('Answered without the web tools.'), { ev: usage }, end()];
+    const args = { message: 'hi' };
+    return [
+      { ev: { type: 'tools_unavailable', server: 'web', reason } as Body },
+      { ev: { type: 'tool_started', call_id: 'call_echo', name: 'everything__echo', arguments: args } as Body },
+      { ev: { type: 'tool_event', call_id: 'call_echo', name: 'everything__echo', outcome: 'ok', output: 'Echo: hi', duration_ms: 12 } as Body },
+      ...deltas('Answered without the web tools.'),
+      { ev: usage },
+      end([
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_echo', name: 'everything__echo', arguments: args }] },
+        { role: 'tool', content: 'Echo: hi', tool_call_id: 'call_echo', tool_name: 'everything__echo' },
+        { role: 'assistant', content: 'Answered without the web tools.' },
+      ]),
+    ];
   }
   if (text.includes('notfound')) {
     return [{ ev: { type: 'error', error: err('model_not_found', 'model "ghost:7b" not found, try pulling it first', 'pull_model'), partial_text: '' } as Body }];
