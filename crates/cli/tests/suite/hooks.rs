@@ -10,8 +10,8 @@ use serde_json::json;
 
 use super::basics::{answering, hearth, ok, run_end, sim, turn_bodies, with_workers};
 
-/// A folder the sandbox shows the hooks (bubblewrap gives them a private
-/// /tmp, so not under it).
+/// A test folder (its workspace is what the sandbox lets the hooks see
+/// wherever the clone lives: bubblewrap gives them a private /tmp).
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("hooks-{name}-{}", std::process::id()));
@@ -19,7 +19,8 @@ fn dir(name: &str) -> std::path::PathBuf {
     d
 }
 
-/// A Python hook script in `dir`, run as `python3 SCRIPT`.
+/// A Python hook script in `dir` (inside the workspace, so the sandbox
+/// shows it), run as `python3 SCRIPT`.
 fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
     let path = dir.join(name);
     std::fs::write(
@@ -53,9 +54,11 @@ async fn hooks_block_rewrite_fail_closed_and_redact() {
     std::fs::write(ws.join("config.txt"), "token = SECRET-123\n").unwrap();
     let db = home.join("h.sqlite");
     let db = db.to_str().unwrap();
+    let scripts = ws.join(".hooks");
+    std::fs::create_dir_all(&scripts).unwrap();
 
     let block_rm = script(
-        &home,
+        &scripts,
         "block_rm.py",
         r#"
 if "rm" in event["arguments"]["command"].split():
@@ -63,7 +66,7 @@ if "rm" in event["arguments"]["command"].split():
 "#,
     );
     let into_drafts = script(
-        &home,
+        &scripts,
         "drafts.py",
         r#"
 args = dict(event["arguments"])
@@ -73,7 +76,7 @@ print(json.dumps({"arguments": args}))
 "#,
     );
     let redact = script(
-        &home,
+        &scripts,
         "redact.py",
         r#"
 print(json.dumps({"result": event["output"].replace("SECRET-123", "[redacted]")}))
