@@ -74,6 +74,13 @@ pub enum Status {
     Disabled,
 }
 
+/// When the next start is tried ([`Server::next_try`]).
+enum NextTry {
+    Now,
+    Background { reason: String },
+    Later { reason: String, wait: Duration },
+}
+
 struct Failure {
     reason: String,
     attempts: u32,
@@ -262,41 +269,56 @@ impl Server {
                 ran >= HEALTHY_RUN,
             );
         }
-        let inline = match self.view.read().ok().and_then(|v| {
-            v.failure
-                .as_ref()
-                .map(|f| (f.crashed && f.attempts <= 1, f.retry_at, f.reason.clone()))
-        }) {
-            None => true,
-            Some((true, _, _)) => true,
-            Some((false, retry_at, reason)) => {
-                let wait = retry_at.saturating_duration_since(Instant::now());
-                if wait.is_zero() {
-                    if let Ok(mut v) = self.view.write() {
-                        v.retrying = true;
-                    }
-                    let me = self.clone();
-                    // The lock is taken here, while this call holds it,
-                    // by the task once this call lets go.
-                    tokio::spawn(async move {
-                        let mut conn = me.conn.lock().await;
-                        if conn.is_none() {
-                            me.start(&mut conn).await.ok();
-                        }
-                        if let Ok(mut v) = me.view.write() {
-                            v.retrying = false;
-                        }
-                    });
-                    return Err(format!("{reason} (Hearth is trying again now)"));
-                }
+        match self.next_try() {
+            NextTry::Now => {}
+            NextTry::Later { reason, wait } => {
                 return Err(format!(
                     "{reason} (Hearth tries again in {} s)",
                     wait.as_secs().max(1)
                 ));
             }
-        };
-        debug_assert!(inline);
+            NextTry::Background { reason } => {
+                if let Ok(mut v) = self.view.write() {
+                    v.retrying = true;
+                }
+                // The task waits for the lock this call holds, so it
+                // starts once this call has returned.
+                let me = self.clone();
+                tokio::spawn(async move {
+                    let mut conn = me.conn.lock().await;
+                    if conn.is_none() {
+                        me.start(&mut conn).await.ok();
+                    }
+                    if let Ok(mut v) = me.view.write() {
+                        v.retrying = false;
+                    }
+                });
+                return Err(format!("{reason} (Hearth is trying again now)"));
+            }
+        }
         self.start(&mut conn).await
+    }
+
+    /// When to try starting it: now, inline (never failed, or the first
+    /// restart after a crash), in the background (a failed start whose
+    /// pause is over), or not yet.
+    fn next_try(&self) -> NextTry {
+        let Ok(v) = self.view.read() else {
+            return NextTry::Now;
+        };
+        match &v.failure {
+            None => NextTry::Now,
+            Some(f) if f.crashed && f.attempts <= 1 => NextTry::Now,
+            Some(f) => {
+                let wait = f.retry_at.saturating_duration_since(Instant::now());
+                let reason = f.reason.clone();
+                if wait.is_zero() {
+                    NextTry::Background { reason }
+                } else {
+                    NextTry::Later { reason, wait }
+                }
+            }
+        }
     }
 
     /// Stop it now and forget past failures (the panel's Restart does
