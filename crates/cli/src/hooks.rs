@@ -32,29 +32,26 @@ enum Action {
 
 /// Run `hearth hooks`.
 pub async fn run(args: HooksArgs) -> ExitCode {
-    let store = match crate::db::open(args.db).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
+    let result = async {
+        let store = crate::db::open(args.db).await?;
+        match args.action.unwrap_or(Action::Show) {
+            Action::Show => {
+                let json = store.hooks_json().await.map_err(|e| e.to_string())?;
+                println!("{}", json.unwrap_or_else(|| "{}".into()));
+                Ok(())
+            }
+            Action::Set { file } => set(&store, &file).await,
+            Action::Clear => {
+                store
+                    .set_hooks_json("{}")
+                    .await
+                    .map_err(|e| e.to_string())?;
+                eprintln!("hooks cleared");
+                Ok(())
+            }
         }
     };
-    let done = match args.action.unwrap_or(Action::Show) {
-        Action::Show => store
-            .hooks_json()
-            .await
-            .map_err(|e| e.to_string())
-            .map(|j| {
-                println!("{}", j.unwrap_or_else(|| "{}".into()));
-            }),
-        Action::Set { file } => set(&store, &file).await,
-        Action::Clear => store
-            .set_hooks_json("{}")
-            .await
-            .map_err(|e| e.to_string())
-            .map(|()| eprintln!("hooks cleared")),
-    };
-    match done {
+    match result.await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hearth: {e}");

@@ -69,14 +69,11 @@ enum Action {
 
 /// Run `hearth mcp`.
 pub async fn run(args: McpArgs) -> ExitCode {
-    let store = match crate::db::open(args.db).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
-        }
+    let result = async {
+        let store = crate::db::open(args.db).await?;
+        act(&store, args.action.unwrap_or(Action::List)).await
     };
-    match act(&store, args.action.unwrap_or(Action::List)).await {
+    match result.await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("hearth: {e}");

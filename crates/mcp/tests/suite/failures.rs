@@ -118,8 +118,9 @@ async fn a_server_that_dies_between_runs_is_started_again() {
                 .map(str::to_owned)
         })
         .expect("the server printed its pid");
-    let killed = std::process::Command::new("kill")
-        .args(["-9", &pid])
+    // The shell's own `kill` (no procps needed).
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -9 {pid}")])
         .status()
         .unwrap();
     assert!(killed.success());
