@@ -137,10 +137,14 @@ else
 fi
 
 echo "== 4. a structured tool call round trip"
-# A profile that offers the calculator and plans nothing.
-"$BIN" profiles set Tools --model "$MODEL" --tools calculator --planning off >/dev/null \
+# A profile that offers the calculator and plans nothing, sampling
+# greedily, in a database of its own: what the memory worker learned in the
+# checks above (which depends on where Stop fell) must not change this
+# prompt.
+TOOL_DB=$TMP/tool.sqlite
+HEARTH_DB=$TOOL_DB "$BIN" profiles set Tools --model "$MODEL" --tools calculator --planning off --temperature 0 >/dev/null \
   || echo "note: could not create the Tools profile" >&2
-hearth --profile Tools --json --max-iterations "$MAX_ITERATIONS" \
+HEARTH_DB=$TOOL_DB hearth --profile Tools --json --max-iterations "$MAX_ITERATIONS" \
   "Use the calculator tool to compute 1234*5678." >"$TMP/tool.log"
 rc=$?
 calls=$(of_type "$TMP/tool.log" tool_started | jq -c '{name, arguments}')
