@@ -69,6 +69,8 @@ pub fn builder() -> Builder<Wry> {
             tools::save_mcp_config,
             tools::restart_mcp_server,
             tools::mcp_server_log,
+            tools::list_skills,
+            tools::show_hooks,
         ])
         // Ids and byte sizes stay far below 2^53.
         .dangerously_cast_bigints_to_number()

@@ -58,6 +58,8 @@ const COMMANDS: &[&str] = &[
     "save_mcp_config",
     "restart_mcp_server",
     "mcp_server_log",
+    "list_skills",
+    "show_hooks",
 ];
 
 fn main() {

@@ -51,6 +51,8 @@ pub struct AppState {
     pub approvals: Arc<Approvals>,
     /// The MCP servers the user configured (stopped when the app quits).
     pub mcp: Arc<hearth_mcp::Hub>,
+    /// The user's skills (the Tools panel reads them again on demand).
+    pub skills: Arc<hearth_tools::Skills>,
     /// Started by `make demo` against the simulator.
     pub demo: bool,
     /// The database file.
@@ -85,6 +87,7 @@ impl AppState {
         probe_sandbox();
         let mcp = hearth_compose::mcp_hub(&store).await;
         let hooks = hearth_compose::hooks_or_blocking(&store).await;
+        let skills = hearth_compose::skills(&store);
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend: ollama.clone(),
             named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
@@ -95,6 +98,7 @@ impl AppState {
             approvals: approvals.clone(),
             mcp: mcp.clone(),
             hooks,
+            skills: skills.clone(),
         });
         let backend = Backend {
             url: server.url,
@@ -104,6 +108,7 @@ impl AppState {
         Ok(Self {
             approvals,
             mcp,
+            skills,
             store,
             profiles,
             settings,
@@ -165,7 +170,14 @@ impl AppState {
     /// Names of the tools a profile can enable: the agent's own registry,
     /// so tools the builder adds (spawn_agent) are listed too.
     pub fn tool_names(&self) -> Result<Vec<String>, ErrorInfo> {
-        Ok(self.backend()?.agent.tool_registry().names())
+        let mut names = self.backend()?.agent.tool_registry().names();
+        // Offered once there is a skill; a profile's tool list names it
+        // like any other tool.
+        if !self.skills.catalog().skills.is_empty() {
+            names.push(hearth_tools::LOAD_SKILL.to_owned());
+            names.sort();
+        }
+        Ok(names)
     }
 }
 

@@ -139,6 +139,7 @@ pub async fn session(
         approvals: Arc::default(),
         mcp: Arc::default(),
         hooks: Arc::new(hearth_core::hooks::NoHooks),
+        skills: hearth_compose::skills(&store),
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";

@@ -115,6 +115,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
         let backend = hearth_compose::ollama(Some(&sim.url()))
             .map_err(|e| e.to_string())?
             .backend;
+        let skills = hearth_compose::skills(&store);
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend,
             named: Vec::new(),
@@ -125,6 +126,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
             approvals: Arc::default(),
             mcp: Arc::default(),
             hooks: Arc::new(hearth_core::hooks::NoHooks),
+            skills,
         });
         let runs = LiveRuns::default();
         let http = reqwest::Client::new();

@@ -1,14 +1,17 @@
 //! The Tools panel: MCP servers the user brings. The configuration is the
 //! `mcpServers` JSON other apps use, checked whole before it is saved; a
 //! saved change stops the servers it removed or changed (they start again,
-//! as configured now, when a profile next needs them).
+//! as configured now, when a profile next needs them). Also the user's
+//! skills (read from their folder again) and the hooks (shown; they are
+//! set with `hearth hooks`, since the running agent keeps the hooks it
+//! was built with).
 
 use hearth_core::ToolSource;
 use hearth_protocol::ErrorInfo;
 use tauri::State;
 
 use crate::state::{AppState, invalid, store_error};
-use crate::views::{McpServerView, McpView};
+use crate::views::{HooksView, McpServerView, McpView, SkillsView};
 
 async fn view(state: &AppState) -> Result<McpView, ErrorInfo> {
     let servers = hearth_compose::mcp_servers(&state.store)
@@ -81,4 +84,36 @@ pub async fn mcp_server_log(
         .server(&name)
         .ok_or_else(|| invalid(format!("no MCP server named {name:?}")))?;
     Ok(server.log())
+}
+
+/// The skills folder read again: each skill, and each folder that is not
+/// one with the reason.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_skills(state: State<'_, AppState>) -> Result<SkillsView, ErrorInfo> {
+    let skills = state.skills.clone();
+    let catalog = tokio::task::spawn_blocking(move || skills.reload())
+        .await
+        .map_err(|e| crate::state::internal(format!("reading the skills failed: {e}")))?;
+    Ok(SkillsView::from(catalog.as_ref()))
+}
+
+/// The hooks as saved, with why they cannot be used if they cannot.
+#[tauri::command]
+#[specta::specta]
+pub async fn show_hooks(state: State<'_, AppState>) -> Result<HooksView, ErrorInfo> {
+    let config = state.store.hooks_json().await.map_err(store_error)?;
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let (parsed, problem) = match config.as_deref().map(hearth_tools::HookConfig::parse) {
+        None => (hearth_tools::HookConfig::default(), None),
+        Some(Ok(c)) => (c, None),
+        Some(Err(e)) => (hearth_tools::HookConfig::default(), Some(e)),
+    };
+    Ok(HooksView {
+        config: config.unwrap_or_else(|| "{}".into()),
+        before_tool_call: count(parsed.before_tool_call.len()),
+        after_tool_call: count(parsed.after_tool_call.len()),
+        before_model_call: count(parsed.before_model_call.len()),
+        problem,
+    })
 }

@@ -43,6 +43,9 @@ pub struct ProfileView {
     /// MCP servers whose tools this profile offers.
     #[serde(default)]
     pub mcp_servers: Vec<String>,
+    /// Skills offered through `load_skill`: `None` every skill, `[]` none.
+    #[serde(default)]
+    pub skills: Option<Vec<String>>,
 }
 
 impl From<Profile> for ProfileView {
@@ -64,6 +67,7 @@ impl From<Profile> for ProfileView {
             sandbox_off: p.sandbox_off,
             max_output_tokens: p.max_output_tokens,
             mcp_servers: p.mcp_servers,
+            skills: p.skills,
         }
     }
 }
@@ -88,6 +92,7 @@ impl From<ProfileView> for Profile {
             sandbox_off: v.sandbox_off,
             max_output_tokens: v.max_output_tokens.max(1),
             mcp_servers: v.mcp_servers,
+            skills: v.skills,
         }
     }
 }

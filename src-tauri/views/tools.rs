@@ -1,4 +1,5 @@
-//! The Tools panel's shapes: each MCP server with its state and tools.
+//! The Tools panel's shapes: each MCP server with its state and tools, the
+//! user's skills, and the hooks.
 
 use serde::{Deserialize, Serialize};
 use specta::Type;
@@ -90,4 +91,83 @@ impl From<&hearth_mcp::Server> for McpServerView {
             tools,
         }
     }
+}
+
+/// One skill the model can be offered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct SkillView {
+    /// Its name (and its folder's).
+    pub name: String,
+    /// What it does and when to use it: what the model is shown.
+    pub description: String,
+    /// Its folder.
+    pub folder: String,
+    /// Its licence, when it names one.
+    pub license: Option<String>,
+    /// What it needs of the machine, when it says.
+    pub compatibility: Option<String>,
+}
+
+/// A folder in the skills folder that is not offered, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct SkillProblemView {
+    /// The folder.
+    pub path: String,
+    /// What is wrong and what to do.
+    pub reason: String,
+}
+
+/// The skills folder as read now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct SkillsView {
+    /// Where skills live (a sub-folder with a `SKILL.md` each).
+    pub folder: String,
+    /// The usable skills, by name.
+    pub skills: Vec<SkillView>,
+    /// The folders that are not.
+    pub problems: Vec<SkillProblemView>,
+}
+
+impl From<&hearth_tools::skills::Catalog> for SkillsView {
+    fn from(c: &hearth_tools::skills::Catalog) -> Self {
+        Self {
+            folder: c.folder.display().to_string(),
+            skills: c
+                .skills
+                .values()
+                .map(|s| SkillView {
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    folder: s.folder.display().to_string(),
+                    license: s.license.clone(),
+                    compatibility: s.compatibility.clone(),
+                })
+                .collect(),
+            problems: c
+                .problems
+                .iter()
+                .map(|p| SkillProblemView {
+                    path: p.path.display().to_string(),
+                    reason: p.reason.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The hooks as saved, and whether they are in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct HooksView {
+    /// The configuration as JSON (`{}` when none was saved).
+    pub config: String,
+    /// How many commands run before tool calls, after them, and before
+    /// model calls.
+    pub before_tool_call: u32,
+    /// See `before_tool_call`.
+    pub after_tool_call: u32,
+    /// See `before_tool_call`.
+    pub before_model_call: u32,
+    /// Why the saved configuration cannot be used (then every tool call
+    /// is blocked until it is fixed).
+    pub problem: Option<String>,
 }

@@ -166,6 +166,13 @@ export const commands = {
 	restartMcpServer: (name: string) => typedError<McpServerView, ErrorInfo>(__TAURI_INVOKE("restart_mcp_server", { name })),
 	/**  What a server wrote to stderr, oldest line first (the last 400). */
 	mcpServerLog: (name: string) => typedError<string[], ErrorInfo>(__TAURI_INVOKE("mcp_server_log", { name })),
+	/**
+	 *  The skills folder read again: each skill, and each folder that is not
+	 *  one with the reason.
+	 */
+	listSkills: () => typedError<SkillsView, ErrorInfo>(__TAURI_INVOKE("list_skills")),
+	/**  The hooks as saved, with why they cannot be used if they cannot. */
+	showHooks: () => typedError<HooksView, ErrorInfo>(__TAURI_INVOKE("show_hooks")),
 };
 
 /* Constants */
@@ -549,6 +556,26 @@ export type GuardSource =
  */
 "tool";
 
+/**  The hooks as saved, and whether they are in force. */
+export type HooksView = {
+	/**  The configuration as JSON (`{}` when none was saved). */
+	config: string,
+	/**
+	 *  How many commands run before tool calls, after them, and before
+	 *  model calls.
+	 */
+	before_tool_call: number,
+	/**  See `before_tool_call`. */
+	after_tool_call: number,
+	/**  See `before_tool_call`. */
+	before_model_call: number,
+	/**
+	 *  Why the saved configuration cannot be used (then every tool call
+	 *  is blocked until it is fixed).
+	 */
+	problem: string | null,
+};
+
 /**  The run going on in a session, for a UI that comes back to it. */
 export type LiveRunView = {
 	/**  The run. */
@@ -750,6 +777,8 @@ export type ProfileView = {
 	max_output_tokens: number,
 	/**  MCP servers whose tools this profile offers. */
 	mcp_servers?: string[],
+	/**  Skills offered through `load_skill`: `None` every skill, `[]` none. */
+	skills?: string[] | null,
 };
 
 /**  Profiles, the default and the persona. */
@@ -905,6 +934,38 @@ export type SessionView = {
 export type SettingsCheck = {
 	/**  Warnings for the user (reload, VRAM, trained window). */
 	warnings: string[],
+};
+
+/**  A folder in the skills folder that is not offered, and why. */
+export type SkillProblemView = {
+	/**  The folder. */
+	path: string,
+	/**  What is wrong and what to do. */
+	reason: string,
+};
+
+/**  One skill the model can be offered. */
+export type SkillView = {
+	/**  Its name (and its folder's). */
+	name: string,
+	/**  What it does and when to use it: what the model is shown. */
+	description: string,
+	/**  Its folder. */
+	folder: string,
+	/**  Its licence, when it names one. */
+	license: string | null,
+	/**  What it needs of the machine, when it says. */
+	compatibility: string | null,
+};
+
+/**  The skills folder as read now. */
+export type SkillsView = {
+	/**  Where skills live (a sub-folder with a `SKILL.md` each). */
+	folder: string,
+	/**  The usable skills, by name. */
+	skills: SkillView[],
+	/**  The folders that are not. */
+	problems: SkillProblemView[],
 };
 
 /**  A piece of a search snippet: matched words have `hit`. */

@@ -121,6 +121,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let skills = hearth_compose::skills(&store);
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -135,6 +136,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         approvals: Arc::default(),
         mcp: mcp.clone(),
         hooks,
+        skills,
     });
 
     // Listen for Ctrl-C before the run starts: from here on it stops the

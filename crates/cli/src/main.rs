@@ -12,6 +12,7 @@ mod overrides;
 mod profiles;
 mod ps;
 mod sessions;
+mod skills;
 
 use std::process::ExitCode;
 
@@ -47,6 +48,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Set, show or clear the commands run around tool and model calls.
     Hooks(hooks::HooksArgs),
+    /// List your skills (SKILL.md folders), show one, or print their folder.
+    Skills(skills::SkillsArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
             Command::Memory(args) => memory::run(args).await,
             Command::Mcp(args) => mcp::run(args).await,
             Command::Hooks(args) => hooks::run(args).await,
+            Command::Skills(args) => skills::run(args).await,
         }
     })
 }

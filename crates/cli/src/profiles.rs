@@ -59,6 +59,10 @@ enum Action {
         /// list of configured names (`hearth mcp list`), or "" for none.
         #[arg(long)]
         mcp: Option<String>,
+        /// Skills offered through load_skill: `all` (the default), `none`,
+        /// or a comma-separated list of names (`hearth skills list`).
+        #[arg(long)]
+        skills: Option<String>,
         /// Most tokens per answer (sent as num_predict / max_tokens).
         #[arg(long)]
         max_output_tokens: Option<u32>,
@@ -89,6 +93,23 @@ enum Action {
 enum Toggle {
     On,
     Off,
+}
+
+/// A comma-separated list of names.
+fn names(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `all` (`None`), `none` (empty) or a comma-separated list.
+fn choice(text: &str) -> Option<Vec<String>> {
+    match text {
+        "all" => None,
+        "none" => Some(Vec::new()),
+        list => Some(names(list)),
+    }
 }
 
 fn summary(p: &Profile, default: &str) -> String {
@@ -139,6 +160,7 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 workspace,
                 auto_approve,
                 mcp,
+                skills,
                 max_output_tokens,
                 sandbox,
             } => {
@@ -153,16 +175,10 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                     p.system_prompt = t;
                 }
                 if let Some(t) = tools {
-                    p.tools = match t.as_str() {
-                        "all" => None,
-                        "none" => Some(Vec::new()),
-                        list => Some(
-                            list.split(',')
-                                .map(|s| s.trim().to_owned())
-                                .filter(|s| !s.is_empty())
-                                .collect(),
-                        ),
-                    };
+                    p.tools = choice(&t);
+                }
+                if let Some(t) = skills {
+                    p.skills = choice(&t);
                 }
                 if let Some(t) = planning {
                     p.planning_enabled = matches!(t, Toggle::On);
@@ -182,18 +198,10 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                     };
                 }
                 if let Some(list) = auto_approve {
-                    p.auto_approve = list
-                        .split(',')
-                        .map(|s| s.trim().to_owned())
-                        .filter(|s| !s.is_empty())
-                        .collect();
+                    p.auto_approve = names(&list);
                 }
                 if let Some(list) = mcp {
-                    p.mcp_servers = list
-                        .split(',')
-                        .map(|s| s.trim().to_owned())
-                        .filter(|s| !s.is_empty())
-                        .collect();
+                    p.mcp_servers = names(&list);
                 }
                 if let Some(n) = max_output_tokens {
                     p.max_output_tokens = n.max(1);

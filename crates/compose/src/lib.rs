@@ -79,6 +79,32 @@ pub struct Parts {
     pub mcp: Arc<hearth_mcp::Hub>,
     /// The user's hooks ([`hooks`]).
     pub hooks: Arc<dyn hearth_core::hooks::Hooks>,
+    /// The user's skills ([`skills`]).
+    pub skills: Arc<hearth_tools::Skills>,
+}
+
+/// The variable that names another skills folder.
+pub const SKILLS_DIR_ENV: &str = "HEARTH_SKILLS_DIR";
+
+/// The user's skills folder: `$HEARTH_SKILLS_DIR`, else `skills` beside
+/// the database (`~/.local/share/hearth/skills` on Linux). It sits inside
+/// Hearth's data folder, which sandboxed commands can only read, so the
+/// model cannot write itself a skill.
+pub fn skills_folder(store: &Store) -> PathBuf {
+    match std::env::var_os(SKILLS_DIR_ENV).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => store
+            .path()
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."))
+            .join("skills"),
+    }
+}
+
+/// The user's skills, read from [`skills_folder`] now and again before
+/// each model call.
+pub fn skills(store: &Store) -> Arc<hearth_tools::Skills> {
+    Arc::new(hearth_tools::Skills::new(skills_folder(store)))
 }
 
 /// The hooks saved in `store`, or, when they cannot be used, hooks that
@@ -151,14 +177,17 @@ pub async fn mcp_servers(
 /// The tools every front end offers: the core's, the file and shell tools
 /// (Hearth's data folder stays read-only to sandboxed commands: one that
 /// edited it could turn its own sandbox off), `switch_profile`,
-/// `remember`, and the tools of the MCP servers a profile names.
+/// `remember`, the tools of the MCP servers a profile names, and
+/// `load_skill` over the skills it enables.
 pub fn tools(
     store: &Arc<Store>,
     profiles: &Arc<Profiles>,
     mcp: &Arc<hearth_mcp::Hub>,
+    skills: &Arc<hearth_tools::Skills>,
 ) -> ToolRegistry {
     let mut tools = builtin_registry();
     tools.add_source(mcp.clone());
+    tools.add_source(skills.clone());
     hearth_tools::register(&mut tools, std::env::current_exe().ok(), data_folder(store));
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
@@ -189,9 +218,10 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         approvals,
         mcp,
         hooks,
+        skills,
     } = parts;
     let mut builder = Agent::builder(backend, provider)
-        .tools(tools(&store, &profiles, &mcp))
+        .tools(tools(&store, &profiles, &mcp, &skills))
         .hooks(hooks)
         .settings(settings)
         .memory_source(store.clone())

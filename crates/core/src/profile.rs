@@ -42,6 +42,12 @@ pub struct Profile {
     /// runs. `tools`, when set, filters their tools too.
     #[serde(default)]
     pub mcp_servers: Vec<String>,
+    /// Skills (the user's `SKILL.md` folders, by name) offered to the
+    /// model through `load_skill`: `None` = every skill in the folder,
+    /// `Some(vec![])` = none. `tools`, when set, must enable `load_skill`
+    /// too.
+    #[serde(default)]
+    pub skills: Option<Vec<String>>,
     /// Send only the last N user turns (docs/background.md §3.5 stage 1);
     /// `None` = all (the budget and compaction still apply).
     #[serde(default)]
@@ -89,6 +95,7 @@ impl Profile {
             backend: None,
             auto_approve: Vec::new(),
             mcp_servers: Vec::new(),
+            skills: None,
             history_turns: None,
             input_guard: hearth_protocol::GuardMode::default(),
             sandbox_off: false,

@@ -182,6 +182,10 @@ pub struct Offer {
     ///
     /// [`Profile::mcp_servers`]: crate::Profile::mcp_servers
     pub servers: Vec<String>,
+    /// Skills offered (`None` = every skill; [`Profile::skills`]).
+    ///
+    /// [`Profile::skills`]: crate::Profile::skills
+    pub skills: Option<Vec<String>>,
 }
 
 impl Offer {
@@ -190,12 +194,20 @@ impl Offer {
         Self {
             tools: profile.tools.clone(),
             servers: profile.mcp_servers.clone(),
+            skills: profile.skills.clone(),
         }
     }
 
     /// Every built-in tool and no server's (tests, the CLI's bare runs).
     pub fn builtin() -> Self {
         Self::default()
+    }
+
+    /// Whether the skill `name` is offered.
+    pub fn enables_skill(&self, name: &str) -> bool {
+        self.skills
+            .as_ref()
+            .is_none_or(|e| e.iter().any(|n| n == name))
     }
 
     fn enables(&self, name: &str) -> bool {
@@ -208,7 +220,9 @@ impl Offer {
 /// Tools that come and go while the app runs: an MCP server's, started when
 /// a profile that uses it first needs it, and listed anew when the server
 /// says its list changed. Its tools are offered only to the profiles that
-/// name its server ([`Offer::servers`]).
+/// name its server ([`Offer::servers`]). The user's skills are a source
+/// too: their one tool describes the skills an offer enables, so it
+/// overrides the two `*_for` methods, which see the whole offer.
 #[async_trait]
 pub trait ToolSource: Send + Sync {
     /// The tools of `servers` that are ready now, by name.
@@ -219,6 +233,24 @@ pub trait ToolSource: Send + Sync {
     /// sees them. Returns each server that cannot serve now, with what to
     /// do about it; the run goes on without its tools.
     async fn prepare(&self, servers: &[String]) -> Vec<Unavailable>;
+
+    /// The tools this source gives `offer` (by default those of the
+    /// servers it names).
+    fn tools_for(&self, offer: &Offer) -> Vec<Arc<dyn Tool>> {
+        if offer.servers.is_empty() {
+            return Vec::new();
+        }
+        self.tools(&offer.servers)
+    }
+
+    /// Makes this source ready for a model call under `offer` (by default:
+    /// starts the servers it names, [`ToolSource::prepare`]).
+    async fn prepare_for(&self, offer: &Offer) -> Vec<Unavailable> {
+        if offer.servers.is_empty() {
+            return Vec::new();
+        }
+        self.prepare(&offer.servers).await
+    }
 }
 
 /// A tool server that cannot serve a run, and why.
@@ -272,11 +304,9 @@ impl ToolRegistry {
     /// built-in one).
     pub fn offered(&self, offer: &Offer) -> BTreeMap<String, Arc<dyn Tool>> {
         let mut all: BTreeMap<String, Arc<dyn Tool>> = BTreeMap::new();
-        if !offer.servers.is_empty() {
-            for source in &self.sources {
-                for tool in source.tools(&offer.servers) {
-                    all.insert(tool.spec().name, tool);
-                }
+        for source in &self.sources {
+            for tool in source.tools_for(offer) {
+                all.insert(tool.spec().name, tool);
             }
         }
         for (name, tool) in &self.tools {
@@ -307,14 +337,12 @@ impl ToolRegistry {
         self.offered(offer).values().map(|t| t.spec()).collect()
     }
 
-    /// Starts the servers `offer` uses (see [`ToolSource::prepare`]).
+    /// Makes every source ready for `offer`: starts the servers it uses,
+    /// reads the skills folder again (see [`ToolSource::prepare_for`]).
     pub async fn prepare(&self, offer: &Offer) -> Vec<Unavailable> {
         let mut unavailable = Vec::new();
-        if offer.servers.is_empty() {
-            return unavailable;
-        }
         for source in &self.sources {
-            unavailable.extend(source.prepare(&offer.servers).await);
+            unavailable.extend(source.prepare_for(offer).await);
         }
         unavailable
     }

@@ -24,9 +24,6 @@ impl Agent {
         told: &mut HashSet<String>,
     ) -> Option<()> {
         let offer = Offer::of(profile);
-        if offer.servers.is_empty() {
-            return Some(());
-        }
         let unavailable = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return None,

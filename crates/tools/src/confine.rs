@@ -21,6 +21,8 @@ pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
 pub struct Workspace {
     root: PathBuf,
     dir: Dir,
+    /// What the folder is, in errors ("workspace", "skill folder").
+    label: &'static str,
 }
 
 fn fail(msg: impl Into<String>) -> ToolError {
@@ -63,9 +65,15 @@ impl Workspace {
         let root = ctx.workspace.clone().ok_or_else(|| {
             fail("this profile has no workspace folder, so file tools are off; the user can set one in the profile")
         })?;
+        Self::open_at(root, "workspace")
+    }
+
+    /// Another folder whose files are read the same way (a skill's), named
+    /// `label` in errors.
+    pub fn open_at(root: PathBuf, label: &'static str) -> Result<Self, ToolError> {
         let dir = Dir::open_ambient_dir(&root, ambient_authority())
-            .map_err(|e| fail(format!("cannot open the workspace {}: {e}", root.display())))?;
-        Ok(Self { root, dir })
+            .map_err(|e| fail(format!("cannot open the {label} {}: {e}", root.display())))?;
+        Ok(Self { root, dir, label })
     }
 
     /// The workspace folder as configured.
@@ -112,7 +120,8 @@ impl Workspace {
     /// The error for a path that leads outside.
     pub fn outside(&self, path: &str) -> ToolError {
         fail(format!(
-            "`{path}` is outside the workspace {}; file tools only reach files inside it",
+            "`{path}` is outside the {} {}; file tools only reach files inside it",
+            self.label,
             self.root.display()
         ))
     }
@@ -124,9 +133,10 @@ impl Workspace {
             return self.outside(path);
         }
         match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                fail(format!("no such file or folder `{path}` in the workspace"))
-            }
+            std::io::ErrorKind::NotFound => fail(format!(
+                "no such file or folder `{path}` in the {}",
+                self.label
+            )),
             std::io::ErrorKind::PermissionDenied => fail(format!("permission denied for `{path}`")),
             _ => fail(format!("`{path}`: {text}")),
         }
@@ -147,8 +157,9 @@ impl Workspace {
         }
         if meta.nlink() > 1 {
             return Err(fail(format!(
-                "`{path}` is hard-linked ({} links): it may be a file from outside the workspace, so it is not read",
-                meta.nlink()
+                "`{path}` is hard-linked ({} links): it may be a file from outside the {}, so it is not read",
+                meta.nlink(),
+                self.label
             )));
         }
         if meta.len() > MAX_READ_BYTES {

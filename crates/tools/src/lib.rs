@@ -9,6 +9,9 @@
 //! checking path strings. The shell cannot be confined that way: it always
 //! asks, starts in the workspace, and its approval says plainly that it
 //! runs with the user's own rights.
+//!
+//! The user's skills (`skills`) are offered through one read-only tool,
+//! `load_skill`, whose files are read the same confined way.
 
 mod confine;
 mod files;
@@ -19,6 +22,7 @@ pub mod sandbox;
 mod scratchpad;
 mod search;
 mod shell;
+pub mod skills;
 
 use std::sync::Arc;
 
@@ -31,6 +35,7 @@ pub use output::{MAX_OUTPUT_CHARS, cap};
 pub use scratchpad::Scratchpad;
 pub use search::SearchFiles;
 pub use shell::RunShell;
+pub use skills::{LOAD_SKILL, Skills};
 
 /// Add the file, shell and scratchpad tools to `registry`. `shell_launcher`
 /// is the Hearth binary that runs commands sandboxed (it calls

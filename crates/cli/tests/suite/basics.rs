@@ -33,6 +33,8 @@ pub(crate) fn hearth(args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_hearth"));
     c.args(args)
         .env_remove("OLLAMA_HOST")
+        // Skills beside the test's database, never the user's.
+        .env_remove("HEARTH_SKILLS_DIR")
         // Never the user's real database.
         .env("HEARTH_DB", DB_DIR.path().join("default.sqlite"))
         .stdin(Stdio::null())

@@ -13,5 +13,6 @@ mod runaway;
 mod sandbox;
 mod search_export;
 mod sessions;
+mod skills;
 mod traces;
 mod workers;

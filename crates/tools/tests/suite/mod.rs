@@ -2,3 +2,4 @@
 mod confinement;
 mod files;
 mod shell;
+mod skills;
