@@ -65,3 +65,50 @@ test('an answer given without an MCP server says which and why; an MCP tool card
     assert.equal(await card.locator('.tool-name').textContent(), 'echo');
     assert.equal(await card.getByTestId('tool-server').textContent(), 'MCP · everything');
   }));
+
+test('tools panel: skills with the reason a folder is not one, hooks, and whether each tool asks; a profile chooses its skills', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-tools').click();
+    const skills = page.getByTestId('skills');
+    await skills.getByTestId('skill').first().waitFor();
+    assert.equal(await skills.getByTestId('skills-folder').textContent(), '/home/user/.local/share/hearth/skills');
+    assert.deepEqual(await skills.getByTestId('skill').evaluateAll((els) => els.map((e) => e.dataset.skill)), ['commit-messages', 'pdf-forms']);
+    assert.match(await skills.locator('[data-skill=pdf-forms]').textContent(), /Fills PDF forms\..*Needs: Needs python3/s);
+    assert.match(await skills.getByTestId('skill-problem').textContent(), /Drafts.*Not offered: the name "Drafts" does not fit the format/s);
+    const before = (await calls(page, 'list_skills')).length;
+    await skills.getByTestId('skills-reload').click();
+    await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'list_skills').length > n, before, { timeout: 10_000 });
+
+    const hooks = page.getByTestId('hooks');
+    assert.equal(await hooks.getByTestId('hooks-summary').textContent(), '1 before tool calls, 0 after, 0 before model calls.');
+    assert.match(await hooks.getByTestId('hooks-config').textContent(), /no_rm\.py/);
+
+    // Each MCP tool says whether it asks: everywhere, or not in a profile that pre-approved it.
+    await page.getByTestId('mcp-config').fill(JSON.stringify({ mcpServers: { everything: { command: 'npx', args: ['everything'] } } }));
+    await page.getByTestId('mcp-save').click();
+    await page.locator('[data-testid=mcp-server][data-server=everything]').getByTestId('mcp-restart').click();
+    const echo = page.locator('[data-testid=mcp-tool][data-tool=everything__echo]');
+    await echo.waitFor();
+    assert.equal(await echo.getByTestId('mcp-tool-policy').textContent(), 'asks you every time');
+
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-profiles').click();
+    await page.getByTestId('profile-edit').first().click();
+    await page.locator('[data-testid=mcp-choice][data-server=everything]').check();
+    await page.locator('[data-testid=auto-approve-choice][data-tool=everything__echo]').check();
+    await page.getByTestId('skills-list').check();
+    await page.locator('[data-testid=skill-choice][data-skill=pdf-forms]').check();
+    // Chat offers no tools, so the skills could not be loaded: it says so.
+    await page.getByTestId('skills-unreachable').waitFor();
+    await page.getByTestId('tools-list').check();
+    await page.locator('[data-testid=tool-choice][value=load_skill]').check();
+    assert.equal(await page.getByTestId('skills-unreachable').count(), 0);
+    await page.getByTestId('profile-save').click();
+    const saved = (await calls(page, 'save_profile')).at(-1).args.profile;
+    assert.deepEqual(saved.skills, ['pdf-forms']);
+    assert.deepEqual(saved.tools, ['load_skill']);
+
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-tools').click();
+    assert.equal(await page.locator('[data-testid=mcp-tool][data-tool=everything__echo]').getByTestId('mcp-tool-policy').textContent(), 'runs without asking in Chat; asks elsewhere');
+  }));

@@ -97,6 +97,8 @@ export const listMcpServers = () => ok(commands.listMcpServers());
 export const saveMcpConfig = (config: string) => ok(commands.saveMcpConfig(config));
 export const restartMcpServer = (name: string) => ok(commands.restartMcpServer(name));
 export const mcpServerLog = (name: string) => ok(commands.mcpServerLog(name));
+export const listSkills = () => ok(commands.listSkills());
+export const showHooks = () => ok(commands.showHooks());
 export const listMemories = () => ok(commands.listMemories());
 export const memoryHistory = (id: number) => ok(commands.memoryHistory(id));
 export const addMemory = (content: string) => ok(commands.addMemory(content));

@@ -176,7 +176,8 @@ pub async fn mcp_servers(
 
 /// The tools every front end offers: the core's, the file and shell tools
 /// (Hearth's data folder stays read-only to sandboxed commands: one that
-/// edited it could turn its own sandbox off), `switch_profile`,
+/// edited it could turn its own sandbox off; the skills folder too: one
+/// that wrote a skill would instruct every later session), `switch_profile`,
 /// `remember`, the tools of the MCP servers a profile names, and
 /// `load_skill` over the skills it enables.
 pub fn tools(
@@ -188,7 +189,9 @@ pub fn tools(
     let mut tools = builtin_registry();
     tools.add_source(mcp.clone());
     tools.add_source(skills.clone());
-    hearth_tools::register(&mut tools, std::env::current_exe().ok(), data_folder(store));
+    let mut protected = data_folder(store);
+    protected.push(skills.folder().to_path_buf());
+    hearth_tools::register(&mut tools, std::env::current_exe().ok(), protected);
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
         .register(Arc::new(Remember(store.clone())));

@@ -22,6 +22,8 @@ import type {
   ProfileView,
   RunningView,
   SessionView,
+  SkillsView,
+  HooksView,
   SummaryView,
 } from '../bindings';
 import { screenMessage } from './guardScripts';
@@ -55,8 +57,18 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  /** The skills folder as the shell reads it: two skills and a folder that is not one. */
+  skills: SkillsView = {
+    folder: '/home/user/.local/share/hearth/skills',
+    skills: [
+      { name: 'commit-messages', description: 'Writes commit messages in the team style. Use when committing.', folder: '/home/user/.local/share/hearth/skills/commit-messages', license: 'MIT', compatibility: null },
+      { name: 'pdf-forms', description: 'Fills PDF forms.', folder: '/home/user/.local/share/hearth/skills/pdf-forms', license: null, compatibility: 'Needs python3' },
+    ],
+    problems: [{ path: '/home/user/.local/share/hearth/skills/Drafts', reason: 'the name "Drafts" does not fit the format: a name has only lowercase letters, digits and hyphens' }],
+  };
+  hooks: HooksView = { config: '{\n  "before_tool_call": [{"command": "python3 /home/user/hooks/no_rm.py", "tools": ["run_shell"]}]\n}', before_tool_call: 1, after_tool_call: 0, before_model_call: 0, problem: null };
   persona = 'Be concise.';
-  toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan'];
+  toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan', 'load_skill'];
   memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
     { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
   ];
@@ -248,6 +260,8 @@ export class MockBackend {
       case 'save_mcp_config': return this.mcp.save(String(a.config));
       case 'restart_mcp_server': return this.mcp.restart(String(a.name));
       case 'mcp_server_log': return this.mcp.log(String(a.name));
+      case 'list_skills': return this.skills;
+      case 'show_hooks': return this.hooks;
       default: throw err('internal', `mock: unknown command ${cmd}`, 'none');
     }
   }
