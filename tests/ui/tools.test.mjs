@@ -73,7 +73,7 @@ test('tools panel: skills with the reason a folder is not one, hooks, and whethe
     await skills.getByTestId('skill').first().waitFor();
     assert.equal(await skills.getByTestId('skills-folder').textContent(), '/home/user/.local/share/hearth/skills');
     assert.deepEqual(await skills.getByTestId('skill').evaluateAll((els) => els.map((e) => e.dataset.skill)), ['commit-messages', 'pdf-forms']);
-    assert.match(await skills.locator('[data-skill=pdf-forms]').textContent(), /Fills PDF forms\..*Needs: Needs python3/s);
+    assert.match(await skills.locator('[data-skill=pdf-forms]').textContent(), /Fills PDF forms\..*Needs: python3 and pdftk/s);
     assert.match(await skills.getByTestId('skill-problem').textContent(), /Drafts.*Not offered: the name "Drafts" does not fit the format/s);
     const before = (await calls(page, 'list_skills')).length;
     await skills.getByTestId('skills-reload').click();

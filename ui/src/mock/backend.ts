@@ -62,7 +62,7 @@ export class MockBackend {
     folder: '/home/user/.local/share/hearth/skills',
     skills: [
       { name: 'commit-messages', description: 'Writes commit messages in the team style. Use when committing.', folder: '/home/user/.local/share/hearth/skills/commit-messages', license: 'MIT', compatibility: null },
-      { name: 'pdf-forms', description: 'Fills PDF forms.', folder: '/home/user/.local/share/hearth/skills/pdf-forms', license: null, compatibility: 'Needs python3' },
+      { name: 'pdf-forms', description: 'Fills PDF forms.', folder: '/home/user/.local/share/hearth/skills/pdf-forms', license: null, compatibility: 'python3 and pdftk' },
     ],
     problems: [{ path: '/home/user/.local/share/hearth/skills/Drafts', reason: 'the name "Drafts" does not fit the format: a name has only lowercase letters, digits and hyphens' }],
   };
