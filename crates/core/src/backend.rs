@@ -30,6 +30,10 @@ pub struct ModelRequest {
     /// Most tokens to generate (`num_predict` / `max_tokens`); `None`
     /// leaves the server's default.
     pub max_tokens: Option<u32>,
+    /// A JSON schema the answer must follow (a side request that reads
+    /// the answer as data); `None` for free text. A server that cannot
+    /// constrain its output without changing the prompt may leave it out.
+    pub format: Option<serde_json::Value>,
 }
 
 /// A tool call as a backend delivers it (the id may be missing).

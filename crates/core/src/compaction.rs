@@ -336,6 +336,7 @@ impl Compactor<'_> {
             text = text.split_off(from);
         }
         let own = crate::side::ChatPrefix::own(self.profile);
+        let said = crate::workers::memory::said_by_user(leaving);
         let flush = crate::workers::memory::learn_facts(crate::workers::memory::FactPass {
             writer: writer.as_ref(),
             backend: self.backend.as_ref(),
@@ -350,6 +351,7 @@ impl Compactor<'_> {
             source: "flush",
             heading: "Conversation about to be summarized",
             text: &text,
+            said: &said,
         });
         match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
             Ok(Ok(n)) => tracing::debug!(learned = n, "memory flush before compaction"),

@@ -291,6 +291,7 @@ impl Agent {
             load: self.settings.load_options(&profile.model),
             model: profile.model.clone(),
             max_tokens: Some(profile.max_output_tokens),
+            format: None,
         };
         let started = Instant::now();
         let result = self.stream_answer(ctx, backend, request).await;

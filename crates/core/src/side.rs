@@ -127,6 +127,7 @@ pub(crate) fn side_request(
         temperature: Some(temperature),
         load,
         max_tokens: Some(profile.max_output_tokens.min(max_tokens)),
+        format: None,
     }
 }
 

@@ -111,6 +111,9 @@ pub(crate) fn to_wire(req: ModelRequest, tools_ok: bool, thinking_ok: bool) -> C
         // can orphan tool results): an overflow is an error the loop
         // handles by compacting and trying again.
         truncate: Some(false),
+        // Ollama constrains the sampling to the schema; the prompt, and so
+        // the cached prefix, is the same with or without it.
+        format: req.format,
     }
 }
 
@@ -288,6 +291,7 @@ mod tests {
                 shift: false,
             },
             max_tokens: Some(512),
+            format: None,
         };
         let v = serde_json::to_value(to_wire(req, true, false)).unwrap();
         assert_eq!(v["keep_alive"], -1);

@@ -172,6 +172,7 @@ impl Client {
             },
             shift: Some(load.shift),
             truncate: None,
+            format: None,
         };
         let _: serde_json::Value = self.post_json("/api/chat", &req, Some(model)).await?;
         Ok(())

@@ -31,6 +31,9 @@ pub struct ChatRequest {
     /// (Ollama's default is true; Hearth sends false once it budgets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub truncate: Option<bool>,
+    /// A JSON schema the answer must follow (structured outputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<Value>,
 }
 
 /// `options`: the load-time option Hearth sets, and sampling.

@@ -36,6 +36,17 @@ impl OpenAiBackend {
 
 /// Translate the core's request to the wire.
 pub(crate) fn to_wire(req: ModelRequest) -> ChatRequest {
+    // With tools in the request, llama.cpp renders a schema-constrained
+    // answer through its generic tool format: another prompt than the
+    // conversation's, so the server's cache of it would be lost (for this
+    // request and the next turn). There the instruction alone asks for
+    // the JSON, and the caller reads the answer leniently.
+    let response_format = req.format.filter(|_| req.tools.is_empty()).map(|schema| {
+        serde_json::json!({
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": schema}
+        })
+    });
     ChatRequest {
         model: req.model,
         messages: req.messages.into_iter().map(to_wire_message).collect(),
@@ -57,6 +68,7 @@ pub(crate) fn to_wire(req: ModelRequest) -> ChatRequest {
         }),
         temperature: req.temperature,
         max_tokens: req.max_tokens,
+        response_format,
     }
 }
 
@@ -164,6 +176,7 @@ mod tests {
                 shift: false,
             },
             max_tokens: Some(512),
+            format: None,
         };
         let v = serde_json::to_value(to_wire(req)).unwrap();
         assert_eq!(

@@ -28,6 +28,10 @@ pub struct ChatRequest {
     /// Most tokens to generate (omitted = server default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// `{"type": "json_schema", "json_schema": {"name", "schema"}}`: the
+    /// answer follows a schema (omitted = free text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Value>,
 }
 
 /// `stream_options`.

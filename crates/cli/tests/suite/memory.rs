@@ -2,13 +2,25 @@
 //! reaches a new session's context through the memory summary, is visible
 //! and editable from the CLI, and once edited away or deleted is never
 //! learned again. Each new session's replies come in worker order: the
-//! answer, the title worker's, then the memory worker's.
+//! answer, the title worker's, then the memory worker's (JSON facts, each
+//! with the user's words it rests on; what does not hold is not stored).
 
 use hearth_sim::{Reply, Script};
 
 use super::basics::{agent_turn, ok, sim, turn_bodies};
 use crate::MODEL;
 use hearth_core::MEMORY_HEADING as HEADING;
+
+/// A memory worker's answer with `facts`: (fact, category, quote).
+fn facts(facts: &[(&str, &str, &str)]) -> Reply {
+    let facts: Vec<serde_json::Value> = facts
+        .iter()
+        .map(|(fact, category, quote)| {
+            serde_json::json!({"fact": fact, "category": category, "quote": quote, "confidence": 0.9})
+        })
+        .collect();
+    Reply::text(serde_json::json!({ "facts": facts }).to_string())
+}
 
 /// The memory message of the last turn's request, if any.
 fn memory_message(sim: &hearth_sim::SimHandle) -> Option<String> {
@@ -51,11 +63,15 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     // Session A: the user states a fact; the worker learns it.
     sim.push_reply(Reply::text("Noted!"));
     sim.push_reply(Reply::text("A title")); // the title worker, on a new session
-    sim.push_reply(Reply::text("- Favourite colour is blue"));
+    sim.push_reply(facts(&[(
+        "The user's favourite colour is blue",
+        "preference",
+        "My favourite colour is blue",
+    )]));
     chat("A", "My favourite colour is blue").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(
-        list.contains("#1  Favourite colour is blue  (learned by worker in A)"),
+        list.contains("#1  The user's favourite colour is blue  (learned by worker in A)"),
         "{list}"
     );
     assert!(
@@ -70,7 +86,9 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     chat("B", "What is my favourite colour?").await;
     assert_eq!(
         memory_message(&sim),
-        Some(format!("{HEADING}\n\n- Favourite colour is blue"))
+        Some(format!(
+            "{HEADING}\n\n- The user's favourite colour is blue"
+        ))
     );
 
     // The user edits it; the old text is kept as a version.
@@ -80,20 +98,24 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
         &db,
         "edit",
         "1",
-        "Favourite colour is green",
+        "The user's favourite colour is green",
     ])
     .await;
     let show = ok(&["memory", "--db", &db, "show", "1"]).await;
     assert!(
-        show.contains("v2: Favourite colour is green")
-            && show.contains("v1 (worker): Favourite colour is blue"),
+        show.contains("v2: The user's favourite colour is green")
+            && show.contains("v1 (worker): The user's favourite colour is blue"),
         "{show}"
     );
 
     // The model repeats the edited-away fact: it is not learned again.
     sim.push_reply(Reply::text("Sure."));
     sim.push_reply(Reply::text("A title")); // the title worker, on a new session
-    sim.push_reply(Reply::text("- Favourite colour is blue."));
+    sim.push_reply(facts(&[(
+        "The user's favourite colour is blue.",
+        "preference",
+        "my favourite colour is blue",
+    )]));
     chat("C", "I said my favourite colour is blue").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(!list.contains("blue"), "{list}");
@@ -102,13 +124,18 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     ok(&["memory", "--db", &db, "delete", "1"]).await;
     sim.push_reply(Reply::text("Okay."));
     sim.push_reply(Reply::text("A title")); // the title worker, on a new session
-    sim.push_reply(Reply::text(
-        "- Favourite colour is green\n- Owns a cat named Miso",
-    ));
-    chat("D", "Green, and my cat Miso says hi").await;
+    sim.push_reply(facts(&[
+        (
+            "The user's favourite colour is green",
+            "preference",
+            "My favourite colour is green",
+        ),
+        ("The user owns a cat named Miso", "identity", "my cat Miso"),
+    ]));
+    chat("D", "My favourite colour is green, and my cat Miso says hi").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(
-        !list.contains("green") && list.contains("Owns a cat named Miso"),
+        !list.contains("green") && list.contains("The user owns a cat named Miso"),
         "{list}"
     );
     sim.push_reply(Reply::text("Hi!"));
@@ -117,35 +144,75 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     chat("E", "Hello").await;
     assert_eq!(
         memory_message(&sim),
-        Some(format!("{HEADING}\n\n- Owns a cat named Miso"))
+        Some(format!("{HEADING}\n\n- The user owns a cat named Miso"))
     );
     let all = ok(&["memory", "--db", &db, "list", "--all"]).await;
-    assert!(all.contains("Favourite colour is green [deleted]"), "{all}");
+    assert!(
+        all.contains("The user's favourite colour is green [deleted]"),
+        "{all}"
+    );
 }
 
-/// Offered the conversation's tools (they keep its prompt prefix), a small
-/// model may answer the memory worker with a `remember` call instead of a
-/// list: the fact is learned all the same.
+/// What a small model answers the memory worker is screened before it is
+/// stored: its junk ("True", "False", facts about the code, a guess with
+/// no words of the user's, a `remember` call that quotes nothing) is not,
+/// a fact in the user's own words is; the worker asked for the facts
+/// against the JSON schema (Ollama's `format`).
 #[tokio::test]
-async fn a_remember_call_in_the_memory_answer_is_a_fact() {
+async fn only_facts_in_the_users_own_words_are_stored() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     let sim = sim(Script::default()).await;
     let mut direct = Reply::text("DIRECT"); // the Agent profile's planner
     direct.when = Some(hearth_core::planning::PLANNER_PROMPT.into());
+    sim.push_reply(direct.clone());
+    sim.push_reply(Reply::text("def is_palindrome(s): return s == s[::-1]"));
+    sim.push_reply(Reply::text("Palindromes")); // the title worker
+    let mut junk = facts(&[
+        ("True", "preference", "palindrome checker"),
+        ("False", "preference", "palindrome checker"),
+        ("The function returns True", "project", "palindrome checker"),
+        ("The user is an admin", "identity", "I am an admin"),
+        (
+            "The user writes Python",
+            "skill",
+            "a palindrome checker in Python",
+        ),
+    ]);
+    junk.when = Some(hearth_core::MEMORY_PROMPT.into());
+    sim.push_reply(junk);
+    agent_turn(&db, &sim, "A", "I need a palindrome checker in Python").await;
+    let list = ok(&["memory", "--db", &db]).await;
+    let stored: Vec<&str> = list.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(
+        stored,
+        ["#1  The user writes Python  (learned by worker in A)"],
+        "only the grounded fact: {list}"
+    );
+    let worker = sim
+        .chat_bodies()
+        .into_iter()
+        .find(|b| {
+            b["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .and_then(|m| m["content"].as_str())
+                .is_some_and(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
+        })
+        .expect("the memory worker asked");
+    assert_eq!(worker["format"], hearth_core::workers::facts::schema());
+
+    // Offered the conversation's tools (they keep its prompt prefix), a
+    // small model may call `remember` instead: it quotes nothing.
     sim.push_reply(direct);
     sim.push_reply(Reply::text("Nice!"));
-    sim.push_reply(Reply::text("Balcony garden")); // the title worker
     let mut remember = Reply::tool_calls(vec![hearth_sim::ToolCallSpec::new(
         "remember",
-        serde_json::json!({"fact": "Grows tomatoes on a balcony"}),
+        serde_json::json!({"fact": "The user grows tomatoes on a balcony"}),
     )]);
     remember.when = Some(hearth_core::MEMORY_PROMPT.into());
     sim.push_reply(remember);
     agent_turn(&db, &sim, "A", "I grow tomatoes on my balcony.").await;
     let list = ok(&["memory", "--db", &db]).await;
-    assert!(
-        list.contains("#1  Grows tomatoes on a balcony  (learned by worker in A)"),
-        "{list}"
-    );
+    assert!(!list.contains("tomatoes"), "{list}");
 }

@@ -4,7 +4,10 @@
 //! anything the user deleted or edited away. The question is asked after
 //! the conversation itself (its prefix, so the server's prompt cache serves
 //! it: docs/design.md §5), with the latest exchange quoted so a small model
-//! knows which part to read.
+//! knows which part to read. The answer is JSON against a schema (each
+//! fact with a category, the user's words it rests on and a confidence),
+//! and only the facts that hold up against what the user wrote are kept
+//! (`facts::screen`).
 
 use std::sync::Arc;
 
@@ -18,7 +21,7 @@ use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::side::{ChatPrefix, MEMORY_MAX_TOKENS, Side, side_request};
 use crate::store::SessionStore;
-use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
+use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts};
 
 /// Longest stretch of the last exchange shown to the worker (characters).
 const EXCHANGE_CHARS: usize = 6000;
@@ -29,22 +32,6 @@ pub const MEMORY_PROMPT: &str =
 
 /// Learns durable facts about the user after each turn.
 pub struct MemoryWorker(pub Arc<dyn MemoryWriter>);
-
-/// The facts in a worker answer: lines that start with `- ` or `* `; `NONE`
-/// or anything else yields nothing. At most 10, each at most 300 chars.
-pub fn parse_facts(answer: &str) -> Vec<String> {
-    answer
-        .lines()
-        .filter_map(|l| {
-            l.trim()
-                .strip_prefix("- ")
-                .or_else(|| l.trim().strip_prefix("* "))
-        })
-        .map(|f| f.trim().chars().take(300).collect::<String>())
-        .filter(|f| !f.is_empty() && !f.eq_ignore_ascii_case("none"))
-        .take(10)
-        .collect()
-}
 
 fn last_exchange(history: &[ChatMessage]) -> String {
     let start = history
@@ -66,6 +53,17 @@ fn last_exchange(history: &[ChatMessage]) -> String {
         text = text.chars().take(EXCHANGE_CHARS).collect();
     }
     text
+}
+
+/// What the user wrote in `messages`, in their own words: a fact from
+/// anywhere in the conversation may rest on it.
+pub(crate) fn said_by_user(messages: &[ChatMessage]) -> String {
+    messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| facts::own_words(&m.content))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn bullets(items: &[String]) -> String {
@@ -101,6 +99,9 @@ pub(crate) struct FactPass<'a> {
     /// How the text is introduced to the model.
     pub heading: &'a str,
     pub text: &'a str,
+    /// What the user wrote in the part read, in their own words
+    /// (`facts::own_words`): a fact's quote must be found in it.
+    pub said: &'a str,
 }
 
 impl FactPass<'_> {
@@ -124,11 +125,18 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
     let forgotten = pass.writer.forgotten().await?;
     let prompt = format!(
         "{MEMORY_PROMPT} \
-         Read the {} and list NEW durable facts about the user, one per line starting with \"- \". \
-         Skip facts already known, guesses, and anything about the assistant. \
-         Never list a fact the user asked to forget. If there is nothing new, answer NONE.\n\n\
+         Read the {} and list NEW durable facts about the user that the user stated themselves. \
+         Answer only with JSON: {{\"facts\": [{{\"fact\": \"The user ...\", \"category\": \"{}\", \
+         \"quote\": \"the user's exact words\", \"confidence\": 0.9}}]}}. \
+         Each fact is one sentence that starts with \"The user\"; its quote is copied word for word \
+         from a message of the user's; category is one of {}. \
+         Nothing about the assistant, the code, its output or the task itself; no guesses; \
+         skip facts already known. Never list a fact the user asked to forget. \
+         If there is nothing new, answer {{\"facts\": []}}.\n\n\
          Known facts:\n{}\n\nForgotten at the user's request (never list these):\n{}\n\n{}:\n{}",
         pass.heading.to_lowercase(),
+        facts::CATEGORIES[1],
+        facts::CATEGORIES.join(", "),
         bullets(&known),
         bullets(&forgotten),
         pass.heading,
@@ -138,7 +146,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
     let prefix = pass
         .prefix
         .within(pass.profile, &prompt, MEMORY_MAX_TOKENS, window, ratio);
-    let request = side_request(
+    let mut request = side_request(
         pass.profile,
         pass.load,
         &prefix,
@@ -146,6 +154,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         0.2,
         MEMORY_MAX_TOKENS,
     );
+    request.format = Some(facts::schema());
     let side = Side {
         backend: pass.backend,
         store: pass.store,
@@ -155,19 +164,32 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
     let Some(answer) = side.answer(pass.purpose(), request).await? else {
         return Ok(0);
     };
-    // Offered the conversation's tools (for its prefix), a small model may
-    // save a fact with `remember` instead of listing it: a fact all the same.
-    let mut facts = parse_facts(&answer.text);
-    facts.extend(
+    // A `remember` call (a small model offered the conversation's tools
+    // may make one although asked not to) names no words of the user's,
+    // so it is screened out like any fact without a quote.
+    let mut candidates = facts::parse(&answer.text);
+    candidates.extend(
         answer
             .calls
             .iter()
             .filter(|c| c.name == "remember")
-            .filter_map(|c| c.arguments.get("fact")?.as_str())
-            .map(|f| f.trim().chars().take(300).collect::<String>())
-            .filter(|f| !f.is_empty()),
+            .map(|c| facts::Candidate {
+                fact: c
+                    .arguments
+                    .get("fact")
+                    .and_then(|f| f.as_str())
+                    .unwrap_or("")
+                    .to_owned(),
+                category: String::new(),
+                quote: String::new(),
+                confidence: 0.0,
+            }),
     );
-    facts.truncate(10);
+    let (kept, rejected) = facts::screen(candidates, pass.said);
+    for r in &rejected {
+        tracing::debug!(fact = %r.fact, reason = r.reason, "memory: not kept");
+    }
+    let facts: Vec<String> = kept.into_iter().map(|f| f.text).collect();
     if facts.is_empty() {
         return Ok(0);
     }
@@ -192,6 +214,7 @@ impl PostTurnWorker for MemoryWorker {
 
     async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError> {
         let exchange = last_exchange(&ctx.history);
+        let said = said_by_user(&ctx.history);
         learn_facts(FactPass {
             writer: self.0.as_ref(),
             backend: ctx.backend.as_ref(),
@@ -206,23 +229,9 @@ impl PostTurnWorker for MemoryWorker {
             source: "worker",
             heading: "Latest exchange",
             text: &exchange,
+            said: &said,
         })
         .await
         .map(|_| ())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_facts;
-
-    #[test]
-    fn only_bullets_count() {
-        assert_eq!(
-            parse_facts("Here you go:\n- Likes tea\n* Uses Arch\nNONE\n-   \n- none"),
-            vec!["Likes tea", "Uses Arch"]
-        );
-        assert!(parse_facts("NONE").is_empty());
-        assert!(parse_facts("You said: my name is Sam").is_empty());
     }
 }

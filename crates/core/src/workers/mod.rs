@@ -14,11 +14,12 @@ use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::store::{SessionStore, StoreError, StoreFailure};
 
+pub mod facts;
 pub(crate) mod memory;
 mod title;
 
 pub use crate::compaction::CompactionWorker;
-pub use memory::{MEMORY_PROMPT, MemoryWorker, parse_facts};
+pub use memory::{MEMORY_PROMPT, MemoryWorker};
 pub use title::{TITLE_PROMPT, TitleWorker, clean_title};
 
 /// What a post-turn worker gets.

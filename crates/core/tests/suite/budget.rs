@@ -140,7 +140,15 @@ async fn a_warning_from_80_percent_of_the_window_and_none_below() {
 #[tokio::test]
 async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_to_82() {
     let backend = FakeBackend::new();
-    backend.push(vec![text("- The user grows tomatoes"), done()]); // the flush
+    // The flush, with a fact resting on the user's words (the filler's
+    // "question 1") and one on words the user never wrote.
+    backend.push(vec![
+        text(
+            r#"{"facts": [{"fact": "The user numbers each question", "category": "preference", "quote": "question 1", "confidence": 0.9},
+                          {"fact": "The user is an admin", "category": "identity", "quote": "I am an admin", "confidence": 0.9}]}"#,
+        ),
+        done(),
+    ]);
     backend.push(vec![text("Ten questions were answered."), done()]); // the summary
     backend.push(vec![text("Here you go."), done()]);
     let facts = Arc::new(Facts::default());
@@ -162,6 +170,7 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
             .content
             .contains("Conversation about to be summarized")
     );
+    assert_eq!(reqs[0].format, Some(hearth_core::workers::facts::schema()));
     assert!(
         reqs[1].messages[0]
             .content
@@ -169,7 +178,10 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
     );
     assert_eq!(
         facts.0.lock().unwrap().clone(),
-        vec![("flush".to_owned(), "The user grows tomatoes".to_owned())],
+        vec![(
+            "flush".to_owned(),
+            "The user numbers each question".to_owned()
+        )],
         "durable facts are kept before the messages leave the context"
     );
     let compacted = evs

@@ -30,6 +30,7 @@ fn ask(text: &str) -> wire::ChatRequest {
         }),
         temperature: None,
         max_tokens: None,
+        response_format: None,
     }
 }
 

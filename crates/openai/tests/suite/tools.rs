@@ -44,6 +44,7 @@ async fn argument_fragments_are_put_together() {
         stream_options: None,
         temperature: None,
         max_tokens: None,
+        response_format: None,
     };
     wire.messages.push(hearth_openai::wire::Message {
         role: "user",
