@@ -46,6 +46,9 @@ pub struct ProfileView {
     /// Skills offered through `load_skill`: `None` every skill, `[]` none.
     #[serde(default)]
     pub skills: Option<Vec<String>>,
+    /// Facts learned from conversations: kept, proposed first, or not.
+    #[serde(default)]
+    pub memory: hearth_protocol::MemoryMode,
 }
 
 impl From<Profile> for ProfileView {
@@ -68,6 +71,7 @@ impl From<Profile> for ProfileView {
             max_output_tokens: p.max_output_tokens,
             mcp_servers: p.mcp_servers,
             skills: p.skills,
+            memory: p.memory,
         }
     }
 }
@@ -93,6 +97,7 @@ impl From<ProfileView> for Profile {
             max_output_tokens: v.max_output_tokens.max(1),
             mcp_servers: v.mcp_servers,
             skills: v.skills,
+            memory: v.memory,
         }
     }
 }

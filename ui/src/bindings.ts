@@ -284,7 +284,8 @@ export type ErrorInfo = {
  *  per model call, and exactly one of `stream_end`, `stream_stopped` or
  *  `error` as the run's end. A `message_stored` follows every message the
  *  run stores, before any event that refers to that message. After the end
- *  only what the post-turn work reports may follow (`session_titled`).
+ *  only what the post-turn work reports may follow (`session_titled`,
+ *  `memory_learned`, `memory_proposed`).
  */
 export type EventKind = 
 /**  The run began. */
@@ -338,6 +339,21 @@ siblings?: number[] } |
 { type: "session_titled"; 
 /**  The title. */
 title: string } | 
+/**
+ *  Memory kept facts from this turn (the profile's memory is `auto`).
+ *  Sent by the post-turn work, after the run's end.
+ */
+{ type: "memory_learned"; 
+/**  The facts, with the ids an Undo deletes. */
+facts: LearnedFact[] } | 
+/**
+ *  Facts memory would keep from this turn, waiting for the user (the
+ *  profile's memory is `ask`). Sent by the post-turn work, after the
+ *  run's end; nothing is stored until the user adds one.
+ */
+{ type: "memory_proposed"; 
+/**  The facts. */
+facts: string[] } | 
 /**
  *  A tool switched the session's profile during the run; the model calls
  *  that follow use it.
@@ -576,6 +592,14 @@ export type HooksView = {
 	problem: string | null,
 };
 
+/**  A fact memory kept from this turn. */
+export type LearnedFact = {
+	/**  The memory's id (what Undo deletes). */
+	id: number,
+	/**  The fact. */
+	fact: string,
+};
+
 /**  The run going on in a session, for a UI that comes back to it. */
 export type LiveRunView = {
 	/**  The run. */
@@ -640,6 +664,18 @@ export type McpView = {
 	/**  The configuration. */
 	config: string,
 };
+
+/**  Whether facts learned from a conversation are kept. */
+export type MemoryMode = 
+/**  Kept at once; the answer says so, with an Undo. */
+"auto" | 
+/**  Proposed under the answer; kept only when the user says so. */
+"ask" | 
+/**
+ *  Nothing is learned from the conversation (the `remember` tool and
+ *  the memory panel still work).
+ */
+"off";
 
 /**  An earlier version of a memory. */
 export type MemoryVersionView = {
@@ -779,6 +815,8 @@ export type ProfileView = {
 	mcp_servers?: string[],
 	/**  Skills offered through `load_skill`: `None` every skill, `[]` none. */
 	skills?: string[] | null,
+	/**  Facts learned from conversations: kept, proposed first, or not. */
+	memory?: MemoryMode,
 };
 
 /**  Profiles, the default and the persona. */

@@ -336,6 +336,23 @@ impl Printer {
                 self.text_open = !now.ends_with('\n');
             }
             EventKind::SessionTitled { title } => eprintln!("[title] {}", shown(title)),
+            EventKind::MemoryLearned { facts } => {
+                for f in facts {
+                    eprintln!(
+                        "[memory] remembered: {} (undo: hearth memory delete {})",
+                        shown(&f.fact),
+                        f.id
+                    );
+                }
+            }
+            EventKind::MemoryProposed { facts } => {
+                for f in facts {
+                    eprintln!(
+                        "[memory] this profile asks first; to keep it: hearth memory add {:?}",
+                        shown(f)
+                    );
+                }
+            }
             EventKind::ToolsUnavailable { server, reason } => eprintln!(
                 "[mcp] the server `{}` is unavailable, going on without its tools: {}",
                 shown(server),

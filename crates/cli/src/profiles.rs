@@ -66,6 +66,11 @@ enum Action {
         /// or a comma-separated list of names (`hearth skills list`).
         #[arg(long)]
         skills: Option<String>,
+        /// Facts learned from conversations: `auto` (kept at once, the
+        /// default), `ask` (proposed; kept with `hearth memory add`) or
+        /// `off`.
+        #[arg(long)]
+        memory: Option<String>,
         /// Most tokens per answer (sent as num_predict / max_tokens).
         #[arg(long)]
         max_output_tokens: Option<u32>,
@@ -164,6 +169,7 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 auto_approve,
                 mcp,
                 skills,
+                memory,
                 max_output_tokens,
                 sandbox,
             } => {
@@ -182,6 +188,18 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 }
                 if let Some(t) = skills {
                     p.skills = choice(&t);
+                }
+                if let Some(m) = memory {
+                    p.memory = match m.as_str() {
+                        "auto" => hearth_protocol::MemoryMode::Auto,
+                        "ask" => hearth_protocol::MemoryMode::Ask,
+                        "off" => hearth_protocol::MemoryMode::Off,
+                        other => {
+                            return Err(format!(
+                                "--memory takes auto, ask or off, not `{other}`"
+                            ));
+                        }
+                    };
                 }
                 if let Some(t) = planning {
                     p.planning_enabled = matches!(t, Toggle::On);

@@ -327,6 +327,11 @@ impl Compactor<'_> {
         let Some(writer) = self.memory else {
             return;
         };
+        // Only where memory keeps facts by itself: a profile that asks
+        // first cannot ask in the middle of an answer.
+        if self.profile.memory != hearth_protocol::MemoryMode::Auto {
+            return;
+        }
         let mut text = render(leaving);
         if text.len() > FLUSH_CHARS {
             let mut from = text.len() - FLUSH_CHARS;
@@ -354,7 +359,10 @@ impl Compactor<'_> {
             said: &said,
         });
         match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
-            Ok(Ok(n)) => tracing::debug!(learned = n, "memory flush before compaction"),
+            Ok(Ok(kept)) => tracing::debug!(
+                learned = kept.learned.len(),
+                "memory flush before compaction"
+            ),
             Ok(Err(e)) => tracing::warn!("memory flush failed: {e}"),
             Err(_) => tracing::warn!("memory flush timed out"),
         }

@@ -23,17 +23,29 @@ pub trait MemoryWriter: Send + Sync {
     async fn facts(&self) -> Result<Vec<String>, StoreError>;
     /// Facts the user deleted or edited away: never to be learned again.
     async fn forgotten(&self) -> Result<Vec<String>, StoreError>;
+    /// Those of `facts` that [`MemoryWriter::learn`] would add now (what a
+    /// profile that asks first proposes).
+    async fn fresh(&self, facts: &[String]) -> Result<Vec<String>, StoreError>;
     /// Add facts learned in `session_id`/`run_id` by `source` ("worker",
     /// "tool"). Facts the user deleted or edited away, and duplicates, are
-    /// dropped by the store whatever the model says. Returns how many were
-    /// added.
+    /// dropped by the store whatever the model says. Returns those added,
+    /// with their ids (what an Undo deletes).
     async fn learn(
         &self,
         session_id: &str,
         run_id: &str,
         source: &str,
         facts: &[String],
-    ) -> Result<usize, StoreError>;
+    ) -> Result<Vec<Learned>, StoreError>;
+}
+
+/// A fact the store added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learned {
+    /// The memory's id.
+    pub id: i64,
+    /// The fact as kept.
+    pub fact: String,
 }
 
 /// The longest fact memory keeps (one or two sentences; a fact is shown in

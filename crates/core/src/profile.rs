@@ -55,6 +55,10 @@ pub struct Profile {
     /// What the input guard does (docs/background.md §3.4); `warn` by default.
     #[serde(default)]
     pub input_guard: hearth_protocol::GuardMode,
+    /// Whether facts learned from the conversation are kept at once,
+    /// proposed to the user first, or not learned at all.
+    #[serde(default)]
+    pub memory: hearth_protocol::MemoryMode,
     /// Run shell commands without the sandbox. Off by default; the user
     /// turns it on, knowingly, where the machine cannot sandbox (the
     /// approval then says the command is not confined).
@@ -98,6 +102,7 @@ impl Profile {
             skills: None,
             history_turns: None,
             input_guard: hearth_protocol::GuardMode::default(),
+            memory: hearth_protocol::MemoryMode::default(),
             sandbox_off: false,
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
         }

@@ -115,7 +115,8 @@ pub enum StopReason {
 /// per model call, and exactly one of `stream_end`, `stream_stopped` or
 /// `error` as the run's end. A `message_stored` follows every message the
 /// run stores, before any event that refers to that message. After the end
-/// only what the post-turn work reports may follow (`session_titled`).
+/// only what the post-turn work reports may follow (`session_titled`,
+/// `memory_learned`, `memory_proposed`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -164,6 +165,19 @@ pub enum EventKind {
     SessionTitled {
         /// The title.
         title: String,
+    },
+    /// Memory kept facts from this turn (the profile's memory is `auto`).
+    /// Sent by the post-turn work, after the run's end.
+    MemoryLearned {
+        /// The facts, with the ids an Undo deletes.
+        facts: Vec<crate::LearnedFact>,
+    },
+    /// Facts memory would keep from this turn, waiting for the user (the
+    /// profile's memory is `ask`). Sent by the post-turn work, after the
+    /// run's end; nothing is stored until the user adds one.
+    MemoryProposed {
+        /// The facts.
+        facts: Vec<String>,
     },
     /// A tool switched the session's profile during the run; the model calls
     /// that follow use it.

@@ -15,6 +15,7 @@ mod command;
 mod error;
 mod event;
 mod guard;
+mod memory;
 mod message;
 mod span;
 
@@ -22,6 +23,7 @@ pub use command::ApprovalDecision;
 pub use error::{ErrorCode, ErrorInfo, Recovery};
 pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
 pub use guard::{GuardMode, GuardSource};
+pub use memory::{LearnedFact, MemoryMode};
 pub use message::{MessageView, RoleView, StatusView, ToolCallView};
 pub use span::SpanKind;
 

@@ -320,8 +320,37 @@ impl MemorySource for Store {
     }
 }
 
+/// Those of `facts` that would enter memory now, as kept: each held to
+/// memory's rules (length, one line, no injection), none the user deleted
+/// or edited away, none already known (nor twice).
+fn fresh(conn: &Connection, facts: &[String]) -> Result<Vec<String>, StoreError> {
+    let mut known: Vec<String> = live(conn)?.into_iter().map(|m| m.content).collect();
+    let gone = forgotten(conn)?;
+    let mut out = Vec::new();
+    for fact in facts {
+        let f = match hearth_core::memory::admit(fact) {
+            Ok(f) => f,
+            Err(why) => {
+                tracing::info!("a fact was not remembered: {why}");
+                continue;
+            }
+        };
+        if gone.iter().any(|g| restates(g, &f)) || known.iter().any(|k| same_fact(k, &f)) {
+            continue;
+        }
+        known.push(f.clone());
+        out.push(f);
+    }
+    Ok(out)
+}
+
 #[async_trait]
 impl MemoryWriter for Store {
+    async fn fresh(&self, facts: &[String]) -> Result<Vec<String>, hearth_core::StoreError> {
+        let facts = facts.to_vec();
+        Ok(self.db().call(move |c| fresh(c, &facts)).await?)
+    }
+
     async fn facts(&self) -> Result<Vec<String>, hearth_core::StoreError> {
         Ok(self
             .db()
@@ -339,11 +368,11 @@ impl MemoryWriter for Store {
         run_id: &str,
         source: &str,
         facts: &[String],
-    ) -> Result<usize, hearth_core::StoreError> {
+    ) -> Result<Vec<hearth_core::memory::Learned>, hearth_core::StoreError> {
         if session_id.starts_with("subagent_") {
             // A sub-agent's session is in memory only; what it learns is
             // reported to its parent, which may remember it.
-            return Ok(0);
+            return Ok(Vec::new());
         }
         let (sid, rid, src, facts) = (
             session_id.to_owned(),
@@ -355,33 +384,18 @@ impl MemoryWriter for Store {
             .db()
             .call(move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let mut known: Vec<String> = live(&tx)?.into_iter().map(|m| m.content).collect();
-                let gone = forgotten(&tx)?;
                 let now = now_ms();
-                let mut added = 0;
-                // Every writer is held to memory's rules (length, one line,
-                // no injection): what fails is not kept.
-                let admitted: Vec<String> = facts
-                    .iter()
-                    .filter_map(|f| match hearth_core::memory::admit(f) {
-                        Ok(f) => Some(f),
-                        Err(why) => {
-                            tracing::info!("a fact was not remembered: {why}");
-                            None
-                        }
-                    })
-                    .collect();
-                for f in admitted.iter().map(String::as_str) {
-                    if gone.iter().any(|g| restates(g, f)) || known.iter().any(|k| same_fact(k, f)) {
-                        continue;
-                    }
+                let mut added = Vec::new();
+                for f in fresh(&tx, &facts)? {
                     tx.execute(
                         "INSERT INTO memories (content, source, session_id, run_id, created_at, updated_at)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
                         params![f, src, sid, rid, now],
                     )?;
-                    known.push(f.to_owned());
-                    added += 1;
+                    added.push(hearth_core::memory::Learned {
+                        id: tx.last_insert_rowid(),
+                        fact: f,
+                    });
                 }
                 tx.commit()?;
                 Ok(added)

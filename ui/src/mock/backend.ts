@@ -415,6 +415,22 @@ export class MockBackend {
       }
       if (stored) for (const m of stored) this.keep(run, m.role ?? 'assistant', m.content ?? '', m);
       else this.keep(run, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), {});
+      // The memory worker, after the run's end: "my name is X" is kept,
+      // "I prefer X" proposed (as a profile that asks first would).
+      const name = /my name is (\w+)/i.exec(run.prompt ?? '');
+      const prefer = /i prefer ([\w ]+)/i.exec(run.prompt ?? '');
+      if (name || prefer) {
+        setTimeout(() => {
+          const base = { session_id: s.id, run_id: run.id, is_subagent: false };
+          if (name) {
+            const id = this.nextId++;
+            const fact = `The user's name is ${name[1]}`;
+            this.memories.push({ id, content: fact, source: 'worker', session_id: s.id, run_id: run.id, created_at: now(), updated_at: now(), version: 1, history: [] });
+            this.publish(run, { ...base, type: 'memory_learned', facts: [{ id, fact }] } as AgentEvent);
+          }
+          if (prefer) this.publish(run, { ...base, type: 'memory_proposed', facts: [`The user prefers ${prefer[1]}`] } as AgentEvent);
+        }, this.config.tickMs);
+      }
       // The title worker, after the run's end, names an untitled session.
       if (!s.title) {
         const words = (run.prompt ?? 'a chat').split(/\s+/).slice(0, 4).join(' ');

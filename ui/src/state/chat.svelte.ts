@@ -14,7 +14,7 @@
 // notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
-import type { AgentEvent, ApprovalDecision, SessionView } from '../ipc';
+import type { AgentEvent, ApprovalDecision, LearnedFact, SessionView } from '../ipc';
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
@@ -42,8 +42,13 @@ function nextFrame(fn: () => void): void {
   else requestAnimationFrame(fn);
 }
 
+/** What memory did with a session's last turn: kept facts (Undo) or proposed ones (the profile asks first). */
+export type MemoryNote = { sessionId: string; learned: LearnedFact[]; proposed: string[] };
+
 class ChatState {
   view = $state.raw<SessionView | null>(null);
+  /** Shown under the conversation until the session's next turn. */
+  memoryNote = $state.raw<MemoryNote | null>(null);
   loading = $state(false);
   /** The answer being streamed, or the last one when it failed before being stored. */
   turn = $state.raw<TurnModel | null>(null);
@@ -190,6 +195,13 @@ class ChatState {
   #listener(sessionId: string, log: RunLog): (ev: AgentEvent) => void {
     let listed = false;
     return (ev) => {
+      // After the run's end its post-turn work may report what memory did.
+      if ((ev.type === 'memory_learned' || ev.type === 'memory_proposed') && !ev.is_subagent) {
+        const prev = this.memoryNote?.sessionId === sessionId ? this.memoryNote : { sessionId, learned: [], proposed: [] };
+        this.memoryNote = ev.type === 'memory_learned' ? { ...prev, learned: [...prev.learned, ...ev.facts] } : { ...prev, proposed: [...prev.proposed, ...ev.facts] };
+        return;
+      }
+      if (ev.type === 'run_started' && !ev.is_subagent && this.memoryNote?.sessionId === sessionId) this.memoryNote = null;
       // After the run's end its post-turn work may name the session.
       if (ev.type === 'session_titled' && !ev.is_subagent) {
         sessions.titled(sessionId, ev.title);

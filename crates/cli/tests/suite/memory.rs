@@ -216,3 +216,107 @@ async fn only_facts_in_the_users_own_words_are_stored() {
     let list = ok(&["memory", "--db", &db]).await;
     assert!(!list.contains("tomatoes"), "{list}");
 }
+
+/// The profile's memory mode: `auto` keeps a fact and says how to undo it,
+/// `ask` only proposes it (nothing stored), `off` does not ask the model.
+#[tokio::test]
+async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    let sim = sim(Script::default()).await;
+    let memory_requests = || {
+        sim.chat_bodies()
+            .iter()
+            .filter(|b| {
+                b["messages"]
+                    .as_array()
+                    .and_then(|m| m.last())
+                    .and_then(|m| m["content"].as_str())
+                    .is_some_and(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
+            })
+            .count()
+    };
+    let turn = |session: &'static str, text: &'static str, fact: (&'static str, &'static str)| {
+        sim.push_reply(Reply::text("Noted."));
+        sim.push_reply(Reply::text("A title"));
+        let mut r = facts(&[(fact.0, "preference", fact.1)]);
+        r.when = Some(hearth_core::MEMORY_PROMPT.into());
+        sim.push_reply(r);
+        let (db, url) = (db.clone(), sim.url());
+        async move {
+            let out = super::basics::output(super::basics::hearth(&[
+                "chat",
+                "--db",
+                &db,
+                "--url",
+                &url,
+                "--model",
+                MODEL,
+                "--session",
+                session,
+                text,
+            ]))
+            .await;
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        }
+    };
+
+    let err = turn(
+        "A",
+        "I drink green tea",
+        ("The user drinks green tea", "I drink green tea"),
+    )
+    .await;
+    assert!(
+        err.contains(
+            "[memory] remembered: The user drinks green tea (undo: hearth memory delete 1)"
+        ),
+        "{err}"
+    );
+
+    ok(&["profiles", "set", "--db", &db, "Chat", "--memory", "ask"]).await;
+    let err = turn(
+        "B",
+        "I run Arch Linux",
+        ("The user runs Arch Linux", "I run Arch Linux"),
+    )
+    .await;
+    assert!(
+        err.contains("[memory] this profile asks first; to keep it: hearth memory add \"The user runs Arch Linux\""),
+        "{err}"
+    );
+    let list = ok(&["memory", "--db", &db]).await;
+    assert!(!list.contains("Arch"), "proposed, not stored: {list}");
+
+    ok(&["profiles", "set", "--db", &db, "Chat", "--memory", "off"]).await;
+    let asked = memory_requests();
+    let err = turn(
+        "C",
+        "I live in Lyon",
+        ("The user lives in Lyon", "I live in Lyon"),
+    )
+    .await;
+    assert!(!err.contains("[memory]"), "{err}");
+    assert_eq!(
+        memory_requests(),
+        asked,
+        "memory off: the model is not asked"
+    );
+    let out = super::basics::output(super::basics::hearth(&[
+        "profiles",
+        "set",
+        "--db",
+        &db,
+        "Chat",
+        "--memory",
+        "sometimes",
+    ]))
+    .await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--memory takes auto, ask or off"));
+}

@@ -46,12 +46,12 @@ impl Tool for Remember {
         // Held to memory's rules here too, so the model is told why.
         let fact = crate::memory::admit(fact)
             .map_err(|why| ToolError::Failed(format!("not saved: {why}")))?;
-        let n = self
+        let added = self
             .0
             .learn(&ctx.session_id, &ctx.run_id, "tool", &[fact])
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
-        Ok(if n == 1 {
+        Ok(if added.len() == 1 {
             "remembered".into()
         } else {
             "not saved: already known, or the user asked to forget it".into()

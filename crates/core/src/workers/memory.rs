@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use hearth_protocol::{EventKind, LearnedFact, MemoryMode};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::ModelBackend;
@@ -115,11 +116,21 @@ impl FactPass<'_> {
     }
 }
 
-/// Ask the model for new durable facts in `pass.text` and hand them to the
-/// store. Returns how many were added (0 when cancelled).
-pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError> {
-    if pass.text.trim().is_empty() {
-        return Ok(0);
+/// What a memory pass came to.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    /// Stored (the profile's memory is `auto`).
+    pub learned: Vec<crate::memory::Learned>,
+    /// Waiting for the user (it is `ask`).
+    pub proposed: Vec<String>,
+}
+
+/// Ask the model for new durable facts in `pass.text` and, as the
+/// profile's memory mode says, store them or propose them. Nothing is
+/// asked when memory is off (or the user stopped).
+pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError> {
+    if pass.text.trim().is_empty() || pass.profile.memory == MemoryMode::Off {
+        return Ok(Kept::default());
     }
     let known = pass.writer.facts().await?;
     let forgotten = pass.writer.forgotten().await?;
@@ -162,7 +173,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
         cancel: pass.cancel,
     };
     let Some(answer) = side.answer(pass.purpose(), request).await? else {
-        return Ok(0);
+        return Ok(Kept::default());
     };
     // A `remember` call (a small model offered the conversation's tools
     // may make one although asked not to) names no words of the user's,
@@ -191,19 +202,29 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<usize, WorkerError
     }
     let facts: Vec<String> = kept.into_iter().map(|f| f.text).collect();
     if facts.is_empty() {
-        return Ok(0);
+        return Ok(Kept::default());
     }
-    let n = pass
-        .writer
-        .learn(pass.session_id, pass.run_id, pass.source, &facts)
-        .await?;
+    let kept = match pass.profile.memory {
+        MemoryMode::Ask => Kept {
+            proposed: pass.writer.fresh(&facts).await?,
+            ..Kept::default()
+        },
+        _ => Kept {
+            learned: pass
+                .writer
+                .learn(pass.session_id, pass.run_id, pass.source, &facts)
+                .await?,
+            ..Kept::default()
+        },
+    };
     tracing::debug!(
-        learned = n,
+        learned = kept.learned.len(),
+        proposed = kept.proposed.len(),
         offered = facts.len(),
         source = pass.source,
         "memory"
     );
-    Ok(n)
+    Ok(kept)
 }
 
 #[async_trait]
@@ -215,7 +236,7 @@ impl PostTurnWorker for MemoryWorker {
     async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError> {
         let exchange = last_exchange(&ctx.history);
         let said = said_by_user(&ctx.history);
-        learn_facts(FactPass {
+        let kept = learn_facts(FactPass {
             writer: self.0.as_ref(),
             backend: ctx.backend.as_ref(),
             store: ctx.store.as_ref(),
@@ -231,7 +252,24 @@ impl PostTurnWorker for MemoryWorker {
             text: &exchange,
             said: &said,
         })
-        .await
-        .map(|_| ())
+        .await?;
+        if !kept.learned.is_empty() {
+            ctx.events.emit(EventKind::MemoryLearned {
+                facts: kept
+                    .learned
+                    .into_iter()
+                    .map(|l| LearnedFact {
+                        id: l.id,
+                        fact: l.fact,
+                    })
+                    .collect(),
+            });
+        }
+        if !kept.proposed.is_empty() {
+            ctx.events.emit(EventKind::MemoryProposed {
+                facts: kept.proposed,
+            });
+        }
+        Ok(())
     }
 }

@@ -32,16 +32,26 @@ impl MemoryWriter for Facts {
     async fn forgotten(&self) -> Result<Vec<String>, StoreError> {
         Ok(Vec::new())
     }
+    async fn fresh(&self, facts: &[String]) -> Result<Vec<String>, StoreError> {
+        Ok(facts.to_vec())
+    }
     async fn learn(
         &self,
         _session_id: &str,
         _run_id: &str,
         source: &str,
         facts: &[String],
-    ) -> Result<usize, StoreError> {
+    ) -> Result<Vec<hearth_core::memory::Learned>, StoreError> {
         let mut f = self.0.lock().unwrap();
         f.extend(facts.iter().map(|x| (source.to_owned(), x.clone())));
-        Ok(facts.len())
+        Ok(facts
+            .iter()
+            .zip(1..)
+            .map(|(fact, id)| hearth_core::memory::Learned {
+                id,
+                fact: fact.clone(),
+            })
+            .collect())
     }
 }
 
