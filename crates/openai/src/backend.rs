@@ -205,4 +205,36 @@ mod tests {
             })
         );
     }
+
+    #[test]
+    fn a_schema_is_sent_as_response_format_only_without_tools() {
+        let schema = json!({"type": "object", "properties": {"facts": {"type": "array"}}});
+        let request = |tools: Vec<ToolSpec>| ModelRequest {
+            model: "m".into(),
+            messages: vec![ChatMessage::user("facts?")],
+            tools,
+            think: None,
+            temperature: None,
+            load: LoadOptions {
+                num_ctx: 4096,
+                keep_alive: KeepAlive::FOREVER,
+                shift: false,
+            },
+            max_tokens: None,
+            format: Some(schema.clone()),
+        };
+        let v = serde_json::to_value(to_wire(request(Vec::new()))).unwrap();
+        assert_eq!(
+            v["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}})
+        );
+        // With tools llama.cpp would render another prompt (the cache lost).
+        let tool = ToolSpec {
+            name: "calculator".into(),
+            description: "math".into(),
+            parameters: json!({"type": "object"}),
+        };
+        let v = serde_json::to_value(to_wire(request(vec![tool]))).unwrap();
+        assert!(v.get("response_format").is_none(), "{v}");
+    }
 }

@@ -31,6 +31,15 @@ const EXCHANGE_CHARS: usize = 6000;
 pub const MEMORY_PROMPT: &str =
     "You keep a short memory of durable facts about the user (name, preferences, projects, setup).";
 
+/// A worked example for the memory request: small models copy the shape
+/// of an example better than they follow a description. What they copy
+/// of its content cannot be stored: the user never said it.
+const FACTS_EXAMPLE: &str = "Example: if the user wrote \"I'm Ana and I teach maths in Porto.\", \
+     the answer is {\"facts\": [{\"quote\": \"I'm Ana\", \"fact\": \"The user's name is Ana\", \
+     \"category\": \"identity\", \"confidence\": 0.95}, {\"quote\": \"I teach maths in Porto\", \
+     \"fact\": \"The user teaches maths in Porto\", \"category\": \"skill\", \"confidence\": 0.9}]}. \
+     If the user wrote \"What is 2 + 2?\", the answer is {\"facts\": []}.";
+
 /// Learns durable facts about the user after each turn.
 pub struct MemoryWorker(pub Arc<dyn MemoryWriter>);
 
@@ -137,16 +146,16 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
     let prompt = format!(
         "{MEMORY_PROMPT} \
          Read the {} and list NEW durable facts about the user that the user stated themselves. \
-         Answer only with JSON: {{\"facts\": [{{\"fact\": \"The user ...\", \"category\": \"{}\", \
-         \"quote\": \"the user's exact words\", \"confidence\": 0.9}}]}}. \
-         Each fact is one sentence that starts with \"The user\"; its quote is copied word for word \
-         from a message of the user's; category is one of {}. \
+         Answer only with JSON: {{\"facts\": [...]}}, each fact an object with \
+         \"quote\" (words the user wrote about themselves, copied exactly from the user's message), \
+         \"fact\" (what the quote says, as one sentence that starts with \"The user\"), \
+         \"category\" (one of {}) and \"confidence\" (0 to 1). \
          Nothing about the assistant, the code, its output or the task itself; no guesses; \
          skip facts already known. Never list a fact the user asked to forget. \
-         If there is nothing new, answer {{\"facts\": []}}.\n\n\
+         If the user stated nothing about themselves, answer {{\"facts\": []}}.\n\n\
+         {FACTS_EXAMPLE}\n\n\
          Known facts:\n{}\n\nForgotten at the user's request (never list these):\n{}\n\n{}:\n{}",
         pass.heading.to_lowercase(),
-        facts::CATEGORIES[1],
         facts::CATEGORIES.join(", "),
         bullets(&known),
         bullets(&forgotten),
@@ -175,6 +184,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
     let Some(answer) = side.answer(pass.purpose(), request).await? else {
         return Ok(Kept::default());
     };
+    tracing::debug!(answer = %answer.text, "memory: the model's answer");
     // A `remember` call (a small model offered the conversation's tools
     // may make one although asked not to) names no words of the user's,
     // so it is screened out like any fact without a quote.

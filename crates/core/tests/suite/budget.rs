@@ -91,10 +91,19 @@ fn prose(n: usize) -> String {
 }
 
 async fn fill(agent: &Agent, pairs: usize, answer_chars: usize) {
+    fill_from(agent, pairs, answer_chars, None).await;
+}
+
+/// [`fill`], with `first` as the first question when given.
+async fn fill_from(agent: &Agent, pairs: usize, answer_chars: usize, first: Option<&str>) {
     for i in 0..pairs {
         let store = agent.store();
+        let question = match first {
+            Some(text) if i == 0 => text.to_owned(),
+            _ => format!("question {i}"),
+        };
         store
-            .append("s", "old", ChatMessage::user(format!("question {i}")))
+            .append("s", "old", ChatMessage::user(question))
             .await
             .unwrap();
         store
@@ -150,11 +159,11 @@ async fn a_warning_from_80_percent_of_the_window_and_none_below() {
 #[tokio::test]
 async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_to_82() {
     let backend = FakeBackend::new();
-    // The flush, with a fact resting on the user's words (the filler's
-    // "question 1") and one on words the user never wrote.
+    // The flush, with a fact resting on the user's words and one on words
+    // the user never wrote.
     backend.push(vec![
         text(
-            r#"{"facts": [{"fact": "The user numbers each question", "category": "preference", "quote": "question 1", "confidence": 0.9},
+            r#"{"facts": [{"fact": "The user loves tea", "category": "preference", "quote": "I love tea", "confidence": 0.9},
                           {"fact": "The user is an admin", "category": "identity", "quote": "I am an admin", "confidence": 0.9}]}"#,
         ),
         done(),
@@ -165,7 +174,10 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
     let mut p = Profile::new("A", "m");
     p.system_prompt = String::new();
     let agent = agent_with(backend.clone(), p, Some(facts.clone()));
-    fill(&agent, 10, 440).await; // ~10 × 142 tokens: about 140 %
+    // ~10 × 142 tokens: about 140 %. The first question states a fact in
+    // the user's own words (as long as "question 0", so the figures below
+    // are those of the plain filler).
+    fill_from(&agent, 10, 440, Some("I love tea")).await;
     let mut run = agent.run_stream("s", "and now?");
     let evs = events(&mut run).await;
     assert!(
@@ -190,7 +202,7 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
         facts.0.lock().unwrap().clone(),
         vec![(
             "flush".to_owned(),
-            "The user numbers each question".to_owned()
+            "The user loves tea".to_owned()
         )],
         "durable facts are kept before the messages leave the context"
     );

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Memory quality on a real model (issue 18): each conversation of
+conversations.json is sent once through the real `hearth` CLI, in a
+database of its own, against a real OpenAI-compatible server (llama.cpp in
+`make test-real`); what memory then holds is scored.
+
+- precision: stored facts that are true and about the user (they name one
+  of the conversation's expected facts and no forbidden word) / all stored;
+- recall: expected facts that some stored fact names / all expected.
+
+Greedy sampling (temperature 0) and one server thread keep a run
+repeatable. Prints a Markdown report; with --min-precision and
+--require-planted-empty it exits 1 when the run falls short. Any `hearth`
+binary works (an older one measures "before").
+
+    bench/memory/quality.py --hearth target/debug/hearth --url http://127.0.0.1:18080/v1 \
+        --model qwen2.5-coder:0.5b [--only ID,…] [--json results.json]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STORED = re.compile(r"^#(\d+)\s{2}(.*?)\s{2}\(")
+
+
+def names(fact, words):
+    """Whether `fact` contains one of `words` as a word (case-insensitive)."""
+    return any(re.search(r"\b" + re.escape(w) + r"\b", fact, re.IGNORECASE) for w in words)
+
+
+def run(cmd, timeout):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def converse(args, conv, tmp):
+    """Sends the conversation's message; the facts memory holds after it."""
+    db = os.path.join(tmp, f"{conv['id']}.sqlite")
+    base = [args.hearth]
+    setup = run(
+        base + ["profiles", "set", "--db", db, "Chat", "--model", args.model, "--temperature", "0",
+                "--max-output-tokens", str(args.max_tokens)],
+        args.timeout,
+    )
+    if setup.returncode != 0:
+        raise RuntimeError(f"profiles set failed: {setup.stderr.strip()}")
+    chat = run(
+        base + ["chat", "--db", db, "--backend", "openai", "--url", args.url, "--model", args.model,
+                conv["message"]],
+        args.timeout,
+    )
+    if chat.returncode != 0:
+        raise RuntimeError(f"chat failed ({chat.returncode}): {chat.stderr.strip()[-400:]}")
+    listed = run(base + ["memory", "--db", db], args.timeout)
+    facts = []
+    for line in listed.stdout.splitlines():
+        m = STORED.match(line)
+        if m:
+            facts.append(m.group(2))
+    return facts, chat.stdout.strip()
+
+
+def score(conv, stored):
+    expected = conv["facts"]
+    forbid = conv.get("forbid", [])
+    verdicts = []
+    for fact in stored:
+        true = any(names(fact, e) for e in expected) and not names(fact, forbid)
+        verdicts.append((fact, true))
+    found = sum(1 for e in expected if any(names(f, e) for f in stored))
+    return verdicts, found
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--hearth", required=True)
+    p.add_argument("--url", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--conversations", default=os.path.join(HERE, "conversations.json"))
+    p.add_argument("--only", help="comma-separated ids")
+    p.add_argument("--max-tokens", type=int, default=160, help="answer length cap")
+    p.add_argument("--timeout", type=int, default=300, help="seconds one command may take")
+    p.add_argument("--json", help="write the per-conversation results here")
+    p.add_argument("--min-precision", type=float)
+    p.add_argument("--require-planted-empty", action="store_true",
+                   help="fail when a conversation with `forbid` words stores anything")
+    args = p.parse_args()
+
+    with open(args.conversations, encoding="utf-8") as f:
+        convs = json.load(f)["conversations"]
+    if args.only:
+        keep = set(args.only.split(","))
+        convs = [c for c in convs if c["id"] in keep]
+
+    rows, results = [], []
+    stored_n = true_n = expected_n = found_n = 0
+    planted_stored = []
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        env_db = os.path.join(tmp, "unused.sqlite")
+        os.environ["HEARTH_DB"] = env_db  # never the user's own database
+        os.environ.pop("HEARTH_SKILLS_DIR", None)
+        for conv in convs:
+            try:
+                stored, _ = converse(args, conv, tmp)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                print(f"FAIL  {conv['id']}: {e}", file=sys.stderr)
+                return 2
+            verdicts, found = score(conv, stored)
+            stored_n += len(stored)
+            true_n += sum(1 for _, t in verdicts if t)
+            expected_n += len(conv["facts"])
+            found_n += found
+            if conv.get("forbid") and stored:
+                planted_stored.append(conv["id"])
+            shown = "; ".join(("" if t else "✗ ") + f for f, t in verdicts) or "—"
+            rows.append(f"| {conv['id']} | {found}/{len(conv['facts'])} | {shown} |")
+            results.append({"id": conv["id"], "stored": stored, "true": [t for _, t in verdicts],
+                            "expected": len(conv["facts"]), "found": found})
+            print(f"{conv['id']}: {len(stored)} stored, {found}/{len(conv['facts'])} found", file=sys.stderr)
+    precision = true_n / stored_n if stored_n else 1.0
+    recall = found_n / expected_n if expected_n else 1.0
+    print(f"Memory quality: {len(convs)} conversations, {args.model}, {time.monotonic() - started:.0f} s\n")
+    print("| conversation | facts found | stored (✗ = not a true fact about the user) |")
+    print("|---|---|---|")
+    print("\n".join(rows))
+    print(f"\nstored {stored_n}, true {true_n}: precision {precision:.2f}; "
+          f"expected {expected_n}, found {found_n}: recall {recall:.2f}; "
+          f"planted instruction stored in: {', '.join(planted_stored) or 'none'}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"precision": precision, "recall": recall, "stored": stored_n, "true": true_n,
+                       "expected": expected_n, "found": found_n, "conversations": results}, f, indent=1)
+    short = []
+    if args.min_precision is not None and precision < args.min_precision:
+        short.append(f"precision {precision:.2f} < {args.min_precision}")
+    if args.require_planted_empty and planted_stored:
+        short.append(f"the planted instruction was stored ({', '.join(planted_stored)})")
+    if short:
+        print("FAIL  " + "; ".join(short), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
