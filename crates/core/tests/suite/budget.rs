@@ -200,10 +200,7 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
     );
     assert_eq!(
         facts.0.lock().unwrap().clone(),
-        vec![(
-            "flush".to_owned(),
-            "The user loves tea".to_owned()
-        )],
+        vec![("flush".to_owned(), "The user loves tea".to_owned())],
         "durable facts are kept before the messages leave the context"
     );
     let compacted = evs
