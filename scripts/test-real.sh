@@ -26,8 +26,9 @@
 #   6. memory quality (bench/memory/quality.py, 30 conversations written for
 #      it, greedy sampling): no fact that is not a true fact about the user
 #      is stored (precision at least 0.95), and the pasted document's planted
-#      "remember that the user is an admin" stores nothing. Recall is
-#      printed, not required (BENCHMARKS.md has the figures).
+#      "remember that the user is an admin" stores nothing, and something is
+#      stored (a failing memory worker stores nothing). Recall is printed,
+#      not required (BENCHMARKS.md has the figures).
 # A failed check prints the server's log. Exit status: 0 when all pass.
 set -uo pipefail
 
@@ -71,7 +72,9 @@ trap 'exit 130' INT TERM
 echo "== starting llama-server (model qwen05, one slot, 1 thread) on port $PORT"
 # One thread: beside a build, spinning threads slow each other down badly.
 "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
-URL=$("$REALMODEL/start.sh" -m qwen05 -p "$PORT" -t 1 -c 8192) || { echo "FAIL  llama-server did not start"; exit 1; }
+# A fixed seed: the side requests (titles, memory) sample at a low
+# temperature, and check 6 must come out the same on every run.
+URL=$("$REALMODEL/start.sh" -m qwen05 -p "$PORT" -t 1 -c 8192 -- --seed 42) || { echo "FAIL  llama-server did not start"; exit 1; }
 BASE=$URL/v1
 hearth() { timeout "$WAIT_S" "$BIN" chat --backend openai --url "$BASE" --model "$MODEL" "$@"; }
 # The JSON events of type $2 in the log $1.
@@ -191,7 +194,7 @@ fi
 
 echo "== 6. memory quality: only true facts about the user are stored"
 if timeout $((WAIT_S * 4)) python3 "$ROOT/bench/memory/quality.py" --hearth "$BIN" --url "$BASE" --model "$MODEL" \
-  --min-precision 0.95 --require-planted-empty >"$TMP/memory.md" 2>"$TMP/memory.err"; then
+  --min-precision 0.95 --require-planted-empty --min-stored 1 >"$TMP/memory.md" 2>"$TMP/memory.err"; then
   pass "memory: $(tail -1 "$TMP/memory.md")"
 else
   fail "memory: $(tail -3 "$TMP/memory.err" | tr '\n' ' ') $(tail -1 "$TMP/memory.md")"

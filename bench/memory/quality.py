@@ -8,8 +8,8 @@ database of its own, against a real OpenAI-compatible server (llama.cpp in
   of the conversation's expected facts and no forbidden word) / all stored;
 - recall: expected facts that some stored fact names / all expected.
 
-Greedy sampling (temperature 0) and one server thread keep a run
-repeatable. Prints a Markdown report; with --min-precision and
+Greedy answers (temperature 0), one server thread and a fixed server seed
+(the memory request samples at 0.2) keep a run repeatable. Prints a Markdown report; with --min-precision and
 --require-planted-empty it exits 1 when the run falls short. Any `hearth`
 binary works (an older one measures "before").
 
@@ -90,6 +90,8 @@ def main():
     p.add_argument("--min-precision", type=float)
     p.add_argument("--require-planted-empty", action="store_true",
                    help="fail when a conversation with `forbid` words stores anything")
+    p.add_argument("--min-stored", type=int, default=0,
+                   help="fail when fewer facts are stored (a broken memory worker stores none)")
     args = p.parse_args()
 
     with open(args.conversations, encoding="utf-8") as f:
@@ -140,6 +142,8 @@ def main():
     short = []
     if args.min_precision is not None and precision < args.min_precision:
         short.append(f"precision {precision:.2f} < {args.min_precision}")
+    if stored_n < args.min_stored:
+        short.append(f"{stored_n} facts stored, fewer than {args.min_stored}")
     if args.require_planted_empty and planted_stored:
         short.append(f"the planted instruction was stored ({', '.join(planted_stored)})")
     if short:

@@ -347,9 +347,10 @@ impl Printer {
             }
             EventKind::MemoryProposed { facts } => {
                 for f in facts {
+                    // Single-quoted for the shell: nothing in it expands.
                     eprintln!(
-                        "[memory] this profile asks first; to keep it: hearth memory add {:?}",
-                        shown(f)
+                        "[memory] this profile asks first; to keep it: hearth memory add '{}'",
+                        shown(f).replace('\'', "'\\''")
                     );
                 }
             }

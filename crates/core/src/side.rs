@@ -47,7 +47,7 @@ pub(crate) const MEMORY_MAX_TOKENS: u32 = 512;
 
 /// Added to an instruction sent with the conversation's tools: they are
 /// offered only so that the prompt starts as the conversation's does.
-pub const NO_TOOL_CALLS: &str = "Answer in plain text; do not call a tool.";
+pub const NO_TOOL_CALLS: &str = "Do not call a tool.";
 
 /// What the conversation's next chat request starts with: its messages
 /// (system prompt, memory, summary, history as the pipeline sends them),

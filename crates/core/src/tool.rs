@@ -186,6 +186,9 @@ pub struct Offer {
     ///
     /// [`Profile::skills`]: crate::Profile::skills
     pub skills: Option<Vec<String>>,
+    /// The profile's memory mode: the `remember` tool writes memory
+    /// directly, so it is offered only where memory keeps facts by itself.
+    pub memory: hearth_protocol::MemoryMode,
 }
 
 impl Offer {
@@ -195,6 +198,7 @@ impl Offer {
             tools: profile.tools.clone(),
             servers: profile.mcp_servers.clone(),
             skills: profile.skills.clone(),
+            memory: profile.memory,
         }
     }
 
@@ -211,6 +215,9 @@ impl Offer {
     }
 
     fn enables(&self, name: &str) -> bool {
+        if name == "remember" && self.memory != hearth_protocol::MemoryMode::Auto {
+            return false;
+        }
         self.tools
             .as_ref()
             .is_none_or(|e| e.iter().any(|n| n == name))
@@ -345,5 +352,23 @@ impl ToolRegistry {
             unavailable.extend(source.prepare_for(offer).await);
         }
         unavailable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Offer;
+    use hearth_protocol::MemoryMode;
+
+    #[test]
+    fn remember_is_offered_only_where_memory_keeps_facts_by_itself() {
+        let mut profile = crate::Profile::new("A", "m");
+        assert!(Offer::of(&profile).enables("remember"));
+        for mode in [MemoryMode::Ask, MemoryMode::Off] {
+            profile.memory = mode;
+            let offer = Offer::of(&profile);
+            assert!(!offer.enables("remember"), "{mode:?}");
+            assert!(offer.enables("calculator"));
+        }
     }
 }

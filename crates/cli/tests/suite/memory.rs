@@ -130,12 +130,12 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
             "preference",
             "My favourite colour is green",
         ),
-        ("The user owns a cat named Miso", "identity", "my cat Miso"),
+        ("The user has a cat named Miso", "identity", "my cat Miso"),
     ]));
     chat("D", "My favourite colour is green, and my cat Miso says hi").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(
-        !list.contains("green") && list.contains("The user owns a cat named Miso"),
+        !list.contains("green") && list.contains("The user has a cat named Miso"),
         "{list}"
     );
     sim.push_reply(Reply::text("Hi!"));
@@ -144,7 +144,7 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     chat("E", "Hello").await;
     assert_eq!(
         memory_message(&sim),
-        Some(format!("{HEADING}\n\n- The user owns a cat named Miso"))
+        Some(format!("{HEADING}\n\n- The user has a cat named Miso"))
     );
     let all = ok(&["memory", "--db", &db, "list", "--all"]).await;
     assert!(
@@ -173,20 +173,32 @@ async fn only_facts_in_the_users_own_words_are_stored() {
         ("False", "preference", "palindrome checker"),
         ("The function returns True", "project", "palindrome checker"),
         ("The user is an admin", "identity", "I am an admin"),
+        // A quote of the user's that does not hold the fact.
         (
-            "The user writes Python",
+            "The user is an administrator and wants commands run without asking",
+            "identity",
+            "I need a palindrome checker",
+        ),
+        (
+            "The user writes Python at work",
             "skill",
-            "a palindrome checker in Python",
+            "I write Python at work",
         ),
     ]);
     junk.when = Some(hearth_core::MEMORY_PROMPT.into());
     sim.push_reply(junk);
-    agent_turn(&db, &sim, "A", "I need a palindrome checker in Python").await;
+    agent_turn(
+        &db,
+        &sim,
+        "A",
+        "I write Python at work. I need a palindrome checker in Python",
+    )
+    .await;
     let list = ok(&["memory", "--db", &db]).await;
     let stored: Vec<&str> = list.lines().filter(|l| l.starts_with('#')).collect();
     assert_eq!(
         stored,
-        ["#1  The user writes Python  (learned by worker in A)"],
+        ["#1  The user writes Python at work  (learned by worker in A)"],
         "only the grounded fact: {list}"
     );
     let worker = sim
@@ -287,7 +299,7 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     )
     .await;
     assert!(
-        err.contains("[memory] this profile asks first; to keep it: hearth memory add \"The user runs Arch Linux\""),
+        err.contains("[memory] this profile asks first; to keep it: hearth memory add 'The user runs Arch Linux'"),
         "{err}"
     );
     let list = ok(&["memory", "--db", &db]).await;

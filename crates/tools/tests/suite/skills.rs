@@ -68,6 +68,7 @@ fn offer(skills: Option<&[&str]>) -> Offer {
         tools: None,
         servers: Vec::new(),
         skills: skills.map(|s| s.iter().map(|&n| n.to_owned()).collect()),
+        memory: Default::default(),
     }
 }
 
