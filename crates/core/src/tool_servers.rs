@@ -1,7 +1,8 @@
-//! Tool servers (MCP) a run's profile uses: started before the model call
-//! that offers their tools, and a server that cannot serve reported once
-//! per run. The run goes on without that server's tools: a missing `npx`
-//! must not cost the user their answer.
+//! The tool sources a run's profile uses, made ready before each model
+//! call that offers their tools: MCP servers started (a server that cannot
+//! serve reported once per run; the run goes on without its tools, since a
+//! missing `npx` must not cost the user their answer), and the skills
+//! folder read again (a skill added or fixed is offered at the next call).
 
 use std::collections::HashSet;
 
