@@ -49,6 +49,7 @@ pub fn builder() -> Builder<Wry> {
             profiles::set_default_profile,
             profiles::set_persona,
             profiles::switch_profile,
+            sessions::set_session_model,
             memory::list_memories,
             memory::memory_history,
             memory::add_memory,

@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "set_default_profile",
     "set_persona",
     "switch_profile",
+    "set_session_model",
     "list_memories",
     "memory_history",
     "add_memory",

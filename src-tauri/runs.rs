@@ -154,9 +154,18 @@ mod tests {
 
     async fn setup(replies: Vec<Reply>) -> (SimHandle, AppState, tempfile::TempDir) {
         // The seeded profiles use `llama3.2` (no tag).
-        let mut script = Script::with_models(vec![
-            ModelSpec::new("llama3.2").with_capabilities(&["completion", "tools"]),
-        ]);
+        setup_with(vec![seed_model()], replies).await
+    }
+
+    fn seed_model() -> ModelSpec {
+        ModelSpec::new("llama3.2").with_capabilities(&["completion", "tools"])
+    }
+
+    async fn setup_with(
+        models: Vec<ModelSpec>,
+        replies: Vec<Reply>,
+    ) -> (SimHandle, AppState, tempfile::TempDir) {
+        let mut script = Script::with_models(models);
         for r in replies {
             script = script.with_reply(r);
         }
@@ -184,6 +193,55 @@ mod tests {
         let mut r = Reply::text(text);
         r.token_ms = Some(40);
         r
+    }
+
+    #[tokio::test]
+    async fn the_session_model_switches_without_the_profile_and_switching_back_never_reloads() {
+        let (sim, state, _dir) = setup_with(
+            vec![
+                seed_model(),
+                ModelSpec::new("qwen3:8b").with_capabilities(&["completion", "tools"]),
+            ],
+            Vec::new(),
+        )
+        .await;
+        let agent = state.backend().unwrap().agent;
+        let mut asked = Vec::new();
+        for model in [None, Some("qwen3:8b"), None] {
+            state.profiles.set_session_model("s1", model).await.unwrap();
+            answer(&state, &agent).await;
+            until("the run to leave", || !state.runs.is_live("s1")).await;
+            asked.push(
+                hearth_sim_last_model(&sim)
+                    .unwrap_or_else(|| panic!("no chat request for {model:?}")),
+            );
+        }
+        assert_eq!(asked, ["llama3.2", "qwen3:8b", "llama3.2"]);
+        // The profile was never changed; the store says which model wrote
+        // each answer.
+        use hearth_core::ProfileProvider;
+        assert_eq!(state.profiles.by_name("Chat").unwrap().model, "llama3.2");
+        let written: Vec<String> = state
+            .store
+            .answer_models("s1")
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        assert_eq!(written, ["llama3.2", "qwen3:8b", "llama3.2"]);
+        // Each model loaded once: going back found llama3.2 still loaded
+        // with the same options.
+        let stats = sim.stats();
+        assert_eq!((stats.loads_started, stats.unloads), (2, 0), "{stats:?}");
+    }
+
+    /// The model of the last `/api/chat` request that answered the user
+    /// (side requests of the workers use the same model).
+    fn hearth_sim_last_model(sim: &SimHandle) -> Option<String> {
+        sim.chat_bodies()
+            .last()
+            .and_then(|b| b["model"].as_str().map(str::to_owned))
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@ use tauri::{AppHandle, State};
 
 use crate::prefs;
 use crate::state::{AppState, invalid, ollama_error};
-use crate::views::{AppInfo, BackendStatus, Prefs};
+use crate::views::{AdoptedModelView, AppInfo, BackendStatus, InstalledModelView, Prefs};
 
 /// The app's version (the root Cargo.toml's), e.g. "0.1.0".
 #[tauri::command]
@@ -66,23 +66,52 @@ pub fn open_link(url: String) -> Result<(), ErrorInfo> {
 #[specta::specta]
 pub async fn backend_status(state: State<'_, AppState>) -> Result<BackendStatus, ErrorInfo> {
     let backend = state.backend()?;
-    Ok(status(backend.url, backend.client.version().await))
+    Ok(status(&state, backend).await)
 }
 
-fn status(url: String, version: Result<String, hearth_ollama::OllamaError>) -> BackendStatus {
-    match version {
-        Ok(v) => BackendStatus {
-            url,
-            reachable: true,
-            version: Some(v),
-            error: None,
-        },
-        Err(e) => BackendStatus {
-            url,
-            reachable: false,
-            version: None,
-            error: Some(ollama_error(e)),
-        },
+/// Whether the server at `backend` answers, its version and its models;
+/// the first time the models are known, the seeded profiles are moved to
+/// an installed one where theirs is missing (`first_run`).
+async fn status(state: &AppState, backend: crate::state::Backend) -> BackendStatus {
+    let url = backend.url;
+    let version = match backend.client.version().await {
+        Ok(v) => v,
+        Err(e) => {
+            return BackendStatus {
+                url,
+                reachable: false,
+                version: None,
+                error: Some(ollama_error(e)),
+                models: Vec::new(),
+                adopted: None,
+            };
+        }
+    };
+    // A server that answers its version but not its list still counts as
+    // reachable: the chat says what fails when it is used.
+    let run = hearth_compose::first_run::settle(&state.profiles, &backend.client)
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!("could not list the server's models: {e}");
+            Default::default()
+        });
+    BackendStatus {
+        url,
+        reachable: true,
+        version: Some(version),
+        error: None,
+        models: run
+            .installed
+            .into_iter()
+            .map(|m| InstalledModelView {
+                name: m.name,
+                capabilities: m.capabilities,
+                size: m.size,
+            })
+            .collect(),
+        adopted: run
+            .adopted
+            .map(|(model, profiles)| AdoptedModelView { model, profiles }),
     }
 }
 
@@ -100,7 +129,7 @@ pub async fn set_ollama_url(
     }
     let backend = state.set_url(url)?;
     prefs::save_url(&app, &backend.url)?;
-    Ok(status(backend.url.clone(), backend.client.version().await))
+    Ok(status(&state, backend).await)
 }
 
 /// Point the `openai` backend (profiles whose backend is `openai`) at an

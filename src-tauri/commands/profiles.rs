@@ -122,7 +122,7 @@ pub async fn switch_profile(
 }
 
 /// A profile change refused (the request must change) or not saved.
-fn profile_error(e: ProfileError) -> ErrorInfo {
+pub(crate) fn profile_error(e: ProfileError) -> ErrorInfo {
     match e {
         ProfileError::Refused(why) => invalid(why),
         ProfileError::Store(e) => store_error(e),

@@ -5,10 +5,11 @@ use hearth_protocol::ErrorInfo;
 use hearth_store::StoredMessage;
 use tauri::{AppHandle, Manager, State};
 
+use crate::commands::profiles::profile_error;
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
-    ExportFormat, SearchHitView, SessionInfo, SessionInfo as Info, SessionView, SubagentView,
-    SwitchView, TraceView,
+    AnswerModelView, ExportFormat, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
+    SubagentView, SwitchView, TraceView,
 };
 
 /// Sessions, newest first.
@@ -52,7 +53,7 @@ pub(crate) async fn session_view(
     session_id: &str,
 ) -> Result<SessionView, ErrorInfo> {
     let store = &state.store;
-    let (messages, forks, switches, subagents, title) = (
+    let (messages, forks, switches, subagents, title, models) = (
         store
             .branch_messages(session_id)
             .await
@@ -70,6 +71,7 @@ pub(crate) async fn session_view(
             .await
             .map_err(|e| internal(e.to_string()))?
             .unwrap_or_default(),
+        store.answer_models(session_id).await.map_err(store_error)?,
     );
     use hearth_core::ProfileProvider;
     Ok(SessionView {
@@ -81,7 +83,29 @@ pub(crate) async fn session_view(
         switches: switches.into_iter().map(SwitchView::from).collect(),
         subagents: subagents.into_iter().map(SubagentView::from).collect(),
         live: state.runs.view(session_id),
+        model: state.profiles.session_model(session_id),
+        answer_models: models
+            .into_iter()
+            .map(|(run_id, model)| AnswerModelView { run_id, model })
+            .collect(),
     })
+}
+
+/// Make a session use `model` from its next answer without changing its
+/// profile (`None`: the profile's model again). Load options stay per
+/// model, so switching back to a model still loaded never reloads it.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_session_model(
+    state: State<'_, AppState>,
+    session_id: String,
+    model: Option<String>,
+) -> Result<(), ErrorInfo> {
+    state
+        .profiles
+        .set_session_model(&session_id, model.as_deref())
+        .await
+        .map_err(profile_error)
 }
 
 /// Open a session: its current branch, forks, profile switches and the

@@ -215,6 +215,20 @@ pub struct SessionView {
     pub subagents: Vec<SubagentView>,
     /// The run going on now, if any.
     pub live: Option<LiveRunView>,
+    /// The model this session uses instead of its profile's (the model
+    /// picker), if any.
+    pub model: Option<String>,
+    /// The model that wrote each answer, by run.
+    pub answer_models: Vec<AnswerModelView>,
+}
+
+/// The model that wrote one run's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct AnswerModelView {
+    /// The run.
+    pub run_id: String,
+    /// Its model (the first model call's).
+    pub model: String,
 }
 
 /// The answer to queueing a message during a run.

@@ -304,6 +304,32 @@ pub struct BackendStatus {
     pub version: Option<String>,
     /// Why not, when it did not.
     pub error: Option<ErrorInfo>,
+    /// Its models (empty when it did not answer): what a profile whose
+    /// model is missing is offered, and whether the first run needs a pull.
+    pub models: Vec<InstalledModelView>,
+    /// The model a new database's seeded profiles were just moved to (the
+    /// seed is not installed here), and which profiles: said once.
+    pub adopted: Option<AdoptedModelView>,
+}
+
+/// A model the server holds, as the first run weighs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct InstalledModelView {
+    /// Name with tag.
+    pub name: String,
+    /// `completion`, `tools`, `vision`, `thinking`… (empty when unknown).
+    pub capabilities: Vec<String>,
+    /// Size on disk, bytes.
+    pub size: u64,
+}
+
+/// The seeded profiles moved to an installed model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct AdoptedModelView {
+    /// The model they use now.
+    pub model: String,
+    /// The profiles moved.
+    pub profiles: Vec<String>,
 }
 
 /// A colour theme.

@@ -116,6 +116,12 @@ export const commands = {
 	 *  model call. The switch is recorded so the transcript can mark it.
 	 */
 	switchProfile: (sessionId: string, name: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("switch_profile", { sessionId, name })),
+	/**
+	 *  Make a session use `model` from its next answer without changing its
+	 *  profile (`None`: the profile's model again). Load options stay per
+	 *  model, so switching back to a model still loaded never reloads it.
+	 */
+	setSessionModel: (sessionId: string, model: string | null) => typedError<null, ErrorInfo>(__TAURI_INVOKE("set_session_model", { sessionId, model })),
 	/**  Facts remembered about the user (deleted ones left out). */
 	listMemories: () => typedError<MemoryView[], ErrorInfo>(__TAURI_INVOKE("list_memories")),
 	/**  Earlier versions of a fact, oldest first. */
@@ -179,6 +185,14 @@ export const commands = {
 export const PROTOCOL_VERSION = 1 as const;
 
 /* Types */
+/**  The seeded profiles moved to an installed model. */
+export type AdoptedModelView = {
+	/**  The model they use now. */
+	model: string,
+	/**  The profiles moved. */
+	profiles: string[],
+};
+
 /**  One event of a run, with its scope flattened beside the `type` tag. */
 export type AgentEvent = {
 	/**
@@ -190,6 +204,14 @@ export type AgentEvent = {
 	 */
 	seq?: number,
 } & RunScope & EventKind;
+
+/**  The model that wrote one run's answer. */
+export type AnswerModelView = {
+	/**  The run. */
+	run_id: string,
+	/**  Its model (the first model call's). */
+	model: string,
+};
 
 /**  Where the app is and what it talks to. */
 export type AppInfo = {
@@ -227,6 +249,16 @@ export type BackendStatus = {
 	version: string | null,
 	/**  Why not, when it did not. */
 	error: ErrorInfo | null,
+	/**
+	 *  Its models (empty when it did not answer): what a profile whose
+	 *  model is missing is offered, and whether the first run needs a pull.
+	 */
+	models: InstalledModelView[],
+	/**
+	 *  The model a new database's seeded profiles were just moved to (the
+	 *  seed is not installed here), and which profiles: said once.
+	 */
+	adopted: AdoptedModelView | null,
 };
 
 /**  What went wrong, coarsely, for a front end to choose what to show. */
@@ -590,6 +622,16 @@ export type HooksView = {
 	 *  is blocked until it is fixed).
 	 */
 	problem: string | null,
+};
+
+/**  A model the server holds, as the first run weighs it. */
+export type InstalledModelView = {
+	/**  Name with tag. */
+	name: string,
+	/**  `completion`, `tools`, `vision`, `thinking`… (empty when unknown). */
+	capabilities: string[],
+	/**  Size on disk, bytes. */
+	size: number,
 };
 
 /**  A fact memory kept from this turn. */
@@ -966,6 +1008,13 @@ export type SessionView = {
 	subagents: SubagentView[],
 	/**  The run going on now, if any. */
 	live: LiveRunView | null,
+	/**
+	 *  The model this session uses instead of its profile's (the model
+	 *  picker), if any.
+	 */
+	model: string | null,
+	/**  The model that wrote each answer, by run. */
+	answer_models: AnswerModelView[],
 };
 
 /**  What a settings change will do. */

@@ -92,6 +92,8 @@ export const deleteProfile = (name: string) => ok(commands.deleteProfile(name));
 export const setDefaultProfile = (name: string) => ok(commands.setDefaultProfile(name));
 export const setPersona = (persona: string) => ok(commands.setPersona(persona));
 export const switchProfile = (id: string, name: string) => ok(commands.switchProfile(id, name));
+/** Makes a session use `model` (null: its profile's) from its next answer; the profile is unchanged. */
+export const setSessionModel = (id: string, model: string | null) => ok(commands.setSessionModel(id, model));
 
 export const listMcpServers = () => ok(commands.listMcpServers());
 export const saveMcpConfig = (config: string) => ok(commands.saveMcpConfig(config));

@@ -66,6 +66,28 @@ pub struct ChatArgs {
 }
 
 /// Run `hearth chat`.
+/// A new database's seeded profiles name a model before any server was
+/// asked: the first chat moves them to one this server has, and says so
+/// (`hearth_compose::first_run`). A server that cannot be asked leaves
+/// them waiting; the run then says what is wrong.
+async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
+    let Ok(server) = hearth_compose::ollama(url) else {
+        return;
+    };
+    match hearth_compose::first_run::settle(profiles, &server.client).await {
+        Ok(run) => {
+            if let Some((model, moved)) = run.adopted {
+                eprintln!(
+                    "hearth: the profiles {} now use {model}, a model this server has ({} is not installed); change it with `hearth profiles set NAME --model M`",
+                    moved.join(", "),
+                    hearth_store::SEED_MODEL
+                );
+            }
+        }
+        Err(e) => tracing::debug!("the seeded profiles wait for the server: {e}"),
+    }
+}
+
 pub async fn run(args: ChatArgs) -> ExitCode {
     let backends = match build(args.backend, args.url.as_deref(), args.api_key.clone()) {
         Ok(b) => b,
@@ -91,6 +113,9 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if args.backend == BackendKind::Ollama && profiles.seed_model_pending() {
+        settle_seed_model(&profiles, args.url.as_deref()).await;
+    }
     let session = args.session.unwrap_or_else(new_session_id);
     if let Some(name) = &args.profile
         && let Err(e) = profiles.switch(&session, name).await

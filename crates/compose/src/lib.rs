@@ -5,6 +5,8 @@
 //! (llama.cpp, LM Studio, vLLM, LocalAI) is registered under the name
 //! [`OPENAI`], and a profile whose `backend` says so uses it.
 
+pub mod first_run;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -50,6 +50,13 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
           );
           CREATE INDEX profile_switches_by_session ON profile_switches(session_id, id);",
     },
+    Migration {
+        version: 12,
+        name: "a session's own model",
+        // The model picker: a session may use another model than its
+        // profile's, without changing the profile.
+        sql: "ALTER TABLE sessions ADD COLUMN model TEXT;",
+    },
 ];
 
 /// A change of profile in a session: the messages after
@@ -65,8 +72,13 @@ pub struct ProfileSwitch {
     pub at: i64,
 }
 
-/// The model the seeded profiles start with (users change it).
+/// The model the seeded profiles start with, until Hearth has seen the
+/// server's models ([`Profiles::settle_seed_model`]).
 pub const SEED_MODEL: &str = "llama3.2";
+
+/// Set in `settings` while the seeded profiles still wait for a model the
+/// server has: a new database is written before any server is asked.
+const SEED_PENDING: &str = "seed_model_pending";
 
 /// The profiles a new database starts with.
 fn seeds() -> Vec<Profile> {
@@ -123,6 +135,10 @@ struct Cache {
     default: String,
     profiles: BTreeMap<String, Profile>,
     sessions: HashMap<String, String>,
+    /// The seeded profiles have not been matched to the server's models.
+    seed_pending: bool,
+    /// Sessions that use another model than their profile's.
+    models: HashMap<String, String>,
 }
 
 /// Profiles and persona from the database, as the loop reads them.
@@ -141,6 +157,10 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
             "INSERT OR IGNORE INTO settings (key, value) VALUES ('default_profile', 'Chat')",
             [],
         )?;
+        conn.execute(
+            "INSERT OR IGNORE INTO settings (key, value) VALUES (?1, '1')",
+            [SEED_PENDING],
+        )?;
     }
     let mut cache = Cache::default();
     let mut stmt = conn.prepare("SELECT body FROM profiles")?;
@@ -155,10 +175,16 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
     };
     cache.persona = setting("persona")?.unwrap_or_default();
     cache.default = setting("default_profile")?.unwrap_or_else(|| "Chat".into());
+    cache.seed_pending = setting(SEED_PENDING)?.is_some();
     let mut stmt = conn.prepare("SELECT id, profile FROM sessions WHERE profile IS NOT NULL")?;
     for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
         let (s, p) = row?;
         cache.sessions.insert(s, p);
+    }
+    let mut stmt = conn.prepare("SELECT id, model FROM sessions WHERE model IS NOT NULL")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (s, m) = row?;
+        cache.models.insert(s, m);
     }
     Ok(cache)
 }
@@ -205,6 +231,70 @@ impl Profiles {
     /// The profile new sessions start with.
     pub fn default_name(&self) -> String {
         self.read(|c| c.default.clone())
+    }
+
+    /// Whether the seeded profiles still name [`SEED_MODEL`] only because
+    /// no server had been asked yet.
+    pub fn seed_model_pending(&self) -> bool {
+        self.read(|c| c.seed_pending)
+    }
+
+    /// Settle the seeded profiles' model once, the first time the server's
+    /// models are known: `Some(model)` moves every profile that still names
+    /// [`SEED_MODEL`] to `model` (the seed is not installed there), `None`
+    /// keeps them (it is). Returns the profiles moved; nothing happens
+    /// after the first call, so a model the user chose later is never
+    /// touched.
+    pub async fn settle_seed_model(&self, model: Option<&str>) -> Result<Vec<String>, StoreError> {
+        if !self.seed_model_pending() {
+            return Ok(Vec::new());
+        }
+        let moved: Vec<Profile> = match model {
+            Some(m) => self.read(|c| {
+                c.profiles
+                    .values()
+                    .filter(|p| p.model == SEED_MODEL)
+                    .map(|p| Profile {
+                        model: m.to_owned(),
+                        ..p.clone()
+                    })
+                    .collect()
+            }),
+            None => Vec::new(),
+        };
+        let written = moved.clone();
+        self.store
+            .db()
+            .call(move |c| {
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                // Another process (the CLI beside the app) may have settled
+                // them already.
+                if tx.execute("DELETE FROM settings WHERE key = ?1", [SEED_PENDING])? == 0 {
+                    return Ok(false);
+                }
+                for p in &written {
+                    write_profile(&tx, p)?;
+                }
+                tx.commit()?;
+                Ok(true)
+            })
+            .await
+            .map(|settled| {
+                let names = if settled {
+                    moved.iter().map(|p| p.name.clone()).collect()
+                } else {
+                    Vec::new()
+                };
+                self.write(|c| {
+                    c.seed_pending = false;
+                    if settled {
+                        for p in moved {
+                            c.profiles.insert(p.name.clone(), p);
+                        }
+                    }
+                });
+                names
+            })
     }
 
     /// Create or replace a profile, after validation.
@@ -317,12 +407,21 @@ impl ProfileProvider for Profiles {
     fn active(&self, session_id: &str) -> Profile {
         self.read(|c| {
             let name = c.sessions.get(session_id).unwrap_or(&c.default);
-            c.profiles
+            let mut p = c
+                .profiles
                 .get(name)
                 .or_else(|| c.profiles.get(&c.default))
                 .or_else(|| c.profiles.values().next())
                 .cloned()
-                .unwrap_or_else(|| Profile::new("Chat", SEED_MODEL))
+                .unwrap_or_else(|| Profile::new("Chat", SEED_MODEL));
+            // The session's own model names one of Ollama's; a profile on
+            // another server keeps its own.
+            if let Some(m) = c.models.get(session_id)
+                && p.backend.as_deref().is_none_or(|b| b == "ollama")
+            {
+                p.model = m.clone();
+            }
+            p
         })
     }
 
@@ -336,6 +435,57 @@ impl ProfileProvider for Profiles {
 }
 
 impl Profiles {
+    /// The model `session_id` uses instead of its profile's, if any.
+    pub fn session_model(&self, session_id: &str) -> Option<String> {
+        self.read(|c| c.models.get(session_id).cloned())
+    }
+
+    /// Make `session_id` use `model` from its next model call, without
+    /// changing its profile; `None` goes back to the profile's model. The
+    /// load options stay per model (docs/design.md §4), so going back to a
+    /// model still loaded never reloads it.
+    pub async fn set_session_model(
+        &self,
+        session_id: &str,
+        model: Option<&str>,
+    ) -> Result<(), ProfileError> {
+        if session_id.starts_with("subagent_") {
+            return Err(ProfileError::Refused(
+                "a sub-agent runs with the model it was given".into(),
+            ));
+        }
+        let model = model.map(str::trim).filter(|m| !m.is_empty());
+        if let Some(m) = model
+            && (m.chars().count() > 200 || m.chars().any(char::is_control))
+        {
+            return Err(ProfileError::Refused(format!(
+                "`{}` is not a model name",
+                m.escape_debug()
+            )));
+        }
+        let (id, m) = (session_id.to_owned(), model.map(str::to_owned));
+        self.store
+            .db()
+            .call(move |c| {
+                sessions::ensure(c, &id)?;
+                c.execute(
+                    "UPDATE sessions SET model = ?2 WHERE id = ?1",
+                    params![id, m],
+                )?;
+                Ok(())
+            })
+            .await?;
+        self.write(|c| match model {
+            Some(m) => {
+                c.models.insert(session_id.to_owned(), m.to_owned());
+            }
+            None => {
+                c.models.remove(session_id);
+            }
+        });
+        Ok(())
+    }
+
     /// Make `name` the profile of `session_id`; `Some` (the message the
     /// switch is marked after) when that changed it.
     pub async fn switch_to(

@@ -177,6 +177,18 @@ impl Store {
         self.db.call(move |c| crate::spans::of_run(c, &rid)).await
     }
 
+    /// The model that wrote each answer of a session: `(run id, model)`
+    /// for every run with a model call (its first one), oldest first.
+    pub async fn answer_models(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let sid = session_id.to_owned();
+        self.db
+            .call(move |c| crate::spans::answer_models(c, &sid))
+            .await
+    }
+
     /// A run with its spans (`None` for an unknown run).
     pub async fn trace(&self, run_id: &str) -> Result<Option<crate::spans::RunTrace>, StoreError> {
         let rid = run_id.to_owned();

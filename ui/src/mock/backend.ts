@@ -28,6 +28,7 @@ import type {
 } from '../bindings';
 import { screenMessage } from './guardScripts';
 import { MockMcp } from './mcp';
+import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
 import { seedSubagents, storeSubagents } from './seed';
 import type { Body, Step, StoredSub } from './scripts';
@@ -85,6 +86,7 @@ export class MockBackend {
 
   constructor(params: URLSearchParams) {
     if (params.get('unreachable')) this.config.reachable = false;
+    firstRun(this, params.get('firstrun'));
     const s = this.addSession('Welcome');
     const u = this.addMessage(s, 'user', 'Hello there');
     this.addMessage(s, 'assistant', 'Hi! How can I help?', { parent: u.id });
@@ -157,6 +159,8 @@ export class MockBackend {
       id: s.id, title: s.title, profile: s.profile, messages: path.map(({ session: _s, ...m }) => m), forks, switches: s.switches,
       subagents: s.subagents.filter((sub) => calls.has(sub.parent_call_id)),
       live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
+      model: s.model ?? null,
+      answer_models: [...this.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
     };
   }
   sess(id: unknown): Sess {
@@ -239,6 +243,7 @@ export class MockBackend {
       case 'delete_profile': this.profiles = this.profiles.filter((p) => p.name !== a.name); return this.profilesView();
       case 'set_default_profile': this.defaultProfile = a.name; return this.profilesView();
       case 'set_persona': this.persona = a.persona; return this.profilesView();
+      case 'set_session_model': { const s = this.sess(a.sessionId); s.model = (a.model as string | null) ?? null; return null; }
       case 'switch_profile': { const s = this.sess(a.sessionId); s.profile = a.name; s.switches.push({ profile: a.name, after_message_id: s.leaf, at: now() }); return null; }
       case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => m);
       case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];
@@ -267,9 +272,11 @@ export class MockBackend {
   }
 
   status() {
-    return this.config.reachable
-      ? { url: this.url, reachable: true, version: '0.12.0', error: null }
-      : { url: this.url, reachable: false, version: null, error: err('backend_unreachable', `connection refused (${this.url})`, 'start_server') };
+    if (!this.config.reachable) {
+      return { url: this.url, reachable: false, version: null, error: err('backend_unreachable', `connection refused (${this.url})`, 'start_server'), models: [], adopted: null };
+    }
+    const models = this.models.map((m) => ({ name: m.name, capabilities: m.capabilities, size: m.size }));
+    return { url: this.url, reachable: true, version: '0.12.0', error: null, models, adopted: settleSeeds(this) };
   }
   profilesView() {
     return { profiles: this.profiles.map((p) => ({ ...p })), default_profile: this.defaultProfile, persona: this.persona, tool_names: this.toolNames };
@@ -310,7 +317,8 @@ export class MockBackend {
       await new Promise((r) => setTimeout(r, 120));
       this.deliver(ch, i++, p);
     }
-    if (!this.models.some((m) => m.name === name)) this.models = [...this.models, { ...this.models[0]!, name }];
+    const pulled: ModelView = { name, size: 2_000_000_000, family: name.split(':')[0] ?? name, parameter_size: '3B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools'], context_length: 32768, settings: { num_ctx: 8192, keep_alive_secs: 1800 } };
+    if (!this.models.some((m) => m.name === name)) this.models = [...this.models, pulled];
     return null;
   }
 
@@ -323,7 +331,7 @@ export class MockBackend {
   startRun(s: Sess, prompt: string | null, text: string, parent: number | null, channel: ChannelLike): string {
     if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
-    const model = text.includes('notfound') ? 'ghost:7b' : profile.model;
+    const model = text.includes('notfound') ? 'ghost:7b' : (s.model ?? profile.model);
     const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.

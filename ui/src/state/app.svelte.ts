@@ -32,9 +32,10 @@ class AppState {
     this.checkingBackend = true;
     try {
       this.backend = await ipc.backendStatus();
+      this.announceAdopted(this.backend);
     } catch (e) {
       const error = ipc.errorInfo(e);
-      this.backend = { url: this.backend?.url ?? this.info?.ollama_url ?? '', reachable: false, version: null, error };
+      this.backend = { url: this.backend?.url ?? this.info?.ollama_url ?? '', reachable: false, version: null, error, models: [], adopted: null };
     } finally {
       this.checkingBackend = false;
     }
@@ -43,6 +44,7 @@ class AppState {
   async setOllamaUrl(url: string): Promise<void> {
     try {
       this.backend = await ipc.setOllamaUrl(url);
+      this.announceAdopted(this.backend);
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);
     }
@@ -57,6 +59,14 @@ class AppState {
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);
     }
+  }
+
+  /** The first time the server's models were known, the seeded profiles moved to an installed model: say so once, and show them. */
+  private announceAdopted(status: BackendStatus): void {
+    const a = status.adopted;
+    if (!a) return;
+    toasts.show(`${a.profiles.join(' and ')} now use ${a.model}, a model this server has. Change it in Profiles.`);
+    void this.refreshProfiles();
   }
 
   async refreshProfiles(): Promise<void> {

@@ -65,6 +65,10 @@ class ChatState {
   held = $state<string[]>([]);
   extras = $state.raw(new Map<string, RunExtras>());
   profile = $state('');
+  /** The model this session uses instead of its profile's (the model picker), if any. */
+  model = $state<string | null>(null);
+  /** The model that wrote each stored answer, by run id. */
+  answerModels = $derived(new Map((this.view?.answer_models ?? []).map((a) => [a.run_id, a.model] as const)));
   contextWindow = $state(0);
   contextUsed = $state(0);
   /** The core's own "nearly full" (≥ 80 % of the window) from the last context_usage. */
@@ -121,6 +125,7 @@ class ChatState {
   #show(view: SessionView): void {
     this.view = view;
     this.profile = view.profile;
+    this.model = view.model;
     this.liveSwitch = null;
     this.#buffer = [];
     this.stopping = false;
@@ -479,6 +484,18 @@ class ChatState {
       // Mark it where it happened; the store records the same switch.
       const last = v.messages[v.messages.length - 1]?.id ?? null;
       this.view = { ...v, profile: name, switches: [...v.switches, { profile: name, after_message_id: last, at: Date.now() }] };
+    }
+  }
+
+  /** Picks the model of this session (null: the profile's) from its next answer, without touching the profile. */
+  async setModel(model: string | null): Promise<void> {
+    const id = this.sessionId;
+    if (!id || model === this.model) return;
+    try {
+      await ipc.setSessionModel(id, model);
+      this.model = model;
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
     }
   }
 

@@ -168,3 +168,46 @@ async fn a_switch_mid_tool_loop_applies_at_the_next_model_call() {
     assert_eq!(again.trim(), "Still coding.");
     assert_eq!(turn_bodies(&sim).last().unwrap()["model"], "coder:7b");
 }
+
+#[tokio::test]
+async fn the_first_chat_moves_the_seeded_profiles_to_a_model_the_server_has_once() {
+    // A new user's server: no `llama3.2`, one tool-capable model and one
+    // without tools, newer.
+    let sim = hearth_sim::Sim::start(
+        Script::with_models(vec![
+            ModelSpec::new("qwen2.5:7b").with_capabilities(&["completion", "tools"]),
+            ModelSpec::new("gemma3:1b").with_capabilities(&["completion"]),
+        ])
+        .with_reply(Reply::text("Hello!")),
+    )
+    .await
+    .unwrap();
+    let (_dir, db) = db();
+    let url = sim.url();
+    let out = output(hearth(&["chat", "--db", &db, "--url", &url, "hi"])).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the profiles Agent, Chat now use qwen2.5:7b"),
+        "{stderr}"
+    );
+    assert_eq!(turn_bodies(&sim)[0]["model"], "qwen2.5:7b");
+    let list = ok(&["profiles", "--db", &db]).await;
+    assert!(!list.contains(hearth_store::SEED_MODEL), "{list}");
+
+    // Said once: a model chosen afterwards stays.
+    ok(&[
+        "profiles",
+        "--db",
+        &db,
+        "set",
+        "Chat",
+        "--model",
+        "gemma3:1b",
+    ])
+    .await;
+    let again = output(hearth(&["chat", "--db", &db, "--url", &url, "hi"])).await;
+    assert!(again.status.success());
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("now use"));
+    assert_eq!(turn_bodies(&sim).last().unwrap()["model"], "gemma3:1b");
+}

@@ -1,0 +1,2 @@
+//! The hearth-compose integration suites, one module per concern.
+mod first_run;

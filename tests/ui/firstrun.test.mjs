@@ -1,0 +1,74 @@
+// The first run, from whatever state the server is in, to a streamed
+// answer: no server (found by itself once started), a server with no model
+// (recommended models and a pull), a server without the seeded model (the
+// profiles move to an installed one, once), and a profile whose model is
+// missing (said before the first send, with the installed models offered).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+async function answered(page, text) {
+  await page.getByTestId('new-session').click();
+  await send(page, text);
+  await waitIdle(page);
+  const answer = page.getByTestId('message-assistant').last();
+  await answer.waitFor();
+  assert.equal(await answer.getAttribute('data-status'), 'done');
+  assert.ok((await answer.textContent()).trim().length > 0);
+}
+
+test('a server started after the app is found without a restart', () =>
+  withApp('unreachable=1', async ({ page }) => {
+    const banner = page.getByTestId('backend-banner');
+    await banner.waitFor();
+    assert.match(await banner.textContent(), /ollama\.com\/download/);
+    const asked = (await calls(page, 'backend_status')).length;
+    await page.evaluate(() => { window.__hearthMock.config.reachable = true; });
+    await banner.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.ok((await calls(page, 'backend_status')).length > asked, 'the banner asked again by itself');
+    await answered(page, 'hello');
+  }));
+
+test('an empty server: recommended tool-capable models with sizes, a pull, then the seeds use it', () =>
+  withApp('firstrun=empty', async ({ page }) => {
+    const notice = page.getByTestId('no-models');
+    await notice.waitFor();
+    const offered = await notice.getByTestId('recommended').evaluateAll((els) => els.map((e) => [e.dataset.model, e.textContent]));
+    assert.ok(offered.length >= 3, JSON.stringify(offered));
+    for (const [, text] of offered) assert.match(text, /\d(\.\d)? GB/);
+    const pick = notice.locator('[data-testid=recommended][data-model="llama3.2:3b"]');
+    await pick.getByTestId('pull-button').click();
+    await pick.getByTestId('pull-progress').waitFor();
+    await notice.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal((await calls(page, 'pull_model'))[0].args.name, 'llama3.2:3b');
+    await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use llama3.2:3b' }).waitFor();
+    assert.equal(await page.getByTestId('model-missing').count(), 0);
+    await answered(page, 'hello');
+  }));
+
+test('a server without the seeded model: the profiles move to an installed tool-capable one, said once', () =>
+  withApp('firstrun=fresh', async ({ page }) => {
+    await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use qwen3:8b' }).waitFor();
+    assert.equal(await page.getByTestId('model-missing').count(), 0);
+    await answered(page, 'hello');
+    const profiles = await page.evaluate(() => window.__hearthMock.profiles.map((p) => p.model));
+    assert.deepEqual(profiles, ['qwen3:8b', 'qwen3:8b']);
+  }));
+
+test('a profile whose model is missing says so before the first send and offers the installed models', () =>
+  withApp('firstrun=missing', async ({ page }) => {
+    const notice = page.getByTestId('model-missing');
+    await notice.waitFor();
+    assert.equal(await notice.getAttribute('data-model'), 'llama3.2');
+    assert.match(await notice.textContent(), /Chat.*llama3\.2.*does not have/s);
+    const choices = await notice.getByTestId('use-model').evaluateAll((els) => els.map((e) => e.dataset.model));
+    assert.deepEqual(choices.sort(), ['llama3.2:3b', 'qwen3:8b']);
+    await notice.locator('[data-testid=use-model][data-model="qwen3:8b"]').click();
+    await notice.waitFor({ state: 'detached' });
+    const saved = (await calls(page, 'save_profile')).at(-1).args;
+    assert.equal(saved.profile.name, 'Chat');
+    assert.equal(saved.profile.model, 'qwen3:8b');
+    await answered(page, 'hello');
+  }));
