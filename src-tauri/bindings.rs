@@ -61,6 +61,7 @@ pub fn builder() -> Builder<Wry> {
             memory::delete_summary,
             models::list_models,
             models::running_models,
+            models::delete_model,
             models::check_model_settings,
             models::set_model_settings,
             models::preload_model,

@@ -50,6 +50,7 @@ const COMMANDS: &[&str] = &[
     "delete_summary",
     "list_models",
     "running_models",
+    "delete_model",
     "check_model_settings",
     "set_model_settings",
     "preload_model",

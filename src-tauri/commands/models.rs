@@ -53,6 +53,23 @@ pub async fn running_models(state: State<'_, AppState>) -> Result<Vec<RunningVie
         .collect())
 }
 
+/// Delete `model` from the server's disk (the panel asks first). Its load
+/// settings in Hearth stay: pulled again, it loads as before.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_model(state: State<'_, AppState>, model: String) -> Result<(), ErrorInfo> {
+    let model = model.trim();
+    if model.is_empty() {
+        return Err(invalid("no model named"));
+    }
+    state
+        .backend()?
+        .client
+        .delete(model)
+        .await
+        .map_err(ollama_error)
+}
+
 fn settings_view(o: LoadOptions) -> ModelSettingsView {
     ModelSettingsView {
         num_ctx: o.num_ctx,

@@ -97,3 +97,22 @@ test('settings: the OpenAI-compatible server is set from the app, resolved to it
       () => document.querySelector('[data-testid=settings-openai-url]').value === 'http://192.168.1.20:1234/v1',
     );
   }));
+
+test('models: delete asks first, says what it costs, and the picker no longer offers the model', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-models').click();
+    const llama = page.locator('[data-testid=model-item][data-model="llama3.2:3b"]');
+    await llama.waitFor();
+    await llama.getByTestId('delete-model-button').click();
+    const confirm = llama.getByTestId('delete-model-confirm');
+    assert.match(await confirm.textContent(), /Delete llama3\.2:3b from the server's disk \(1\.9 GB\)/);
+    assert.equal((await calls(page, 'delete_model')).length, 0, 'nothing deleted before the confirmation');
+    await llama.getByTestId('delete-model-yes').click();
+    await llama.waitFor({ state: 'detached' });
+    assert.deepEqual((await calls(page, 'delete_model')).map((c) => c.args.model), ['llama3.2:3b']);
+    await page.getByTestId('toast-text').filter({ hasText: 'llama3.2:3b deleted from the server' }).waitFor();
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('model-picker').click();
+    const offered = await page.getByTestId('model-option').evaluateAll((els) => els.map((e) => e.dataset.model));
+    assert.deepEqual(offered, ['qwen3:8b']);
+  }));

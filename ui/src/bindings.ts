@@ -147,6 +147,11 @@ export const commands = {
 	listModels: () => typedError<ModelView[], ErrorInfo>(__TAURI_INVOKE("list_models")),
 	/**  Models resident now (VRAM, CPU/GPU split, context, expiry). */
 	runningModels: () => typedError<RunningView[], ErrorInfo>(__TAURI_INVOKE("running_models")),
+	/**
+	 *  Delete `model` from the server's disk (the panel asks first). Its load
+	 *  settings in Hearth stay: pulled again, it loads as before.
+	 */
+	deleteModel: (model: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("delete_model", { model })),
 	/**  The warnings a settings change would bring, before saving it. */
 	checkModelSettings: (model: string, numCtx: number, keepAliveSecs: number) => typedError<SettingsCheck, ErrorInfo>(__TAURI_INVOKE("check_model_settings", { model, numCtx, keepAliveSecs })),
 	/**  Save a model's load settings; every later request for it uses them. */

@@ -113,6 +113,8 @@ export const deleteSummary = (id: number) => ok(commands.deleteSummary(id));
 
 export const listModels = () => ok(commands.listModels());
 export const runningModels = () => ok(commands.runningModels());
+/** Deletes a model from the server's disk. */
+export const deleteModel = (model: string) => ok(commands.deleteModel(model));
 export const checkModelSettings = (model: string, numCtx: number, keepAlive: number) =>
   ok(commands.checkModelSettings(model, numCtx, keepAlive));
 export const setModelSettings = (model: string, numCtx: number, keepAlive: number) =>

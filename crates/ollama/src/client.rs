@@ -214,6 +214,18 @@ impl Client {
         .await
     }
 
+    /// Delete `model` from the server's disk (`DELETE /api/delete`); a copy
+    /// already loaded stays until it expires.
+    pub async fn delete(&self, model: &str) -> Result<(), OllamaError> {
+        let body = serde_json::json!({ "model": model });
+        self.send(
+            self.http.delete(self.url("/api/delete")).json(&body),
+            Some(model),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Download `model`, with progress. An in-band error ends the stream
     /// with an error.
     pub async fn pull(

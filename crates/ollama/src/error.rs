@@ -106,10 +106,12 @@ impl OllamaError {
 
 /// Whether a 400's text says the prompt is longer than the context window
 /// (worded differently across Ollama versions: "the input length exceeds
-/// the context length", "input length … exceeds maximum context length").
+/// the context length", "input length … exceeds maximum context length",
+/// and since the runner refuses instead of truncating, "the prompt is
+/// longer than the context length currently available to the model; …").
 fn is_overflow(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    m.contains("exceed") && m.contains("context")
+    m.contains("context") && (m.contains("exceed") || m.contains("longer than"))
 }
 
 impl From<OllamaError> for BackendError {
@@ -137,6 +139,28 @@ impl From<OllamaError> for BackendError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_wording_of_an_overflow_is_one() {
+        for message in [
+            "the input length exceeds the context length",
+            "input length (5000) exceeds maximum context length (4096)",
+            "the prompt is longer than the context length currently available to the model; \
+             shorten the prompt, adjust the context length in settings, or use a model with a \
+             longer context length",
+        ] {
+            let e = OllamaError::from_status(400, &format!(r#"{{"error":"{message}"}}"#), None);
+            assert!(
+                matches!(BackendError::from(e), BackendError::ContextOverflow { .. }),
+                "{message}"
+            );
+        }
+        let other = OllamaError::from_status(400, r#"{"error":"invalid options"}"#, None);
+        assert!(matches!(
+            BackendError::from(other),
+            BackendError::BadRequest { .. }
+        ));
+    }
 
     #[test]
     fn status_mapping_names_the_pull_command() {

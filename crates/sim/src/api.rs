@@ -264,6 +264,32 @@ const UNKNOWN_MANIFEST: &str = "pull model manifest: file does not exist";
 /// `POST /api/pull`: progress lines, then the model is installed. A name
 /// the script does not know fails in-band after the 200 (or with a 500 when
 /// `stream` is false), as Ollama does.
+/// `DELETE /api/delete`: the model is no longer installed (a pull brings
+/// it back); 404 when it is not installed. Like Ollama, a copy already
+/// loaded stays until it expires.
+pub(crate) async fn delete(
+    shared: &Arc<Shared>,
+    conn: &mut Conn,
+    body: &[u8],
+) -> Result<Flow, Gone> {
+    let name = match NameRequest::parse(body) {
+        Ok((name, _)) => name,
+        Err(message) => return reject(conn, 400, &message).await,
+    };
+    let removed = shared.mutate(|inner| {
+        let found = inner.model(&name).filter(|m| m.installed)?.name.clone();
+        let m = inner.models.iter_mut().find(|m| m.name == found)?;
+        m.installed = false;
+        Some(())
+    });
+    if removed.is_none() {
+        return reject(conn, 404, &format!("model '{name}' not found")).await;
+    }
+    conn.respond(200, "application/json; charset=utf-8", b"")
+        .await?;
+    Ok(Flow::Next)
+}
+
 pub(crate) async fn pull(shared: &Arc<Shared>, conn: &mut Conn, body: &[u8]) -> Result<Flow, Gone> {
     let (name, stream) = match NameRequest::parse(body) {
         Ok(parsed) => parsed,

@@ -130,7 +130,11 @@ pub(crate) async fn serve(
             conn,
             dialect,
             400,
-            "the input length exceeds the context length",
+            // Ollama's current wording (since the runner refuses an
+            // over-long prompt with `truncate: false` instead of cutting it).
+            "the prompt is longer than the context length currently available to the model; \
+             shorten the prompt, adjust the context length in settings, or use a model with a \
+             longer context length",
         )
         .await;
     };

@@ -93,6 +93,7 @@ async fn dispatch(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> Result
         ("POST", "/api/show") => api::show(shared, conn, &req.body).await,
         ("GET", "/api/ps") => api::ps(shared, conn).await,
         ("POST", "/api/pull") => api::pull(shared, conn, &req.body).await,
+        ("DELETE", "/api/delete") => api::delete(shared, conn, &req.body).await,
         _ => not_found(conn).await,
     }
 }

@@ -260,6 +260,7 @@ export class MockBackend {
       case 'set_model_settings': { const m = this.models.find((x) => x.name === a.model); if (m) m.settings = { num_ctx: a.numCtx, keep_alive_secs: a.keepAliveSecs }; return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) }; }
       case 'preload_model': { const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
       case 'unload_model': this.running = this.running.filter((r) => r.name !== a.model); return null;
+      case 'delete_model': { if (!this.models.some((m) => m.name === a.model)) throw err('model_not_found', `model \`${a.model}\` is not installed`, 'pull_model'); this.models = this.models.filter((m) => m.name !== a.model); return null; }
       case 'pull_model': return this.pull(String(a.name), a.onProgress as ChannelLike);
       case 'list_mcp_servers': return this.mcp.view();
       case 'save_mcp_config': return this.mcp.save(String(a.config));

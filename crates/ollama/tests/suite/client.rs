@@ -1,4 +1,4 @@
-//! The model-management endpoints: version, tags, show, ps, pull.
+//! The model-management endpoints: version, tags, show, ps, pull, delete.
 
 use futures::StreamExt;
 use hearth_ollama::OllamaError;
@@ -67,4 +67,33 @@ async fn pull_reports_progress_and_in_band_failure() {
     let failed: Vec<_> = c.pull("no-such-model").await.unwrap().collect().await;
     let err = failed.last().unwrap().as_ref().unwrap_err();
     assert!(err.to_string().contains("file does not exist"), "{err}");
+}
+
+#[tokio::test]
+async fn delete_removes_an_installed_model_and_a_missing_one_is_named() {
+    let sim = sim(Script::with_models(vec![model(), ModelSpec::new("old:7b")])).await;
+    let c = client(&sim);
+    c.delete("old:7b").await.unwrap();
+    let names: Vec<_> = c
+        .tags()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(names, [MODEL]);
+    assert!(matches!(
+        c.delete("old:7b").await,
+        Err(OllamaError::ModelNotFound { model }) if model == "old:7b"
+    ));
+    // A pull brings it back.
+    let progress: Vec<_> = c.pull("old:7b").await.unwrap().collect().await;
+    assert!(progress.iter().all(Result::is_ok), "{progress:?}");
+    assert!(c.tags().await.unwrap().iter().any(|m| m.name == "old:7b"));
+    let deletes = sim
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "DELETE" && r.path == "/api/delete")
+        .count();
+    assert_eq!(deletes, 2);
 }

@@ -309,7 +309,7 @@ async fn context_overflow_truncates_or_fails() {
     assert_eq!(resp.status, 400);
     assert_eq!(
         resp.json(),
-        json!({"error": "the input length exceeds the context length"})
+        json!({"error": "the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length"})
     );
     assert_eq!(sim.stats().truncated_prompts, 1);
 }
