@@ -9,6 +9,7 @@
 pub mod bindings;
 pub mod commands;
 mod prefs;
+mod pulls;
 mod runs;
 mod state;
 pub mod views;

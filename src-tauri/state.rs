@@ -46,6 +46,8 @@ pub struct AppState {
     openai_url: RwLock<String>,
     /// Runs going on.
     pub runs: LiveRuns,
+    /// Model pulls, queued and going on.
+    pub pulls: crate::pulls::Pulls,
     /// Approval requests of every run, shared by the agents the app builds
     /// (a run of an agent replaced by a URL change can still be answered).
     pub approvals: Arc<Approvals>,
@@ -117,6 +119,7 @@ impl AppState {
             openai,
             openai_url: RwLock::new(openai_url),
             runs: LiveRuns::default(),
+            pulls: crate::pulls::Pulls::default(),
             demo,
             db_path,
         })

@@ -1,16 +1,15 @@
 //! The models panel: installed and resident models, per-model load
 //! settings with the warnings a change deserves, preload, unload (the only
-//! place Hearth sends `keep_alive: 0`) and pull with progress.
+//! place Hearth sends `keep_alive: 0`), delete, and pulls (queued and
+//! followed by `pulls.rs`).
 
-use futures::StreamExt;
 use hearth_core::{KeepAlive, LoadOptions};
 use hearth_ollama::wire::{RunningModel, ShowResponse};
 use hearth_protocol::ErrorInfo;
 use tauri::State;
-use tauri::ipc::Channel;
 
 use crate::state::{AppState, invalid, ollama_error, store_error};
-use crate::views::{ModelSettingsView, ModelView, PullProgressView, RunningView, SettingsCheck};
+use crate::views::{ModelSettingsView, ModelView, PullView, RunningView, SettingsCheck};
 
 /// Models installed in Ollama, with capabilities and Hearth's settings.
 #[tauri::command]
@@ -242,35 +241,37 @@ pub async fn unload_model(state: State<'_, AppState>, model: String) -> Result<(
         .map_err(ollama_error)
 }
 
-/// Download a model, reporting progress on `on_progress`.
+/// Queue a pull of `model` (one runs at a time; nothing new when it is
+/// already queued or running). Its progress is read with `list_pulls`, so
+/// closing the panel or reloading the page loses nothing.
 #[tauri::command]
 #[specta::specta]
-pub async fn pull_model(
-    state: State<'_, AppState>,
-    name: String,
-    on_progress: Channel<PullProgressView>,
-) -> Result<(), ErrorInfo> {
-    let name = name.trim().to_owned();
-    if name.is_empty() {
+pub fn start_pull(state: State<'_, AppState>, model: String) -> Result<bool, ErrorInfo> {
+    let model = model.trim();
+    if model.is_empty() {
         return Err(invalid("which model? e.g. qwen3:8b"));
     }
-    let stream = state
-        .backend()?
-        .client
-        .pull(&name)
-        .await
-        .map_err(ollama_error)?;
-    let mut stream = std::pin::pin!(stream);
-    while let Some(item) = stream.next().await {
-        let p = item.map_err(ollama_error)?;
-        let _ = on_progress.send(PullProgressView {
-            status: p.status,
-            total: p.total,
-            completed: p.completed,
-            error: p.error,
-        });
+    if model.chars().count() > 200 || model.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(invalid(format!(
+            "`{}` is not a model name",
+            model.escape_debug()
+        )));
     }
-    Ok(())
+    Ok(state.pulls.start(model, state.backend()?.client))
+}
+
+/// Cancel the pull of `model`, queued or running; false when there is none.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_pull(state: State<'_, AppState>, model: String) -> bool {
+    state.pulls.cancel(model.trim())
+}
+
+/// The pulls: the queue in order, then those finished lately.
+#[tauri::command]
+#[specta::specta]
+pub fn list_pulls(state: State<'_, AppState>) -> Vec<PullView> {
+    state.pulls.list()
 }
 
 #[cfg(test)]

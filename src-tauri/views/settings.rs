@@ -264,16 +264,40 @@ pub struct SettingsCheck {
     pub warnings: Vec<String>,
 }
 
-/// One step of a pull.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
-pub struct PullProgressView {
-    /// What is happening.
+/// Where a pull is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum PullState {
+    /// Waiting for the pulls before it.
+    Queued,
+    /// Downloading.
+    Running,
+    /// Installed.
+    Done,
+    /// Ended with an error.
+    Failed,
+    /// Cancelled by the user.
+    Cancelled,
+}
+
+/// A pull the app runs (queued, going on, or recently finished).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct PullView {
+    /// The model pulled.
+    pub model: String,
+    /// Where it is.
+    pub state: PullState,
+    /// The server's last word ("pulling 3f2a…", "verifying sha256 digest").
     pub status: String,
     /// Bytes of the current layer.
     pub total: Option<u64>,
-    /// Bytes done.
+    /// Bytes of it done.
     pub completed: Option<u64>,
-    /// An error, in-band.
+    /// Download speed over the last few seconds, while it runs.
+    pub bytes_per_sec: Option<f64>,
+    /// Time left for the current layer at that speed, in seconds.
+    pub seconds_left: Option<f64>,
+    /// Why it failed.
     pub error: Option<String>,
 }
 

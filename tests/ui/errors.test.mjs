@@ -32,7 +32,7 @@ test('model not pulled: the exact ollama pull command and a Pull button', () =>
     assert.equal(await card.getByTestId('pull-command').textContent(), 'ollama pull ghost:7b');
     await card.getByTestId('pull-button').click();
     await card.getByTestId('pull-status').filter({ hasText: 'success' }).waitFor();
-    assert.equal((await calls(page, 'pull_model'))[0].args.name, 'ghost:7b');
+    assert.equal((await calls(page, 'start_pull'))[0].args.model, 'ghost:7b');
   }));
 
 test('failed run keeps its partial text; Retry regenerates with message_id null', () =>

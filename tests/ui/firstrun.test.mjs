@@ -42,7 +42,7 @@ test('an empty server: recommended tool-capable models with sizes, a pull, then 
     await pick.getByTestId('pull-button').click();
     await pick.getByTestId('pull-progress').waitFor();
     await notice.waitFor({ state: 'detached', timeout: 10_000 });
-    assert.equal((await calls(page, 'pull_model'))[0].args.name, 'llama3.2:3b');
+    assert.equal((await calls(page, 'start_pull'))[0].args.model, 'llama3.2:3b');
     await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use llama3.2:3b' }).waitFor();
     assert.equal(await page.getByTestId('model-missing').count(), 0);
     await answered(page, 'hello');

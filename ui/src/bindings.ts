@@ -160,8 +160,16 @@ export const commands = {
 	preloadModel: (model: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("preload_model", { model })),
 	/**  Free the model's memory (the only `keep_alive: 0` Hearth sends). */
 	unloadModel: (model: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("unload_model", { model })),
-	/**  Download a model, reporting progress on `on_progress`. */
-	pullModel: (name: string, onProgress: Channel<PullProgressView>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("pull_model", { name, onProgress })),
+	/**
+	 *  Queue a pull of `model` (one runs at a time; nothing new when it is
+	 *  already queued or running). Its progress is read with `list_pulls`, so
+	 *  closing the panel or reloading the page loses nothing.
+	 */
+	startPull: (model: string) => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("start_pull", { model })),
+	/**  Cancel the pull of `model`, queued or running; false when there is none. */
+	cancelPull: (model: string) => __TAURI_INVOKE<boolean>("cancel_pull", { model }),
+	/**  The pulls: the queue in order, then those finished lately. */
+	listPulls: () => __TAURI_INVOKE<PullView[]>("list_pulls"),
 	/**  The configured MCP servers with their state and tools. */
 	listMcpServers: () => typedError<McpView, ErrorInfo>(__TAURI_INVOKE("list_mcp_servers")),
 	/**
@@ -878,15 +886,36 @@ export type ProfilesView = {
 	tool_names: string[],
 };
 
-/**  One step of a pull. */
-export type PullProgressView = {
-	/**  What is happening. */
+/**  Where a pull is. */
+export type PullState = 
+/**  Waiting for the pulls before it. */
+"queued" | 
+/**  Downloading. */
+"running" | 
+/**  Installed. */
+"done" | 
+/**  Ended with an error. */
+"failed" | 
+/**  Cancelled by the user. */
+"cancelled";
+
+/**  A pull the app runs (queued, going on, or recently finished). */
+export type PullView = {
+	/**  The model pulled. */
+	model: string,
+	/**  Where it is. */
+	state: PullState,
+	/**  The server's last word ("pulling 3f2a…", "verifying sha256 digest"). */
 	status: string,
 	/**  Bytes of the current layer. */
 	total: number | null,
-	/**  Bytes done. */
+	/**  Bytes of it done. */
 	completed: number | null,
-	/**  An error, in-band. */
+	/**  Download speed over the last few seconds, while it runs. */
+	bytes_per_sec: number | null,
+	/**  Time left for the current layer at that speed, in seconds. */
+	seconds_left: number | null,
+	/**  Why it failed. */
 	error: string | null,
 };
 

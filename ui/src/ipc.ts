@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, ErrorInfo, Prefs, ProfileView, PullProgressView, Value } from './bindings';
+import type { AgentEvent, ApprovalDecision, ErrorInfo, Prefs, ProfileView, Value } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -121,5 +121,7 @@ export const setModelSettings = (model: string, numCtx: number, keepAlive: numbe
   ok(commands.setModelSettings(model, numCtx, keepAlive));
 export const preloadModel = (model: string) => ok(commands.preloadModel(model));
 export const unloadModel = (model: string) => ok(commands.unloadModel(model));
-export const pullModel = (name: string, onProgress: (p: PullProgressView) => void) =>
-  ok(commands.pullModel(name, channel(onProgress)));
+/** Queues a pull (false: one of it is already queued or running). */
+export const startPull = (model: string) => ok(commands.startPull(model));
+export const cancelPull = (model: string) => commands.cancelPull(model);
+export const listPulls = () => commands.listPulls();

@@ -333,6 +333,9 @@ pub(crate) async fn pull(shared: &Arc<Shared>, conn: &mut Conn, body: &[u8]) -> 
         };
         conn.stream_piece(&wire::line(&progress)).await?;
         conn.pause(PULL_STEP_MS).await?;
+        if step == 1 {
+            shared.released(crate::Hold::Pull).await;
+        }
     }
     for s in ["verifying sha256 digest", "writing manifest"] {
         conn.stream_piece(&wire::line(&status(s))).await?;

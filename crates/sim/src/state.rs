@@ -81,6 +81,9 @@ pub enum Hold {
     /// The end of prompt evaluation (after its time): no byte of the answer
     /// is written until the release.
     PromptEval,
+    /// A pull after its first bytes: no more progress (and no install)
+    /// until the release.
+    Pull,
 }
 
 impl Hold {
@@ -88,6 +91,7 @@ impl Hold {
         match self {
             Self::Load => 0,
             Self::PromptEval => 1,
+            Self::Pull => 2,
         }
     }
 }
@@ -243,7 +247,7 @@ pub(crate) struct Shared {
     /// Wakes the expiry task when an expiry time changes.
     pub reaper: Notify,
     /// Which [`Hold`] points hold requests now.
-    holds: watch::Sender<[bool; 2]>,
+    holds: watch::Sender<[bool; 3]>,
     queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -260,7 +264,7 @@ impl Shared {
             }),
             version: watch::Sender::new(0),
             reaper: Notify::new(),
-            holds: watch::Sender::new([false; 2]),
+            holds: watch::Sender::new([false; 3]),
             queues: Mutex::new(HashMap::new()),
         }
     }

@@ -35,3 +35,11 @@ export function keepAlive(secs: number): string {
   if (secs % 60 === 0) return `${secs / 60} min`;
   return `${secs} s`;
 }
+
+/** A duration in seconds, as a person says it: "40 s", "3 min", "1 h 5 min". */
+export function timeLeft(secs: number): string {
+  if (secs < 60) return `${Math.max(1, Math.round(secs))} s`;
+  const min = Math.round(secs / 60);
+  if (min < 60) return `${min} min`;
+  return `${Math.floor(min / 60)} h ${min % 60} min`;
+}

@@ -28,6 +28,7 @@ import type {
 } from '../bindings';
 import { screenMessage } from './guardScripts';
 import { MockMcp } from './mcp';
+import { MockPulls } from './pulls';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
 import { seedSubagents, storeSubagents } from './seed';
@@ -58,6 +59,7 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
     folder: '/home/user/.local/share/hearth/skills',
@@ -261,7 +263,9 @@ export class MockBackend {
       case 'preload_model': { const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
       case 'unload_model': this.running = this.running.filter((r) => r.name !== a.model); return null;
       case 'delete_model': { if (!this.models.some((m) => m.name === a.model)) throw err('model_not_found', `model \`${a.model}\` is not installed`, 'pull_model'); this.models = this.models.filter((m) => m.name !== a.model); return null; }
-      case 'pull_model': return this.pull(String(a.name), a.onProgress as ChannelLike);
+      case 'start_pull': return this.pulls.start(String(a.model));
+      case 'cancel_pull': return this.pulls.cancel(String(a.model));
+      case 'list_pulls': return this.pulls.list();
       case 'list_mcp_servers': return this.mcp.view();
       case 'save_mcp_config': return this.mcp.save(String(a.config));
       case 'restart_mcp_server': return this.mcp.restart(String(a.name));
@@ -308,21 +312,6 @@ export class MockBackend {
     }
     return out;
   }
-  async pull(name: string, ch: ChannelLike): Promise<null> {
-    const total = 1000;
-    const steps = [{ status: 'pulling manifest', total: null, completed: null, error: null }];
-    for (let c = 200; c <= total; c += 200) steps.push({ status: `pulling ${name}`, total, completed: c, error: null } as never);
-    steps.push({ status: 'success', total, completed: total, error: null } as never);
-    let i = 0;
-    for (const p of steps) {
-      await new Promise((r) => setTimeout(r, 120));
-      this.deliver(ch, i++, p);
-    }
-    const pulled: ModelView = { name, size: 2_000_000_000, family: name.split(':')[0] ?? name, parameter_size: '3B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools'], context_length: 32768, settings: { num_ctx: 8192, keep_alive_secs: 1800 } };
-    if (!this.models.some((m) => m.name === name)) this.models = [...this.models, pulled];
-    return null;
-  }
-
   deliver(ch: ChannelLike, index: number, message: unknown): void {
     const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, d: unknown) => void } }).__TAURI_INTERNALS__;
     internals.runCallback(ch.id, { index, message });
