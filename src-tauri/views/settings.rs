@@ -25,7 +25,7 @@ pub struct ProfileView {
     /// Sampling temperature.
     pub temperature: Option<f64>,
     /// Ask for reasoning.
-    pub think: Option<bool>,
+    pub think: Option<ThinkView>,
     /// Folder file tools are confined to.
     pub workspace: Option<String>,
     /// Backend name (`None`: Ollama).
@@ -61,7 +61,7 @@ impl From<Profile> for ProfileView {
             planning_enabled: p.planning_enabled,
             max_iterations: p.max_iterations,
             temperature: p.temperature,
-            think: p.think,
+            think: p.think.map(ThinkView::from),
             workspace: p.workspace.map(|w| w.display().to_string()),
             backend: p.backend,
             auto_approve: p.auto_approve,
@@ -87,7 +87,7 @@ impl From<ProfileView> for Profile {
             planning_enabled: v.planning_enabled,
             max_iterations: v.max_iterations,
             temperature: v.temperature,
-            think: v.think,
+            think: v.think.map(hearth_core::Think::from),
             workspace: blank(v.workspace).map(Into::into),
             backend: blank(v.backend),
             auto_approve: v.auto_approve,
@@ -404,5 +404,49 @@ mod tests {
         v.backend = Some(String::new());
         let p = Profile::from(v);
         assert_eq!((p.workspace, p.backend), (None, None));
+    }
+}
+
+/// A profile's reasoning setting: a switch, or a level for models that take
+/// one (gpt-oss).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkView {
+    /// Reason.
+    On,
+    /// Do not (`think: false` is sent: a thinking model thinks when the
+    /// field is absent).
+    Off,
+    /// Least.
+    Low,
+    /// The usual.
+    Medium,
+    /// Most.
+    High,
+}
+
+impl From<hearth_core::Think> for ThinkView {
+    fn from(t: hearth_core::Think) -> Self {
+        use hearth_core::{Think, ThinkLevel};
+        match t {
+            Think::Switch(true) => Self::On,
+            Think::Switch(false) => Self::Off,
+            Think::Level(ThinkLevel::Low) => Self::Low,
+            Think::Level(ThinkLevel::Medium) => Self::Medium,
+            Think::Level(ThinkLevel::High) => Self::High,
+        }
+    }
+}
+
+impl From<ThinkView> for hearth_core::Think {
+    fn from(t: ThinkView) -> Self {
+        use hearth_core::ThinkLevel;
+        match t {
+            ThinkView::On => Self::Switch(true),
+            ThinkView::Off => Self::OFF,
+            ThinkView::Low => Self::Level(ThinkLevel::Low),
+            ThinkView::Medium => Self::Level(ThinkLevel::Medium),
+            ThinkView::High => Self::Level(ThinkLevel::High),
+        }
     }
 }

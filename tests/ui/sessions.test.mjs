@@ -82,14 +82,14 @@ test('profile editor and persona', () =>
     await page.getByTestId('tool-choice').first().check();
     await page.getByTestId('profile-planning').check();
     await page.getByTestId('profile-temperature').fill('0.5');
-    await page.getByTestId('profile-think').selectOption('off');
+    await page.getByTestId('profile-think').selectOption('high');
     await page.getByTestId('profile-save').click();
     await page.locator('[data-testid=profile-item][data-profile=Coder]').waitFor();
     const saved = (await calls(page, 'save_profile'))[0].args;
     assert.equal(saved.previousName, 'Chat');
     assert.deepEqual(
       { name: saved.profile.name, model: saved.profile.model, tools: saved.profile.tools, planning: saved.profile.planning_enabled, t: saved.profile.temperature, think: saved.profile.think },
-      { name: 'Coder', model: 'llama3.2:3b', tools: ['read_file'], planning: true, t: 0.5, think: false },
+      { name: 'Coder', model: 'llama3.2:3b', tools: ['read_file'], planning: true, t: 0.5, think: 'high' },
     );
     await page.getByTestId('persona-input').fill('Be kind.');
     await page.getByTestId('persona-save').click();

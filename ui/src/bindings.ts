@@ -851,7 +851,7 @@ export type ProfileView = {
 	/**  Sampling temperature. */
 	temperature: number | null,
 	/**  Ask for reasoning. */
-	think: boolean | null,
+	think: ThinkView | null,
 	/**  Folder file tools are confined to. */
 	workspace: string | null,
 	/**  Backend name (`None`: Ollama). */
@@ -1218,6 +1218,25 @@ export type Theme =
 "light" | 
 /**  Dark. */
 "dark";
+
+/**
+ *  A profile's reasoning setting: a switch, or a level for models that take
+ *  one (gpt-oss).
+ */
+export type ThinkView = 
+/**  Reason. */
+"on" | 
+/**
+ *  Do not (`think: false` is sent: a thinking model thinks when the
+ *  field is absent).
+ */
+"off" | 
+/**  Least. */
+"low" | 
+/**  The usual. */
+"medium" | 
+/**  Most. */
+"high";
 
 /**  A tool call the model made. */
 export type ToolCallView = {

@@ -52,6 +52,11 @@ enum Action {
         /// Sampling temperature (0–2).
         #[arg(long)]
         temperature: Option<f64>,
+        /// Reasoning: `default` (the field is not sent: a thinking model
+        /// thinks), `on`, `off`, or a level for models that take one:
+        /// `low`, `medium`, `high` (gpt-oss).
+        #[arg(long)]
+        think: Option<String>,
         /// Folder the file tools (and run_shell) work in; "" removes it.
         #[arg(long)]
         workspace: Option<std::path::PathBuf>,
@@ -165,6 +170,7 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 planning,
                 max_iterations,
                 temperature,
+                think,
                 workspace,
                 auto_approve,
                 mcp,
@@ -209,6 +215,16 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 }
                 if temperature.is_some() {
                     p.temperature = temperature;
+                }
+                if let Some(t) = think {
+                    p.think = match t.as_str() {
+                        "default" => None,
+                        other => Some(hearth_core::Think::parse(other).ok_or_else(|| {
+                            format!(
+                                "--think takes default, on, off, low, medium or high, not `{other}`"
+                            )
+                        })?),
+                    };
                 }
                 if let Some(w) = workspace {
                     p.workspace = if w.as_os_str().is_empty() {

@@ -21,8 +21,9 @@ pub struct ModelRequest {
     pub messages: Vec<ChatMessage>,
     /// Tools offered (empty = none; then no `tools` field is sent).
     pub tools: Vec<ToolSpec>,
-    /// Ask for (or switch off) reasoning; `None` leaves the model's default.
-    pub think: Option<bool>,
+    /// Ask for (or switch off, or set the level of) reasoning; `None`
+    /// leaves the model's default.
+    pub think: Option<crate::Think>,
     /// Sampling temperature; `None` leaves the model's default.
     pub temperature: Option<f64>,
     /// Per-model load options (identical on every request to this model).

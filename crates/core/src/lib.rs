@@ -78,7 +78,7 @@ pub use live::{Following, LiveRuns, RunLog};
 pub use loads::Loads;
 pub use memory::{MemorySource, MemoryWriter};
 pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
-pub use profile::{Profile, ProfileProvider, StaticProfiles};
+pub use profile::{Profile, ProfileProvider, StaticProfiles, Think, ThinkLevel};
 pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use side::{ChatPrefix, NO_TOOL_CALLS, side_purpose};

@@ -139,7 +139,7 @@ impl Agent {
         // A plan is short: no reasoning before it, even where the profile
         // leaves the model's default (the switch renders after the last
         // message: crate::side).
-        request.think = Some(false);
+        request.think = Some(profile.think.map_or(crate::Think::OFF, crate::Think::least));
         let started = std::time::Instant::now();
         let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
         let mut shown = PlanStream::default();

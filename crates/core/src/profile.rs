@@ -8,6 +8,75 @@ use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
 
+/// How much a model reasons before it answers, as Ollama's `think` takes
+/// it: a switch (`true`/`false`), or a level for models that take one
+/// (`"low"`, `"medium"`, `"high"`: gpt-oss, which cannot switch it off).
+/// A profile stored with a plain `true`/`false` reads as a switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Think {
+    /// On or off.
+    Switch(bool),
+    /// How hard.
+    Level(ThinkLevel),
+}
+
+/// A reasoning level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkLevel {
+    /// Least.
+    Low,
+    /// The usual.
+    Medium,
+    /// Most.
+    High,
+}
+
+impl Think {
+    /// Reasoning off.
+    pub const OFF: Self = Self::Switch(false);
+
+    /// Whether the model is asked to reason.
+    pub fn is_on(self) -> bool {
+        self != Self::OFF
+    }
+
+    /// The least reasoning this setting allows, for a short side request
+    /// (a plan, a title): off, or the lowest level for a model that cannot
+    /// switch it off.
+    pub fn least(self) -> Self {
+        match self {
+            Self::Switch(_) => Self::OFF,
+            Self::Level(_) => Self::Level(ThinkLevel::Low),
+        }
+    }
+
+    /// Reads `on`, `off`, `low`, `medium` or `high`.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "on" | "true" => Self::Switch(true),
+            "off" | "false" => Self::OFF,
+            "low" => Self::Level(ThinkLevel::Low),
+            "medium" => Self::Level(ThinkLevel::Medium),
+            "high" => Self::Level(ThinkLevel::High),
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for Think {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Switch(true) => "on",
+            Self::Switch(false) => "off",
+            Self::Level(ThinkLevel::Low) => "low",
+            Self::Level(ThinkLevel::Medium) => "medium",
+            Self::Level(ThinkLevel::High) => "high",
+        })
+    }
+}
+
 /// A profile. Re-read before every model call, so a switch takes effect at
 /// the next call even in the middle of a tool loop.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,8 +95,9 @@ pub struct Profile {
     pub max_iterations: u32,
     /// Sampling temperature (`None` = model default).
     pub temperature: Option<f64>,
-    /// Ask for reasoning (`None` = don't send the field).
-    pub think: Option<bool>,
+    /// Reasoning: on, off, or a level for models that take one (`None` =
+    /// don't send the field: a thinking model then thinks).
+    pub think: Option<Think>,
     /// Folder file tools are confined to.
     pub workspace: Option<PathBuf>,
     /// Which configured backend serves this profile (`None` = the default,
@@ -179,5 +249,33 @@ impl ProfileProvider for StaticProfiles {
             .read()
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Think, ThinkLevel};
+    use serde_json::json;
+
+    #[test]
+    fn think_reads_a_stored_switch_or_a_level_and_a_side_request_gets_the_least() {
+        let read = |v: serde_json::Value| serde_json::from_value::<Think>(v).unwrap();
+        assert_eq!(read(json!(true)), Think::Switch(true));
+        assert_eq!(read(json!(false)), Think::OFF);
+        assert_eq!(read(json!("high")), Think::Level(ThinkLevel::High));
+        assert!(serde_json::from_value::<Think>(json!("max")).is_err());
+        assert_eq!(
+            serde_json::to_value(Think::Level(ThinkLevel::Low)).unwrap(),
+            json!("low")
+        );
+        assert_eq!(
+            Think::Level(ThinkLevel::High).least(),
+            Think::Level(ThinkLevel::Low)
+        );
+        assert_eq!(Think::Switch(true).least(), Think::OFF);
+        for s in ["on", "off", "low", "medium", "high"] {
+            assert_eq!(Think::parse(s).unwrap().to_string(), s);
+        }
+        assert_eq!(Think::parse("loud"), None);
     }
 }

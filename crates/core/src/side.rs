@@ -61,9 +61,9 @@ pub struct ChatPrefix {
     /// The tools the profile offers (their schemas are part of the
     /// prompt: most templates put them in the system block).
     pub tools: Vec<ToolSpec>,
-    /// The profile's reasoning switch (a side request sends `false` where
-    /// it is set: see the module's header).
-    pub think: Option<bool>,
+    /// The profile's reasoning setting (a side request sends the least it
+    /// allows where it is set, `Think::least`: see the module's header).
+    pub think: Option<crate::Think>,
 }
 
 impl ChatPrefix {
@@ -96,7 +96,7 @@ impl ChatPrefix {
         Self {
             messages: Vec::new(),
             tools: Vec::new(),
-            think: profile.think.map(|_| false),
+            think: profile.think.map(crate::Think::least),
         }
     }
 }
@@ -123,7 +123,7 @@ pub(crate) fn side_request(
         model: profile.model.clone(),
         messages,
         tools: prefix.tools.clone(),
-        think: prefix.think.map(|_| false),
+        think: prefix.think.map(crate::Think::least),
         temperature: Some(temperature),
         load,
         max_tokens: Some(profile.max_output_tokens.min(max_tokens)),

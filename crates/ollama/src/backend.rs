@@ -206,7 +206,8 @@ fn arguments_object(v: serde_json::Value) -> serde_json::Value {
 #[async_trait]
 impl ModelBackend for OllamaBackend {
     async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
-        let wants_caps = !request.tools.is_empty() || request.think == Some(true);
+        let wants_caps =
+            !request.tools.is_empty() || request.think.is_some_and(hearth_core::Think::is_on);
         let caps = if wants_caps {
             self.caps(&request.model).await?
         } else {
@@ -283,7 +284,7 @@ mod tests {
                 ChatMessage::tool_result(&call, "2"),
             ],
             tools: vec![],
-            think: Some(true),
+            think: Some(hearth_core::Think::Switch(true)),
             temperature: Some(0.3),
             load: LoadOptions {
                 num_ctx: 4096,

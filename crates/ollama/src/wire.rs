@@ -15,9 +15,10 @@ pub struct ChatRequest {
     /// capability answers 400 to any `tools`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
-    /// Reasoning on/off (omitted = model default).
+    /// Reasoning on/off, or a level (`"low"`…`"high"`) for a model that
+    /// takes one (omitted = model default).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub think: Option<bool>,
+    pub think: Option<hearth_core::Think>,
     /// Stream NDJSON (true) or answer with one object.
     pub stream: bool,
     /// Seconds to stay resident; negative = forever; 0 = unload.

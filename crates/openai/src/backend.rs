@@ -168,7 +168,7 @@ mod tests {
                 description: "math".into(),
                 parameters: json!({"type": "object"}),
             }],
-            think: Some(true),
+            think: Some(hearth_core::Think::Switch(true)),
             temperature: Some(0.3),
             load: LoadOptions {
                 num_ctx: 4096,

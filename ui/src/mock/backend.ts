@@ -55,7 +55,7 @@ export class MockBackend {
   nextSession = 1;
   profiles: ProfileView[] = [
     { name: 'Chat', model: 'qwen3:8b', system_prompt: 'You are helpful.', tools: [], planning_enabled: false, max_iterations: 10, temperature: null, think: null, workspace: null, backend: null, auto_approve: [], history_turns: null, input_guard: 'warn', sandbox_off: false, max_output_tokens: 16384 },
-    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: true, workspace: '/home/user/work', backend: null, auto_approve: ['read_file'], history_turns: 20, input_guard: 'block', sandbox_off: false, max_output_tokens: 16384 },
+    { name: 'Agent', model: 'qwen3:8b', system_prompt: 'You use tools.', tools: null, planning_enabled: true, max_iterations: 20, temperature: 0.2, think: 'on', workspace: '/home/user/work', backend: null, auto_approve: ['read_file'], history_turns: 20, input_guard: 'block', sandbox_off: false, max_output_tokens: 16384 },
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();

@@ -211,3 +211,28 @@ async fn the_first_chat_moves_the_seeded_profiles_to_a_model_the_server_has_once
     assert!(!String::from_utf8_lossy(&again.stderr).contains("now use"));
     assert_eq!(turn_bodies(&sim).last().unwrap()["model"], "gemma3:1b");
 }
+
+#[tokio::test]
+async fn think_is_set_as_a_switch_or_a_level_and_a_bad_value_is_refused() {
+    let (_dir, db) = db();
+    ok(&[
+        "profiles", "--db", &db, "set", "Deep", "--model", MODEL, "--think", "high",
+    ])
+    .await;
+    let show = ok(&["profiles", "--db", &db, "show", "Deep"]).await;
+    let v: serde_json::Value = serde_json::from_str(&show).unwrap();
+    assert_eq!(v["think"], json!("high"));
+    ok(&["profiles", "--db", &db, "set", "Deep", "--think", "off"]).await;
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["profiles", "--db", &db, "show", "Deep"]).await).unwrap();
+    assert_eq!(v["think"], json!(false));
+    let bad = output(hearth(&[
+        "profiles", "--db", &db, "set", "Deep", "--think", "loud",
+    ]))
+    .await;
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--think takes default, on, off, low, medium or high")
+    );
+}

@@ -46,7 +46,7 @@ async fn direct_means_no_plan() {
     assert!(!ask.tools.is_empty());
     assert_eq!(
         (ask.think, ask.temperature),
-        (Some(false), Some(PLANNER_TEMPERATURE))
+        (Some(hearth_core::Think::OFF), Some(PLANNER_TEMPERATURE))
     );
     let history = agent.store().history("s").await.unwrap();
     assert_eq!(history.len(), 2);

@@ -118,3 +118,42 @@ async fn changing_a_models_settings_reloads_it_once() {
         "one deliberate reload"
     );
 }
+
+#[tokio::test]
+async fn think_goes_as_a_level_where_the_profile_sets_one_and_off_is_sent_explicitly() {
+    use hearth_core::{Think, ThinkLevel};
+    let thinker = model().with_capabilities(&["completion", "tools", "thinking"]);
+    let sim = sim(Script::with_models(vec![thinker])
+        .with_reply(Reply::text("deep"))
+        .with_reply(Reply::text("quick"))
+        .with_reply(Reply::text("default")))
+    .await;
+    let mut chat = Profile::new("Chat", MODEL);
+    chat.tools = Some(Vec::new());
+    chat.think = Some(Think::Level(ThinkLevel::High));
+    let profiles = Arc::new(StaticProfiles::single("", chat.clone()));
+    let backend = Arc::new(OllamaBackend::new(client(&sim)));
+    let agent = Agent::builder(backend, profiles.clone()).build();
+    agent
+        .run("s", "think hard", Default::default())
+        .await
+        .unwrap();
+    chat.think = Some(Think::OFF);
+    profiles.upsert(chat.clone());
+    agent.run("s", "quickly", Default::default()).await.unwrap();
+    chat.think = None;
+    profiles.upsert(chat);
+    agent
+        .run("s", "as you like", Default::default())
+        .await
+        .unwrap();
+
+    let sent: Vec<_> = sim
+        .chat_bodies()
+        .into_iter()
+        .filter(|b| b["messages"].as_array().is_some_and(|m| !m.is_empty()))
+        .map(|b| b.get("think").cloned())
+        .collect();
+    // A thinking model thinks when the field is absent: "off" must be sent.
+    assert_eq!(sent, [Some(json!("high")), Some(json!(false)), None]);
+}
