@@ -21,8 +21,11 @@ export const port = Number(required('HEARTH_E2E_PORT'));
 export const screenshots = required('HEARTH_SCREENSHOTS');
 export const simUrl = required('HEARTH_SIM_URL');
 
-/** Starts the app in a new WebDriver session (a new app process). */
-export function startApp() {
+/**
+ * Starts the app in a new WebDriver session (a new app process); another
+ * `application` (a wrapper that sets its own environment) may stand in.
+ */
+export function startApp(application = app) {
   return remote({
     hostname: '127.0.0.1',
     port,
@@ -32,7 +35,7 @@ export function startApp() {
     capabilities: {
       // WebKitWebDriver speaks classic WebDriver only.
       'wdio:enforceWebDriverClassic': true,
-      'tauri:options': { application: app },
+      'tauri:options': { application },
     },
   });
 }
