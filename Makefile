@@ -5,11 +5,13 @@
 
 FEATURES := --features tauri/custom-protocol
 
-.PHONY: help setup app dev demo test fmt ui lint check e2e sim bench bench-desktop bench-ui bindings fuzz icons clean
+.PHONY: help setup app dev demo test fmt ui lint check e2e sim bench bench-desktop bench-ui bindings fuzz icons clean package test-package
 
 help:
 	@echo "make setup   install what building needs (scripts/setup.sh)"
-	@echo "make app     build and open the desktop app (scripts/app.sh)"
+	@echo "make app     build and open the release desktop app (scripts/app.sh)"
+	@echo "make package build the release .deb (Tauri's bundler)"
+	@echo "make test-package  install the .deb here, run it, remove it (tests/package/run.sh)"
 	@echo "make dev     the app with Vite hot reload (tauri dev)"
 	@echo "make demo    the app against hearth-sim with a scripted conversation"
 	@echo "make test    every check CI runs (scripts/test.sh)"
@@ -56,6 +58,15 @@ lint: ui
 check: ui
 	cargo check --workspace --all-targets $(FEATURES)
 	npm run --silent check
+
+# The release .deb: desktop entry, icons, name and version from
+# tauri.conf.json and Cargo; it depends on bubblewrap (run_shell's sandbox).
+package:
+	npx tauri build --bundles deb
+	@ls -1 $${CARGO_TARGET_DIR:-target}/release/bundle/deb/*.deb
+
+test-package: package
+	tests/package/run.sh
 
 e2e:
 	npx tauri build --debug --no-bundle

@@ -2,26 +2,30 @@
 # Quick start: prepares the machine (scripts/setup.sh), builds the web UI and
 # the desktop app, and opens Hearth.
 #
-#   scripts/app.sh         build (debug, UI embedded) and run the app
+#   scripts/app.sh         build the release app (UI embedded) and run it
+#   scripts/app.sh --debug the debug build the tests use (starts in seconds
+#                          after scripts/test.sh)
 #   scripts/app.sh --dev   `tauri dev`: Vite with hot reload + the app
 #   scripts/app.sh --demo  the app against hearth-sim with a scripted
 #                          conversation (no Ollama needed; a throwaway
 #                          database and preferences)
 #
-# The default build is the one the tests use (--features
-# tauri/custom-protocol), so after scripts/test.sh it starts in seconds.
+# Both builds embed the UI (--features tauri/custom-protocol); the release
+# one is what `make package` puts in the .deb.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 mode=run
+profile=release
 for arg in "$@"; do
     case "$arg" in
         --dev) mode=dev ;;
+        --debug) profile=debug ;;
         --demo) mode=demo ;;
         -h | --help)
-            sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -50,8 +54,12 @@ if [[ "$mode" == dev ]]; then
 fi
 
 # Runs `npm run build` (tauri.conf.json's beforeBuildCommand), then cargo.
-npx tauri build --debug --no-bundle
-app="${CARGO_TARGET_DIR:-$root/target}/debug/hearth-app"
+if [[ "$profile" == debug ]]; then
+    npx tauri build --debug --no-bundle
+else
+    npx tauri build --no-bundle
+fi
+app="${CARGO_TARGET_DIR:-$root/target}/$profile/hearth-app"
 if [[ "$mode" != demo ]]; then
     exec "$app"
 fi

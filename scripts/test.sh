@@ -3,8 +3,9 @@
 # setup, formatting, the UI type check, build and Chromium tests, clippy,
 # the Rust tests of the whole workspace (including the check that
 # ui/src/bindings.ts matches the Rust commands), then the desktop app itself
-# in a real webview under Xvfb against hearth-sim (tests/e2e/run.sh), and
-# last the real-engine stage: the CLI and the cache benchmark against a real
+# in a real webview under Xvfb against hearth-sim (tests/e2e/run.sh), the
+# release .deb installed on this machine with apt-get, run and removed
+# (tests/package/run.sh), and last the real-engine stage: the CLI and the cache benchmark against a real
 # llama.cpp server with a small real model (scripts/test-real.sh; the
 # server's build and the model are kept outside the clone, in
 # $REALMODEL_HOME, so only the first run on a machine builds them).
@@ -59,6 +60,8 @@ step "cargo clippy" 2400 cargo clippy --workspace --all-targets "${features[@]}"
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
 step "desktop build" 2400 npx tauri build --debug --no-bundle
 step "desktop e2e" 600 tests/e2e/run.sh
+step "release package" 2400 npx tauri build --bundles deb
+step "package install" 600 tests/package/run.sh
 step "real engine" 2400 scripts/test-real.sh
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"

@@ -40,7 +40,16 @@ version="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
 xvfb_pid=""
 driver_pid=""
 SIM_PID=""
-data_dir="$(mktemp -d -t hearth-e2e.XXXXXX)"
+# $HEARTH_E2E_DATA_DIR: a folder kept after the run, where the app finds its
+# database as an installed app does (the XDG data folder, no $HEARTH_DB):
+# the package test runs the installed app twice on the same data.
+keep_data="${HEARTH_E2E_DATA_DIR:-}"
+if [[ -n "$keep_data" ]]; then
+    mkdir -p "$keep_data"
+    data_dir="$keep_data"
+else
+    data_dir="$(mktemp -d -t hearth-e2e.XXXXXX)"
+fi
 # shellcheck disable=SC2317  # reached through the EXIT trap
 cleanup() {
     local rc=$?
@@ -65,6 +74,7 @@ cleanup() {
     # The app's web process can outlive the driver by a moment and still
     # write its shader cache here: removing the folder is retried, and a
     # folder left in /tmp is reported, never a failed run.
+    [[ -n "$keep_data" ]] && exit "$rc"
     for _ in $(seq 50); do
         rm -rf "$data_dir" 2>/dev/null && break
         sleep 0.1
@@ -114,7 +124,12 @@ done
 # tauri-driver) inherits these and touches none of the user's own files.
 [[ -x "${CARGO_TARGET_DIR:-$root/target}/debug/hearth-sim" ]] || cargo build -q -p hearth-sim
 eval "$(scripts/sim-start.sh tests/e2e/sim-script.json "$data_dir/sim.log")"
-export HEARTH_OLLAMA_URL="$SIM_URL" HEARTH_DB="$data_dir/hearth.sqlite"
+export HEARTH_OLLAMA_URL="$SIM_URL"
+if [[ -z "$keep_data" ]]; then
+    export HEARTH_DB="$data_dir/hearth.sqlite"
+else
+    unset HEARTH_DB
+fi
 export XDG_CONFIG_HOME="$data_dir/config" XDG_DATA_HOME="$data_dir/data"
 export XDG_CACHE_HOME="$data_dir/cache" XDG_DOWNLOAD_DIR="$data_dir/downloads"
 mkdir -p "$XDG_DOWNLOAD_DIR"
