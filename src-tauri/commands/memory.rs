@@ -15,7 +15,24 @@ use crate::views::{MemoryVersionView, MemoryView, SummaryView};
 #[specta::specta]
 pub async fn list_memories(state: State<'_, AppState>) -> Result<Vec<MemoryView>, ErrorInfo> {
     let m = state.store.memories(false).await.map_err(store_error)?;
-    Ok(m.into_iter().map(Into::into).collect())
+    // Where each was learned, by title (the panel links to the session).
+    let titles: std::collections::HashMap<String, String> = state
+        .store
+        .sessions()
+        .await
+        .map_err(store_error)?
+        .into_iter()
+        .map(|s| (s.id, s.title))
+        .collect();
+    Ok(m.into_iter()
+        .map(|m| {
+            let title = m.session_id.as_ref().and_then(|s| titles.get(s).cloned());
+            MemoryView {
+                session_title: title,
+                ..m.into()
+            }
+        })
+        .collect())
 }
 
 /// Earlier versions of a fact, oldest first.

@@ -134,6 +134,15 @@ pub struct MemoryView {
     pub updated_at: i64,
     /// 1 + edits.
     pub version: i64,
+    /// Its category, when the memory worker learned it.
+    pub category: Option<String>,
+    /// The user's own words it rests on, when the memory worker learned it.
+    pub quote: Option<String>,
+    /// How many sessions were given it in their memory summary.
+    pub uses: i64,
+    /// The title of the session it was learned in, while that session
+    /// exists.
+    pub session_title: Option<String>,
 }
 
 impl From<Memory> for MemoryView {
@@ -147,6 +156,10 @@ impl From<Memory> for MemoryView {
             created_at: m.created_at,
             updated_at: m.updated_at,
             version: m.version,
+            category: m.category,
+            quote: m.quote,
+            uses: m.uses,
+            session_title: None,
         }
     }
 }

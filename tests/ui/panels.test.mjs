@@ -10,7 +10,11 @@ test('memory: summary, provenance, history, add, edit, delete; summaries', () =>
     await page.getByTestId('open-memory').click();
     await page.getByTestId('memory-summary').filter({ hasText: 'prefers Rust' }).waitFor();
     const item = page.getByTestId('memory-item').first();
-    assert.match(await item.getByTestId('memory-provenance').textContent(), /memory_worker.*session s1.*v2/s);
+    assert.match(await item.getByTestId('memory-provenance').textContent(), /preference.*memory_worker.*in Welcome.*v2.*given to 3 sessions/s);
+    assert.equal(await item.getByTestId('memory-quote').textContent(), 'you said: “I mostly write Rust”');
+    // The summary is a list under its category's heading.
+    assert.deepEqual(await page.getByTestId('memory-summary-heading').allTextContents(), ['Preferences']);
+    assert.deepEqual(await page.getByTestId('memory-summary-item').allTextContents(), ['The user prefers Rust.']);
     await item.getByTestId('memory-history').click();
     await item.getByTestId('memory-history-list').filter({ hasText: 'likes Rust' }).waitFor();
     await page.getByTestId('memory-add-input').fill('Lives in Lyon.');
@@ -115,4 +119,14 @@ test('models: delete asks first, says what it costs, and the picker no longer of
     await page.getByTestId('model-picker').click();
     const offered = await page.getByTestId('model-option').evaluateAll((els) => els.map((e) => e.dataset.model));
     assert.deepEqual(offered, ['qwen3:8b']);
+  }));
+
+test('memory: a fact links to the session it was learned in', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('open-memory').click();
+    const item = page.getByTestId('memory-item').first();
+    await item.getByTestId('memory-session').click();
+    await page.getByTestId('panel-memory').waitFor({ state: 'detached' });
+    await page.getByTestId('session-title').filter({ hasText: 'Welcome' }).waitFor();
   }));

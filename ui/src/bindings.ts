@@ -762,6 +762,17 @@ export type MemoryView = {
 	updated_at: number,
 	/**  1 + edits. */
 	version: number,
+	/**  Its category, when the memory worker learned it. */
+	category: string | null,
+	/**  The user's own words it rests on, when the memory worker learned it. */
+	quote: string | null,
+	/**  How many sessions were given it in their memory summary. */
+	uses: number,
+	/**
+	 *  The title of the session it was learned in, while that session
+	 *  exists.
+	 */
+	session_title: string | null,
 };
 
 /**  One stored message. */

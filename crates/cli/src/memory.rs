@@ -97,11 +97,18 @@ pub async fn run(args: MemoryArgs) -> ExitCode {
                     } else {
                         ""
                     };
+                    let category = m
+                        .category
+                        .as_deref()
+                        .map(|c| format!("{c}, "))
+                        .unwrap_or_default();
                     println!(
-                        "#{}  {}{deleted}  ({})",
+                        "#{}  {}{deleted}  ({category}{}, given to {} session{})",
                         m.id,
                         m.content,
-                        provenance(&m.source, m.session_id.as_deref())
+                        provenance(&m.source, m.session_id.as_deref()),
+                        m.uses,
+                        if m.uses == 1 { "" } else { "s" }
                     );
                 }
             }
@@ -112,6 +119,13 @@ pub async fn run(args: MemoryArgs) -> ExitCode {
                 if let Some(run) = &m.run_id {
                     println!("  run {run}");
                 }
+                if let Some(c) = &m.category {
+                    println!("  category: {c}");
+                }
+                if let Some(q) = &m.quote {
+                    println!("  the user's words: \"{q}\"");
+                }
+                println!("  given to {} session(s)", m.uses);
                 for v in versions {
                     println!("  v{} ({}): {}", v.version, v.source, v.content);
                 }

@@ -76,7 +76,7 @@ pub use hearth_protocol::SpanKind;
 pub use ids::{new_run_id, new_session_id, new_subagent_session_id};
 pub use live::{Following, LiveRuns, RunLog};
 pub use loads::Loads;
-pub use memory::{MemorySource, MemoryWriter};
+pub use memory::{MemorySource, MemoryWriter, NewFact};
 pub use message::{ChatMessage, MessageStatus, Role, ToolCall};
 pub use profile::{Profile, ProfileProvider, StaticProfiles, Think, ThinkLevel};
 pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};

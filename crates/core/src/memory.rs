@@ -35,8 +35,32 @@ pub trait MemoryWriter: Send + Sync {
         session_id: &str,
         run_id: &str,
         source: &str,
-        facts: &[String],
+        facts: &[NewFact],
     ) -> Result<Vec<Learned>, StoreError>;
+}
+
+/// A fact to remember, with what is known of it: the memory worker knows
+/// its category and the user's words it rests on; the `remember` tool
+/// knows neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFact {
+    /// The fact.
+    pub text: String,
+    /// identity, preference, project, environment, skill or goal.
+    pub category: Option<String>,
+    /// The user's own words it rests on.
+    pub quote: Option<String>,
+}
+
+impl NewFact {
+    /// A fact with nothing known of it beyond its text.
+    pub fn bare(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            category: None,
+            quote: None,
+        }
+    }
 }
 
 /// A fact the store added.

@@ -19,6 +19,7 @@
 //! Depends on the core for the `SessionStore` trait; never on Tauri or HTTP.
 
 mod branches;
+mod consolidate;
 mod db;
 mod error;
 mod export;

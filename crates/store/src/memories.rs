@@ -17,10 +17,11 @@ use crate::migrate::Migration;
 use crate::sessions::now_ms;
 use crate::store::Store;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 5,
-    name: "memories",
-    sql: "CREATE TABLE memories (
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 5,
+        name: "memories",
+        sql: "CREATE TABLE memories (
               id INTEGER PRIMARY KEY,
               content TEXT NOT NULL,
               source TEXT NOT NULL,
@@ -40,7 +41,17 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
               PRIMARY KEY (memory_id, version)
           );
           ALTER TABLE sessions ADD COLUMN memory_snapshot TEXT;",
-}];
+    },
+    Migration {
+        version: 13,
+        name: "memory categories, quotes and uses",
+        // What the worker knew of a fact (its category, the user's words
+        // it rests on) and how many sessions were given it.
+        sql: "ALTER TABLE memories ADD COLUMN category TEXT;
+              ALTER TABLE memories ADD COLUMN quote TEXT;
+              ALTER TABLE memories ADD COLUMN uses INTEGER NOT NULL DEFAULT 0;",
+    },
+];
 
 /// One remembered fact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +74,13 @@ pub struct Memory {
     pub version: i64,
     /// Set when the user deleted it (a tombstone).
     pub deleted_at: Option<i64>,
+    /// identity, preference, project, environment, skill or goal, when the
+    /// memory worker learned it.
+    pub category: Option<String>,
+    /// The user's own words it rests on, when the memory worker learned it.
+    pub quote: Option<String>,
+    /// How many sessions were given it in their memory summary.
+    pub uses: i64,
 }
 
 /// An earlier version of a memory.
@@ -140,11 +158,13 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Memory> {
         updated_at: r.get(6)?,
         version: r.get(7)?,
         deleted_at: r.get(8)?,
+        category: r.get(9)?,
+        quote: r.get(10)?,
+        uses: r.get(11)?,
     })
 }
 
-const COLUMNS: &str =
-    "id, content, source, session_id, run_id, created_at, updated_at, version, deleted_at";
+const COLUMNS: &str = "id, content, source, session_id, run_id, created_at, updated_at, version, deleted_at, category, quote, uses";
 
 fn live(conn: &Connection) -> Result<Vec<Memory>, StoreError> {
     let mut stmt = conn.prepare(&format!(
@@ -164,12 +184,12 @@ fn forgotten(conn: &Connection) -> Result<Vec<String>, StoreError> {
         .collect::<Result<_, _>>()?)
 }
 
-fn summary(memories: &[Memory]) -> String {
-    memories
-        .iter()
-        .map(|m| format!("- {}", m.content))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// The summary new sessions get now, rebuilt from the live facts
+/// (`consolidate`), and the ids of the facts in it.
+fn summary(memories: &[Memory]) -> (String, Vec<i64>) {
+    let kept = crate::consolidate::kept(memories);
+    let ids = kept.iter().map(|m| m.id).collect();
+    (crate::consolidate::summary(&kept), ids)
 }
 
 impl Store {
@@ -285,7 +305,7 @@ impl Store {
 
     /// The user memory summary as new sessions get it now.
     pub async fn memory_summary(&self) -> Result<String, StoreError> {
-        self.db().call(|c| Ok(summary(&live(c)?))).await
+        self.db().call(|c| Ok(summary(&live(c)?).0)).await
     }
 }
 
@@ -308,11 +328,18 @@ impl MemorySource for Store {
                 if let Some(s) = taken {
                     return Ok(s);
                 }
-                let s = summary(&live(c)?);
-                c.execute(
+                let (s, ids) = summary(&live(c)?);
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                tx.execute(
                     "UPDATE sessions SET memory_snapshot = ?2 WHERE id = ?1",
                     params![id, s],
                 )?;
+                // A session given a fact is one use of it (the panel shows
+                // which facts are read and which only sit there).
+                for m in ids {
+                    tx.execute("UPDATE memories SET uses = uses + 1 WHERE id = ?1", [m])?;
+                }
+                tx.commit()?;
                 Ok(s)
             })
             .await?;
@@ -324,10 +351,15 @@ impl MemorySource for Store {
 /// memory's rules (length, one line, no injection), none the user deleted
 /// or edited away, none already known (nor twice).
 fn fresh(conn: &Connection, facts: &[String]) -> Result<Vec<String>, StoreError> {
+    Ok(fresh_at(conn, facts)?.into_iter().map(|(_, f)| f).collect())
+}
+
+/// [`fresh`], each with its place in `facts`.
+fn fresh_at(conn: &Connection, facts: &[String]) -> Result<Vec<(usize, String)>, StoreError> {
     let mut known: Vec<String> = live(conn)?.into_iter().map(|m| m.content).collect();
     let gone = forgotten(conn)?;
     let mut out = Vec::new();
-    for fact in facts {
+    for (at, fact) in facts.iter().enumerate() {
         let f = match hearth_core::memory::admit(fact) {
             Ok(f) => f,
             Err(why) => {
@@ -339,7 +371,7 @@ fn fresh(conn: &Connection, facts: &[String]) -> Result<Vec<String>, StoreError>
             continue;
         }
         known.push(f.clone());
-        out.push(f);
+        out.push((at, f));
     }
     Ok(out)
 }
@@ -367,7 +399,7 @@ impl MemoryWriter for Store {
         session_id: &str,
         run_id: &str,
         source: &str,
-        facts: &[String],
+        facts: &[hearth_core::NewFact],
     ) -> Result<Vec<hearth_core::memory::Learned>, hearth_core::StoreError> {
         if session_id.starts_with("subagent_") {
             // A sub-agent's session is in memory only; what it learns is
@@ -386,11 +418,13 @@ impl MemoryWriter for Store {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 let now = now_ms();
                 let mut added = Vec::new();
-                for f in fresh(&tx, &facts)? {
+                let texts: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
+                for (at, f) in fresh_at(&tx, &texts)? {
+                    let known = &facts[at];
                     tx.execute(
-                        "INSERT INTO memories (content, source, session_id, run_id, created_at, updated_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-                        params![f, src, sid, rid, now],
+                        "INSERT INTO memories (content, source, session_id, run_id, created_at, updated_at, category, quote)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)",
+                        params![f, src, sid, rid, now, known.category, known.quote],
                     )?;
                     added.push(hearth_core::memory::Learned {
                         id: tx.last_insert_rowid(),

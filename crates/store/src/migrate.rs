@@ -37,7 +37,7 @@ fn all() -> Vec<&'static Migration> {
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

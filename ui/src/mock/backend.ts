@@ -29,6 +29,7 @@ import type {
 import { screenMessage } from './guardScripts';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
+import { memorySummary } from './memorySummary';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
 import { seedSubagents, storeSubagents } from './seed';
@@ -73,7 +74,7 @@ export class MockBackend {
   persona = 'Be concise.';
   toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan', 'load_skill'];
   memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
-    { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
+    { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, category: 'preference', quote: 'I mostly write Rust', uses: 3, session_title: null, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
   ];
   summaries: SummaryView[] = [
     { id: 1, session_id: 's1', session_title: 'Welcome', upto_message_id: 2, content: 'The user said hello.', model: 'qwen3:8b', source: 'compaction', created_at: now() - 7200000 },
@@ -247,12 +248,12 @@ export class MockBackend {
       case 'set_persona': this.persona = a.persona; return this.profilesView();
       case 'set_session_model': { const s = this.sess(a.sessionId); s.model = (a.model as string | null) ?? null; return null; }
       case 'switch_profile': { const s = this.sess(a.sessionId); s.profile = a.name; s.switches.push({ profile: a.name, after_message_id: s.leaf, at: now() }); return null; }
-      case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => m);
+      case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => ({ ...m, session_title: m.session_id ? (this.sessions.get(m.session_id)?.title ?? null) : null }));
       case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];
-      case 'add_memory': { const id = this.nextId++; this.memories.push({ id, content: a.content, source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, history: [] }); return id; }
+      case 'add_memory': { const id = this.nextId++; this.memories.push({ id, content: a.content, source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, category: null, quote: null, uses: 0, session_title: null, history: [] }); return id; }
       case 'edit_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) { m.history.push({ version: m.version, content: m.content, source: m.source, replaced_at: now() }); m.content = a.content; m.version++; m.source = 'user'; m.updated_at = now(); } return null; }
       case 'delete_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) m.deleted = true; return null; }
-      case 'memory_summary': return this.memories.filter((m) => !m.deleted).map((m) => m.content).join(' ');
+      case 'memory_summary': return memorySummary(this.memories.filter((m) => !m.deleted));
       case 'list_summaries': return this.summaries;
       case 'edit_summary': { const x = this.summaries.find((s) => s.id === a.id); if (x) x.content = a.content; return null; }
       case 'delete_summary': this.summaries = this.summaries.filter((s) => s.id !== a.id); return null;
@@ -423,7 +424,7 @@ export class MockBackend {
           if (name) {
             const id = this.nextId++;
             const fact = `The user's name is ${name[1]}`;
-            this.memories.push({ id, content: fact, source: 'worker', session_id: s.id, run_id: run.id, created_at: now(), updated_at: now(), version: 1, history: [] });
+            this.memories.push({ id, content: fact, source: 'worker', session_id: s.id, run_id: run.id, created_at: now(), updated_at: now(), version: 1, category: 'identity', quote: null, uses: 0, session_title: null, history: [] });
             this.publish(run, { ...base, type: 'memory_learned', facts: [{ id, fact }] } as AgentEvent);
           }
           if (prefer) this.publish(run, { ...base, type: 'memory_proposed', facts: [`The user prefers ${prefer[1]}`] } as AgentEvent);

@@ -71,7 +71,9 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     chat("A", "My favourite colour is blue").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(
-        list.contains("#1  The user's favourite colour is blue  (learned by worker in A)"),
+        list.contains(
+            "#1  The user's favourite colour is blue  (preference, learned by worker in A, given to 0 sessions)"
+        ),
         "{list}"
     );
     assert!(
@@ -87,7 +89,7 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     assert_eq!(
         memory_message(&sim),
         Some(format!(
-            "{HEADING}\n\n- The user's favourite colour is blue"
+            "{HEADING}\n\nPreferences:\n- The user's favourite colour is blue"
         ))
     );
 
@@ -144,7 +146,9 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     chat("E", "Hello").await;
     assert_eq!(
         memory_message(&sim),
-        Some(format!("{HEADING}\n\n- The user has a cat named Miso"))
+        Some(format!(
+            "{HEADING}\n\nWho they are:\n- The user has a cat named Miso"
+        ))
     );
     let all = ok(&["memory", "--db", &db, "list", "--all"]).await;
     assert!(
@@ -198,7 +202,9 @@ async fn only_facts_in_the_users_own_words_are_stored() {
     let stored: Vec<&str> = list.lines().filter(|l| l.starts_with('#')).collect();
     assert_eq!(
         stored,
-        ["#1  The user writes Python at work  (learned by worker in A)"],
+        [
+            "#1  The user writes Python at work  (skill, learned by worker in A, given to 0 sessions)"
+        ],
         "only the grounded fact: {list}"
     );
     let worker = sim

@@ -48,7 +48,12 @@ impl Tool for Remember {
             .map_err(|why| ToolError::Failed(format!("not saved: {why}")))?;
         let added = self
             .0
-            .learn(&ctx.session_id, &ctx.run_id, "tool", &[fact])
+            .learn(
+                &ctx.session_id,
+                &ctx.run_id,
+                "tool",
+                &[crate::memory::NewFact::bare(fact)],
+            )
             .await
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         Ok(if added.len() == 1 {

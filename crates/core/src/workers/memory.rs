@@ -16,7 +16,7 @@ use hearth_protocol::{EventKind, LearnedFact, MemoryMode};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::ModelBackend;
-use crate::memory::MemoryWriter;
+use crate::memory::{MemoryWriter, NewFact};
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
@@ -210,27 +210,40 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
     for r in &rejected {
         tracing::debug!(fact = %r.fact, reason = r.reason, "memory: not kept");
     }
-    let facts: Vec<String> = kept.into_iter().map(|f| f.text).collect();
-    if facts.is_empty() {
+    if kept.is_empty() {
         return Ok(Kept::default());
     }
+    let offered = kept.len();
     let kept = match pass.profile.memory {
-        MemoryMode::Ask => Kept {
-            proposed: pass.writer.fresh(&facts).await?,
-            ..Kept::default()
-        },
-        _ => Kept {
-            learned: pass
-                .writer
-                .learn(pass.session_id, pass.run_id, pass.source, &facts)
-                .await?,
-            ..Kept::default()
-        },
+        MemoryMode::Ask => {
+            let texts: Vec<String> = kept.into_iter().map(|f| f.text).collect();
+            Kept {
+                proposed: pass.writer.fresh(&texts).await?,
+                ..Kept::default()
+            }
+        }
+        _ => {
+            let facts: Vec<NewFact> = kept
+                .into_iter()
+                .map(|f| NewFact {
+                    text: f.text,
+                    category: Some(f.category),
+                    quote: Some(f.quote),
+                })
+                .collect();
+            Kept {
+                learned: pass
+                    .writer
+                    .learn(pass.session_id, pass.run_id, pass.source, &facts)
+                    .await?,
+                ..Kept::default()
+            }
+        }
     };
     tracing::debug!(
         learned = kept.learned.len(),
         proposed = kept.proposed.len(),
-        offered = facts.len(),
+        offered,
         source = pass.source,
         "memory"
     );

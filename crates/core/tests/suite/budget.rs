@@ -40,16 +40,16 @@ impl MemoryWriter for Facts {
         _session_id: &str,
         _run_id: &str,
         source: &str,
-        facts: &[String],
+        facts: &[hearth_core::memory::NewFact],
     ) -> Result<Vec<hearth_core::memory::Learned>, StoreError> {
         let mut f = self.0.lock().unwrap();
-        f.extend(facts.iter().map(|x| (source.to_owned(), x.clone())));
+        f.extend(facts.iter().map(|x| (source.to_owned(), x.text.clone())));
         Ok(facts
             .iter()
             .zip(1..)
             .map(|(fact, id)| hearth_core::memory::Learned {
                 id,
-                fact: fact.clone(),
+                fact: fact.text.clone(),
             })
             .collect())
     }

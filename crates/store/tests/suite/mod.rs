@@ -2,6 +2,7 @@
 mod branches;
 mod crash;
 mod export;
+mod memories;
 mod migrations;
 mod search;
 mod sessions;
