@@ -53,6 +53,7 @@ pub fn builder() -> Builder<Wry> {
             memory::list_memories,
             memory::memory_history,
             memory::add_memory,
+            memory::decline_memory,
             memory::edit_memory,
             memory::delete_memory,
             memory::memory_summary,

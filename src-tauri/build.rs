@@ -42,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "list_memories",
     "memory_history",
     "add_memory",
+    "decline_memory",
     "edit_memory",
     "delete_memory",
     "memory_summary",

@@ -56,6 +56,22 @@ pub async fn add_memory(state: State<'_, AppState>, content: String) -> Result<i
     state.store.add_memory(&content).await.map_err(store_error)
 }
 
+/// Decline a fact memory proposed (a profile that asks first): it is
+/// never proposed or learned again.
+#[tauri::command]
+#[specta::specta]
+pub async fn decline_memory(state: State<'_, AppState>, content: String) -> Result<(), ErrorInfo> {
+    if content.trim().is_empty() {
+        return Err(invalid("no fact given"));
+    }
+    state
+        .store
+        .decline_memory(&content)
+        .await
+        .map(|_| ())
+        .map_err(store_error)
+}
+
 /// Rewrite a fact (the old text is kept as a version).
 #[tauri::command]
 #[specta::specta]

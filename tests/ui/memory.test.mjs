@@ -52,3 +52,14 @@ test('a profile chooses whether memory keeps facts, asks first, or is off', () =
     await page.getByTestId('profile-save').click();
     assert.equal((await calls(page, 'save_profile')).at(-1).args.profile.memory, 'ask');
   }));
+
+test('a proposed fact the user declines is not kept and is said so', () =>
+  withApp('', async ({ page }) => {
+    await send(page, 'I prefer black coffee');
+    await waitIdle(page);
+    const proposed = page.getByTestId('memory-proposed');
+    await proposed.getByTestId('memory-dismiss').click();
+    await proposed.filter({ hasText: 'Not remembered: The user prefers black coffee' }).waitFor();
+    assert.deepEqual((await calls(page, 'decline_memory')).map((c) => c.args.content), ['The user prefers black coffee']);
+    assert.equal((await calls(page, 'add_memory')).length, 0);
+  }));

@@ -128,6 +128,11 @@ export const commands = {
 	memoryHistory: (id: number) => typedError<MemoryVersionView[], ErrorInfo>(__TAURI_INVOKE("memory_history", { id })),
 	/**  Add a fact by hand. */
 	addMemory: (content: string) => typedError<number, ErrorInfo>(__TAURI_INVOKE("add_memory", { content })),
+	/**
+	 *  Decline a fact memory proposed (a profile that asks first): it is
+	 *  never proposed or learned again.
+	 */
+	declineMemory: (content: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("decline_memory", { content })),
 	/**  Rewrite a fact (the old text is kept as a version). */
 	editMemory: (id: number, content: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("edit_memory", { id, content })),
 	/**  Forget a fact (and never re-learn it). */

@@ -104,6 +104,8 @@ export const showHooks = () => ok(commands.showHooks());
 export const listMemories = () => ok(commands.listMemories());
 export const memoryHistory = (id: number) => ok(commands.memoryHistory(id));
 export const addMemory = (content: string) => ok(commands.addMemory(content));
+/** Declines a proposed fact: it is never proposed again. */
+export const declineMemory = (content: string) => ok(commands.declineMemory(content));
 export const editMemory = (id: number, content: string) => ok(commands.editMemory(id, content));
 export const deleteMemory = (id: number) => ok(commands.deleteMemory(id));
 export const memorySummary = () => ok(commands.memorySummary());

@@ -373,9 +373,9 @@ impl Printer {
             EventKind::MemoryProposed { facts } => {
                 for f in facts {
                     // Single-quoted for the shell: nothing in it expands.
+                    let quoted = shown(f).replace('\'', "'\\''");
                     eprintln!(
-                        "[memory] this profile asks first; to keep it: hearth memory add '{}'",
-                        shown(f).replace('\'', "'\\''")
+                        "[memory] this profile asks first; to keep it: hearth memory add '{quoted}' (never propose it again: hearth memory decline '{quoted}')"
                     );
                 }
             }

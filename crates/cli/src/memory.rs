@@ -35,6 +35,11 @@ enum Action {
         /// The fact.
         text: String,
     },
+    /// Decline a fact memory proposed: it is never proposed or learned again.
+    Decline {
+        /// The fact, as proposed.
+        text: String,
+    },
     /// Rewrite a memory (the old text is kept and never learned again).
     Edit {
         /// Memory id.
@@ -133,6 +138,13 @@ pub async fn run(args: MemoryArgs) -> ExitCode {
             Action::Add { text } => {
                 let id = store.add_memory(&text).await.map_err(e)?;
                 println!("#{id}");
+            }
+            Action::Decline { text } => {
+                if text.trim().is_empty() {
+                    return Err("no fact given".to_owned());
+                }
+                store.decline_memory(&text).await.map_err(e)?;
+                println!("declined: it will not be proposed again");
             }
             Action::Edit { id, text } => store.edit_memory(id, &text).await.map_err(e)?,
             Action::Delete { id } => store.delete_memory(id).await.map_err(e)?,

@@ -303,6 +303,23 @@ impl Store {
             .await
     }
 
+    /// The user declines a fact memory proposed: it is kept as a tombstone,
+    /// so it is never proposed or learned again (as a deleted fact is).
+    pub async fn decline_memory(&self, content: &str) -> Result<i64, StoreError> {
+        let content = content.trim().to_owned();
+        self.db()
+            .call(move |c| {
+                let now = now_ms();
+                c.execute(
+                    "INSERT INTO memories (content, source, created_at, updated_at, deleted_at)
+                     VALUES (?1, 'user', ?2, ?2, ?2)",
+                    params![content, now],
+                )?;
+                Ok(c.last_insert_rowid())
+            })
+            .await
+    }
+
     /// The user memory summary as new sessions get it now.
     pub async fn memory_summary(&self) -> Result<String, StoreError> {
         self.db().call(|c| Ok(summary(&live(c)?).0)).await

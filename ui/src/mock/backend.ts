@@ -251,6 +251,7 @@ export class MockBackend {
       case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => ({ ...m, session_title: m.session_id ? (this.sessions.get(m.session_id)?.title ?? null) : null }));
       case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];
       case 'add_memory': { const id = this.nextId++; this.memories.push({ id, content: a.content, source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, category: null, quote: null, uses: 0, session_title: null, history: [] }); return id; }
+      case 'decline_memory': { const id = this.nextId++; this.memories.push({ id, content: String(a.content), source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, category: null, quote: null, uses: 0, session_title: null, history: [], deleted: true }); return null; }
       case 'edit_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) { m.history.push({ version: m.version, content: m.content, source: m.source, replaced_at: now() }); m.content = a.content; m.version++; m.source = 'user'; m.updated_at = now(); } return null; }
       case 'delete_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) m.deleted = true; return null; }
       case 'memory_summary': return memorySummary(this.memories.filter((m) => !m.deleted));

@@ -310,6 +310,21 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     );
     let list = ok(&["memory", "--db", &db]).await;
     assert!(!list.contains("Arch"), "proposed, not stored: {list}");
+    assert!(
+        err.contains("(never propose it again: hearth memory decline 'The user runs Arch Linux')"),
+        "{err}"
+    );
+    ok(&["memory", "--db", &db, "decline", "The user runs Arch Linux"]).await;
+    let err = turn(
+        "B2",
+        "I run Arch Linux",
+        ("The user runs Arch Linux", "I run Arch Linux"),
+    )
+    .await;
+    assert!(
+        !err.contains("Arch"),
+        "declined: never proposed again: {err}"
+    );
 
     ok(&["profiles", "set", "--db", &db, "Chat", "--memory", "off"]).await;
     let asked = memory_requests();

@@ -84,3 +84,36 @@ async fn the_summary_is_rebuilt_from_the_facts_and_each_session_given_a_fact_cou
     assert_eq!(lisbon.uses, 2);
     assert_eq!(store.memory_summary().await.unwrap(), summary);
 }
+
+#[tokio::test]
+async fn a_declined_proposal_is_never_proposed_or_learned_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let tea = "The user prefers green tea".to_owned();
+    assert_eq!(
+        store.fresh(std::slice::from_ref(&tea)).await.unwrap(),
+        [tea.clone()]
+    );
+    store.decline_memory(&tea).await.unwrap();
+    assert!(
+        store
+            .fresh(std::slice::from_ref(&tea))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let learned = store
+        .learn(
+            "s",
+            "r",
+            "worker",
+            &[NewFact::bare("The user prefers green tea.")],
+        )
+        .await
+        .unwrap();
+    assert!(learned.is_empty(), "{learned:?}");
+    assert!(store.memories(false).await.unwrap().is_empty());
+    // The user can still add it by hand.
+    store.add_memory(&tea).await.unwrap();
+    assert_eq!(store.memories(false).await.unwrap().len(), 1);
+}
