@@ -90,10 +90,8 @@ async fn a_declined_proposal_is_never_proposed_or_learned_again() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
     let tea = "The user prefers green tea".to_owned();
-    assert_eq!(
-        store.fresh(std::slice::from_ref(&tea)).await.unwrap(),
-        [tea.clone()]
-    );
+    let fresh = store.fresh(std::slice::from_ref(&tea)).await.unwrap();
+    assert_eq!(fresh, std::slice::from_ref(&tea));
     store.decline_memory(&tea).await.unwrap();
     assert!(
         store
