@@ -24,6 +24,7 @@ test('text streams in progressively, sanitized Markdown with highlighted code', 
     assert.equal(await answer.locator('pre.code code .hljs-keyword').first().textContent(), 'fn');
     await answer.getByTestId('copy-code').waitFor();
     await answer.getByTestId('usage').filter({ hasText: 'tok/s' }).waitFor();
+    assert.equal(await answer.getByTestId('usage').textContent(), '50.0 tok/s · 1200 in · 300 out');
     assert.match(await page.getByTestId('context-text').textContent(), /18% of 8k/);
     // Links go to the shell's opener, not the webview.
     await answer.getByRole('link', { name: 'link' }).click();

@@ -394,18 +394,29 @@ export function turnText(a: AgentModel): string {
 }
 
 /** Tokens/s and counts summed over the model calls of one answer. */
+/** Fewest timed tokens and milliseconds a speed is worth showing for: a tool call of a few tokens in a millisecond says nothing about the model. */
+const MIN_TIMED_TOKENS = 16;
+const MIN_TIMED_MS = 100;
+
 export function usageSummary(usage: Usage[]): { tps: number | null; prompt: number; completion: number } | null {
   if (usage.length === 0) return null;
   let prompt = 0;
   let completion = 0;
+  // The speed counts only calls that report both their tokens and their
+  // generation time: tokens of an untimed call over another call's time
+  // gave figures such as 32,897 tok/s.
+  let timedTokens = 0;
   let evalMs = 0;
-  let tpsLast: number | null = null;
   for (const u of usage) {
     prompt += u.prompt_tokens ?? 0;
     completion += u.completion_tokens ?? 0;
-    evalMs += u.eval_ms ?? 0;
-    if (u.tokens_per_second != null) tpsLast = u.tokens_per_second;
+    if (u.completion_tokens != null && u.eval_ms != null && u.eval_ms > 0) {
+      timedTokens += u.completion_tokens;
+      evalMs += u.eval_ms;
+    }
   }
-  const tps = evalMs > 0 ? (completion * 1000) / evalMs : tpsLast;
+  let tps: number | null = null;
+  if (timedTokens >= MIN_TIMED_TOKENS && evalMs >= MIN_TIMED_MS) tps = (timedTokens * 1000) / evalMs;
+  else if (usage.length === 1 && (usage[0]?.completion_tokens ?? 0) >= MIN_TIMED_TOKENS) tps = usage[0]?.tokens_per_second ?? null;
   return { tps, prompt, completion };
 }
