@@ -25,7 +25,10 @@ test('memory: summary, provenance, history, add, edit, delete; summaries', () =>
     await page.getByTestId('memory-edit-input').fill('Lives in Paris.');
     await page.getByTestId('memory-save').click();
     await page.getByTestId('memory-content').filter({ hasText: 'Lives in Paris.' }).waitFor();
-    await page.getByTestId('memory-item').filter({ hasText: 'Lives in Paris.' }).getByTestId('memory-delete').click();
+    const paris = page.getByTestId('memory-item').filter({ hasText: 'Lives in Paris.' });
+    await paris.getByTestId('memory-delete').click();
+    assert.equal((await calls(page, 'delete_memory')).length, 0, 'nothing deleted before the confirmation');
+    await paris.getByTestId('memory-delete-yes').click();
     await page.getByTestId('memory-item').filter({ hasText: 'Lives in Paris.' }).waitFor({ state: 'detached' });
     const summary = page.getByTestId('summary-item').first();
     assert.match(await summary.getByTestId('summary-provenance').textContent(), /Welcome.*message 2.*qwen3:8b/s);
@@ -34,6 +37,7 @@ test('memory: summary, provenance, history, add, edit, delete; summaries', () =>
     await summary.getByTestId('summary-save').click();
     await page.getByTestId('summary-content').filter({ hasText: 'Edited summary.' }).waitFor();
     await page.getByTestId('summary-delete').click();
+    await page.getByTestId('summary-delete-yes').click();
     await page.getByTestId('summary-item').waitFor({ state: 'detached' });
   }));
 
@@ -129,4 +133,20 @@ test('memory: a fact links to the session it was learned in', () =>
     await item.getByTestId('memory-session').click();
     await page.getByTestId('panel-memory').waitFor({ state: 'detached' });
     await page.getByTestId('session-title').filter({ hasText: 'Welcome' }).waitFor();
+  }));
+
+test('profiles: deleting the profile this session uses asks first, says where it goes, and the switcher follows', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('profile-switcher').click();
+    await page.locator('[data-testid=profile-option][data-profile=Agent]').click();
+    await page.getByTestId('current-profile').filter({ hasText: 'Agent' }).waitFor();
+    await page.getByTestId('open-profiles').click();
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-delete').click();
+    const confirm = page.getByTestId('profile-delete-confirm');
+    assert.match(await confirm.textContent(), /Delete profile Agent\? This session uses it: its next message goes to Chat\./);
+    assert.equal((await calls(page, 'delete_profile')).length, 0);
+    await confirm.getByTestId('profile-delete-yes').click();
+    await page.locator('[data-testid=profile-item][data-profile=Agent]').waitFor({ state: 'detached' });
+    await page.getByTestId('toast-text').filter({ hasText: 'This session now uses Chat.' }).waitFor();
+    assert.equal(await page.getByTestId('current-profile').textContent(), 'Chat');
   }));
