@@ -31,9 +31,15 @@ test('new, rename, delete with undo, export', () =>
     await renamed.getByTestId('session-menu').click();
     await renamed.getByTestId('session-delete').click();
     await renamed.waitFor({ state: 'detached' });
+    // The open session went: another one opens, and the composer works.
+    await page.locator('[data-testid=session-item].current').waitFor();
+    assert.notEqual(await page.getByTestId('session-title').textContent(), 'Renamed chat');
+    assert.equal(await page.getByTestId('composer-input').isEnabled(), true);
     await page.getByTestId('toast').filter({ hasText: 'Deleted' }).getByTestId('toast-action').click();
     await page.getByTestId('session-item').filter({ hasText: 'Renamed chat' }).waitFor();
     assert.equal((await calls(page, 'restore_session')).length, 1);
+    // Undo brings it back where the user was.
+    await page.getByTestId('session-title').filter({ hasText: 'Renamed chat' }).waitFor();
   }));
 
 test('search highlights hits and opens the session', () =>

@@ -499,6 +499,14 @@ class ChatState {
     }
   }
 
+  /** The open session was deleted: show the newest other one, or a new one, so the composer stays usable (the sidebar offers Undo). */
+  async leave(): Promise<void> {
+    this.close();
+    const next = sessions.list[0];
+    if (next) await this.open(next.id);
+    else await this.create();
+  }
+
   /** The deleted session was open: show nothing (the sidebar offers Undo). */
   close(): void {
     this.view = null;

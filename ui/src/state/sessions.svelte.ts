@@ -29,8 +29,12 @@ class SessionsState {
     await this.refresh();
   }
 
-  /** Deletes and offers Undo; `onGone` runs when the deleted one was open. */
-  async remove(id: string, onGone: () => void): Promise<void> {
+  /**
+   * Deletes and offers Undo. When the deleted session was open, `open.gone`
+   * shows another one (the list is fresh by then) and Undo brings it back
+   * with `open.restored`.
+   */
+  async remove(id: string, open?: { gone: () => Promise<void>; restored: () => Promise<void> }): Promise<void> {
     const title = this.list.find((s) => s.id === id)?.title ?? 'Session';
     try {
       await ipc.deleteSession(id);
@@ -38,8 +42,8 @@ class SessionsState {
       toasts.error(ipc.errorInfo(e).message);
       return;
     }
-    onGone();
     await this.refresh();
+    await open?.gone();
     toasts.show(`Deleted “${title}”`, {
       ms: 8000,
       action: {
@@ -48,6 +52,7 @@ class SessionsState {
           void ipc
             .restoreSession(id)
             .then(() => this.refresh())
+            .then(() => open?.restored())
             .catch((e: unknown) => toasts.error(ipc.errorInfo(e).message));
         },
       },
