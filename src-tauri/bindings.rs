@@ -7,7 +7,7 @@
 use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
-use crate::commands::{app, chat, memory, models, profiles, sessions, tools};
+use crate::commands::{app, chat, hosts, memory, models, profiles, sessions, tools};
 
 /// The commands, in one place. `build.rs` lists the same names for the app
 /// manifest (a test checks the two lists agree).
@@ -50,6 +50,10 @@ pub fn builder() -> Builder<Wry> {
             profiles::set_persona,
             profiles::switch_profile,
             sessions::set_session_model,
+            hosts::list_hosts,
+            hosts::add_host,
+            hosts::remove_host,
+            hosts::set_session_host,
             memory::list_memories,
             memory::memory_history,
             memory::add_memory,

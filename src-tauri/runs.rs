@@ -357,6 +357,71 @@ mod tests {
         assert!(matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })));
     }
 
+    /// A host added while the app runs serves the next request; a session
+    /// on it stays there when its profile moves, and goes home when the
+    /// host is removed. Two simulators are two machines.
+    #[tokio::test]
+    async fn a_host_added_at_run_time_serves_its_sessions_until_it_is_removed() {
+        let (home, state, _dir) = setup(Vec::new()).await;
+        let gpu2 = Sim::start(Script::with_models(vec![seed_model()]))
+            .await
+            .unwrap();
+        state
+            .add_host(&hearth_store::Host {
+                name: "gpu2".into(),
+                kind: hearth_store::HostKind::Ollama,
+                url: gpu2.url(),
+            })
+            .await
+            .unwrap();
+        let default = state.profiles.default_name();
+        let mut profile =
+            hearth_core::ProfileProvider::by_name(state.profiles.as_ref(), &default).unwrap();
+        profile.planning_enabled = false;
+        profile.backend = Some("gpu2".into());
+        state.profiles.upsert(profile.clone()).await.unwrap();
+        hearth_core::tools::ProfileSwitcher::switch(state.profiles.as_ref(), "s1", &default)
+            .await
+            .unwrap();
+        state.profiles.pin_session_host("s1").await.unwrap();
+        let agent = state.backend().unwrap().agent;
+        let turn = || async {
+            let seen = answer(&state, &agent).await;
+            assert!(
+                matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),
+                "{:?}",
+                seen.lock().unwrap()
+            );
+            until("the run to leave", || !state.runs.is_live("s1")).await;
+        };
+        turn().await;
+        let on_gpu2 = gpu2.chat_bodies().len();
+        assert!(on_gpu2 >= 1);
+        // The profile moves home; the session stays on gpu2.
+        profile.backend = None;
+        state.profiles.upsert(profile).await.unwrap();
+        let home_before = home.chat_bodies().len();
+        turn().await;
+        assert!(gpu2.chat_bodies().len() > on_gpu2);
+        assert_eq!(
+            home.chat_bodies()[home_before..]
+                .iter()
+                .filter(|b| b["messages"]
+                    .as_array()
+                    .is_some_and(|m| m.iter().any(|x| x["content"] == "hi")))
+                .count(),
+            0,
+            "the turn went to gpu2"
+        );
+        // Removed: the session goes home.
+        state.remove_host("gpu2").await.unwrap();
+        let on_gpu2 = gpu2.chat_bodies().len();
+        turn().await;
+        assert_eq!(gpu2.chat_bodies().len(), on_gpu2);
+        assert!(home.chat_bodies().len() > home_before);
+        assert!(state.remove_host("gpu2").await.is_err());
+    }
+
     /// The desktop app talks to an OpenAI-compatible server through the
     /// same composition as the CLI: a profile whose backend is `openai`
     /// goes to hearth-sim's `/v1`, the default profile to its Ollama API.

@@ -53,6 +53,9 @@ pub struct AppState {
     pub approvals: Arc<Approvals>,
     /// The MCP servers the user configured (stopped when the app quits).
     pub mcp: Arc<hearth_mcp::Hub>,
+    /// The hosts the user added, shared with the agent (a host added or
+    /// removed applies to the next request).
+    pub hosts: Arc<hearth_core::Hosts>,
     /// The user's skills (the Tools panel reads them again on demand).
     pub skills: Arc<hearth_tools::Skills>,
     /// Started by `make demo` against the simulator.
@@ -90,9 +93,11 @@ impl AppState {
         let mcp = hearth_compose::mcp_hub(&store).await;
         let hooks = hearth_compose::hooks_or_blocking(&store).await;
         let skills = hearth_compose::skills(&store);
+        let hosts = hearth_compose::saved_hosts(&store).await;
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend: ollama.clone(),
             named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
+            hosts: hosts.clone(),
             provider: profiles.clone(),
             profiles: profiles.clone(),
             store: store.clone(),
@@ -110,6 +115,7 @@ impl AppState {
         Ok(Self {
             approvals,
             mcp,
+            hosts,
             skills,
             store,
             profiles,
@@ -168,6 +174,31 @@ impl AppState {
             .read()
             .map(|u| u.clone())
             .unwrap_or_default()
+    }
+
+    /// Save `host` and make it usable from the next request.
+    pub async fn add_host(&self, host: &hearth_store::Host) -> Result<(), ErrorInfo> {
+        let refused = crate::commands::profiles::profile_error;
+        host.check().map_err(refused)?;
+        let backend = hearth_compose::host_backend(host).map_err(|e| e.to_info())?;
+        self.store.put_host(host).await.map_err(refused)?;
+        self.hosts.set(host.name.clone(), backend);
+        Ok(())
+    }
+
+    /// Forget host `name`: the sessions on it go back to the default
+    /// server from their next request.
+    pub async fn remove_host(&self, name: &str) -> Result<(), ErrorInfo> {
+        let removed = self
+            .profiles
+            .remove_host(name)
+            .await
+            .map_err(crate::commands::profiles::profile_error)?;
+        if !removed {
+            return Err(invalid(format!("there is no host `{name}`")));
+        }
+        self.hosts.remove(name);
+        Ok(())
     }
 
     /// Names of the tools a profile can enable: the agent's own registry,

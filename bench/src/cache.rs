@@ -132,6 +132,7 @@ pub async fn session(
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend,
         named: Vec::new(),
+        hosts: hearth_core::Hosts::new(),
         provider: Arc::new(StaticProfiles::single("", profile)),
         profiles,
         store: store.clone(),

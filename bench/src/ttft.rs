@@ -119,6 +119,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend,
             named: Vec::new(),
+            hosts: hearth_core::Hosts::new(),
             provider: Arc::new(StaticProfiles::single("", profile)),
             profiles,
             store: Arc::new(store),

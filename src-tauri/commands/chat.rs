@@ -7,6 +7,7 @@ use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
 
+use super::profiles::profile_error;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::QueueResult;
 
@@ -18,6 +19,21 @@ fn ensure_idle(state: &AppState, session_id: &str) -> Result<(), ErrorInfo> {
         ));
     }
     Ok(())
+}
+
+/// The agent for a new run in `session_id`, once the session is known to
+/// be idle and is kept on the host it started on (the first run decides).
+async fn agent_for(
+    state: &AppState,
+    session_id: &str,
+) -> Result<std::sync::Arc<hearth_core::Agent>, ErrorInfo> {
+    ensure_idle(state, session_id)?;
+    state
+        .profiles
+        .pin_session_host(session_id)
+        .await
+        .map_err(profile_error)?;
+    Ok(state.backend()?.agent)
 }
 
 /// Send the user's message and stream the answer to `on_event`. Returns the
@@ -34,8 +50,7 @@ pub async fn send_message(
     if text.trim().is_empty() {
         return Err(invalid("the message is empty"));
     }
-    ensure_idle(&state, &session_id)?;
-    let agent = state.backend()?.agent;
+    let agent = agent_for(&state, &session_id).await?;
     let handle = agent.run_stream(&session_id, &text);
     state
         .runs
@@ -54,7 +69,7 @@ pub async fn regenerate(
     message_id: Option<i64>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    ensure_idle(&state, &session_id)?;
+    let agent = agent_for(&state, &session_id).await?;
     if let Some(id) = message_id {
         state
             .store
@@ -62,7 +77,6 @@ pub async fn regenerate(
             .await
             .map_err(store_error)?;
     }
-    let agent = state.backend()?.agent;
     let handle = agent.regenerate_stream(&session_id);
     state.runs.adopt(handle, None, webview.label(), on_event)
 }
@@ -82,13 +96,12 @@ pub async fn edit_and_resend(
     if text.trim().is_empty() {
         return Err(invalid("the message is empty"));
     }
-    ensure_idle(&state, &session_id)?;
+    let agent = agent_for(&state, &session_id).await?;
     state
         .store
         .fork(&session_id, message_id)
         .await
         .map_err(store_error)?;
-    let agent = state.backend()?.agent;
     let handle = agent.run_stream(&session_id, &text);
     state
         .runs

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod chat;
+pub mod hosts;
 pub mod memory;
 pub mod models;
 pub mod profiles;

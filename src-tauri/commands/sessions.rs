@@ -84,6 +84,10 @@ pub(crate) async fn session_view(
         subagents: subagents.into_iter().map(SubagentView::from).collect(),
         live: state.runs.view(session_id),
         model: state.profiles.session_model(session_id),
+        host: state
+            .profiles
+            .session_host(session_id)
+            .map(|h| h.unwrap_or_else(|| hearth_core::DEFAULT_HOST.to_owned())),
         answer_models: models
             .into_iter()
             .map(|(run_id, model)| AnswerModelView { run_id, model })

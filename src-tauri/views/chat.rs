@@ -218,6 +218,9 @@ pub struct SessionView {
     /// The model this session uses instead of its profile's (the model
     /// picker), if any.
     pub model: Option<String>,
+    /// The host the session stays on (`ollama` for the default server);
+    /// `None` before its first run, when its profile's host applies.
+    pub host: Option<String>,
     /// The model that wrote each answer, by run.
     pub answer_models: Vec<AnswerModelView>,
 }

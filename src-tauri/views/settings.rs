@@ -28,8 +28,12 @@ pub struct ProfileView {
     pub think: Option<ThinkView>,
     /// Folder file tools are confined to.
     pub workspace: Option<String>,
-    /// Backend name (`None`: Ollama).
+    /// Host name (`None`: the default Ollama).
     pub backend: Option<String>,
+    /// Hosts tried in order when `backend` cannot be reached before any
+    /// output.
+    #[serde(default)]
+    pub failover: Vec<String>,
     /// Tools that run without asking.
     pub auto_approve: Vec<String>,
     /// Send only the last N user turns (`None`: all).
@@ -64,6 +68,7 @@ impl From<Profile> for ProfileView {
             think: p.think.map(ThinkView::from),
             workspace: p.workspace.map(|w| w.display().to_string()),
             backend: p.backend,
+            failover: p.failover,
             auto_approve: p.auto_approve,
             history_turns: p.history_turns,
             input_guard: p.input_guard,
@@ -90,6 +95,7 @@ impl From<ProfileView> for Profile {
             think: v.think.map(hearth_core::Think::from),
             workspace: blank(v.workspace).map(Into::into),
             backend: blank(v.backend),
+            failover: v.failover,
             auto_approve: v.auto_approve,
             history_turns: v.history_turns.filter(|&n| n > 0),
             input_guard: v.input_guard,
@@ -100,6 +106,28 @@ impl From<ProfileView> for Profile {
             memory: v.memory,
         }
     }
+}
+
+/// A model server profiles and sessions can name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct HostView {
+    /// What profiles and sessions call it.
+    pub name: String,
+    /// `ollama` or `openai`.
+    pub kind: String,
+    /// Its base URL.
+    pub url: String,
+    /// One of the servers of the settings (`ollama`, `openai`): its URL is
+    /// set there, and it cannot be removed.
+    pub builtin: bool,
+    /// It answered just now.
+    pub reachable: bool,
+    /// Its version, when it says (Ollama does).
+    pub version: Option<String>,
+    /// The models it serves.
+    pub models: Vec<String>,
+    /// Why it could not be asked.
+    pub error: Option<String>,
 }
 
 /// Profiles, the default and the persona.

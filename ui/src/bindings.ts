@@ -122,6 +122,24 @@ export const commands = {
 	 *  model, so switching back to a model still loaded never reloads it.
 	 */
 	setSessionModel: (sessionId: string, model: string | null) => typedError<null, ErrorInfo>(__TAURI_INVOKE("set_session_model", { sessionId, model })),
+	/**  Every host, the settings' two first, each asked at once. */
+	listHosts: () => typedError<HostView[], ErrorInfo>(__TAURI_INVOKE("list_hosts")),
+	/**
+	 *  Add a host (or change the URL or kind of one): saved, and usable by the
+	 *  next request. It need not answer now; the view says whether it does.
+	 */
+	addHost: (name: string, kind: string, url: string) => typedError<HostView, ErrorInfo>(__TAURI_INVOKE("add_host", { name, kind, url })),
+	/**
+	 *  Forget a host: the sessions on it go back to the default server;
+	 *  profiles that name it say so when they run.
+	 */
+	removeHost: (name: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("remove_host", { name })),
+	/**
+	 *  Move a session to `host` (`None`: the default server) with `model`
+	 *  (`None`: its profile's), from its next model call: the model picker's
+	 *  choice of a model on another host.
+	 */
+	setSessionHost: (sessionId: string, host: string | null, model: string | null) => typedError<null, ErrorInfo>(__TAURI_INVOKE("set_session_host", { sessionId, host, model })),
 	/**  Facts remembered about the user (deleted ones left out). */
 	listMemories: () => typedError<MemoryView[], ErrorInfo>(__TAURI_INVOKE("list_memories")),
 	/**  Earlier versions of a fact, oldest first. */
@@ -463,6 +481,19 @@ server: string;
  *  error output).
  */
 reason: string } | 
+/**
+ *  The profile's host could not be reached before any output, so the
+ *  run moved to the next of its failover hosts, and stays there for the
+ *  rest of the run. Never sent once an answer has begun: a host lost
+ *  mid-answer ends the answer with its error.
+ */
+{ type: "host_failover"; 
+/**  The host that could not be reached. */
+from: string; 
+/**  The host the run goes on with. */
+to: string; 
+/**  Why `from` failed, in words. */
+reason: string } | 
 /**  A tool call began (a pending card in the UI). */
 { type: "tool_started"; 
 /**  Id of the call, unique within the run. */
@@ -640,6 +671,29 @@ export type HooksView = {
 	 *  is blocked until it is fixed).
 	 */
 	problem: string | null,
+};
+
+/**  A model server profiles and sessions can name. */
+export type HostView = {
+	/**  What profiles and sessions call it. */
+	name: string,
+	/**  `ollama` or `openai`. */
+	kind: string,
+	/**  Its base URL. */
+	url: string,
+	/**
+	 *  One of the servers of the settings (`ollama`, `openai`): its URL is
+	 *  set there, and it cannot be removed.
+	 */
+	builtin: boolean,
+	/**  It answered just now. */
+	reachable: boolean,
+	/**  Its version, when it says (Ollama does). */
+	version: string | null,
+	/**  The models it serves. */
+	models: string[],
+	/**  Why it could not be asked. */
+	error: string | null,
 };
 
 /**  A model the server holds, as the first run weighs it. */
@@ -870,8 +924,13 @@ export type ProfileView = {
 	think: ThinkView | null,
 	/**  Folder file tools are confined to. */
 	workspace: string | null,
-	/**  Backend name (`None`: Ollama). */
+	/**  Host name (`None`: the default Ollama). */
 	backend: string | null,
+	/**
+	 *  Hosts tried in order when `backend` cannot be reached before any
+	 *  output.
+	 */
+	failover?: string[],
 	/**  Tools that run without asking. */
 	auto_approve: string[],
 	/**  Send only the last N user turns (`None`: all). */
@@ -1063,6 +1122,11 @@ export type SessionView = {
 	 *  picker), if any.
 	 */
 	model: string | null,
+	/**
+	 *  The host the session stays on (`ollama` for the default server);
+	 *  `None` before its first run, when its profile's host applies.
+	 */
+	host: string | null,
 	/**  The model that wrote each answer, by run. */
 	answer_models: AnswerModelView[],
 };

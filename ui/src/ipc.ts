@@ -94,6 +94,10 @@ export const setPersona = (persona: string) => ok(commands.setPersona(persona));
 export const switchProfile = (id: string, name: string) => ok(commands.switchProfile(id, name));
 /** Makes a session use `model` (null: its profile's) from its next answer; the profile is unchanged. */
 export const setSessionModel = (id: string, model: string | null) => ok(commands.setSessionModel(id, model));
+export const setSessionHost = (id: string, host: string | null, model: string | null) => ok(commands.setSessionHost(id, host, model));
+export const listHosts = () => ok(commands.listHosts());
+export const addHost = (name: string, kind: 'ollama' | 'openai', url: string) => ok(commands.addHost(name, kind, url));
+export const removeHost = (name: string) => ok(commands.removeHost(name));
 
 export const listMcpServers = () => ok(commands.listMcpServers());
 export const saveMcpConfig = (config: string) => ok(commands.saveMcpConfig(config));

@@ -35,6 +35,10 @@ pub struct ChatArgs {
     /// API key for --backend openai, sent as a bearer token (never shown).
     #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
     api_key: Option<KeyArg>,
+    /// Move this session to a host added with `hearth hosts add` (or
+    /// `ollama`, the default server); it stays there for its next messages.
+    #[arg(long, value_name = "NAME", conflicts_with = "backend")]
+    host: Option<String>,
     /// Model to use instead of the profile's, as the server names it (e.g. qwen3:8b).
     #[arg(long)]
     model: Option<String>,
@@ -123,6 +127,26 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         eprintln!("hearth: {e}");
         return ExitCode::from(2);
     }
+    let hosts = hearth_compose::saved_hosts(&store).await;
+    // A session stays on the host it started on; `--host` moves it.
+    let placed = match args.host.as_deref() {
+        Some(name) if name != hearth_core::DEFAULT_HOST && hosts.get(name).is_none() => {
+            eprintln!(
+                "hearth: there is no host `{name}`; add it with `hearth hosts add {name} URL` (hosts: {})",
+                hosts.names().join(", ")
+            );
+            return ExitCode::from(2);
+        }
+        Some(name) => {
+            let host = (name != hearth_core::DEFAULT_HOST).then_some(name);
+            profiles.set_session_host(&session, host).await
+        }
+        None => profiles.pin_session_host(&session).await,
+    };
+    if let Err(e) = placed {
+        eprintln!("hearth: {e}");
+        return ExitCode::FAILURE;
+    }
     let provider = Arc::new(Overrides {
         inner: profiles.clone(),
         model: args.model,
@@ -154,6 +178,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             .into_iter()
             .map(|(name, b)| (name.to_owned(), b))
             .collect(),
+        hosts,
         provider,
         profiles,
         store: Arc::new(store),
@@ -382,6 +407,12 @@ impl Printer {
             EventKind::ToolsUnavailable { server, reason } => eprintln!(
                 "[mcp] the server `{}` is unavailable, going on without its tools: {}",
                 shown(server),
+                shown(reason)
+            ),
+            EventKind::HostFailover { from, to, reason } => eprintln!(
+                "[host] `{}` cannot be reached, so this answer comes from `{}`: {}",
+                shown(from),
+                shown(to),
                 shown(reason)
             ),
             EventKind::ToolStarted {

@@ -6,6 +6,7 @@ mod backend;
 mod chat;
 mod db;
 mod hooks;
+mod hosts;
 mod mcp;
 mod memory;
 mod overrides;
@@ -46,6 +47,8 @@ enum Command {
     Memory(memory::MemoryArgs),
     /// Add, import, list, check and remove MCP servers (tools you bring).
     Mcp(mcp::McpArgs),
+    /// List, add and remove model servers (hosts) besides the default Ollama.
+    Hosts(hosts::HostsArgs),
     /// Set, show or clear the commands run around tool and model calls.
     Hooks(hooks::HooksArgs),
     /// List your skills (SKILL.md folders), show one, or print their folder.
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
             Command::Profiles(args) => profiles::run(args).await,
             Command::Memory(args) => memory::run(args).await,
             Command::Mcp(args) => mcp::run(args).await,
+            Command::Hosts(args) => hosts::run(args).await,
             Command::Hooks(args) => hooks::run(args).await,
             Command::Skills(args) => skills::run(args).await,
         }

@@ -57,6 +57,14 @@ enum Action {
         /// `low`, `medium`, `high` (gpt-oss).
         #[arg(long)]
         think: Option<String>,
+        /// The host that serves the profile (`hearth hosts`); `ollama` is
+        /// the default server. Sessions already started stay on theirs.
+        #[arg(long)]
+        host: Option<String>,
+        /// Hosts tried in order when the profile's host cannot be reached
+        /// before any output: a comma-separated list, or "" for none.
+        #[arg(long)]
+        failover: Option<String>,
         /// Folder the file tools (and run_shell) work in; "" removes it.
         #[arg(long)]
         workspace: Option<std::path::PathBuf>,
@@ -132,8 +140,15 @@ fn summary(p: &Profile, default: &str) -> String {
         Some(t) => t.join(","),
     };
     let mark = if p.name == default { " (default)" } else { "" };
+    let mut host = p
+        .backend
+        .clone()
+        .unwrap_or_else(|| hearth_core::DEFAULT_HOST.to_owned());
+    if !p.failover.is_empty() {
+        host = format!("{host} (failover {})", p.failover.join(","));
+    }
     format!(
-        "{}{mark}  model={}  {tools}  planning={}  max_iterations={}",
+        "{}{mark}  model={}  host={host}  {tools}  planning={}  max_iterations={}",
         p.name,
         p.model,
         if p.planning_enabled { "on" } else { "off" },
@@ -171,6 +186,8 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 max_iterations,
                 temperature,
                 think,
+                host,
+                failover,
                 workspace,
                 auto_approve,
                 mcp,
@@ -225,6 +242,30 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                             )
                         })?),
                     };
+                }
+                if host.is_some() || failover.is_some() {
+                    let known = store.hosts().await.map_err(|e| e.to_string())?;
+                    let check = |h: &str| {
+                        if h == hearth_core::DEFAULT_HOST
+                            || h == hearth_compose::OPENAI
+                            || known.iter().any(|k| k.name == h)
+                        {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "there is no host `{h}`; add it with `hearth hosts add {h} URL`"
+                            ))
+                        }
+                    };
+                    if let Some(h) = host {
+                        check(&h)?;
+                        p.backend = (h != hearth_core::DEFAULT_HOST).then_some(h);
+                    }
+                    if let Some(list) = failover {
+                        let list = names(&list);
+                        list.iter().try_for_each(|h| check(h))?;
+                        p.failover = list;
+                    }
                 }
                 if let Some(w) = workspace {
                     p.workspace = if w.as_os_str().is_empty() {

@@ -6,6 +6,7 @@
 //! [`OPENAI`], and a profile whose `backend` says so uses it.
 
 pub mod first_run;
+pub mod hosts;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,10 +14,11 @@ use std::sync::Arc;
 use hearth_core::tools::{Remember, SwitchProfile, builtin_registry};
 use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
 use hearth_core::{
-    Agent, Approvals, BackendError, ModelBackend, ModelSettings, ProfileProvider, ToolRegistry,
+    Agent, Approvals, BackendError, Hosts, ModelBackend, ModelSettings, ProfileProvider,
+    ToolRegistry,
 };
 use hearth_openai::ApiKey;
-use hearth_store::{Profiles, Store};
+use hearth_store::{Host, HostKind, Profiles, Store};
 
 /// The name the OpenAI-compatible backend is registered under (what a
 /// profile's `backend` says to use it).
@@ -60,13 +62,45 @@ pub fn openai(
     Ok(Arc::new(hearth_openai::OpenAiBackend::new(client)))
 }
 
+/// The backend for a host the user added. An OpenAI-compatible host is
+/// sent no key (keys stay out of the database).
+pub fn host_backend(host: &Host) -> Result<Arc<dyn ModelBackend>, BackendError> {
+    match host.kind {
+        HostKind::Ollama => Ok(ollama(Some(&host.url))?.backend),
+        HostKind::Openai => openai(Some(&host.url), None),
+    }
+}
+
+/// The hosts saved in `store`, ready for the agent. One that cannot be
+/// built (a URL a newer build wrote) is reported and left out: a profile
+/// naming it says so when it runs.
+pub async fn saved_hosts(store: &Store) -> Arc<Hosts> {
+    let hosts = Hosts::new();
+    match store.hosts().await {
+        Ok(saved) => {
+            for h in saved {
+                match host_backend(&h) {
+                    Ok(b) => hosts.set(h.name, b),
+                    Err(e) => tracing::warn!("host `{}` is unusable: {e}", h.name),
+                }
+            }
+        }
+        Err(e) => tracing::warn!("the saved hosts cannot be read: {e}"),
+    }
+    hosts
+}
+
 /// What a front end brings to the composition.
 pub struct Parts {
     /// The default backend (Ollama; the app's is a `BackendSlot`, so a URL
     /// change swaps the client inside the agent).
     pub backend: Arc<dyn ModelBackend>,
-    /// Backends a profile selects by name (`profile.backend`).
+    /// Backends a profile selects by name (`profile.backend`) that the
+    /// front end brings (the settings' OpenAI-compatible server, `--backend`).
     pub named: Vec<(String, Arc<dyn ModelBackend>)>,
+    /// The hosts the user added ([`saved_hosts`]), shared so the front end
+    /// can add and remove them while the agent runs; `named` joins them.
+    pub hosts: Arc<Hosts>,
     /// The profiles runs read (the CLI wraps the store's with its flags).
     pub provider: Arc<dyn ProfileProvider>,
     /// The store's profiles, for the `switch_profile` tool.
@@ -216,6 +250,7 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
     let Parts {
         backend,
         named,
+        hosts,
         provider,
         profiles,
         store,
@@ -236,7 +271,8 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         .worker(Arc::new(CompactionWorker))
         .approvals(approvals)
         .subagents()
-        .store(store);
+        .store(store)
+        .hosts(hosts);
     for (name, backend) in named {
         builder = builder.named_backend(name, backend);
     }

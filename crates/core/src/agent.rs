@@ -29,7 +29,8 @@ use crate::workers::{PostTurnWorker, WorkerContext};
 /// The agent: what its runs share, and their entry points.
 pub struct Agent {
     pub(crate) backend: Arc<dyn ModelBackend>,
-    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
+    /// The named hosts profiles select (`hosts.rs`).
+    pub(crate) hosts: Arc<crate::hosts::Hosts>,
     pub(crate) profiles: Arc<dyn ProfileProvider>,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) tools: ToolRegistry,
@@ -171,21 +172,37 @@ impl Agent {
         }
     }
 
-    /// The backend a profile selects; an unknown name is an error the user
-    /// can fix in the profile.
-    pub(crate) fn backend_for(
-        &self,
-        profile: &Profile,
-    ) -> Result<&Arc<dyn ModelBackend>, RunError> {
-        match &profile.backend {
-            None => Ok(&self.backend),
-            Some(name) => self.named.get(name).ok_or_else(|| {
-                RunError::Misconfigured(format!(
-                    "profile `{}` uses backend `{name}`, which is not configured",
-                    profile.name
-                ))
-            }),
+    /// The host a profile selects (the default backend for none, or for
+    /// [`DEFAULT_HOST`](crate::hosts::DEFAULT_HOST) unless a host took that
+    /// name); an unknown name is an error the user can fix in the profile.
+    pub(crate) fn backend_for(&self, profile: &Profile) -> Result<Arc<dyn ModelBackend>, RunError> {
+        self.host(profile.backend.as_deref()).ok_or_else(|| {
+            RunError::Misconfigured(format!(
+                "profile `{}` uses host `{}`, which is not configured",
+                profile.name,
+                profile.backend.as_deref().unwrap_or_default()
+            ))
+        })
+    }
+
+    /// The backend of host `name` (`None`: the default).
+    pub(crate) fn host(&self, name: Option<&str>) -> Option<Arc<dyn ModelBackend>> {
+        match name {
+            None => Some(self.backend.clone()),
+            Some(n) => self
+                .hosts
+                .get(n)
+                .or_else(|| (n == crate::hosts::DEFAULT_HOST).then(|| self.backend.clone())),
         }
+    }
+
+    /// The names of the configured hosts (the default one included).
+    pub fn host_names(&self) -> Vec<String> {
+        let mut names = self.hosts.names();
+        if !names.iter().any(|n| n == crate::hosts::DEFAULT_HOST) {
+            names.insert(0, crate::hosts::DEFAULT_HOST.to_owned());
+        }
+        names
     }
 
     pub(crate) fn profile(&self, ctx: &RunCtx) -> Profile {
@@ -200,7 +217,7 @@ impl Agent {
             return;
         }
         let profile = self.profile(ctx);
-        let Ok(backend) = self.backend_for(&profile).cloned() else {
+        let Ok(backend) = self.backend_for(&profile) else {
             return;
         };
         let read = async {

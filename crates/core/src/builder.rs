@@ -1,6 +1,5 @@
 //! Building an [`Agent`]: backends, store, tools, settings, memory, workers.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::agent::Agent;
@@ -17,7 +16,7 @@ use crate::workers::PostTurnWorker;
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
     pub(crate) backend: Arc<dyn ModelBackend>,
-    pub(crate) named: HashMap<String, Arc<dyn ModelBackend>>,
+    pub(crate) hosts: Arc<crate::hosts::Hosts>,
     pub(crate) profiles: Arc<dyn ProfileProvider>,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) tools: ToolRegistry,
@@ -40,7 +39,7 @@ impl Agent {
     ) -> AgentBuilder {
         AgentBuilder {
             backend,
-            named: HashMap::new(),
+            hosts: crate::hosts::Hosts::new(),
             profiles,
             store: Arc::new(InMemoryStore::new()),
             tools: ToolRegistry::new(),
@@ -86,12 +85,15 @@ impl AgentBuilder {
 
     /// A further backend that profiles select by `name` (`Profile::backend`);
     /// profiles without one use the default backend.
-    pub fn named_backend(
-        mut self,
-        name: impl Into<String>,
-        backend: Arc<dyn ModelBackend>,
-    ) -> Self {
-        self.named.insert(name.into(), backend);
+    pub fn named_backend(self, name: impl Into<String>, backend: Arc<dyn ModelBackend>) -> Self {
+        self.hosts.set(name, backend);
+        self
+    }
+
+    /// Share `hosts` with the front end, which may add and remove hosts
+    /// while the agent runs (replaces the hosts named so far).
+    pub fn hosts(mut self, hosts: Arc<crate::hosts::Hosts>) -> Self {
+        self.hosts = hosts;
         self
     }
 
@@ -145,7 +147,7 @@ impl AgentBuilder {
             }
             Agent {
                 backend: self.backend,
-                named: self.named,
+                hosts: self.hosts,
                 profiles: self.profiles,
                 store: self.store,
                 tools,

@@ -15,6 +15,7 @@ use crate::budget::estimate_request;
 use crate::compaction::Why;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
+use crate::hosts::{DEFAULT_HOST, Failover};
 use crate::message::{ChatMessage, Role};
 use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall, Piece};
 use crate::pipeline::Outgoing;
@@ -44,6 +45,10 @@ struct Scratch {
     prepared: Option<Vec<ChatMessage>>,
     /// Tool servers this run already said it goes on without.
     told_unavailable: HashSet<String>,
+    /// The run's way through its profile's failover hosts, kept so a move
+    /// is made (and announced) once.
+    /// Keyed by the profile's list, which names may be missing from it.
+    failover: Option<(Vec<String>, Arc<Failover>)>,
 }
 
 impl Agent {
@@ -99,6 +104,7 @@ impl Agent {
             offered: Offer::default(),
             prepared: None,
             told_unavailable: HashSet::new(),
+            failover: None,
         };
         loop {
             // Re-read before every step: a tool may switch the profile.
@@ -167,8 +173,8 @@ impl Agent {
             step,
             Step::Load | Step::Plan | Step::CallModel { .. } | Step::Compact
         );
-        let backend = match self.backend_for(profile) {
-            Ok(b) => b.clone(),
+        let backend = match self.run_backend(ctx, profile, scratch) {
+            Ok(b) => b,
             Err(e) if needs_model => return Observation::Failed(e),
             Err(_) => self.backend.clone(),
         };
@@ -219,6 +225,44 @@ impl Agent {
                 "the driver was asked to perform the end of a run".into(),
             )),
         }
+    }
+
+    /// The backend of this step: the profile's host, or, when the profile
+    /// lists failover hosts, the run's [`Failover`] over them (made again
+    /// only when a profile switch changed the list).
+    fn run_backend(
+        &self,
+        ctx: &RunCtx,
+        profile: &Profile,
+        scratch: &mut Scratch,
+    ) -> Result<Arc<dyn ModelBackend>, RunError> {
+        let primary = self.backend_for(profile)?;
+        if profile.failover.is_empty() {
+            return Ok(primary);
+        }
+        let first = profile.backend.as_deref().unwrap_or(DEFAULT_HOST);
+        let mut names = vec![first.to_owned()];
+        for n in &profile.failover {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        if let Some((key, f)) = &scratch.failover
+            && *key == names
+        {
+            return Ok(f.clone());
+        }
+        // A failover host that is not configured (removed since) is
+        // skipped: it could not be reached either.
+        let mut chain = vec![(first.to_owned(), primary)];
+        chain.extend(
+            names[1..]
+                .iter()
+                .filter_map(|n| Some((n.clone(), self.host(Some(n))?))),
+        );
+        let failover = Arc::new(Failover::new(chain, ctx.sink.clone()));
+        scratch.failover = Some((names, failover.clone()));
+        Ok(failover)
     }
 
     /// What every request carries besides the history, in tokens.

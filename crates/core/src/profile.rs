@@ -104,6 +104,10 @@ pub struct Profile {
     /// Ollama). Names are registered with `AgentBuilder::named_backend`.
     #[serde(default)]
     pub backend: Option<String>,
+    /// Hosts tried in order when `backend` cannot be reached before any
+    /// output (`hosts.rs`); each move is announced in the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failover: Vec<String>,
     /// Tools that run without asking (the user pre-approved them).
     #[serde(default)]
     pub auto_approve: Vec<String>,
@@ -167,6 +171,7 @@ impl Profile {
             think: None,
             workspace: None,
             backend: None,
+            failover: Vec::new(),
             auto_approve: Vec::new(),
             mcp_servers: Vec::new(),
             skills: None,

@@ -234,6 +234,18 @@ pub enum EventKind {
         /// error output).
         reason: String,
     },
+    /// The profile's host could not be reached before any output, so the
+    /// run moved to the next of its failover hosts, and stays there for the
+    /// rest of the run. Never sent once an answer has begun: a host lost
+    /// mid-answer ends the answer with its error.
+    HostFailover {
+        /// The host that could not be reached.
+        from: String,
+        /// The host the run goes on with.
+        to: String,
+        /// Why `from` failed, in words.
+        reason: String,
+    },
     /// A tool call began (a pending card in the UI).
     ToolStarted {
         /// Id of the call, unique within the run.

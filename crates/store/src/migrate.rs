@@ -31,13 +31,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::summaries::MIGRATIONS)
         .chain(crate::spans::MIGRATIONS)
         .chain(crate::subagents::MIGRATIONS)
+        .chain(crate::hosts::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -10,7 +10,7 @@ use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
 use hearth_core::tools::ProfileSwitcher;
-use hearth_core::{KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
+use hearth_core::{DEFAULT_HOST, KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::error::{ProfileError, StoreError};
@@ -139,6 +139,8 @@ struct Cache {
     seed_pending: bool,
     /// Sessions that use another model than their profile's.
     models: HashMap<String, String>,
+    /// The host each session stays on ('' = the default server).
+    hosts: HashMap<String, String>,
 }
 
 /// Profiles and persona from the database, as the loop reads them.
@@ -185,6 +187,11 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
     for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
         let (s, m) = row?;
         cache.models.insert(s, m);
+    }
+    let mut stmt = conn.prepare("SELECT id, host FROM sessions WHERE host IS NOT NULL")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
+        let (s, h) = row?;
+        cache.hosts.insert(s, h);
     }
     Ok(cache)
 }
@@ -414,10 +421,17 @@ impl ProfileProvider for Profiles {
                 .or_else(|| c.profiles.values().next())
                 .cloned()
                 .unwrap_or_else(|| Profile::new("Chat", SEED_MODEL));
-            // The session's own model names one of Ollama's; a profile on
-            // another server keeps its own.
+            // A session stays on the host it started on: its cache lives
+            // there (a profile switched or edited since names another).
+            let pinned = c.hosts.get(session_id);
+            if let Some(h) = pinned {
+                p.backend = (!h.is_empty()).then(|| h.clone());
+            }
+            // The session's own model names one of its host's (the picker
+            // sets them together); before a session has a host, one of the
+            // default Ollama's, so a profile on another server keeps its own.
             if let Some(m) = c.models.get(session_id)
-                && p.backend.as_deref().is_none_or(|b| b == "ollama")
+                && (pinned.is_some() || p.backend.as_deref().is_none_or(|b| b == DEFAULT_HOST))
             {
                 p.model = m.clone();
             }
@@ -484,6 +498,84 @@ impl Profiles {
             }
         });
         Ok(())
+    }
+
+    /// The host `session_id` stays on: `Some(None)` for the default
+    /// server, `None` before its first run.
+    pub fn session_host(&self, session_id: &str) -> Option<Option<String>> {
+        self.read(|c| {
+            c.hosts
+                .get(session_id)
+                .map(|h| (!h.is_empty()).then(|| h.clone()))
+        })
+    }
+
+    /// Keep `session_id` on the host its profile names now, unless it is
+    /// on one already (called as a run starts; the first one decides).
+    pub async fn pin_session_host(&self, session_id: &str) -> Result<(), ProfileError> {
+        if session_id.starts_with("subagent_") || self.session_host(session_id).is_some() {
+            return Ok(());
+        }
+        let host = self.active(session_id).backend;
+        self.set_session_host(session_id, host.as_deref()).await
+    }
+
+    /// Move `session_id` to `host` (`None`: the default server) from its
+    /// next model call: the user chose it (the model picker, `--host`).
+    pub async fn set_session_host(
+        &self,
+        session_id: &str,
+        host: Option<&str>,
+    ) -> Result<(), ProfileError> {
+        if session_id.starts_with("subagent_") {
+            return Err(ProfileError::Refused(
+                "a sub-agent runs on its parent's host".into(),
+            ));
+        }
+        let h = host.unwrap_or_default().to_owned();
+        let (id, stored) = (session_id.to_owned(), h.clone());
+        self.store
+            .db()
+            .call(move |c| {
+                sessions::ensure(c, &id)?;
+                c.execute(
+                    "UPDATE sessions SET host = ?2 WHERE id = ?1",
+                    params![id, stored],
+                )?;
+                Ok(())
+            })
+            .await?;
+        self.write(|c| {
+            c.hosts.insert(session_id.to_owned(), h);
+        });
+        Ok(())
+    }
+
+    /// The profiles that name host `name`, as theirs or as a failover.
+    pub fn names_using_host(&self, name: &str) -> Vec<String> {
+        self.read(|c| {
+            c.profiles
+                .values()
+                .filter(|p| {
+                    p.backend.as_deref() == Some(name) || p.failover.iter().any(|f| f == name)
+                })
+                .map(|p| p.name.clone())
+                .collect()
+        })
+    }
+
+    /// Forget the host `name` (`Store::remove_host`): the sessions on it go
+    /// back to the default server.
+    pub async fn remove_host(&self, name: &str) -> Result<bool, ProfileError> {
+        let removed = self.store.remove_host(name).await?;
+        self.write(|c| {
+            for h in c.hosts.values_mut() {
+                if h == name {
+                    h.clear();
+                }
+            }
+        });
+        Ok(removed)
     }
 
     /// Make `name` the profile of `session_id`; `Some` (the message the

@@ -3,7 +3,7 @@
 // without reading the session again), and what the events taught that the
 // store does not keep (`RunExtras`).
 import type { ErrorInfo, SessionView, Usage } from '../ipc';
-import type { AgentModel, Compaction, GuardFlag, ToolsUnavailable, TurnModel } from './turn';
+import type { AgentModel, Compaction, GuardFlag, HostFailover, ToolsUnavailable, TurnModel } from './turn';
 
 export interface RunExtras {
   usage: Usage[];
@@ -15,6 +15,7 @@ export interface RunExtras {
   flags: Map<string, GuardFlag>;
   compactions: Compaction[];
   unavailable: ToolsUnavailable[];
+  failovers: HostFailover[];
 }
 
 /**

@@ -89,6 +89,8 @@ export interface TurnModel extends AgentModel {
   compactions: Compaction[];
   /** Tool servers (MCP) the run went on without (`tools_unavailable`). */
   unavailable: ToolsUnavailable[];
+  /** Hosts the run moved away from before any output (`host_failover`). */
+  failovers: HostFailover[];
   /** The guard's finding on the user's message this run answers. */
   userFlag: GuardFlag | null;
   /** What the run stored, in order (`message_stored`): the session view takes them in when the run ends. */
@@ -103,6 +105,13 @@ export interface TurnModel extends AgentModel {
    * for the session the run belongs to.
    */
   subagents: { run_id: string; view: SubagentView }[];
+}
+
+/** The profile's host could not be reached, so the run went on with the next. */
+export interface HostFailover {
+  from: string;
+  to: string;
+  reason: string;
 }
 
 /** A tool server (MCP) a run went on without, and why. */
@@ -125,6 +134,7 @@ export function newTurn(run_id: string): TurnModel {
     context: null,
     compactions: [],
     unavailable: [],
+    failovers: [],
     userFlag: null,
     stored: [],
     forks: [],
@@ -362,6 +372,8 @@ export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
       return { ...t, usage: [...t.usage, ev.usage] };
     case 'context_usage':
       return { ...t, context: { tokens: ev.tokens, window: ev.window, warning: ev.warning } };
+    case 'host_failover':
+      return { ...t, failovers: [...t.failovers, { from: ev.from, to: ev.to, reason: ev.reason }] };
     case 'tools_unavailable':
       return { ...t, unavailable: [...t.unavailable, { server: ev.server, reason: ev.reason }] };
     case 'context_compacted':

@@ -29,6 +29,7 @@ import type {
 import { screenMessage } from './guardScripts';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
+import { MockHosts } from './hosts';
 import { memorySummary } from './memorySummary';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
@@ -60,6 +61,7 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, models: this.models.map((m) => m.name), reachable: this.config.reachable }));
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
@@ -163,6 +165,7 @@ export class MockBackend {
       subagents: s.subagents.filter((sub) => calls.has(sub.parent_call_id)),
       live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
       model: s.model ?? null,
+      host: s.host ?? null,
       answer_models: [...this.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
     };
   }
@@ -247,6 +250,20 @@ export class MockBackend {
       case 'set_default_profile': this.defaultProfile = a.name; return this.profilesView();
       case 'set_persona': this.persona = a.persona; return this.profilesView();
       case 'set_session_model': { const s = this.sess(a.sessionId); s.model = (a.model as string | null) ?? null; return null; }
+      case 'set_session_host': {
+        const s = this.sess(a.sessionId);
+        if (a.host && !this.hosts.has(a.host)) throw err('invalid_input', `there is no host \`${String(a.host)}\``, 'none');
+        s.host = (a.host as string | null) ?? 'ollama';
+        s.model = (a.model as string | null) ?? null;
+        return null;
+      }
+      case 'list_hosts': return this.hosts.list();
+      case 'add_host': return this.hosts.add(String(a.name), String(a.kind), String(a.url));
+      case 'remove_host': {
+        this.hosts.remove(String(a.name));
+        for (const s of this.sessions.values()) if (s.host === a.name) s.host = 'ollama';
+        return null;
+      }
       case 'switch_profile': { const s = this.sess(a.sessionId); s.profile = a.name; s.switches.push({ profile: a.name, after_message_id: s.leaf, at: now() }); return null; }
       case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => ({ ...m, session_title: m.session_id ? (this.sessions.get(m.session_id)?.title ?? null) : null }));
       case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];

@@ -2,7 +2,8 @@
 // is in backend.ts's header), and the scripts too short for a file of
 // their own: the default Markdown answer, "tools" (two tools, one a
 // sub-agent), "think", "slow", "fail", "revise" (text_replaced), "rethink" (text taken back as reasoning), "limit" (fix_config), "repeat"
-// (no recovery), "notfound", "mcp down" (tools_unavailable), "xss", "links",
+// (no recovery), "notfound", "mcp down" (tools_unavailable), "host down"
+// (host_failover), "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
@@ -62,6 +63,17 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('links')) {
     const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
+  }
+  if (text.includes('host down')) {
+    // The profile's host refused the connection before any output: the
+    // run moved to its failover host, which answered.
+    const reason = 'cannot reach the model server at http://gpu1:11434: is it running? (connection refused)';
+    return [
+      { ev: { type: 'host_failover', from: 'gpu1', to: 'gpu2', reason } as Body },
+      ...deltas('Answered by the spare machine.'),
+      { ev: usage },
+      end([{ role: 'assistant', content: 'Answered by the spare machine.' }]),
+    ];
   }
   if (text.includes('mcp down')) {
     // A profile's MCP server could not start: the run says so and answers.

@@ -22,6 +22,8 @@ export interface Sess {
   profile: string;
   /** The model picker's choice for this session (null: the profile's model). */
   model?: string | null;
+  /** The host it stays on (null: none yet). */
+  host?: string | null;
   leaf: number | null;
   switches: { profile: string; after_message_id: number | null; at: number }[];
   /** Transcripts of sub-agents, kept with the parent's turn. */

@@ -67,6 +67,8 @@ class ChatState {
   profile = $state('');
   /** The model this session uses instead of its profile's (the model picker), if any. */
   model = $state<string | null>(null);
+  /** The host this session stays on (null before its first answer: its profile's). */
+  host = $state<string | null>(null);
   /** The model that wrote each stored answer, by run id. */
   answerModels = $derived(new Map((this.view?.answer_models ?? []).map((a) => [a.run_id, a.model] as const)));
   contextWindow = $state(0);
@@ -126,6 +128,7 @@ class ChatState {
     this.view = view;
     this.profile = view.profile;
     this.model = view.model;
+    this.host = view.host;
     this.liveSwitch = null;
     this.#buffer = [];
     this.stopping = false;
@@ -299,7 +302,7 @@ class ChatState {
     }
     const extras = new Map(this.extras);
     extras.set(t.run_id, {
-      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable,
+      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers,
     });
     this.extras = extras;
     this.stopping = false;
@@ -493,6 +496,19 @@ class ChatState {
     if (!id || model === this.model) return;
     try {
       await ipc.setSessionModel(id, model);
+      this.model = model;
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
+  /** Moves this session to `host` with `model` (a model on another host, from the picker); it stays there. */
+  async setHost(host: string, model: string | null): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      await ipc.setSessionHost(id, host, model);
+      this.host = host;
       this.model = model;
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);

@@ -202,6 +202,7 @@ pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
             EventKind::InputFlagged { .. } => "input_flagged",
             EventKind::MessageStored { .. } => "message_stored",
             EventKind::ProfileSwitched { .. } => "profile_switched",
+            EventKind::HostFailover { .. } => "host_failover",
             // A kind this helper does not know yet: a test that sees it
             // fails on the name.
             _ => "unknown",

@@ -1,17 +1,22 @@
 //! Per-profile backends (`Profile::backend` + `AgentBuilder::named_backend`):
 //! a profile picks the server, a switch mid-turn moves the next call to the
-//! other one, and an unknown name is an error the user can fix.
+//! other one, and an unknown name is an error the user can fix. Failover:
+//! a host that cannot be reached before any output hands the run to the
+//! next one, announced; one lost mid-answer ends the answer.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use hearth_core::{Agent, Profile, StaticProfiles, ToolRegistry};
+use hearth_core::{
+    Agent, BackendError, LoadOptions, ModelBackend, ModelRequest, ModelStream, Profile,
+    StaticProfiles, ToolRegistry,
+};
 use hearth_protocol::{ErrorCode, EventKind};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::probe::Switch;
-use crate::fake::{FakeBackend, call, done, events, kinds, text};
+use crate::fake::{FakeBackend, Piece, call, done, events, kinds, text};
 
 fn with_backend(name: &str, model: &str, backend: Option<&str>) -> Profile {
     let mut p = Profile::new(name, model);
@@ -65,9 +70,114 @@ async fn an_unknown_backend_name_is_an_error_to_fix_in_the_profile() {
     assert!(
         error
             .message
-            .contains("backend `vllm`, which is not configured"),
+            .contains("host `vllm`, which is not configured"),
         "{}",
         error.message
     );
     assert!(default.requests().is_empty(), "no fallback to the default");
+}
+
+/// A host that refuses every connection.
+#[derive(Default)]
+struct Down {
+    tries: std::sync::atomic::AtomicUsize,
+}
+
+fn unreachable() -> BackendError {
+    BackendError::Unreachable {
+        url: "http://gpu1:11434".into(),
+        detail: "connection refused".into(),
+    }
+}
+
+#[async_trait::async_trait]
+impl ModelBackend for Down {
+    async fn chat(&self, _request: ModelRequest) -> Result<ModelStream, BackendError> {
+        self.tries.fetch_add(1, Ordering::SeqCst);
+        Err(unreachable())
+    }
+
+    async fn preload(&self, _model: &str, _load: &LoadOptions) -> Result<(), BackendError> {
+        self.tries.fetch_add(1, Ordering::SeqCst);
+        Err(unreachable())
+    }
+
+    async fn unload(&self, _model: &str) -> Result<(), BackendError> {
+        Err(unreachable())
+    }
+}
+
+fn failing_over(to: &[&str]) -> Profile {
+    let mut p = with_backend("Chat", "m", Some("gpu1"));
+    p.failover = to.iter().map(|s| (*s).to_owned()).collect();
+    p
+}
+
+#[tokio::test]
+async fn an_unreachable_host_hands_the_run_to_its_failover_and_says_so() {
+    let (down, spare) = (Arc::new(Down::default()), FakeBackend::new());
+    spare.push(vec![text("from the spare"), done()]);
+    let profiles = Arc::new(StaticProfiles::single("", failing_over(&["gone", "gpu2"])));
+    let agent = Agent::builder(FakeBackend::new(), profiles)
+        .named_backend("gpu1", down.clone())
+        .named_backend("gpu2", spare.clone())
+        .build();
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    assert_eq!(kinds(&evs).last(), Some(&"end"), "{evs:#?}");
+    let moves: Vec<_> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::HostFailover { from, to, reason } => Some((from, to, reason)),
+            _ => None,
+        })
+        .collect();
+    // Once, from the profile's host to the first configured failover
+    // ("gone" is not configured), before any text.
+    assert_eq!(moves.len(), 1, "{evs:#?}");
+    assert_eq!((moves[0].0.as_str(), moves[0].1.as_str()), ("gpu1", "gpu2"));
+    assert!(moves[0].2.contains("connection refused"), "{}", moves[0].2);
+    let first_move = kinds(&evs).iter().position(|k| *k == "host_failover");
+    let first_text = kinds(&evs).iter().position(|k| *k == "text");
+    assert!(first_move < first_text, "{evs:#?}");
+    assert_eq!(spare.requests().len(), 1);
+    // The preload found gpu1 down; the call went straight to gpu2.
+    assert_eq!(down.tries.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_host_lost_mid_answer_ends_the_answer_without_a_switch() {
+    let (primary, spare) = (FakeBackend::new(), FakeBackend::new());
+    primary.push(vec![text("half an answer"), Piece::Fail(unreachable())]);
+    let profiles = Arc::new(StaticProfiles::single("", failing_over(&["gpu2"])));
+    let agent = Agent::builder(FakeBackend::new(), profiles)
+        .named_backend("gpu1", primary.clone())
+        .named_backend("gpu2", spare.clone())
+        .build();
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::BackendUnreachable, "{error:?}");
+    assert!(!kinds(&evs).contains(&"host_failover"), "{evs:#?}");
+    assert!(spare.requests().is_empty(), "no silent switch mid-answer");
+    assert_eq!(spare.preloads.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn without_failover_an_unreachable_host_is_the_error() {
+    let (down, spare) = (Arc::new(Down::default()), FakeBackend::new());
+    let profiles = Arc::new(StaticProfiles::single("", failing_over(&[])));
+    let agent = Agent::builder(FakeBackend::new(), profiles)
+        .named_backend("gpu1", down.clone())
+        .named_backend("gpu2", spare.clone())
+        .build();
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::BackendUnreachable, "{error:?}");
+    assert!(spare.requests().is_empty());
 }

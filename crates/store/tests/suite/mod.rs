@@ -2,6 +2,7 @@
 mod branches;
 mod crash;
 mod export;
+mod hosts;
 mod memories;
 mod migrations;
 mod search;

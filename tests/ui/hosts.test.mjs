@@ -1,0 +1,116 @@
+// Hosts: more machines beside the default Ollama. Added and removed in
+// Settings with whether each answers; the picker lists their models and
+// moves the session; a profile names its host and its failover hosts; an
+// answer from a failover host says so.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { calls, send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+async function addHost(page, name, url) {
+  await page.getByTestId('host-name').fill(name);
+  await page.getByTestId('host-url').fill(url);
+  await page.getByTestId('host-add').locator('button[type=submit]').click();
+}
+
+test('settings: hosts are listed with their state, added (checked at once) and removed after a confirm', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    const list = page.getByTestId('host-list');
+    await list.locator('[data-host=ollama]').waitFor();
+    assert.match(await list.locator('[data-host=ollama]').getByTestId('host-state').textContent(), /Up \(version 0\.12\.6\) · 2 models/);
+    assert.match(await list.locator('[data-host=openai]').getByTestId('host-state').textContent(), /Not reachable/);
+    // The settings' servers cannot be removed here.
+    assert.equal(await list.locator('[data-host=ollama]').getByTestId('host-remove').count(), 0);
+
+    await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
+    await list.locator('[data-host=gpu2]').waitFor();
+    assert.match(await list.locator('[data-host=gpu2]').getByTestId('host-state').textContent(), /Up \(version 0\.12\.6\) · 2 models/);
+    await addHost(page, 'attic', 'http://10.0.0.9:1');
+    await page.getByTestId('toast-text').filter({ hasText: 'Added attic, but it does not answer now.' }).waitFor();
+    assert.match(await list.locator('[data-host=attic]').getByTestId('host-state').textContent(), /Not reachable: .*connection refused/);
+
+    // A reserved name or a URL that is not http is refused, with the reason.
+    await addHost(page, 'ollama', 'http://x:1');
+    await page.getByTestId('toast-text').filter({ hasText: 'is the name of the server in the settings' }).waitFor();
+    await addHost(page, 'nas', 'file:///etc/passwd');
+    await page.getByTestId('toast-text').filter({ hasText: 'is not an http:// or https:// URL' }).waitFor();
+
+    await list.locator('[data-host=attic]').getByTestId('host-remove').click();
+    await list.getByTestId('host-remove-confirm').waitFor();
+    assert.equal((await calls(page, 'remove_host')).length, 0, 'asks first');
+    await list.getByTestId('host-remove-yes').click();
+    await list.locator('[data-host=attic]').waitFor({ state: 'detached' });
+    assert.deepEqual((await calls(page, 'remove_host')).map((c) => c.args.name), ['attic']);
+    // Every host, with its models, in the models panel too.
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-models').click();
+    const seen = page.getByTestId('models-hosts');
+    await seen.locator('[data-host=gpu2]').getByTestId('host-models').waitFor();
+    assert.equal(await seen.locator('[data-host=gpu2]').getByTestId('host-models').textContent(), 'gemma3:12b, qwen3:32b');
+  }));
+
+test("the picker lists another host's models and moves the session there; it stays there", () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
+    await page.getByTestId('host-list').locator('[data-host=gpu2]').waitFor();
+    await page.getByTestId('panel-close').click();
+
+    await page.getByTestId('model-picker').click();
+    const menu = page.getByTestId('model-menu');
+    await menu.locator('[data-testid=model-host][data-host=gpu2]').waitFor();
+    // The settings' OpenAI-compatible server does not answer: not offered.
+    assert.equal(await menu.locator('[data-testid=model-host][data-host=openai]').count(), 0);
+    await menu.locator('[data-testid=model-option][data-host=gpu2][data-model="gemma3:12b"]').click();
+    assert.equal(await page.getByTestId('current-model').textContent(), 'gemma3:12b');
+    assert.equal(await page.getByTestId('current-host').textContent(), ' on gpu2');
+    const moved = (await calls(page, 'set_session_host')).at(-1).args;
+    assert.deepEqual([moved.host, moved.model], ['gpu2', 'gemma3:12b']);
+
+    // Opened again, the session is still there.
+    const id = await page.locator('[data-testid=session-item].current').getAttribute('data-session-id');
+    await page.getByTestId('new-session').click();
+    assert.equal(await page.getByTestId('current-host').count(), 0);
+    await page.locator(`[data-testid=session-item][data-session-id="${id}"]`).getByTestId('session-open').click();
+    await page.getByTestId('current-host').waitFor();
+    assert.equal(await page.getByTestId('current-model').textContent(), 'gemma3:12b');
+
+    // Back to a model of the default Ollama: the session moves home.
+    await page.getByTestId('model-picker').click();
+    await menu.locator('[data-testid=model-option][data-model="llama3.2:3b"]').first().click();
+    assert.equal(await page.getByTestId('current-host').count(), 0);
+    const home = (await calls(page, 'set_session_host')).at(-1).args;
+    assert.deepEqual([home.host, home.model], ['ollama', 'llama3.2:3b']);
+  }));
+
+test('a profile names its host and its failover hosts', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
+    await page.getByTestId('host-list').locator('[data-host=gpu2]').waitFor();
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-profiles').click();
+    await page.getByTestId('profile-edit').first().click();
+    await page.getByTestId('profile-host').locator('option[value=gpu2]').waitFor({ state: 'attached' });
+    await page.getByTestId('profile-host').selectOption('gpu2');
+    // Its own host is never its failover.
+    assert.equal(await page.locator('[data-testid=failover-choice][data-host=gpu2]').count(), 0);
+    await page.locator('[data-testid=failover-choice][data-host=ollama]').check();
+    await page.getByTestId('profile-save').click();
+    const saved = (await calls(page, 'save_profile')).at(-1).args.profile;
+    assert.equal(saved.backend, 'gpu2');
+    assert.deepEqual(saved.failover, ['ollama']);
+  }));
+
+test('an answer a failover host gave says which host could not be reached and why, live and after', () =>
+  withApp('', async ({ page }) => {
+    await send(page, 'host down');
+    const live = page.getByTestId('host-failover');
+    await live.waitFor();
+    assert.match(await live.textContent(), /gpu1 could not be reached, so gpu2 answered: .*connection refused/);
+    await waitIdle(page);
+    assert.match(await page.getByTestId('message-assistant').last().textContent(), /Answered by the spare machine\./);
+    assert.equal(await page.getByTestId('host-failover').count(), 1);
+  }));
