@@ -40,6 +40,11 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
   await click('[data-testid="tools-all"]');
   await click('[data-testid="mcp-choice"][data-server="everything"]');
   await click('[data-testid="profile-save"]');
+  // Saved before the message is sent: the run reads the profile as it starts.
+  await eventually(browser, 'the profile is saved', async () => {
+    for (const t of await browser.$$('[data-testid="toast-text"]')) if ((await t.getText()).includes('Saved profile Chat')) return true;
+    return false;
+  });
   await click('[data-testid="panel-close"]');
 
   const input = browser.$('[data-testid="composer-input"]');
