@@ -21,6 +21,20 @@ async fn ok(db: &str, args: &[&str]) -> String {
     text(&out.stdout)
 }
 
+/// `hearth profiles set Chat --host HOST --failover FAILOVER`.
+async fn chat_on(db: &str, host: &str, failover: &str) {
+    let args = [
+        "profiles",
+        "set",
+        "Chat",
+        "--host",
+        host,
+        "--failover",
+        failover,
+    ];
+    ok(db, &args).await;
+}
+
 #[tokio::test]
 async fn sessions_stay_on_their_host_and_failover_happens_only_before_output() {
     let (home, gpu2) = (sim(Script::default()).await, sim(Script::default()).await);
@@ -73,19 +87,7 @@ async fn sessions_stay_on_their_host_and_failover_happens_only_before_output() {
 
     // The profile's host is down before any output: the next host answers,
     // and the answer says so.
-    ok(
-        db,
-        &[
-            "profiles",
-            "set",
-            "Chat",
-            "--host",
-            "dead",
-            "--failover",
-            "gpu2",
-        ],
-    )
-    .await;
+    chat_on(db, "dead", "gpu2").await;
     let before = gpu2.chat_bodies().len();
     let out = chat("s3").await;
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -99,19 +101,7 @@ async fn sessions_stay_on_their_host_and_failover_happens_only_before_output() {
 
     // gpu2 goes away mid-answer: the answer ends with its error; home,
     // the failover, is never asked.
-    ok(
-        db,
-        &[
-            "profiles",
-            "set",
-            "Chat",
-            "--host",
-            "gpu2",
-            "--failover",
-            "ollama",
-        ],
-    )
-    .await;
+    chat_on(db, "gpu2", "ollama").await;
     gpu2.push_reply(Reply::text("half of an answer that breaks").with_fault(Fault::DropAfter(2)));
     let home_before = home.chat_bodies().len();
     let out = chat("s4").await;

@@ -145,14 +145,17 @@ async fn an_unreachable_host_hands_the_run_to_its_failover_and_says_so() {
     assert_eq!(down.tries.load(Ordering::SeqCst), 1);
 }
 
-#[tokio::test]
-async fn a_host_lost_mid_answer_ends_the_answer_without_a_switch() {
-    let (primary, spare) = (FakeBackend::new(), FakeBackend::new());
-    primary.push(vec![text("half an answer"), Piece::Fail(unreachable())]);
-    let profiles = Arc::new(StaticProfiles::single("", failing_over(&["gpu2"])));
+/// Runs "hi" on a profile on `gpu1` failing over to `to` (`gpu2` is
+/// `spare`); the run's events, which must end with an unreachable error.
+async fn unreachable_end(
+    gpu1: Arc<dyn ModelBackend>,
+    spare: Arc<FakeBackend>,
+    to: &[&str],
+) -> Vec<hearth_protocol::AgentEvent> {
+    let profiles = Arc::new(StaticProfiles::single("", failing_over(to)));
     let agent = Agent::builder(FakeBackend::new(), profiles)
-        .named_backend("gpu1", primary.clone())
-        .named_backend("gpu2", spare.clone())
+        .named_backend("gpu1", gpu1)
+        .named_backend("gpu2", spare)
         .build();
     let mut run = agent.run_stream("s", "hi");
     let evs = events(&mut run).await;
@@ -160,6 +163,14 @@ async fn a_host_lost_mid_answer_ends_the_answer_without_a_switch() {
         panic!("{evs:#?}")
     };
     assert_eq!(error.code, ErrorCode::BackendUnreachable, "{error:?}");
+    evs
+}
+
+#[tokio::test]
+async fn a_host_lost_mid_answer_ends_the_answer_without_a_switch() {
+    let (primary, spare) = (FakeBackend::new(), FakeBackend::new());
+    primary.push(vec![text("half an answer"), Piece::Fail(unreachable())]);
+    let evs = unreachable_end(primary, spare.clone(), &["gpu2"]).await;
     assert!(!kinds(&evs).contains(&"host_failover"), "{evs:#?}");
     assert!(spare.requests().is_empty(), "no silent switch mid-answer");
     assert_eq!(spare.preloads.load(Ordering::SeqCst), 0);
@@ -168,16 +179,6 @@ async fn a_host_lost_mid_answer_ends_the_answer_without_a_switch() {
 #[tokio::test]
 async fn without_failover_an_unreachable_host_is_the_error() {
     let (down, spare) = (Arc::new(Down::default()), FakeBackend::new());
-    let profiles = Arc::new(StaticProfiles::single("", failing_over(&[])));
-    let agent = Agent::builder(FakeBackend::new(), profiles)
-        .named_backend("gpu1", down.clone())
-        .named_backend("gpu2", spare.clone())
-        .build();
-    let mut run = agent.run_stream("s", "hi");
-    let evs = events(&mut run).await;
-    let EventKind::Error { error, .. } = &evs.last().unwrap().kind else {
-        panic!("{evs:#?}")
-    };
-    assert_eq!(error.code, ErrorCode::BackendUnreachable, "{error:?}");
+    unreachable_end(down, spare.clone(), &[]).await;
     assert!(spare.requests().is_empty());
 }
