@@ -112,3 +112,22 @@ test('tools panel: skills with the reason a folder is not one, hooks, and whethe
     await page.getByTestId('open-tools').click();
     assert.equal(await page.locator('[data-testid=mcp-tool][data-tool=everything__echo]').getByTestId('mcp-tool-policy').textContent(), 'runs without asking in Chat; asks elsewhere');
   }));
+
+test('a failed tool call says "failed" live, once stored, and when its session is opened again', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'tool fails');
+    const card = page.locator('[data-testid=tool-card][data-tool=write_file]');
+    await card.and(page.locator('[data-outcome=error]')).waitFor();
+    await waitIdle(page);
+    assert.equal(await card.getAttribute('data-outcome'), 'error');
+    assert.match(await card.textContent(), /failed/);
+    assert.doesNotMatch(await card.textContent(), /\bdone\b/);
+    const id = await page.locator('[data-testid=session-item].current').getAttribute('data-session-id');
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.getByTestId('session-title').filter({ hasText: 'Welcome' }).waitFor();
+    await page.locator(`[data-testid=session-item][data-session-id="${id}"]`).getByTestId('session-open').click();
+    await card.waitFor();
+    assert.equal(await card.getAttribute('data-outcome'), 'error');
+    assert.match(await card.textContent(), /failed/);
+  }));

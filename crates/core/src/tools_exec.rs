@@ -19,7 +19,7 @@ use crate::batch::{BatchMode, CANCELLED_RESULT, batch_mode, not_run_result};
 use crate::error::RunError;
 use crate::guard::Report;
 use crate::hooks::{After, BATCH_ENDED_RESULT, Before, Hooks, Outcome};
-use crate::message::{ChatMessage, ToolCall};
+use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::profile::Profile;
 use crate::repair::repair_arguments;
 use crate::repeat_guard::{RepeatGuard, SUPPRESSED, Verdict};
@@ -201,12 +201,19 @@ pub(crate) async fn record(
     output: String,
     duration_ms: u64,
 ) -> Result<(), StoreError> {
+    // The store keeps no outcome: the result's status carries a failure or
+    // a stop, so a stored card (after the run, after a restart) says
+    // "failed" or "cancelled" as the live one did, never "done".
+    let result = ChatMessage {
+        status: match outcome {
+            ToolOutcome::Error => MessageStatus::Error,
+            ToolOutcome::Cancelled => MessageStatus::Interrupted,
+            ToolOutcome::Ok | ToolOutcome::Denied => MessageStatus::Complete,
+        },
+        ..ChatMessage::tool_result(call, output.clone())
+    };
     let appended = store
-        .append(
-            &base.session_id,
-            &base.run_id,
-            ChatMessage::tool_result(call, output.clone()),
-        )
+        .append(&base.session_id, &base.run_id, result)
         .await?;
     base.events.stored(appended);
     let span = Span {

@@ -6,11 +6,12 @@ import type { AgentModel, Block, ToolCallModel } from './turn';
 
 /**
  * A stored call's outcome from its result message. The store keeps no
- * outcome: an error status is a failure, no result means the turn was cut
- * (or is still being written).
+ * outcome: the result's status says it (error: the call failed;
+ * interrupted: a stop cancelled it); no result means the turn was cut (or
+ * is still being written).
  */
 export function storedOutcome(result: MessageView | undefined, caller: MessageView): ToolCallModel['outcome'] {
-  if (result) return result.status === 'error' ? 'error' : 'ok';
+  if (result) return result.status === 'error' ? 'error' : result.status === 'interrupted' ? 'cancelled' : 'ok';
   return caller.status === 'complete' ? 'pending' : 'cancelled';
 }
 

@@ -3,7 +3,7 @@
 // their own: the default Markdown answer, "tools" (two tools, one a
 // sub-agent), "think", "slow", "fail", "revise" (text_replaced), "rethink" (text taken back as reasoning), "limit" (fix_config), "repeat"
 // (no recovery), "notfound", "mcp down" (tools_unavailable), "host down"
-// (host_failover), "xss", "links",
+// (host_failover), "tool fails" (a failed call, stored as one), "xss", "links",
 // "stream text".
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
@@ -63,6 +63,23 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('links')) {
     const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
+  }
+  if (text.includes('tool fails')) {
+    // A write outside the workspace fails; the core stores its result with
+    // the error status, so the stored card says "failed" like the live one.
+    const args = { path: '../escape.txt', content: 'x' };
+    const output = 'error: ../escape.txt is outside the workspace /home/user/work';
+    return [
+      { ev: { type: 'tool_started', call_id: 'call_w', name: 'write_file', arguments: args } as Body },
+      { ev: { type: 'tool_event', call_id: 'call_w', name: 'write_file', outcome: 'error', output, duration_ms: 1 } as Body },
+      ...deltas('I could not write it there.'),
+      { ev: usage },
+      end([
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_w', name: 'write_file', arguments: args }] },
+        { role: 'tool', content: output, tool_call_id: 'call_w', tool_name: 'write_file', status: 'error' },
+        { role: 'assistant', content: 'I could not write it there.' },
+      ]),
+    ];
   }
   if (text.includes('host down')) {
     // The profile's host refused the connection before any output: the

@@ -188,6 +188,14 @@ async fn unknown_tools_bad_arguments_and_failures_go_back_to_the_model() {
         })
         .collect();
     assert_eq!(outcomes, vec![ToolOutcome::Error; 3]);
+    // Stored as failures too: a card drawn from the store says "failed".
+    let stored = agent.store().history("s").await.unwrap();
+    let statuses: Vec<MessageStatus> = stored
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| m.status)
+        .collect();
+    assert_eq!(statuses, vec![MessageStatus::Error; 3]);
 }
 
 #[tokio::test]
