@@ -6,6 +6,7 @@
 //! the run (`tool_context`).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use futures::future::BoxFuture;
@@ -95,10 +96,15 @@ pub(crate) async fn run_batch(
     let mode = batch_mode(&effects);
     let available = registry.offered_names(offered).join(", ");
 
+    // Set once a call's tool is really called (past its hook and approval).
+    let started: Vec<AtomicBool> = calls.iter().map(|_| AtomicBool::new(false)).collect();
     let mut answered = vec![false; calls.len()];
     let mut running: FuturesUnordered<BoxFuture<'_, Finished>> = FuturesUnordered::new();
     let mut next = 0;
-    let start_next = |i: usize| call_one(i, &calls[i], tools[i].clone(), base, &available, hooks);
+    let start_next = |i: usize| {
+        let tool = tools[i].clone();
+        call_one(i, &calls[i], tool, base, &available, hooks, &started[i])
+    };
     match mode {
         BatchMode::Parallel => {
             for i in 0..calls.len() {
@@ -143,8 +149,10 @@ pub(crate) async fn run_batch(
         return Ok(BatchEnd::Complete);
     }
     for (i, call) in calls.iter().enumerate().filter(|(i, _)| !answered[*i]) {
-        // A mutating call that had started may have done part of its work.
-        let output = if effects[i] == ToolEffect::Mutating && i < next {
+        // A mutating call whose tool was running may have done part of its
+        // work; one still waiting (for the user's answer, or its turn) never
+        // ran.
+        let output = if effects[i] == ToolEffect::Mutating && started[i].load(Ordering::SeqCst) {
             format!("{CANCELLED_RESULT} while it was running; it may have partly completed")
         } else {
             CANCELLED_RESULT.to_owned()
@@ -212,9 +220,7 @@ pub(crate) async fn record(
         },
         ..ChatMessage::tool_result(call, output.clone())
     };
-    let appended = store
-        .append(&base.session_id, &base.run_id, result)
-        .await?;
+    let appended = store.append(&base.session_id, &base.run_id, result).await?;
     base.events.stored(appended);
     let span = Span {
         kind: SpanKind::Tool,
@@ -253,6 +259,7 @@ fn call_one<'a>(
     base: &'a ToolContext,
     available: &'a str,
     hooks: &'a dyn Hooks,
+    started: &'a AtomicBool,
 ) -> BoxFuture<'a, Finished> {
     Box::pin(async move {
         let mut end_batch = false;
@@ -274,7 +281,7 @@ fn call_one<'a>(
                     call_id: call.id.clone(),
                     ..base.clone()
                 };
-                let ran = run_one(tool.as_ref(), call, &ctx, hooks).await;
+                let ran = run_one(tool.as_ref(), call, &ctx, hooks, started).await;
                 end_batch = ran.3;
                 (ran.0, ran.1, ran.2)
             }
@@ -299,9 +306,10 @@ async fn run_one(
     call: &ToolCall,
     ctx: &ToolContext,
     hooks: &dyn Hooks,
+    started: &AtomicBool,
 ) -> (ToolOutcome, String, u64, bool) {
     let (outcome, output, duration_ms, ran) = match hooked_call(tool, call, ctx, hooks).await {
-        Ok(call) => run_checked(tool, &call, ctx).await,
+        Ok(call) => run_checked(tool, &call, ctx, started).await,
         Err(ended) => return (ended.0, ended.1, 0, false),
     };
     // Only a call that ran has a result for the hook to judge (not one
@@ -357,6 +365,7 @@ async fn run_checked(
     tool: &dyn Tool,
     call: &ToolCall,
     ctx: &ToolContext,
+    started: &AtomicBool,
 ) -> (ToolOutcome, String, u64, bool) {
     // A call that cannot run safely here is not put to the user.
     if let Some(why) = tool.refuse(&call.arguments, ctx) {
@@ -365,6 +374,7 @@ async fn run_checked(
     if let Approval::Denied(why) = approve(tool, call, ctx).await {
         return (ToolOutcome::Denied, why, 0, false);
     }
+    started.store(true, Ordering::SeqCst);
     // The time the user took to answer is not the tool's.
     let started = Instant::now();
     // A panicking tool is a failed call, not a dead run.

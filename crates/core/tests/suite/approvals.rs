@@ -167,7 +167,11 @@ async fn a_stop_while_waiting_withdraws_the_question() {
     assert!(!agent.approve(&id, ApprovalDecision::AllowOnce));
     assert_eq!(probe.calls.load(Ordering::SeqCst), 0);
     let history = agent.store().history("s").await.unwrap();
-    assert_eq!(history.iter().filter(|m| m.role == Role::Tool).count(), 1);
+    let results: Vec<_> = history.iter().filter(|m| m.role == Role::Tool).collect();
+    assert_eq!(results.len(), 1);
+    // It never ran: cancelled, with no "may have partly completed".
+    assert_eq!(results[0].content, hearth_core::CANCELLED_RESULT);
+    assert_eq!(results[0].status, hearth_core::MessageStatus::Interrupted);
 }
 
 #[tokio::test]
