@@ -29,6 +29,48 @@ fn fail(msg: impl Into<String>) -> ToolError {
     ToolError::Failed(msg.into())
 }
 
+/// `path` as the model gave it, made relative to `root` (the folder a
+/// `label` names in errors), from the text alone: no file is touched, so
+/// a call can be refused before the user is asked. An absolute path inside
+/// `root` is accepted; the kernel still decides whether it stays inside
+/// once symlinks are followed.
+pub fn relative_to(root: &Path, label: &str, path: &str) -> Result<PathBuf, ToolError> {
+    if path.chars().any(deceptive) {
+        return Err(fail(format!(
+            "the path {path:?} holds control or invisible characters; use a plain path"
+        )));
+    }
+    let p = Path::new(path);
+    let rel = if p.is_absolute() {
+        p.strip_prefix(root)
+            .map_err(|_| outside(root, label, path))?
+    } else {
+        p
+    };
+    if rel.components().any(|c| matches!(c, Component::ParentDir)) {
+        // The kernel would refuse a `..` that leaves; one that stays
+        // inside is refused too, so the answer never depends on layout.
+        return Err(outside(root, label, path));
+    }
+    let rel: PathBuf = rel
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    Ok(if rel.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        rel
+    })
+}
+
+/// The error for a path that leads outside `root`.
+fn outside(root: &Path, label: &str, path: &str) -> ToolError {
+    fail(format!(
+        "`{path}` is outside the {label} {}; file tools only reach files inside it",
+        root.display()
+    ))
+}
+
 /// A number that differs between calls (time and a counter).
 fn nonce() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,40 +132,12 @@ impl Workspace {
     /// absolute path inside the workspace is accepted; the kernel still
     /// decides whether it stays inside once symlinks are followed.
     pub fn relative(&self, path: &str) -> Result<PathBuf, ToolError> {
-        if path.chars().any(deceptive) {
-            return Err(fail(format!(
-                "the path {path:?} holds control or invisible characters; use a plain path"
-            )));
-        }
-        let p = Path::new(path);
-        let rel = if p.is_absolute() {
-            p.strip_prefix(&self.root).map_err(|_| self.outside(path))?
-        } else {
-            p
-        };
-        if rel.components().any(|c| matches!(c, Component::ParentDir)) {
-            // The kernel would refuse a `..` that leaves; one that stays
-            // inside is refused too, so the answer never depends on layout.
-            return Err(self.outside(path));
-        }
-        let rel: PathBuf = rel
-            .components()
-            .filter(|c| !matches!(c, Component::CurDir))
-            .collect();
-        Ok(if rel.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            rel
-        })
+        relative_to(&self.root, self.label, path)
     }
 
     /// The error for a path that leads outside.
     pub fn outside(&self, path: &str) -> ToolError {
-        fail(format!(
-            "`{path}` is outside the {} {}; file tools only reach files inside it",
-            self.label,
-            self.root.display()
-        ))
+        outside(&self.root, self.label, path)
     }
 
     /// An I/O error as the model should read it.

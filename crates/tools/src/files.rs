@@ -36,6 +36,34 @@ pub(crate) async fn blocking<T: Send + 'static>(
     }
 }
 
+/// What a file call that writes would reach: the path as it resolves in
+/// the workspace (what the approval shows), or why the call is refused
+/// before anyone is asked (no workspace; a path that leaves it).
+fn target(arguments: &Value, ctx: &ToolContext) -> Result<std::path::PathBuf, String> {
+    let Some(root) = ctx.workspace.as_deref() else {
+        return Err("this profile has no workspace folder, so file tools are off; the user can set one in the profile".into());
+    };
+    let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+    crate::confine::relative_to(root, "workspace", path)
+        .map(|rel| root.join(rel))
+        .map_err(|e| e.to_string())
+}
+
+/// The resolved path for the approval text (a call that cannot resolve is
+/// refused before it is shown; its raw path stands in).
+fn shown_target(arguments: &Value, ctx: &ToolContext) -> String {
+    target(arguments, ctx).map_or_else(
+        |_| {
+            arguments
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_owned()
+        },
+        |p| p.display().to_string(),
+    )
+}
+
 fn in_workspace(ctx: &ToolContext, what: &str) -> String {
     match &ctx.workspace {
         Some(w) => format!("{what} in {}", w.display()),
@@ -205,14 +233,18 @@ impl Tool for WriteFile {
     }
 
     fn reach(&self, arguments: &Value, ctx: &ToolContext) -> String {
-        let workspace = ctx.workspace.as_deref();
-        let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
         let bytes = arguments
             .get("content")
             .and_then(Value::as_str)
             .map_or(0, str::len);
-        let where_ = workspace.map_or_else(String::new, |w| format!(" in {}", w.display()));
-        format!("writes {bytes} bytes to `{path}`{where_} (replacing it if it exists)")
+        format!(
+            "writes {bytes} bytes to `{}` (replacing it if it exists)",
+            shown_target(arguments, ctx)
+        )
+    }
+
+    fn refuse(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        target(arguments, ctx).err()
     }
 
     fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
@@ -259,10 +291,14 @@ impl Tool for EditFile {
     }
 
     fn reach(&self, arguments: &Value, ctx: &ToolContext) -> String {
-        let workspace = ctx.workspace.as_deref();
-        let path = arguments.get("path").and_then(Value::as_str).unwrap_or("?");
-        let where_ = workspace.map_or_else(String::new, |w| format!(" in {}", w.display()));
-        format!("edits `{path}`{where_}: replaces one exact piece of text")
+        format!(
+            "edits `{}`: replaces one exact piece of text",
+            shown_target(arguments, ctx)
+        )
+    }
+
+    fn refuse(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
+        target(arguments, ctx).err()
     }
 
     fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {

@@ -47,7 +47,9 @@ async fn chat_answering(db: &str, url: &str, answer: &str) -> Vec<hearth_protoco
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("[approval] `write_file` writes 3 bytes to `notes.txt`"),
+        // The path as it resolves in the workspace.
+        stderr.contains("[approval] `write_file` writes 3 bytes to `/")
+            && stderr.contains("/ws/notes.txt` (replacing it if it exists)"),
         "{stderr}\n{}",
         String::from_utf8_lossy(&out.stdout)
     );

@@ -227,3 +227,40 @@ async fn a_fifo_is_refused_at_once_not_waited_on() {
         .unwrap();
     assert_eq!(out, "plain.txt:1: needle");
 }
+
+#[test]
+fn a_write_outside_the_workspace_is_refused_before_anyone_is_asked_and_the_approval_shows_the_real_path()
+ {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("work");
+    std::fs::create_dir_all(&ws).unwrap();
+    let c = ctx(&ws, "s");
+    for bad in ["../escape.txt", "/etc/passwd", "a/../../b"] {
+        let write = json!({"path": bad, "content": "x"});
+        let why = WriteFile.refuse(&write, &c).expect(bad);
+        assert!(
+            why.contains("is outside the workspace") && why.contains(&ws.display().to_string()),
+            "{why}"
+        );
+        let edit = json!({"path": bad, "old_text": "a", "new_text": "b"});
+        assert!(EditFile.refuse(&edit, &c).is_some(), "{bad}");
+    }
+    let inside = json!({"path": "./notes/today.md", "content": "hello"});
+    assert_eq!(WriteFile.refuse(&inside, &c), None);
+    assert_eq!(
+        WriteFile.reach(&inside, &c),
+        format!(
+            "writes 5 bytes to `{}` (replacing it if it exists)",
+            ws.join("notes/today.md").display()
+        )
+    );
+    // No workspace: refused, with what to do.
+    let mut none = ctx(&ws, "s");
+    none.workspace = None;
+    assert!(
+        WriteFile
+            .refuse(&inside, &none)
+            .unwrap()
+            .contains("no workspace folder")
+    );
+}
