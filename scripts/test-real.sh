@@ -201,6 +201,25 @@ else
   grep '^| ' "$TMP/memory.md" | sed 's/^/      /'
 fi
 
+echo "== 7. the real server as a host: a session moved to it with --host, failover to it from a host that is off"
+"$BIN" hosts add llama "$BASE" --kind openai >/dev/null 2>"$TMP/hosts.err"
+"$BIN" hosts add off http://127.0.0.1:1 >/dev/null 2>>"$TMP/hosts.err"
+listed=$("$BIN" hosts list 2>>"$TMP/hosts.err" | grep '^llama ')
+"$BIN" profiles set Chat --host off --failover llama >/dev/null 2>>"$TMP/hosts.err"
+timeout "$WAIT_S" "$BIN" chat --model "$MODEL" --no-tools --json "Say hello." >"$TMP/failover.log" 2>>"$TMP/hosts.err"
+rc=$?
+moved=$(of_type "$TMP/failover.log" host_failover | jq -r '"\(.from)->\(.to)"')
+said=$(of_type "$TMP/failover.log" text_delta | jq -rj .delta)
+timeout "$WAIT_S" "$BIN" chat --host llama --model "$MODEL" --no-tools --json "Say OK." >"$TMP/host.log" 2>>"$TMP/hosts.err"
+rc2=$?
+said2=$(of_type "$TMP/host.log" text_delta | jq -rj .delta)
+if [ "$rc" = 0 ] && [ "$moved" = "off->llama" ] && [ -n "$said" ] && [ "$rc2" = 0 ] && [ -n "$said2" ] \
+  && grep -q ' up, ' <<<"$listed"; then
+  pass "hosts: listed \"$listed\"; off->llama before any output: \"$said\"; --host llama: \"$said2\""
+else
+  fail "hosts: exit $rc/$rc2, moved \"$moved\", said \"$said\"/\"$said2\", listed \"$listed\": $(tail -3 "$TMP/hosts.err" | tr '\n' ' ')"
+fi
+
 if [ "$FAILED" = 0 ]; then
   echo "test-real: all checks passed"
 else
