@@ -180,4 +180,6 @@ pub fn run() -> Result<(), tauri::Error> {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

@@ -257,21 +257,12 @@ impl Pulls {
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support::until;
     use hearth_sim::{Hold, ModelSpec, Script, Sim};
 
     use super::*;
 
     /// Polls `check` every 10 ms; the 20 s bound only ends a hang.
-    async fn until(what: &str, mut check: impl FnMut() -> bool) {
-        for _ in 0..2000 {
-            if check() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("timed out waiting for {what}");
-    }
-
     fn states(pulls: &Pulls) -> Vec<(String, PullState)> {
         pulls
             .list()

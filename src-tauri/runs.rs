@@ -107,8 +107,8 @@ mod tests {
     //! Live runs against hearth-sim through the real agent and store: what
     //! the chat commands do, without a window.
 
+    use crate::test_support::until;
     use std::sync::{Arc, Mutex};
-    use std::time::Duration;
 
     use hearth_protocol::{AgentEvent, ErrorCode, EventKind, Recovery};
     use hearth_sim::{ModelSpec, Reply, Script, Sim, SimHandle};
@@ -133,16 +133,6 @@ mod tests {
     }
 
     /// Polls `check` every 10 ms; the 20 s bound only ends a hang.
-    async fn until(what: &str, mut check: impl FnMut() -> bool) {
-        for _ in 0..2000 {
-            if check() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("timed out waiting for {what}");
-    }
-
     fn terminal(seen: &Seen) -> Option<EventKind> {
         seen.lock()
             .unwrap()

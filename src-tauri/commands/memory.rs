@@ -10,20 +10,25 @@ use tauri::State;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::{MemoryVersionView, MemoryView, SummaryView};
 
-/// Facts remembered about the user (deleted ones left out).
-#[tauri::command]
-#[specta::specta]
-pub async fn list_memories(state: State<'_, AppState>) -> Result<Vec<MemoryView>, ErrorInfo> {
-    let m = state.store.memories(false).await.map_err(store_error)?;
-    // Where each was learned, by title (the panel links to the session).
-    let titles: std::collections::HashMap<String, String> = state
+/// Every session's title, by id (what memories and summaries link to).
+async fn session_titles(state: &AppState) -> Result<HashMap<String, String>, ErrorInfo> {
+    Ok(state
         .store
         .sessions()
         .await
         .map_err(store_error)?
         .into_iter()
         .map(|s| (s.id, s.title))
-        .collect();
+        .collect())
+}
+
+/// Facts remembered about the user (deleted ones left out).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_memories(state: State<'_, AppState>) -> Result<Vec<MemoryView>, ErrorInfo> {
+    let m = state.store.memories(false).await.map_err(store_error)?;
+    // Where each was learned, by title (the panel links to the session).
+    let titles = session_titles(&state).await?;
     Ok(m.into_iter()
         .map(|m| {
             let title = m.session_id.as_ref().and_then(|s| titles.get(s).cloned());
@@ -117,14 +122,7 @@ pub async fn list_summaries(
         .summaries(session_id.as_deref(), false)
         .await
         .map_err(store_error)?;
-    let titles: HashMap<String, String> = state
-        .store
-        .sessions()
-        .await
-        .map_err(store_error)?
-        .into_iter()
-        .map(|s| (s.id, s.title))
-        .collect();
+    let titles = session_titles(&state).await?;
     Ok(records
         .into_iter()
         .map(|r| {
