@@ -72,3 +72,25 @@ test('a profile whose model is missing says so before the first send and offers 
     assert.equal(saved.profile.model, 'qwen3:8b');
     await answered(page, 'hello');
   }));
+
+test("a session's own model deleted since says so, and choosing another changes the session, not the profile", () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('model-picker').click();
+    await page.locator('[data-testid=model-option][data-model="llama3.2:3b"]').click();
+    assert.equal(await page.getByTestId('model-missing').count(), 0);
+    // Deleted from the server in the models panel.
+    await page.getByTestId('open-models').click();
+    const item = page.locator('[data-testid=model-item][data-model="llama3.2:3b"]');
+    await item.getByTestId('delete-model-button').click();
+    await item.getByTestId('delete-model-yes').click();
+    await item.waitFor({ state: 'detached' });
+    await page.getByTestId('panel-close').click();
+    const notice = page.getByTestId('model-missing');
+    await notice.waitFor({ timeout: 10_000 });
+    assert.equal(await notice.getAttribute('data-model'), 'llama3.2:3b');
+    assert.match(await notice.textContent(), /This session uses llama3\.2:3b, which this server does not have/);
+    await notice.locator('[data-testid=use-model][data-model="qwen3:8b"]').click();
+    await notice.waitFor({ state: 'detached' });
+    assert.equal((await calls(page, 'set_session_model')).at(-1).args.model, null, "qwen3:8b is the profile's model");
+    assert.equal((await calls(page, 'save_profile')).length, 0, 'the profile is not touched');
+  }));

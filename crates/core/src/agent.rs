@@ -196,15 +196,6 @@ impl Agent {
         }
     }
 
-    /// The names of the configured hosts (the default one included).
-    pub fn host_names(&self) -> Vec<String> {
-        let mut names = self.hosts.names();
-        if !names.iter().any(|n| n == crate::hosts::DEFAULT_HOST) {
-            names.insert(0, crate::hosts::DEFAULT_HOST.to_owned());
-        }
-        names
-    }
-
     pub(crate) fn profile(&self, ctx: &RunCtx) -> Profile {
         ctx.profile
             .clone()

@@ -46,8 +46,8 @@ struct Scratch {
     /// Tool servers this run already said it goes on without.
     told_unavailable: HashSet<String>,
     /// The run's way through its profile's failover hosts, kept so a move
-    /// is made (and announced) once.
-    /// Keyed by the profile's list, which names may be missing from it.
+    /// is made (and announced) once; keyed by the profile's list (a name in
+    /// it may be missing from the chain).
     failover: Option<(Vec<String>, Arc<Failover>)>,
 }
 
