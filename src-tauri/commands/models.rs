@@ -16,15 +16,13 @@ use crate::views::{ModelSettingsView, ModelView, PullView, RunningView, Settings
 #[specta::specta]
 pub async fn list_models(state: State<'_, AppState>) -> Result<Vec<ModelView>, ErrorInfo> {
     let client = state.backend()?.client;
-    let installed = client.tags().await.map_err(ollama_error)?;
+    let installed = client.described().await.map_err(ollama_error)?;
     let mut out = Vec::with_capacity(installed.len());
     for m in installed {
-        // A model whose details cannot be read is still listed.
-        let show = client.show(&m.name).await.unwrap_or_default();
         out.push(ModelView {
             settings: settings_view(state.settings.load_options(&m.name)),
-            capabilities: show.capabilities.clone(),
-            context_length: show.context_length(),
+            capabilities: m.capabilities,
+            context_length: m.details.context_length,
             family: m.details.family,
             parameter_size: m.details.parameter_size,
             quantization: m.details.quantization_level,

@@ -23,6 +23,8 @@ test('the picker switches the session model, every answer names its model, the p
     assert.match(options[0][1], /tools.*thinking.*GB/);
     // The loaded qwen3:8b is partly on the CPU (the server's /api/ps says so).
     assert.match(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent(), /% on the CPU/);
+    // Its 4.2 GB in VRAM is about what the server has: the 1.9 GB llama3.2:3b fits, no hint.
+    assert.equal(await menu.getByTestId('model-fit').count(), 0);
     await menu.locator('[data-testid=model-option][data-model="llama3.2:3b"]').click();
     assert.equal(await page.getByTestId('current-model').textContent(), 'llama3.2:3b');
     await page.getByTestId('model-overridden').waitFor();
@@ -55,4 +57,19 @@ test('the picker switches the session model, every answer names its model, the p
     assert.equal(await page.getByTestId('current-model').textContent(), 'qwen3:8b');
     assert.equal(await page.getByTestId('model-overridden').count(), 0);
     assert.equal((await calls(page, 'set_session_model')).at(-1).args.model, null);
+  }));
+
+test('a model larger than the VRAM the server is known to have is said not to fit, before it is loaded', () =>
+  withApp('', async ({ page }) => {
+    // The loaded qwen3:8b spilled with 1.5 GB on the GPU: that is what the
+    // server has, and the 1.9 GB llama3.2:3b would not fit.
+    await page.evaluate(() => (window.__hearthMock.running[0].size_vram = 1_500_000_000));
+    await page.getByTestId('model-picker').click();
+    const menu = page.getByTestId('model-menu');
+    await menu.waitFor();
+    const fit = menu.locator('[data-model="llama3.2:3b"]').getByTestId('model-fit');
+    assert.match(await fit.textContent(), /does not fit in this server's VRAM \(about 1\.4 GB\): part of it would run on the CPU/);
+    // The loaded one says where it is instead.
+    assert.equal(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-fit').count(), 0);
+    assert.match(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent(), /7\d% on the CPU/);
   }));

@@ -5,7 +5,7 @@
 //! calls tools where possible), once, and says so. A model the user chose
 //! later is never touched.
 
-use hearth_ollama::{Client, OllamaError};
+use hearth_ollama::{Client, OllamaError, tagged};
 use hearth_store::{Profiles, SEED_MODEL};
 
 /// An installed model as the first run weighs it.
@@ -13,8 +13,8 @@ use hearth_store::{Profiles, SEED_MODEL};
 pub struct Installed {
     /// Name with tag, as `/api/tags` lists it.
     pub name: String,
-    /// As `/api/show` lists them (`completion`, `tools`, `vision`, ...);
-    /// empty when it could not be read.
+    /// As the server lists them (`completion`, `tools`, `vision`, ...);
+    /// empty when they could not be read.
     pub capabilities: Vec<String>,
     /// Size on disk, bytes.
     pub size: u64,
@@ -46,20 +46,8 @@ impl Installed {
 /// Whether `model`, as a profile names it, is among `installed`: a name
 /// without a tag is `NAME:latest`, as Ollama resolves it.
 pub fn is_installed(model: &str, installed: &[Installed]) -> bool {
-    let wanted = with_tag(model);
-    installed.iter().any(|m| with_tag(&m.name) == wanted)
-}
-
-fn with_tag(model: &str) -> String {
-    let model = model.trim();
-    // A tag follows the last `:` after the last `/` (a registry host may
-    // carry a port: `host:5000/llama3`).
-    let name_start = model.rfind('/').map_or(0, |i| i + 1);
-    if model[name_start..].contains(':') {
-        model.to_owned()
-    } else {
-        format!("{model}:latest")
-    }
+    let wanted = tagged(model);
+    installed.iter().any(|m| tagged(&m.name) == wanted)
 }
 
 /// The model a new user's profiles should use: one that chats; of those,
@@ -83,19 +71,19 @@ pub struct FirstRun {
     pub adopted: Option<(String, Vec<String>)>,
 }
 
-/// The server's models, each with its capabilities (read concurrently; a
-/// model whose details cannot be read is still listed, without them).
+/// The server's models, each with its capabilities (`/api/tags`, or
+/// `/api/show` from an older server; a model whose details cannot be read
+/// is still listed, without them).
 pub async fn installed(client: &Client) -> Result<Vec<Installed>, OllamaError> {
-    let tags = client.tags().await?;
-    let shows = futures::future::join_all(tags.iter().map(|t| client.show(&t.name))).await;
-    Ok(tags
+    Ok(client
+        .described()
+        .await?
         .into_iter()
-        .zip(shows)
-        .map(|(t, show)| Installed {
-            capabilities: show.map(|s| s.capabilities).unwrap_or_default(),
-            name: t.name,
-            size: t.size,
-            modified_at: t.modified_at,
+        .map(|m| Installed {
+            capabilities: m.capabilities,
+            name: m.name,
+            size: m.size,
+            modified_at: m.modified_at,
         })
         .collect())
 }

@@ -2,7 +2,8 @@
 //!
 //! Besides translating types it guards two Ollama traps: sending `tools` or
 //! `think` to a model without that capability is a 400, so capabilities are
-//! looked up once per model (`/api/show`) and the fields are left out for
+//! looked up once per model (`/api/tags`, or `/api/show` from a server
+//! older than 0.30) and the fields are left out for
 //! models that lack them; and the load-time options come from the request's
 //! `load`, which the core takes from the per-model settings, so they are the
 //! same on every request to a model.
@@ -22,12 +23,12 @@ use tokio::sync::Mutex;
 use crate::client::Client;
 use crate::wire::{self, ChatChunk, ChatRequest, Options};
 
-/// What a model can do, from `/api/show`.
+/// What a model can do, from the server's listing or `/api/show`.
 #[derive(Debug, Clone, Copy)]
 struct Caps {
     tools: bool,
     thinking: bool,
-    /// The trained context length (`<arch>.context_length`).
+    /// The trained context length.
     trained: Option<u32>,
 }
 
@@ -56,11 +57,12 @@ impl OllamaBackend {
         if let Some(c) = self.caps.lock().await.get(model) {
             return Ok(*c);
         }
-        let show = self.client.show(model).await?;
+        let (capabilities, trained) = self.client.describe(model).await?;
+        let trained = trained.and_then(|n| u32::try_from(n).ok());
+        let has = |c: &str| capabilities.iter().any(|x| x == c);
         // An old server without `capabilities` is assumed capable: the
         // request then fails with Ollama's own clear 400 if it is not.
-        let trained = show.context_length().and_then(|n| u32::try_from(n).ok());
-        let caps = if show.capabilities.is_empty() {
+        let caps = if capabilities.is_empty() {
             Caps {
                 tools: true,
                 thinking: true,
@@ -68,8 +70,8 @@ impl OllamaBackend {
             }
         } else {
             Caps {
-                tools: show.has("tools"),
-                thinking: show.has("thinking"),
+                tools: has("tools"),
+                thinking: has("thinking"),
                 trained,
             }
         };

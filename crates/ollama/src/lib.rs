@@ -12,6 +12,7 @@
 //! Depends on the core for the backend trait; never on the store or Tauri.
 
 mod backend;
+mod catalog;
 mod client;
 mod error;
 mod ndjson;
@@ -19,6 +20,7 @@ mod stream;
 pub mod wire;
 
 pub use backend::OllamaBackend;
+pub use catalog::tagged;
 pub use client::{Client, ClientOptions, DEFAULT_URL, resolve_base_url};
 pub use error::OllamaError;
 pub use ndjson::{LineSplitter, MAX_LINE_BYTES};

@@ -183,6 +183,10 @@ pub struct InstalledModel {
     /// Family, quantization, …
     #[serde(default)]
     pub details: ModelDetails,
+    /// `completion`, `tools`, `thinking`, `vision`…: listed here since
+    /// Ollama 0.30; empty from an older server (then `/api/show` says).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub capabilities: Vec<String>,
 }
 
 /// `details` of a model.
@@ -197,6 +201,9 @@ pub struct ModelDetails {
     /// e.g. "Q4_K_M".
     #[serde(default)]
     pub quantization_level: Option<String>,
+    /// The trained context length, in `/api/tags` since Ollama 0.30.
+    #[serde(default)]
+    pub context_length: Option<u64>,
 }
 
 /// `GET /api/ps`.

@@ -35,6 +35,9 @@ struct Details {
     families: Vec<String>,
     parameter_size: String,
     quantization_level: String,
+    /// Only in `/api/tags` (Ollama 0.30 and later); `omitempty` in Go.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_length: Option<u64>,
 }
 
 fn details(spec: &ModelSpec) -> Details {
@@ -45,6 +48,7 @@ fn details(spec: &ModelSpec) -> Details {
         families: vec![spec.family.clone()],
         parameter_size: spec.parameter_size.clone(),
         quantization_level: spec.quantization_level.clone(),
+        context_length: None,
     }
 }
 
@@ -69,7 +73,9 @@ pub(crate) async fn version(conn: &mut Conn) -> Result<Flow, Gone> {
     Ok(Flow::Next)
 }
 
-/// `GET /api/tags`: installed models.
+/// `GET /api/tags`: installed models, with capabilities and the trained
+/// context length as Ollama 0.30 and later list them (unless the script
+/// asks for `legacy_tags`).
 pub(crate) async fn tags(shared: &Arc<Shared>, conn: &mut Conn) -> Result<Flow, Gone> {
     #[derive(Serialize)]
     struct Entry {
@@ -79,8 +85,11 @@ pub(crate) async fn tags(shared: &Arc<Shared>, conn: &mut Conn) -> Result<Flow, 
         size: u64,
         digest: String,
         details: Details,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        capabilities: Vec<String>,
     }
     let models: Vec<Entry> = shared.read(|inner| {
+        let full = !inner.legacy_tags;
         inner
             .models
             .iter()
@@ -91,7 +100,15 @@ pub(crate) async fn tags(shared: &Arc<Shared>, conn: &mut Conn) -> Result<Flow, 
                 modified_at: MODIFIED_AT,
                 size: m.size,
                 digest: digest_hex(&m.name),
-                details: details(m),
+                details: Details {
+                    context_length: full.then_some(m.context_length),
+                    ..details(m)
+                },
+                capabilities: if full {
+                    m.capabilities.clone()
+                } else {
+                    Vec::new()
+                },
             })
             .collect()
     });

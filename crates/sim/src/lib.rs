@@ -2,7 +2,7 @@
 //!
 //! Ollama cannot be installed on the build machines, so tests, benchmarks and
 //! UI demos talk to this instead: an HTTP server on `127.0.0.1` that behaves
-//! like Ollama 0.12 where Hearth depends on it (docs/design.md §3–§6, §10).
+//! like Ollama ([`OLLAMA_VERSION`]) where Hearth depends on it (docs/design.md §3–§6, §10).
 //! It has its own wire types, written from Ollama's behaviour, and depends on
 //! no other Hearth crate, so a bug in the client cannot hide behind the same
 //! bug here.
@@ -46,9 +46,11 @@
 //!   (the OpenAI dialect's `timings.prompt_n` is the uncached part, as
 //!   llama.cpp's server reports it). Prompts over `num_ctx` lose their
 //!   oldest non-system messages.
-//! - `/api/tags`, `/api/show` (capabilities, `<family>.context_length`),
-//!   `/api/ps` (`size_vram`, `context_length`, `expires_at`),
-//!   `/api/version` (`0.12.6`), `/api/pull` (NDJSON progress; an unknown
+//! - `/api/tags` (with `capabilities` and `details.context_length`, as
+//!   Ollama lists them since 0.30; a script's `legacy_tags` leaves them
+//!   out, as older servers did), `/api/show` (capabilities,
+//!   `<family>.context_length`), `/api/ps` (`size_vram`, `context_length`,
+//!   `expires_at`), `/api/version` ([`OLLAMA_VERSION`]), `/api/pull` (NDJSON progress; an unknown
 //!   name fails in-band after the 200). Anything else: 404.
 //!
 //! ## The OpenAI-compatible API (`/v1`)
@@ -113,7 +115,8 @@
 //! }
 //! ```
 //!
-//! `api_key` (absent: none) is the key `/v1` requests must carry.
+//! `api_key` (absent: none) is the key `/v1` requests must carry;
+//! `legacy_tags` (false) answers `/api/tags` as Ollama before 0.30.
 //! `models` (absent: the default table of [`Script::default_models`]):
 //! `name` (required), `load_ms` (0), `context_length` (32768),
 //! `capabilities` (`["completion"]`), `size`, `size_vram` (= `size`),
@@ -212,8 +215,10 @@ pub use state::{Hold, RecordedRequest, Stats};
 
 use crate::state::Shared;
 
-/// The Ollama version the simulator reports on `/api/version`.
-pub const OLLAMA_VERSION: &str = "0.12.6";
+/// The Ollama version the simulator reports on `/api/version`, and the one
+/// whose source its wire shapes were last checked against (the `/api/tags`
+/// fields, the overflow error's text).
+pub const OLLAMA_VERSION: &str = "0.32.15";
 
 /// Starts simulators.
 #[derive(Debug, Clone, Copy)]

@@ -28,6 +28,11 @@ pub struct Script {
     /// KEY`; `None` = no key needed. The Ollama API never asks for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// Answer `/api/tags` as Ollama before 0.30 did: without each model's
+    /// `capabilities` and `details.context_length` (only `/api/show` has
+    /// them).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_tags: bool,
 }
 
 impl Default for Script {
@@ -36,6 +41,7 @@ impl Default for Script {
             models: Self::default_models(),
             replies: Vec::new(),
             api_key: None,
+            legacy_tags: false,
         }
     }
 }
@@ -70,6 +76,7 @@ impl Script {
             models,
             replies: Vec::new(),
             api_key: None,
+            legacy_tags: false,
         }
     }
 
@@ -78,6 +85,14 @@ impl Script {
     #[must_use]
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
         self.api_key = Some(key.into());
+        self
+    }
+
+    /// Makes `/api/tags` leave out capabilities and context lengths, as
+    /// Ollama before 0.30 did.
+    #[must_use]
+    pub fn with_legacy_tags(mut self) -> Self {
+        self.legacy_tags = true;
         self
     }
 

@@ -175,6 +175,8 @@ pub(crate) struct Inner {
     pub replies: VecDeque<Reply>,
     /// The key `/v1/*` requests must carry, if any.
     pub api_key: Option<String>,
+    /// `/api/tags` as before Ollama 0.30.
+    pub legacy_tags: bool,
     pub counters: Stats,
     pub runners: BTreeMap<String, Runner>,
     pub requests: Vec<RecordedRequest>,
@@ -258,6 +260,7 @@ impl Shared {
                 models: script.models,
                 replies: script.replies.into(),
                 api_key: script.api_key,
+                legacy_tags: script.legacy_tags,
                 counters: Stats::default(),
                 runners: BTreeMap::new(),
                 requests: Vec::new(),
@@ -340,6 +343,7 @@ impl Shared {
             inner.models = script.models;
             inner.replies = script.replies.into();
             inner.api_key = script.api_key;
+            inner.legacy_tags = script.legacy_tags;
         });
     }
 

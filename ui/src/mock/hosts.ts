@@ -12,7 +12,7 @@ export class MockHosts {
   list(): HostView[] {
     const b = this.builtin();
     return [
-      { name: 'ollama', kind: 'ollama', url: b.url, builtin: true, reachable: b.reachable, version: b.reachable ? '0.12.6' : null, models: b.reachable ? b.models : [], error: b.reachable ? null : `cannot reach the model server at ${b.url}: is it running?` },
+      { name: 'ollama', kind: 'ollama', url: b.url, builtin: true, reachable: b.reachable, version: b.reachable ? '0.32.15' : null, models: b.reachable ? b.models : [], error: b.reachable ? null : `cannot reach the model server at ${b.url}: is it running?` },
       { name: 'openai', kind: 'openai', url: b.openaiUrl, builtin: true, reachable: false, version: null, models: [], error: `cannot reach the model server at ${b.openaiUrl}: is it running?` },
       ...this.added,
     ];
@@ -27,7 +27,7 @@ export class MockHosts {
     const down = /:1(\/|$)/.test(url);
     const h: HostView = down
       ? { name, kind, url, builtin: false, reachable: false, version: null, models: [], error: `cannot reach the model server at ${url}: is it running? (connection refused)` }
-      : { name, kind, url, builtin: false, reachable: true, version: kind === 'ollama' ? '0.12.6' : null, models: ['gemma3:12b', 'qwen3:32b'], error: null };
+      : { name, kind, url, builtin: false, reachable: true, version: kind === 'ollama' ? '0.32.15' : null, models: ['gemma3:12b', 'qwen3:32b'], error: null };
     this.added = [...this.added.filter((x) => x.name !== name), h];
     return h;
   }

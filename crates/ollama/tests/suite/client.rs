@@ -97,3 +97,69 @@ async fn delete_removes_an_installed_model_and_a_missing_one_is_named() {
         .count();
     assert_eq!(deletes, 2);
 }
+
+fn shows(sim: &hearth_sim::SimHandle) -> usize {
+    sim.requests()
+        .iter()
+        .filter(|r| r.path == "/api/show")
+        .count()
+}
+
+/// Ollama 0.30 and later list capabilities and the trained context in
+/// `/api/tags`: describing every model takes that one request. An older
+/// server leaves them out, and each model is asked `/api/show` instead.
+#[tokio::test]
+async fn models_are_described_from_the_listing_and_from_show_only_on_an_older_server() {
+    let models = || {
+        vec![
+            model().with_context_length(32768),
+            ModelSpec::new("see:1b").with_capabilities(&["completion", "vision"]),
+        ]
+    };
+    for legacy in [false, true] {
+        let mut script = Script::with_models(models());
+        if legacy {
+            script = script.with_legacy_tags();
+        }
+        let sim = sim(script).await;
+        let c = client(&sim);
+        let described = c.described().await.unwrap();
+        let caps: Vec<_> = described
+            .iter()
+            .map(|m| {
+                (
+                    m.name.as_str(),
+                    m.capabilities.clone(),
+                    m.details.context_length,
+                )
+            })
+            .collect();
+        assert_eq!(
+            caps,
+            [
+                (
+                    MODEL,
+                    vec!["completion".into(), "tools".into()],
+                    Some(32768)
+                ),
+                (
+                    "see:1b",
+                    vec!["completion".into(), "vision".into()],
+                    Some(32768)
+                ),
+            ],
+            "legacy: {legacy}"
+        );
+        assert_eq!(shows(&sim), if legacy { 2 } else { 0 }, "legacy: {legacy}");
+
+        // One model, as the backend asks before its first request; a name
+        // without a tag is found as `:latest`'s would be.
+        let (caps, context) = c.describe(MODEL).await.unwrap();
+        assert_eq!((caps.len(), context), (2, Some(32768)));
+        assert_eq!(shows(&sim), if legacy { 3 } else { 0 }, "legacy: {legacy}");
+        assert!(matches!(
+            c.describe("nope:1b").await,
+            Err(OllamaError::ModelNotFound { .. })
+        ));
+    }
+}

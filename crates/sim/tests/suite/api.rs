@@ -14,7 +14,7 @@ async fn version_tags_and_show() {
     let v = request(&sim, "GET", "/api/version", &json!(null))
         .await
         .json();
-    assert_eq!(v, json!({"version": "0.12.6"}));
+    assert_eq!(v, json!({"version": hearth_sim::OLLAMA_VERSION}));
     let root = request(&sim, "GET", "/", &json!(null)).await;
     assert_eq!(root.text(), "Ollama is running");
 
@@ -29,6 +29,8 @@ async fn version_tags_and_show() {
     let first = &tags["models"][0];
     assert_eq!(first["digest"].as_str().unwrap().len(), 64);
     assert_eq!(first["details"]["family"], "llama");
+    assert_eq!(first["capabilities"], json!(["completion", "tools"]));
+    assert_eq!(first["details"]["context_length"], 131_072);
 
     let show = request(&sim, "POST", "/api/show", &json!({"model": "qwen3:8b"}))
         .await
@@ -46,6 +48,22 @@ async fn version_tags_and_show() {
         missing.json(),
         json!({"error": "model 'later:7b' not found"})
     );
+}
+
+#[tokio::test]
+async fn legacy_tags_leave_capabilities_and_context_to_show() {
+    let sim = Sim::start(Script::default().with_legacy_tags())
+        .await
+        .unwrap();
+    let tags = request(&sim, "GET", "/api/tags", &json!(null)).await.json();
+    let first = &tags["models"][0];
+    assert_eq!(first["name"], "llama3.2:3b");
+    assert_eq!(first.get("capabilities"), None);
+    assert_eq!(first["details"].get("context_length"), None);
+    let show = request(&sim, "POST", "/api/show", &json!({"model": "llama3.2:3b"}))
+        .await
+        .json();
+    assert_eq!(show["capabilities"], json!(["completion", "tools"]));
 }
 
 #[tokio::test]
