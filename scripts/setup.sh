@@ -111,9 +111,11 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # python3 and util-linux (flock, setsid) are what the sandbox's attack
 # suite runs inside the sandbox. python3-venv, cmake's build of llama.cpp
 # (build-essential), curl and jq are the real-engine stage's
-# (scripts/test-real.sh: the server and the model come from PyPI).
+# (scripts/test-real.sh: the server and the model come from PyPI). dbus and
+# gnome-keyring are the real secret store the hosts' API-key tests run on a
+# private bus (crates/cli/tests/suite/host_keys.rs).
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
-    python3-venv curl jq)
+    python3-venv curl jq dbus gnome-keyring)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -357,11 +357,15 @@ mod tests {
             .await
             .unwrap();
         state
-            .add_host(&hearth_store::Host {
-                name: "gpu2".into(),
-                kind: hearth_store::HostKind::Ollama,
-                url: gpu2.url(),
-            })
+            .add_host(
+                hearth_store::Host {
+                    name: "gpu2".into(),
+                    kind: hearth_store::HostKind::Ollama,
+                    url: gpu2.url(),
+                    keyed: false,
+                },
+                None,
+            )
             .await
             .unwrap();
         let default = state.profiles.default_name();

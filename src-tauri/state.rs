@@ -177,21 +177,33 @@ impl AppState {
     }
 
     /// Save `host` and make it usable from the next request.
-    pub async fn add_host(&self, host: &hearth_store::Host) -> Result<(), ErrorInfo> {
-        let refused = crate::commands::profiles::profile_error;
-        host.check().map_err(refused)?;
-        let backend = hearth_compose::host_backend(host).map_err(|e| e.to_info())?;
-        self.store.put_host(host).await.map_err(refused)?;
+    pub async fn add_host(
+        &self,
+        host: hearth_store::Host,
+        key: Option<hearth_openai::ApiKey>,
+    ) -> Result<hearth_store::Host, ErrorInfo> {
+        use hearth_compose::hosts::SaveError;
+        let (host, backend) = hearth_compose::hosts::save(&self.store, host, key)
+            .await
+            .map_err(|e| match e {
+                SaveError::Refused(m) => invalid(m),
+                // The secret store is locked or absent, or the disk failed:
+                // trying again after fixing it may pass.
+                SaveError::Failed(m) => ErrorInfo {
+                    code: ErrorCode::Storage,
+                    recovery: Recovery::Retry,
+                    message: m,
+                    details: None,
+                },
+            })?;
         self.hosts.set(host.name.clone(), backend);
-        Ok(())
+        Ok(host)
     }
 
-    /// Forget host `name`: the sessions on it go back to the default
-    /// server from their next request.
+    /// Forget host `name` and its key: the sessions on it go back to the
+    /// default server from their next request.
     pub async fn remove_host(&self, name: &str) -> Result<(), ErrorInfo> {
-        let removed = self
-            .profiles
-            .remove_host(name)
+        let removed = hearth_compose::hosts::remove(&self.store, &self.profiles, name)
             .await
             .map_err(crate::commands::profiles::profile_error)?;
         if !removed {

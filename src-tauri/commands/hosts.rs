@@ -23,6 +23,7 @@ async fn view(host: Host, builtin: bool) -> HostView {
         version: health.version,
         models: health.models,
         error: health.error,
+        keyed: host.keyed,
     }
 }
 
@@ -35,11 +36,13 @@ pub async fn list_hosts(state: State<'_, AppState>) -> Result<Vec<HostView>, Err
             name: hearth_core::DEFAULT_HOST.to_owned(),
             kind: HostKind::Ollama,
             url: state.backend()?.url,
+            keyed: false,
         },
         Host {
             name: hearth_compose::OPENAI.to_owned(),
             kind: HostKind::Openai,
             url: state.openai_url(),
+            keyed: false,
         },
     ];
     let saved = state.store.hosts().await.map_err(store_error)?;
@@ -53,6 +56,8 @@ pub async fn list_hosts(state: State<'_, AppState>) -> Result<Vec<HostView>, Err
 
 /// Add a host (or change the URL or kind of one): saved, and usable by the
 /// next request. It need not answer now; the view says whether it does.
+/// `api_key` (an OpenAI-compatible server's) goes to the desktop's secret
+/// store; blank or absent keeps the key the host has.
 #[tauri::command]
 #[specta::specta]
 pub async fn add_host(
@@ -60,6 +65,7 @@ pub async fn add_host(
     name: String,
     kind: String,
     url: String,
+    api_key: Option<String>,
 ) -> Result<HostView, ErrorInfo> {
     let kind = HostKind::parse(&kind)
         .ok_or_else(|| invalid(format!("a host speaks `ollama` or `openai`, not `{kind}`")))?;
@@ -67,9 +73,12 @@ pub async fn add_host(
         name: name.trim().to_owned(),
         kind,
         url: url.trim().to_owned(),
+        keyed: false,
     };
-    state.add_host(&host).await?;
-    Ok(view(host, false).await)
+    let saved = state
+        .add_host(host, api_key.and_then(hearth_openai::ApiKey::new))
+        .await?;
+    Ok(view(saved, false).await)
 }
 
 /// Forget a host: the sessions on it go back to the default server;

@@ -128,6 +128,9 @@ pub struct HostView {
     pub models: Vec<String>,
     /// Why it could not be asked.
     pub error: Option<String>,
+    /// Its requests carry an API key, kept in the desktop's secret store
+    /// (the key itself never reaches the page).
+    pub keyed: bool,
 }
 
 /// Profiles, the default and the persona.

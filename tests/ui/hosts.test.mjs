@@ -19,14 +19,14 @@ test('settings: hosts are listed with their state, added (checked at once) and r
     await page.getByTestId('open-settings').click();
     const list = page.getByTestId('host-list');
     await list.locator('[data-host=ollama]').waitFor();
-    assert.match(await list.locator('[data-host=ollama]').getByTestId('host-state').textContent(), /Up \(version 0\.12\.6\) · 2 models/);
+    assert.match(await list.locator('[data-host=ollama]').getByTestId('host-state').textContent(), /Up \(version 0\.32\.15\) · 2 models/);
     assert.match(await list.locator('[data-host=openai]').getByTestId('host-state').textContent(), /Not reachable/);
     // The settings' servers cannot be removed here.
     assert.equal(await list.locator('[data-host=ollama]').getByTestId('host-remove').count(), 0);
 
     await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
     await list.locator('[data-host=gpu2]').waitFor();
-    assert.match(await list.locator('[data-host=gpu2]').getByTestId('host-state').textContent(), /Up \(version 0\.12\.6\) · 2 models/);
+    assert.match(await list.locator('[data-host=gpu2]').getByTestId('host-state').textContent(), /Up \(version 0\.32\.15\) · 2 models/);
     await addHost(page, 'attic', 'http://10.0.0.9:1');
     await page.getByTestId('toast-text').filter({ hasText: 'Added attic, but it does not answer now.' }).waitFor();
     assert.match(await list.locator('[data-host=attic]').getByTestId('host-state').textContent(), /Not reachable: .*connection refused/);
@@ -49,6 +49,32 @@ test('settings: hosts are listed with their state, added (checked at once) and r
     const seen = page.getByTestId('models-hosts');
     await seen.locator('[data-host=gpu2]').getByTestId('host-models').waitFor();
     assert.equal(await seen.locator('[data-host=gpu2]').getByTestId('host-models').textContent(), 'gemma3:12b, qwen3:32b');
+  }));
+
+test("an OpenAI-compatible host's API key goes to the shell once and is only noted after; Ollama takes none", () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    const list = page.getByTestId('host-list');
+    await list.locator('[data-host=ollama]').waitFor();
+    assert.equal(await page.getByTestId('host-key').isDisabled(), true, 'no key for Ollama');
+    await page.getByTestId('host-kind').selectOption('openai');
+    await page.getByTestId('host-key').fill('sk-box-secret');
+    await addHost(page, 'box', 'http://box:8080/v1');
+    await list.locator('[data-host=box]').getByTestId('host-keyed').waitFor();
+    assert.match(await list.locator('[data-host=box]').textContent(), /OpenAI-compatible · http:\/\/box:8080\/v1 · API key in the secret store/);
+    assert.deepEqual((await calls(page, 'add_host')).map((c) => c.args.apiKey), ['sk-box-secret']);
+    // The field is emptied; the page never shows the key again.
+    assert.equal(await page.getByTestId('host-key').inputValue(), '');
+    assert.equal(await page.evaluate(() => document.body.innerHTML.includes('sk-box-secret')), false);
+    // A new URL without a key keeps the one it has.
+    await addHost(page, 'box', 'http://box2:8080/v1');
+    await list.locator('[data-host=box]').filter({ hasText: 'box2' }).getByTestId('host-keyed').waitFor();
+    assert.equal((await calls(page, 'add_host')).at(-1).args.apiKey, null);
+    // A host with no key says nothing about one.
+    await page.getByTestId('host-kind').selectOption('ollama');
+    await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
+    await list.locator('[data-host=gpu2]').waitFor();
+    assert.equal(await list.locator('[data-host=gpu2]').getByTestId('host-keyed').count(), 0);
   }));
 
 test("the picker lists another host's models and moves the session there; it stays there", () =>

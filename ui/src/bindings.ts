@@ -127,8 +127,10 @@ export const commands = {
 	/**
 	 *  Add a host (or change the URL or kind of one): saved, and usable by the
 	 *  next request. It need not answer now; the view says whether it does.
+	 *  `api_key` (an OpenAI-compatible server's) goes to the desktop's secret
+	 *  store; blank or absent keeps the key the host has.
 	 */
-	addHost: (name: string, kind: string, url: string) => typedError<HostView, ErrorInfo>(__TAURI_INVOKE("add_host", { name, kind, url })),
+	addHost: (name: string, kind: string, url: string, apiKey: string | null) => typedError<HostView, ErrorInfo>(__TAURI_INVOKE("add_host", { name, kind, url, apiKey })),
 	/**
 	 *  Forget a host: the sessions on it go back to the default server;
 	 *  profiles that name it say so when they run.
@@ -694,6 +696,11 @@ export type HostView = {
 	models: string[],
 	/**  Why it could not be asked. */
 	error: string | null,
+	/**
+	 *  Its requests carry an API key, kept in the desktop's secret store
+	 *  (the key itself never reaches the page).
+	 */
+	keyed: boolean,
 };
 
 /**  A model the server holds, as the first run weighs it. */

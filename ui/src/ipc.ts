@@ -96,7 +96,8 @@ export const switchProfile = (id: string, name: string) => ok(commands.switchPro
 export const setSessionModel = (id: string, model: string | null) => ok(commands.setSessionModel(id, model));
 export const setSessionHost = (id: string, host: string | null, model: string | null) => ok(commands.setSessionHost(id, host, model));
 export const listHosts = () => ok(commands.listHosts());
-export const addHost = (name: string, kind: 'ollama' | 'openai', url: string) => ok(commands.addHost(name, kind, url));
+/** `apiKey`: an OpenAI-compatible server's, kept in the desktop's secret store; `null` keeps the host's. */
+export const addHost = (name: string, kind: 'ollama' | 'openai', url: string, apiKey: string | null) => ok(commands.addHost(name, kind, url, apiKey));
 export const removeHost = (name: string) => ok(commands.removeHost(name));
 
 export const listMcpServers = () => ok(commands.listMcpServers());

@@ -43,8 +43,15 @@ enum Action {
         /// The API it speaks.
         #[arg(long, value_enum, default_value = "ollama")]
         kind: Kind,
+        /// Read the server's API key from the first line of stdin (never an
+        /// argument, which other users can see): it is kept in the desktop's
+        /// secret store, never in the database. Without it, a host keeps
+        /// the key it has.
+        #[arg(long)]
+        api_key_stdin: bool,
     },
-    /// Forget a host; sessions on it go back to the default server.
+    /// Forget a host and its key; sessions on it go back to the default
+    /// server.
     Remove {
         /// The host's name.
         name: String,
@@ -61,6 +68,7 @@ pub async fn run(args: HostsArgs) -> ExitCode {
                     name: hearth_core::DEFAULT_HOST.to_owned(),
                     kind: HostKind::Ollama,
                     url: hearth_ollama::resolve_base_url(None),
+                    keyed: false,
                 };
                 let mut hosts = vec![default];
                 hosts.extend(store.hosts().await.map_err(|e| e.to_string())?);
@@ -77,16 +85,34 @@ pub async fn run(args: HostsArgs) -> ExitCode {
                             health.models.len()
                         ),
                     };
-                    println!("{}  {}  {}  {state}", h.name, h.kind.as_str(), h.url);
+                    let key = if h.keyed { "  (API key in the secret store)" } else { "" };
+                    println!("{}  {}  {}  {state}{key}", h.name, h.kind.as_str(), h.url);
                 }
             }
-            Action::Add { name, url, kind } => {
+            Action::Add {
+                name,
+                url,
+                kind,
+                api_key_stdin,
+            } => {
                 let kind = match kind {
                     Kind::Ollama => HostKind::Ollama,
                     Kind::Openai => HostKind::Openai,
                 };
-                let host = Host { name, kind, url };
-                store.put_host(&host).await.map_err(|e| e.to_string())?;
+                let key = if api_key_stdin {
+                    Some(read_key()?)
+                } else {
+                    None
+                };
+                let host = Host {
+                    name,
+                    kind,
+                    url,
+                    keyed: false,
+                };
+                let (host, _) = hearth_compose::hosts::save(&store, host, key)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 let health = hearth_compose::hosts::health(&host).await;
                 match health.error {
                     None => eprintln!(
@@ -99,7 +125,10 @@ pub async fn run(args: HostsArgs) -> ExitCode {
             }
             Action::Remove { name } => {
                 let profiles = Profiles::load(&store).await.map_err(|e| e.to_string())?;
-                if !profiles.remove_host(&name).await.map_err(|e| e.to_string())? {
+                let removed = hearth_compose::hosts::remove(&store, &profiles, &name)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if !removed {
                     return Err(format!("there is no host `{name}`"));
                 }
                 let users: Vec<String> = profiles
@@ -122,4 +151,14 @@ pub async fn run(args: HostsArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The key on the first line of stdin.
+fn read_key() -> Result<hearth_openai::ApiKey, String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| format!("could not read the API key from stdin: {e}"))?;
+    hearth_openai::ApiKey::new(line)
+        .ok_or_else(|| "--api-key-stdin: the first line of stdin is empty".to_owned())
 }

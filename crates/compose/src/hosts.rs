@@ -1,9 +1,13 @@
 //! What a host says about itself when asked: whether it answers, its
 //! version (Ollama tells it; an OpenAI-compatible server does not) and the
-//! models it serves. The CLI's `hearth hosts` and the app's host list read
-//! it the same way.
+//! models it serves; and saving and removing one with its API key. The
+//! CLI's `hearth hosts` and the app's host list do both the same way.
 
-use hearth_store::{Host, HostKind};
+use std::sync::Arc;
+
+use hearth_core::ModelBackend;
+use hearth_openai::ApiKey;
+use hearth_store::{Host, HostKind, Profiles, Store};
 
 /// A host's answer to "are you there?".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,7 +20,8 @@ pub struct Health {
     pub error: Option<String>,
 }
 
-/// Ask `host` (a few seconds at most: the clients' connect timeouts).
+/// Ask `host` (a few seconds at most: the clients' connect timeouts), with
+/// its key when it has one.
 pub async fn health(host: &Host) -> Health {
     let down = |e: String| Health {
         version: None,
@@ -44,9 +49,10 @@ pub async fn health(host: &Host) -> Health {
         }
         HostKind::Openai => {
             let url = hearth_openai::resolve_base_url(Some(&host.url));
+            let key = crate::keys::of(host).await;
             let client = match hearth_openai::Client::new(
                 &url,
-                None,
+                key,
                 hearth_openai::ClientOptions::default(),
             ) {
                 Ok(c) => c,
@@ -62,4 +68,94 @@ pub async fn health(host: &Host) -> Health {
             }
         }
     }
+}
+
+/// Why a host could not be saved.
+#[derive(Debug)]
+pub enum SaveError {
+    /// The request itself is wrong (a bad name or URL, a key for Ollama):
+    /// the user changes it.
+    Refused(String),
+    /// The key could not be kept, or the database not written.
+    Failed(String),
+}
+
+impl std::fmt::Display for SaveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(m) | Self::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<hearth_store::ProfileError> for SaveError {
+    fn from(e: hearth_store::ProfileError) -> Self {
+        match e {
+            hearth_store::ProfileError::Refused(m) => Self::Refused(m),
+            other => Self::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Add `host`, or change the one of its name, with `key` when given
+/// (`None` keeps the key it has). The key goes to the secret store first,
+/// so the database never notes a key the store lacks; a store that cannot
+/// keep it saves nothing. Returns the host as saved and its backend.
+pub async fn save(
+    store: &Store,
+    mut host: Host,
+    key: Option<ApiKey>,
+) -> Result<(Host, Arc<dyn ModelBackend>), SaveError> {
+    host.check()?;
+    if key.is_some() && host.kind == HostKind::Ollama {
+        return Err(SaveError::Refused(format!(
+            "`{}` is an Ollama host, and Ollama takes no API key: a key is for an \
+             OpenAI-compatible server (--kind openai)",
+            host.name
+        )));
+    }
+    let saved = store
+        .hosts()
+        .await
+        .map_err(|e| SaveError::Failed(e.to_string()))?;
+    let had_key = saved.iter().any(|h| h.name == host.name && h.keyed);
+    let key = match key {
+        Some(k) => {
+            crate::keys::set(&host.name, &k)
+                .await
+                .map_err(|e| SaveError::Failed(e.to_string()))?;
+            host.keyed = true;
+            Some(k)
+        }
+        None => {
+            host.keyed = had_key;
+            crate::keys::of(&host).await
+        }
+    };
+    let backend = crate::host_backend(&host, key).map_err(|e| SaveError::Refused(e.to_string()))?;
+    store.put_host(&host).await?;
+    Ok((host, backend))
+}
+
+/// Forget host `name` (its sessions go back to the default server) and
+/// its key; false when there was no such host. A key the secret store
+/// would not let go of is reported in the log: the host is gone all the
+/// same.
+pub async fn remove(
+    store: &Store,
+    profiles: &Profiles,
+    name: &str,
+) -> Result<bool, hearth_store::ProfileError> {
+    let keyed = store
+        .hosts()
+        .await?
+        .iter()
+        .any(|h| h.name == name && h.keyed);
+    if !profiles.remove_host(name).await? {
+        return Ok(false);
+    }
+    if keyed && let Err(e) = crate::keys::forget(name).await {
+        tracing::warn!("{e}");
+    }
+    Ok(true)
 }

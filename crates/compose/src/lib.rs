@@ -7,6 +7,7 @@
 
 pub mod first_run;
 pub mod hosts;
+pub mod keys;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,24 +63,28 @@ pub fn openai(
     Ok(Arc::new(hearth_openai::OpenAiBackend::new(client)))
 }
 
-/// The backend for a host the user added. An OpenAI-compatible host is
-/// sent no key (keys stay out of the database).
-pub fn host_backend(host: &Host) -> Result<Arc<dyn ModelBackend>, BackendError> {
+/// The backend for a host the user added, its requests carrying `key`
+/// (see [`keys::of`]). Ollama itself takes no key.
+pub fn host_backend(
+    host: &Host,
+    key: Option<ApiKey>,
+) -> Result<Arc<dyn ModelBackend>, BackendError> {
     match host.kind {
         HostKind::Ollama => Ok(ollama(Some(&host.url))?.backend),
-        HostKind::Openai => openai(Some(&host.url), None),
+        HostKind::Openai => openai(Some(&host.url), key),
     }
 }
 
-/// The hosts saved in `store`, ready for the agent. One that cannot be
-/// built (a URL a newer build wrote) is reported and left out: a profile
-/// naming it says so when it runs.
+/// The hosts saved in `store`, ready for the agent, each with its key
+/// from the secret store. One that cannot be built (a URL a newer build
+/// wrote) is reported and left out: a profile naming it says so when it
+/// runs.
 pub async fn saved_hosts(store: &Store) -> Arc<Hosts> {
     let hosts = Hosts::new();
     match store.hosts().await {
         Ok(saved) => {
             for h in saved {
-                match host_backend(&h) {
+                match host_backend(&h, keys::of(&h).await) {
                     Ok(b) => hosts.set(h.name, b),
                     Err(e) => tracing::warn!("host `{}` is unusable: {e}", h.name),
                 }

@@ -22,6 +22,12 @@ impl ApiKey {
         &self.0
     }
 
+    /// The secret, for the desktop's secret store: the only place besides
+    /// the request header that it goes.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+
     /// `text` with every occurrence of the key replaced by `***` (servers
     /// sometimes echo a rejected key in their error message).
     pub(crate) fn scrub(&self, text: &str) -> String {

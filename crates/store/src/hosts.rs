@@ -1,6 +1,7 @@
 //! The model servers the user added (docs/design.md §8, "Hosts"): a name
-//! profiles and sessions use, the kind of API it speaks and its URL. Keys
-//! are never stored here.
+//! profiles and sessions use, the kind of API it speaks, its URL, and
+//! whether it has an API key. The key itself is never stored here: it is
+//! in the desktop's secret store (`hearth_compose::keys`).
 
 use rusqlite::params;
 
@@ -9,19 +10,26 @@ use crate::migrate::Migration;
 use crate::sessions::now_ms;
 use crate::store::Store;
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 14,
-    name: "hosts, and the host a session stays on",
-    // `sessions.host`: '' is the default server (Ollama at the configured
-    // URL); NULL, a session that has not run yet.
-    sql: "CREATE TABLE hosts (
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 14,
+        name: "hosts, and the host a session stays on",
+        // `sessions.host`: '' is the default server (Ollama at the configured
+        // URL); NULL, a session that has not run yet.
+        sql: "CREATE TABLE hosts (
               name TEXT PRIMARY KEY,
               kind TEXT NOT NULL,
               url TEXT NOT NULL,
               created_at INTEGER NOT NULL
           );
           ALTER TABLE sessions ADD COLUMN host TEXT;",
-}];
+    },
+    Migration {
+        version: 15,
+        name: "whether a host has an API key (the key is in the secret store)",
+        sql: "ALTER TABLE hosts ADD COLUMN keyed INTEGER NOT NULL DEFAULT 0;",
+    },
+];
 
 /// Names the built-in servers answer to: the default Ollama and the
 /// OpenAI-compatible server of the settings.
@@ -65,6 +73,8 @@ pub struct Host {
     pub kind: HostKind,
     /// Its base URL.
     pub url: String,
+    /// Whether its requests carry an API key (kept in the secret store).
+    pub keyed: bool,
 }
 
 impl Host {
@@ -108,21 +118,27 @@ impl Store {
     pub async fn hosts(&self) -> Result<Vec<Host>, crate::StoreError> {
         self.db()
             .call(|c| {
-                let mut s = c.prepare("SELECT name, kind, url FROM hosts ORDER BY name")?;
+                let mut s = c.prepare("SELECT name, kind, url, keyed FROM hosts ORDER BY name")?;
                 let rows = s.query_map([], |r| {
                     Ok((
                         r.get::<_, String>(0)?,
                         r.get::<_, String>(1)?,
                         r.get::<_, String>(2)?,
+                        r.get::<_, bool>(3)?,
                     ))
                 })?;
                 let mut out = Vec::new();
                 for row in rows {
-                    let (name, kind, url) = row?;
+                    let (name, kind, url, keyed) = row?;
                     // A kind this build does not know (a newer one wrote
                     // it) is left out rather than guessed.
                     if let Some(kind) = HostKind::parse(&kind) {
-                        out.push(Host { name, kind, url });
+                        out.push(Host {
+                            name,
+                            kind,
+                            url,
+                            keyed,
+                        });
                     }
                 }
                 Ok(out)
@@ -130,20 +146,23 @@ impl Store {
             .await
     }
 
-    /// Add `host`, or change the one with its name.
+    /// Add `host`, or change the one with its name. A host changed without
+    /// a key keeps the one it had (a new URL does not lose the secret).
     pub async fn put_host(&self, host: &Host) -> Result<(), ProfileError> {
         host.check()?;
-        let (name, kind, url) = (
+        let (name, kind, url, keyed) = (
             host.name.clone(),
             host.kind.as_str(),
             host.url.trim().to_owned(),
+            host.keyed,
         );
         self.db()
             .call(move |c| {
                 c.execute(
-                    "INSERT INTO hosts (name, kind, url, created_at) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(name) DO UPDATE SET kind = ?2, url = ?3",
-                    params![name, kind, url, now_ms()],
+                    "INSERT INTO hosts (name, kind, url, created_at, keyed)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(name) DO UPDATE SET kind = ?2, url = ?3, keyed = MAX(keyed, ?5)",
+                    params![name, kind, url, now_ms(), keyed],
                 )?;
                 Ok(())
             })

@@ -258,7 +258,7 @@ export class MockBackend {
         return null;
       }
       case 'list_hosts': return this.hosts.list();
-      case 'add_host': return this.hosts.add(String(a.name), String(a.kind), String(a.url));
+      case 'add_host': return this.hosts.add(String(a.name), String(a.kind), String(a.url), a.apiKey == null ? null : String(a.apiKey));
       case 'remove_host': {
         this.hosts.remove(String(a.name));
         for (const s of this.sessions.values()) if (s.host === a.name) s.host = 'ollama';

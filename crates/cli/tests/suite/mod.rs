@@ -3,6 +3,7 @@ mod approvals;
 pub(crate) mod basics;
 mod crash;
 mod hooks;
+mod host_keys;
 mod hosts;
 mod mcp;
 mod memory;

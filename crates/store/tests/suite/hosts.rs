@@ -9,6 +9,7 @@ fn host(name: &str, kind: HostKind, url: &str) -> Host {
         name: name.into(),
         kind,
         url: url.into(),
+        keyed: false,
     }
 }
 
@@ -38,6 +39,34 @@ async fn hosts_are_added_changed_listed_and_removed() {
     assert!(store.remove_host("box").await.unwrap());
     assert!(!store.remove_host("box").await.unwrap());
     assert_eq!(store.hosts().await.unwrap().len(), 1);
+}
+
+/// The database notes that a host has a key, never the key; a host
+/// changed without one keeps it, and a removed host's note goes with it.
+#[tokio::test]
+async fn a_hosts_key_is_noted_kept_across_a_change_and_gone_with_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let keyed = Host {
+        keyed: true,
+        ..host("box", HostKind::Openai, "http://box:8080/v1")
+    };
+    store.put_host(&keyed).await.unwrap();
+    store
+        .put_host(&host("box", HostKind::Openai, "http://box2:8080/v1"))
+        .await
+        .unwrap();
+    let saved = store.hosts().await.unwrap();
+    assert_eq!(
+        (saved[0].url.as_str(), saved[0].keyed),
+        ("http://box2:8080/v1", true)
+    );
+    assert!(store.remove_host("box").await.unwrap());
+    store
+        .put_host(&host("box", HostKind::Openai, "http://box:8080/v1"))
+        .await
+        .unwrap();
+    assert!(!store.hosts().await.unwrap()[0].keyed);
 }
 
 #[tokio::test]

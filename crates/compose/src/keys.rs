@@ -1,0 +1,129 @@
+//! Hosts' API keys, kept in the desktop's secret store: the Secret Service
+//! that GNOME Keyring and KWallet provide, through the keyring crates
+//! (`keyring-core` with its D-Bus store; `libdbus` is already linked for
+//! the window toolkit, so this store adds no second D-Bus stack). A key is
+//! never written to the database or a log: the database only notes that a
+//! host has one ([`Host::keyed`]), so hosts without a key never touch the
+//! secret store, and a machine without one still runs them.
+//!
+//! One item per host: service `hearth`, user `host:NAME`, labelled
+//! "Hearth: API key of host NAME" (what the desktop's keyring manager
+//! shows).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use hearth_openai::ApiKey;
+use hearth_store::Host;
+use keyring_core::api::CredentialStoreApi;
+
+/// The Secret Service attribute `service` of Hearth's items.
+pub const SERVICE: &str = "hearth";
+
+/// The Secret Service attribute `username` of `host`'s item.
+pub fn item_user(host: &str) -> String {
+    format!("host:{host}")
+}
+
+/// Why a key could not be kept, read or forgotten.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError(String);
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+fn failed(doing: &str, host: &str, e: &keyring_core::Error) -> KeyError {
+    let why = match e {
+        keyring_core::Error::NoStorageAccess(_) => {
+            "the keyring is locked (unlock it in the desktop's keyring manager)".to_owned()
+        }
+        other => other.to_string(),
+    };
+    KeyError(format!(
+        "could not {doing} the API key of host `{host}` in the desktop's secret store: {why}"
+    ))
+}
+
+/// The entry of `host`'s key (blocking: D-Bus).
+fn entry(host: &str, doing: &str) -> Result<keyring_core::Entry, KeyError> {
+    let store = dbus_secret_service_keyring_store::Store::new().map_err(|e| {
+        KeyError(format!(
+            "could not {doing} the API key of host `{host}`: Hearth keeps keys in the desktop's \
+             secret store (GNOME Keyring, KWallet: the Secret Service), and none answers on this \
+             session's D-Bus ({e})"
+        ))
+    })?;
+    let label = format!("Hearth: API key of host {host}");
+    let modifiers = HashMap::from([("label", label.as_str())]);
+    store
+        .build(SERVICE, &item_user(host), Some(&modifiers))
+        .map_err(|e| failed(doing, host, &e))
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, KeyError> + Send + 'static,
+) -> Result<T, KeyError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| KeyError(format!("the secret store call failed: {e}")))?
+}
+
+/// Keep `key` as `host`'s, replacing one kept before.
+pub async fn set(host: &str, key: &ApiKey) -> Result<(), KeyError> {
+    let (host, key) = (host.to_owned(), key.clone());
+    blocking(move || {
+        entry(&host, "save")?
+            .set_password(key.reveal())
+            .map_err(|e| failed("save", &host, &e))
+    })
+    .await
+}
+
+/// `host`'s key; `None` when none is kept.
+pub async fn get(host: &str) -> Result<Option<ApiKey>, KeyError> {
+    let host = host.to_owned();
+    blocking(move || match entry(&host, "read")?.get_password() {
+        Ok(k) => Ok(ApiKey::new(k)),
+        Err(keyring_core::Error::NoEntry) => Ok(None),
+        Err(e) => Err(failed("read", &host, &e)),
+    })
+    .await
+}
+
+/// Forget `host`'s key; nothing to forget is not an error.
+pub async fn forget(host: &str) -> Result<(), KeyError> {
+    let host = host.to_owned();
+    blocking(move || match entry(&host, "remove")?.delete_credential() {
+        Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
+        Err(e) => Err(failed("remove", &host, &e)),
+    })
+    .await
+}
+
+/// The key a host's requests carry: none for a host without one; for one
+/// with a key that cannot be read, none either, and the reason is logged
+/// (the server's refusal then says what is missing).
+pub async fn of(host: &Host) -> Option<ApiKey> {
+    if !host.keyed {
+        return None;
+    }
+    match get(&host.name).await {
+        Ok(Some(k)) => Some(k),
+        Ok(None) => {
+            tracing::warn!(
+                "host `{}` has an API key, but the secret store holds none for it",
+                host.name
+            );
+            None
+        }
+        Err(e) => {
+            tracing::warn!("{e}");
+            None
+        }
+    }
+}
