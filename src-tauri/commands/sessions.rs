@@ -8,8 +8,8 @@ use tauri::{AppHandle, Manager, State};
 use crate::commands::profiles::profile_error;
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
-    AnswerModelView, ExportFormat, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
-    SubagentView, SwitchView, TraceView,
+    AnswerModelView, AnswerShownView, ExportFormat, SearchHitView, SessionInfo,
+    SessionInfo as Info, SessionView, SubagentView, SwitchView, TraceView,
 };
 
 /// Sessions, newest first.
@@ -53,7 +53,7 @@ pub(crate) async fn session_view(
     session_id: &str,
 ) -> Result<SessionView, ErrorInfo> {
     let store = &state.store;
-    let (messages, forks, switches, subagents, title, models) = (
+    let (messages, forks, switches, subagents, title, models, shown) = (
         store
             .branch_messages(session_id)
             .await
@@ -72,6 +72,7 @@ pub(crate) async fn session_view(
             .map_err(|e| internal(e.to_string()))?
             .unwrap_or_default(),
         store.answer_models(session_id).await.map_err(store_error)?,
+        store.answers_shown(session_id).await.map_err(store_error)?,
     );
     use hearth_core::ProfileProvider;
     Ok(SessionView {
@@ -91,6 +92,17 @@ pub(crate) async fn session_view(
         answer_models: models
             .into_iter()
             .map(|(run_id, model)| AnswerModelView { run_id, model })
+            .collect(),
+        answers_shown: shown
+            .into_iter()
+            .map(|(run_id, events)| AnswerShownView {
+                run_id,
+                // A kind a newer build wrote is left out, not the answer.
+                events: events
+                    .into_iter()
+                    .filter_map(|e| serde_json::from_value(e).ok())
+                    .collect(),
+            })
             .collect(),
     })
 }

@@ -223,6 +223,19 @@ pub struct SessionView {
     pub host: Option<String>,
     /// The model that wrote each answer, by run.
     pub answer_models: Vec<AnswerModelView>,
+    /// What each answer showed besides its messages (plan and progress,
+    /// tool outcomes and times, approvals, speed, the error), by run.
+    pub answers_shown: Vec<AnswerShownView>,
+}
+
+/// The events one run's answer showed besides its messages, kept with the
+/// run (no text, tool output or arguments: the messages hold those).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct AnswerShownView {
+    /// The run.
+    pub run_id: String,
+    /// Its events, in order (the kinds this build knows).
+    pub events: Vec<hearth_protocol::EventKind>,
 }
 
 /// The model that wrote one run's answer.

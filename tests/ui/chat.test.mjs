@@ -76,9 +76,13 @@ test('plan card, tool cards pending then filled, sub-agent nested under spawn_ag
     assert.match(await read.getByTestId('tool-duration').textContent(), /12 ms/);
     assert.match(await read.getByTestId('tool-args').textContent(), /README\.md/);
     await waitIdle(page);
-    // After the run, the stored answer shows the calls with their results.
+    // After the run, the stored answer shows the calls with their results;
+    // the sub-agent's result is its last answer, shown once (in its blocks).
     const stored = page.getByTestId('message-assistant').last();
-    await stored.locator('[data-testid=tool-card][data-tool=spawn_agent] [data-testid=tool-output]').filter({ hasText: 'Sub-agent summary' }).waitFor({ state: 'attached' });
+    const storedSpawn = stored.locator('[data-testid=tool-card][data-tool=spawn_agent]');
+    await storedSpawn.getByTestId('tool-output-repeated').waitFor({ state: 'attached' });
+    assert.equal(await storedSpawn.getByText('Sub-agent summary text.').count(), 1);
+    assert.equal(await stored.locator('[data-testid=tool-card][data-tool=read_file] [data-testid=tool-output]').textContent(), '# Readme contents');
     assert.equal(await page.getByTestId('message-user').filter({ hasText: '# Readme' }).count(), 0);
   }));
 

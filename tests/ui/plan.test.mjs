@@ -1,5 +1,6 @@
-// The plan card of a live run: streamed by plan_delta, ticked off by
-// plan_progress ("k of n done", done steps marked).
+// The plan card: streamed by plan_delta, ticked off by plan_progress ("k
+// of n done", done steps marked); the stored answer keeps it, also when the
+// app opens it after a restart (from the events the core kept with the run).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { send, setup, waitIdle } from './harness.mjs';
@@ -17,6 +18,8 @@ test('plan streams in, then steps 1 and 2 are marked done', () =>
       return card && card.textContent.includes('Look') && !card.textContent.includes('Answer');
     });
     const card = page.getByTestId('plan-card');
+    // Before any step is marked, it counts them rather than say "0 done".
+    await card.getByTestId('plan-progress').filter({ hasText: /^3 steps$/ }).waitFor();
     await card.getByTestId('plan-progress').filter({ hasText: '1 of 3 done' }).waitFor();
     await card.getByTestId('plan-progress').filter({ hasText: '2 of 3 done' }).waitFor();
     const steps = card.getByTestId('plan-step');
@@ -30,4 +33,27 @@ test('plan streams in, then steps 1 and 2 are marked done', () =>
     await card.locator('summary').click();
     assert.equal(await card.evaluate((d) => d.open), false);
     await waitIdle(page);
+    // Stored, the answer still starts with the card (not a bare numbered list), its steps as marked.
+    const stored = page.getByTestId('message-assistant').last();
+    await stored.getByTestId('plan-card').getByTestId('plan-progress').filter({ hasText: '2 of 3 done' }).waitFor();
+    assert.deepEqual(await stored.getByTestId('plan-step').evaluateAll((els) => els.map((e) => e.dataset.done)), ['true', 'true', 'false']);
+    assert.equal(await stored.locator('[data-testid=markdown] ol').count(), 0, 'the plan is not rendered again as Markdown');
+  }));
+
+test('a stored planned answer opened after a restart shows its plan, tool times, the approval and the speed', () =>
+  withApp('planned=1', async ({ page }) => {
+    await page.getByTestId('session-item').filter({ hasText: 'Planned work' }).getByTestId('session-open').click();
+    const answer = page.getByTestId('message-assistant').last();
+    const card = answer.getByTestId('plan-card');
+    await card.waitFor();
+    assert.equal(await card.getByTestId('plan-progress').textContent(), '2 of 2 done');
+    assert.deepEqual(await card.getByTestId('plan-step').allTextContents(), ['✓1. Read notes.md (done)', '✓2. Write summary.md (done)']);
+    const read = answer.locator('[data-testid=tool-card][data-tool=read_file]');
+    assert.equal(await read.getByTestId('tool-duration').textContent(), '120 ms');
+    const write = answer.locator('[data-testid=tool-card][data-tool=write_file]');
+    assert.equal(await write.getByTestId('approval-decision').textContent(), 'you allowed once');
+    assert.equal(await write.getByTestId('tool-duration').textContent(), '45 ms');
+    assert.match(await answer.getByTestId('usage').textContent(), /tok\/s/);
+    assert.equal(await answer.getByTestId('answer-model').textContent(), 'qwen3:8b');
+    await answer.getByText('The summary is in summary.md.').waitFor();
   }));

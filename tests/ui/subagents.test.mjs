@@ -38,6 +38,11 @@ test('a sub-agent whose own spawn_agent repeats its parent call id nests under i
       const inner = outer.locator('[data-testid=tool-card][data-tool=spawn_agent] [data-testid=subagent]');
       await inner.getByText('Inner agent text.').waitFor();
       assert.equal(await inner.getByText('Outer agent text.').count(), 0);
+      // Each sub-agent's final text is shown once: its result, the same
+      // text, is not printed again under it.
+      await scope.getByTestId('tool-output-repeated').nth(1).waitFor();
+      assert.equal(await outer.getByText('Inner agent text.').count(), 1);
+      assert.equal(await scope.getByText('Outer agent text.').count(), 1);
     };
     await check(page.locator('[data-testid=message-assistant][data-live=true]'));
     await waitIdle(page);

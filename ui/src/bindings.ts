@@ -251,6 +251,17 @@ export type AnswerModelView = {
 	model: string,
 };
 
+/**
+ *  The events one run's answer showed besides its messages, kept with the
+ *  run (no text, tool output or arguments: the messages hold those).
+ */
+export type AnswerShownView = {
+	/**  The run. */
+	run_id: string,
+	/**  Its events, in order (the kinds this build knows). */
+	events: EventKind[],
+};
+
 /**  Where the app is and what it talks to. */
 export type AppInfo = {
 	/**  App version. */
@@ -1136,6 +1147,11 @@ export type SessionView = {
 	host: string | null,
 	/**  The model that wrote each answer, by run. */
 	answer_models: AnswerModelView[],
+	/**
+	 *  What each answer showed besides its messages (plan and progress,
+	 *  tool outcomes and times, approvals, speed, the error), by run.
+	 */
+	answers_shown: AnswerShownView[],
 };
 
 /**  What a settings change will do. */

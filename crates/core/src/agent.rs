@@ -114,7 +114,8 @@ impl Agent {
             }
             Err(_) => CancellationToken::new(),
         };
-        let sink = EventSink::new(RunScope::top(session_id, &run_id), tx);
+        let sink = EventSink::new(RunScope::top(session_id, &run_id), tx)
+            .recording(crate::answer_record::AnswerRecord::default());
         let top = self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink);
         let ctx = RunCtx::interactive(top, background, regenerate);
         let steering = ctx.steering.clone();

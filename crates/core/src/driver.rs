@@ -88,6 +88,12 @@ impl Agent {
                 partial_text: partial_text.clone(),
             },
         });
+        if let Some(record) = ctx.sink.record()
+            && let Err(e) = ctx.store.record_answer(&ctx.run_id, &record.events()).await
+        {
+            // The answer is stored; only what it showed besides is lost.
+            tracing::warn!("keeping what run {} showed failed: {e}", ctx.run_id);
+        }
         outcome
     }
 

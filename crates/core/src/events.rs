@@ -2,6 +2,7 @@
 //! so a sub-agent's sink writes into the parent's channel marked as a
 //! sub-agent's (flat `parent_run_id`, not nested boxes: docs/style.md §4).
 
+use crate::answer_record::AnswerRecord;
 use crate::store::Appended;
 use hearth_protocol::{AgentEvent, EventKind, RunScope};
 use tokio::sync::mpsc::UnboundedSender;
@@ -14,6 +15,8 @@ use tokio::sync::mpsc::UnboundedSender;
 pub struct EventSink {
     scope: RunScope,
     tx: Option<UnboundedSender<AgentEvent>>,
+    /// What the stored answer shows again (top-level streaming runs only).
+    record: Option<AnswerRecord>,
 }
 
 impl EventSink {
@@ -22,12 +25,28 @@ impl EventSink {
         Self {
             scope,
             tx: Some(tx),
+            record: None,
         }
     }
 
     /// A sink that drops everything (for `run`, which returns text only).
     pub fn discard(scope: RunScope) -> Self {
-        Self { scope, tx: None }
+        Self {
+            scope,
+            tx: None,
+            record: None,
+        }
+    }
+
+    /// This sink, also keeping what the stored answer shows again.
+    pub(crate) fn recording(mut self, record: AnswerRecord) -> Self {
+        self.record = Some(record);
+        self
+    }
+
+    /// What this run's stored answer shows again, if it keeps it.
+    pub(crate) fn record(&self) -> Option<&AnswerRecord> {
+        self.record.as_ref()
     }
 
     /// The scope stamped on events.
@@ -38,6 +57,9 @@ impl EventSink {
     /// Emit one event. A consumer that went away is not an error: the run
     /// goes on and its results are stored.
     pub fn emit(&self, kind: EventKind) {
+        if let Some(record) = &self.record {
+            record.keep(&kind);
+        }
         if let Some(tx) = &self.tx {
             let _ = tx.send(AgentEvent {
                 scope: self.scope.clone(),
@@ -68,6 +90,8 @@ impl EventSink {
                 is_subagent: true,
             },
             tx: self.tx.clone(),
+            // The sub-agent's own events are kept with its transcript.
+            record: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 //! `tools_exec`) only streams, runs tools, saves and emits.
 
 mod agent;
+mod answer_record;
 mod approvals;
 mod backend;
 mod backend_slot;
@@ -73,7 +74,7 @@ pub use context::{MEMORY_HEADING, build_context, order_tool_results, system_prom
 pub use error::RunError;
 pub use events::EventSink;
 pub use handle::{RunHandle, RunOutcome};
-pub use hearth_protocol::SpanKind;
+pub use hearth_protocol::{EventKind, SpanKind};
 pub use hosts::{DEFAULT_HOST, Hosts};
 pub use ids::{new_run_id, new_session_id, new_subagent_session_id};
 pub use live::{Following, LiveRuns, RunLog};

@@ -194,6 +194,17 @@ pub trait SessionStore: Send + Sync {
         Ok(())
     }
 
+    /// Keep what a run's answer showed besides its messages (the plan and
+    /// its progress, tool outcomes and times, approvals, speed, the error),
+    /// as the events that showed it, so the stored answer shows it again.
+    async fn record_answer(
+        &self,
+        _run_id: &str,
+        _events: &[hearth_protocol::EventKind],
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Keep a sub-agent's transcript with the parent's turn: `messages` is
     /// everything the sub-agent for tool call `transcript.parent_call_id`
     /// said and did, so its nested cards survive a restart.

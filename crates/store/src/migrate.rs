@@ -38,7 +38,7 @@ fn all() -> Vec<&'static Migration> {
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

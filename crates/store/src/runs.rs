@@ -9,10 +9,11 @@ use crate::error::StoreError;
 use crate::migrate::Migration;
 use crate::sessions::{self, now_ms};
 
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 2,
-    name: "runs, instances, drafts",
-    sql: "CREATE TABLE instances (
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 2,
+        name: "runs, instances, drafts",
+        sql: "CREATE TABLE instances (
               id TEXT PRIMARY KEY,
               pid INTEGER NOT NULL,
               started_at INTEGER NOT NULL,
@@ -34,7 +35,49 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
               thinking TEXT,
               updated_at INTEGER NOT NULL
           );",
-}];
+    },
+    Migration {
+        version: 16,
+        name: "what an answer showed besides its messages",
+        // A JSON array of the run's events a stored answer shows again
+        // (hearth_core's answer record); NULL for runs before it, or headless.
+        sql: "ALTER TABLE runs ADD COLUMN shown TEXT;",
+    },
+];
+
+/// Keep what run `run_id`'s answer showed (JSON events).
+pub(crate) fn record_shown(conn: &Connection, run_id: &str, json: &str) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE runs SET shown = ?2 WHERE id = ?1",
+        params![run_id, json],
+    )?;
+    Ok(())
+}
+
+/// `(run id, events)` of the session's runs that kept what they showed, in
+/// the order they started. A record that does not parse is left out (the
+/// answer still shows its messages).
+pub(crate) fn shown_of_session(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<Vec<(String, Vec<serde_json::Value>)>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT id, shown FROM runs WHERE session_id = ?1 AND shown IS NOT NULL
+         ORDER BY started_at, rowid",
+    )?;
+    let rows = stmt.query_map([session_id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (id, json) = row?;
+        match serde_json::from_str::<Vec<serde_json::Value>>(&json) {
+            Ok(events) => out.push((id, events)),
+            Err(e) => tracing::warn!("what run {id} showed does not parse: {e}"),
+        }
+    }
+    Ok(out)
+}
 
 /// Record a run's start, owned by `instance`.
 pub(crate) fn begin(

@@ -203,6 +203,21 @@ impl Store {
     }
 }
 
+impl Store {
+    /// What the session's answers showed besides their messages, by run
+    /// (`(run id, events as JSON)`, in the order the runs started): the
+    /// front end folds the events as it folded them live.
+    pub async fn answers_shown(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<(String, Vec<serde_json::Value>)>, StoreError> {
+        let id = session_id.to_owned();
+        self.db
+            .call(move |c| crate::runs::shown_of_session(c, &id))
+            .await
+    }
+}
+
 #[async_trait]
 impl SessionStore for Store {
     async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, hearth_core::StoreError> {
@@ -340,6 +355,21 @@ impl SessionStore for Store {
         Ok(self
             .db
             .call(move |c| crate::summaries::set_generated_title(c, &id, &t))
+            .await?)
+    }
+
+    async fn record_answer(
+        &self,
+        run_id: &str,
+        events: &[hearth_core::EventKind],
+    ) -> Result<(), hearth_core::StoreError> {
+        let json = serde_json::to_string(events).map_err(|e| {
+            hearth_core::StoreError::new(hearth_core::StoreFailure::Unusable, e.to_string())
+        })?;
+        let rid = run_id.to_owned();
+        Ok(self
+            .db
+            .call(move |c| crate::runs::record_shown(c, &rid, &json))
             .await?)
     }
 

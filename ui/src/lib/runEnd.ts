@@ -1,9 +1,11 @@
 // What an ended run leaves on the page: the session view with what the run
 // stored taken in (from its message_stored and profile_switched events,
-// without reading the session again), and what the events taught that the
-// store does not keep (`RunExtras`).
-import type { ErrorInfo, SessionView, Usage } from '../ipc';
-import type { AgentModel, Compaction, GuardFlag, HostFailover, ToolsUnavailable, TurnModel } from './turn';
+// without reading the session again), and what the events taught besides
+// the messages (`RunExtras`). The core keeps those events with the run
+// (`SessionView.answers_shown`), so a stored answer, also after a restart,
+// is given the same extras by folding them the same way (`shownExtras`).
+import type { ApprovalDecision, AnswerShownView, ErrorInfo, SessionView, Usage } from '../ipc';
+import { newTurn, reduceTurn, type AgentModel, type Compaction, type GuardFlag, type HostFailover, type ToolsUnavailable, type TurnModel } from './turn';
 
 export interface RunExtras {
   usage: Usage[];
@@ -16,6 +18,34 @@ export interface RunExtras {
   compactions: Compaction[];
   unavailable: ToolsUnavailable[];
   failovers: HostFailover[];
+  /** The plan the answer starts with, and the steps marked done. */
+  plan: { plan: string; done: number[] } | null;
+  /** Each tool call's time, by call id. */
+  durations: Map<string, number>;
+  /** The user's answer to each call that asked, by call id. */
+  approvals: Map<string, ApprovalDecision>;
+}
+
+/** What an ended run's answer shows besides its messages. */
+export function runExtras(t: TurnModel): RunExtras {
+  const durations = new Map<string, number>();
+  const approvals = new Map<string, ApprovalDecision>();
+  let plan: RunExtras['plan'] = null;
+  for (const b of t.blocks) {
+    if (b.kind === 'plan') plan = { plan: b.plan, done: [...b.done] };
+    if (b.kind !== 'tool') continue;
+    if (b.call.duration_ms !== null) durations.set(b.call.call_id, b.call.duration_ms);
+    if (b.call.approval?.decision) approvals.set(b.call.call_id, b.call.approval.decision);
+  }
+  return {
+    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals,
+  };
+}
+
+/** A stored answer's extras, from the events the core kept with its run (folded as the live ones were). */
+export function shownExtras(session: string, a: AnswerShownView): RunExtras {
+  const scope = { session_id: session, run_id: a.run_id, parent_run_id: null, parent_call_id: null, is_subagent: false };
+  return runExtras(a.events.reduce((t, kind) => reduceTurn(t, { ...scope, ...kind }), newTurn(a.run_id)));
 }
 
 /**

@@ -33,7 +33,8 @@ import { MockHosts } from './hosts';
 import { memorySummary } from './memorySummary';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
-import { seedSubagents, storeSubagents } from './seed';
+import { shownOf } from './shown';
+import { seedPlanned, seedSubagents, storeSubagents } from './seed';
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
 const now = () => Date.now();
@@ -97,6 +98,7 @@ export class MockBackend {
     this.addMessage(s, 'assistant', 'Hi! How can I help?', { parent: u.id });
     this.prefs.last_session = s.id;
     if (params.get('subagents')) seedSubagents(this);
+    if (params.get('planned')) seedPlanned(this);
     const big = Number(params.get('big') ?? 0);
     if (big > 0) {
       const b = this.addSession(`Big ${big}`);
@@ -167,6 +169,7 @@ export class MockBackend {
       model: s.model ?? null,
       host: s.host ?? null,
       answer_models: [...this.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
+      answers_shown: [...(s.shown ?? []), ...[...this.runs.values()].filter((r) => r.session === s.id && r.done).map((r) => shownOf(r.id, r.events))],
     };
   }
   sess(id: unknown): Sess {

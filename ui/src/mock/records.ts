@@ -1,6 +1,6 @@
 // The mock backend's records: sessions with their branches and sub-agent
 // transcripts, stored messages, and runs with their events and followers.
-import type { AgentEvent, MessageView, SubagentView } from '../bindings';
+import type { AnswerShownView, AgentEvent, MessageView, SubagentView } from '../bindings';
 import type { Body, Step } from './scripts';
 import type { ShownText } from './liveSanitize';
 import type { ThinkSplitState } from './thinkTags';
@@ -28,6 +28,8 @@ export interface Sess {
   switches: { profile: string; after_message_id: number | null; at: number }[];
   /** Transcripts of sub-agents, kept with the parent's turn. */
   subagents: StoredSubagent[];
+  /** What stored answers showed (seeded; a run played here keeps its own events). */
+  shown?: AnswerShownView[];
   deleted: boolean;
   created_at: number;
   updated_at: number;

@@ -243,7 +243,8 @@ export function planScript(k: ScriptKit): Step[] {
     { ev: ev({ type: 'plan_progress', done: [1, 2] }) },
     ...k.deltas('Done following the plan.', 3),
     { ev: k.usage },
-    k.end(),
+    // Stored as the core stores it: the plan joined to the answer it began.
+    k.end([{ role: 'assistant', content: `${plan}\n\nLooked around. Done following the plan.` }]),
   ];
 }
 

@@ -62,3 +62,37 @@ export function seedSubagents(m: MockBackend): void {
     ] },
   ], () => m.nextId++);
 }
+
+/**
+ * A stored planned turn as a restarted app finds it (`?planned=1`): the
+ * plan joined to the first answer, a read, a write the user allowed, and
+ * the events the core kept with the run.
+ */
+export function seedPlanned(m: MockBackend): void {
+  const s = m.addSession('Planned work');
+  const plan = '1. Read notes.md\n2. Write summary.md';
+  m.addMessage(s, 'user', 'Summarize my notes into summary.md');
+  m.addMessage(s, 'assistant', plan, {
+    run_id: 'r_plan',
+    tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.md' } }, { id: 'call_write', name: 'write_file', arguments: { path: 'summary.md', content: 'short' } }],
+  });
+  m.addMessage(s, 'tool', 'the notes', { run_id: 'r_plan', tool_call_id: 'call_read', tool_name: 'read_file' });
+  m.addMessage(s, 'tool', 'wrote summary.md', { run_id: 'r_plan', tool_call_id: 'call_write', tool_name: 'write_file' });
+  m.addMessage(s, 'assistant', 'The summary is in summary.md.', { run_id: 'r_plan' });
+  const usage = { prompt_tokens: 900, prompt_cached_tokens: 850, completion_tokens: 120, load_ms: 0, prompt_eval_ms: 200, eval_ms: 4000, tokens_per_second: 30, done_reason: 'stop' };
+  s.shown = [{
+    run_id: 'r_plan',
+    events: [
+      { type: 'run_started', model: 'qwen3:8b', profile: 'Agent', context_window: 8192, protocol: 1 },
+      { type: 'plan_ready', plan },
+      { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '', duration_ms: 120 },
+      { type: 'plan_progress', done: [1] },
+      { type: 'approval_requested', request_id: 'req_1', call_id: 'call_write', tool: 'write_file', arguments: null, reach: 'writes summary.md in /home/user/work', session_allowed: true, warning: null },
+      { type: 'approval_resolved', request_id: 'req_1', decision: 'allow_once' },
+      { type: 'tool_event', call_id: 'call_write', name: 'write_file', outcome: 'ok', output: '', duration_ms: 45 },
+      { type: 'plan_progress', done: [1, 2] },
+      { type: 'usage', usage },
+      { type: 'stream_end', iterations: 2 },
+    ],
+  }];
+}

@@ -18,7 +18,7 @@ import type { AgentEvent, ApprovalDecision, LearnedFact, SessionView } from '../
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
-import { notSent, toolFlags, unstoredOutcomes, withRun, type RunExtras } from '../lib/runEnd';
+import { notSent, runExtras, shownExtras, withRun, type RunExtras } from '../lib/runEnd';
 import { isTerminal, newTurn, reduceTurn, type AgentModel, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
 
 import { app } from './app.svelte';
@@ -69,6 +69,8 @@ class ChatState {
   model = $state<string | null>(null);
   /** The host this session stays on (null before its first answer: its profile's). */
   host = $state<string | null>(null);
+  /** What each stored answer showed besides its messages, from the events the core kept with its run. */
+  shownExtras = $derived(new Map((this.view?.answers_shown ?? []).map((a) => [a.run_id, shownExtras(this.view?.id ?? '', a)] as const)));
   /** The model that wrote each stored answer, by run id. */
   answerModels = $derived(new Map((this.view?.answer_models ?? []).map((a) => [a.run_id, a.model] as const)));
   contextWindow = $state(0);
@@ -301,9 +303,7 @@ class ChatState {
       toasts.show(notSent(unsent.length));
     }
     const extras = new Map(this.extras);
-    extras.set(t.run_id, {
-      usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers,
-    });
+    extras.set(t.run_id, runExtras(t));
     this.extras = extras;
     this.stopping = false;
     const v = this.view;

@@ -81,6 +81,30 @@ async fn a_plan_is_sent_back_as_the_start_of_the_answer_and_direct_is_not() {
     );
     assert_eq!(msgs[msgs.len() - 2]["content"], "when is lunch?");
 
+    // What the answer showed besides its messages is kept with its run, so
+    // the app shows the plan card again after a restart: the plan, the
+    // speed, the end; none of the streamed text.
+    {
+        let (store, _) = hearth_store::Store::open(std::path::PathBuf::from(&db))
+            .await
+            .unwrap();
+        let shown = store.answers_shown("s").await.unwrap();
+        assert_eq!(shown.len(), 1);
+        let events = &shown[0].1;
+        let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+        assert_eq!(kinds.first(), Some(&"run_started"), "{kinds:?}");
+        assert_eq!(kinds.last(), Some(&"stream_end"), "{kinds:?}");
+        assert!(kinds.contains(&"usage"), "{kinds:?}");
+        let ready: Vec<_> = events
+            .iter()
+            .filter(|e| e["type"] == "plan_ready")
+            .collect();
+        assert_eq!(ready.len(), 1, "{kinds:?}");
+        assert_eq!(ready[0]["plan"], plan);
+        assert!(!kinds.iter().any(|k| k.ends_with("_delta")), "{kinds:?}");
+        assert!(!serde_json::to_string(events).unwrap().contains("Noon"));
+    }
+
     // The next turn sees the plan as the start of the first answer; its
     // planner says DIRECT, so no prefill.
     sim.push_reply(Reply::text("DIRECT"));

@@ -1,0 +1,160 @@
+//! What a live answer showed besides its messages — the plan and which of
+//! its steps were marked done, each tool call's outcome and time, the
+//! approval asked and the answer given, the speed of each model call, a
+//! failover, a compaction, the error with its details — kept with the run
+//! so a stored answer, also after a restart, shows the same. The events
+//! themselves are kept (the front end folds them as it folds live ones),
+//! without what the messages already hold: no text, thinking or plan
+//! pieces, no tool output or arguments.
+
+use std::sync::{Arc, Mutex};
+
+use hearth_protocol::EventKind;
+
+/// Most events one answer keeps (a runaway loop of tool calls stops being
+/// recorded here, not the run).
+const MAX_EVENTS: usize = 2_000;
+
+/// The events of one top-level run that its stored answer shows again.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerRecord(Arc<Mutex<Vec<EventKind>>>);
+
+impl AnswerRecord {
+    /// Keep `kind` if a stored answer shows it, trimmed of what the
+    /// messages already hold.
+    pub(crate) fn keep(&self, kind: &EventKind) {
+        let Some(kept) = shown(kind) else { return };
+        if let Ok(mut events) = self.0.lock()
+            && events.len() < MAX_EVENTS
+        {
+            events.push(kept);
+        }
+    }
+
+    /// The events kept so far, in order.
+    pub fn events(&self) -> Vec<EventKind> {
+        self.0.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+}
+
+/// `kind` as a stored answer keeps it, or `None` for what it does not.
+fn shown(kind: &EventKind) -> Option<EventKind> {
+    use EventKind as E;
+    Some(match kind {
+        E::RunStarted { .. }
+        | E::PlanReady { .. }
+        | E::PlanProgress { .. }
+        | E::ApprovalResolved { .. }
+        | E::Usage { .. }
+        | E::HostFailover { .. }
+        | E::ToolsUnavailable { .. }
+        | E::ContextCompacted { .. }
+        | E::InputFlagged { .. }
+        | E::StreamEnd { .. } => kind.clone(),
+        E::ToolEvent {
+            call_id,
+            name,
+            outcome,
+            duration_ms,
+            ..
+        } => E::ToolEvent {
+            call_id: call_id.clone(),
+            name: name.clone(),
+            outcome: *outcome,
+            output: String::new(),
+            duration_ms: *duration_ms,
+        },
+        E::ApprovalRequested {
+            request_id,
+            call_id,
+            tool,
+            reach,
+            session_allowed,
+            warning,
+            ..
+        } => E::ApprovalRequested {
+            request_id: request_id.clone(),
+            call_id: call_id.clone(),
+            tool: tool.clone(),
+            arguments: serde_json::Value::Null,
+            reach: reach.clone(),
+            session_allowed: *session_allowed,
+            warning: warning.clone(),
+        },
+        E::StreamStopped { reason, .. } => E::StreamStopped {
+            reason: *reason,
+            partial_text: String::new(),
+        },
+        E::Error { error, .. } => E::Error {
+            error: error.clone(),
+            partial_text: String::new(),
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use hearth_protocol::{ApprovalDecision, ToolOutcome};
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn what_the_messages_hold_is_left_out_and_the_rest_kept_in_order() {
+        let record = AnswerRecord::default();
+        for kind in [
+            EventKind::PlanReady {
+                plan: "1. a".into(),
+            },
+            EventKind::TextDelta {
+                delta: "secret text".into(),
+            },
+            EventKind::ApprovalRequested {
+                request_id: "q".into(),
+                call_id: "c".into(),
+                tool: "write_file".into(),
+                arguments: json!({"content": "secret content"}),
+                reach: "writes a.txt".into(),
+                session_allowed: true,
+                warning: None,
+            },
+            EventKind::ApprovalResolved {
+                request_id: "q".into(),
+                decision: ApprovalDecision::AllowOnce,
+            },
+            EventKind::ToolEvent {
+                call_id: "c".into(),
+                name: "write_file".into(),
+                outcome: ToolOutcome::Ok,
+                output: "secret output".into(),
+                duration_ms: 45,
+            },
+            EventKind::PlanProgress { done: vec![1] },
+            EventKind::StreamEnd { iterations: 2 },
+        ] {
+            record.keep(&kind);
+        }
+        let kept = serde_json::to_value(record.events()).unwrap();
+        let kinds: Vec<&str> = kept
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "plan_ready",
+                "approval_requested",
+                "approval_resolved",
+                "tool_event",
+                "plan_progress",
+                "stream_end"
+            ]
+        );
+        assert_eq!(kept[3]["duration_ms"], 45);
+        assert_eq!(kept[1]["reach"], "writes a.txt");
+        assert!(!kept.to_string().contains("secret"), "{kept}");
+    }
+}
