@@ -1,8 +1,13 @@
 // Model output is untrusted: Markdown is rendered by marked (raw HTML in
 // it is escaped to text), then the HTML is sanitized by DOMPurify with a tight allow-list (no images, frames,
-// forms, styles, SVG or MathML; links only http/https/mailto), and only
-// then inserted. Code is highlighted with highlight.js core and a few
-// explicitly registered languages, which keeps the bundle small.
+// forms, styles or SVG; MathML only as KaTeX writes it; links only
+// http/https/mailto), and only then inserted. Code is highlighted with
+// highlight.js core and a few explicitly registered languages, which keeps
+// the bundle small. Math (`$…$`, `$$…$$`, and LaTeX's `\(…\)`, `\[…\]`,
+// which models write as often) is rendered by KaTeX to MathML only: no
+// stylesheet or fonts, so the strict CSP holds, and WebKit and Chromium
+// draw it natively. KaTeX runs untrusted input with `trust: false` (no
+// \href, \url or \includegraphics) and caps on size and macro expansion.
 import DOMPurify from 'dompurify';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
@@ -20,7 +25,9 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
-import { Marked, type Tokens } from 'marked';
+import katex, { type KatexOptions } from 'katex';
+import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
+import markedKatex from 'marked-katex-extension';
 
 const languages = { bash, c, cpp, css, diff, go, javascript, json, markdown: markdownLang, python, rust, sql, typescript, xml, yaml };
 for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
@@ -69,24 +76,81 @@ const marked = new Marked({
   },
 });
 
+/** KaTeX on untrusted TeX: MathML out, errors shown as text, no links or images, bounded work. */
+const KATEX: KatexOptions = { output: 'mathml', throwOnError: false, trust: false, strict: 'ignore', maxSize: 50, maxExpand: 500 };
+
+/**
+ * LaTeX's own delimiters, `\(…\)` inline and `\[…\]` display, which the
+ * dollar extension does not read (and Markdown would take `\[` for an
+ * escaped bracket). Inline-level, so a display formula inside a paragraph
+ * is found too.
+ */
+const bracketMath: TokenizerAndRendererExtension = {
+  name: 'bracketMath',
+  level: 'inline',
+  start(src: string) {
+    const at = src.search(/\\[([]/);
+    return at < 0 ? undefined : at;
+  },
+  tokenizer(src: string) {
+    const m = /^\\\(((?:[^\\]|\\(?!\)))+?)\\\)|^\\\[((?:[^\\]|\\(?!\]))+?)\\\]/.exec(src);
+    if (!m) return undefined;
+    const display = m[2] !== undefined;
+    return { type: 'bracketMath', raw: m[0], text: (display ? m[2] : m[1])!.trim(), display };
+  },
+  renderer(token) {
+    return katex.renderToString(String(token.text), { ...KATEX, displayMode: Boolean(token.display) });
+  },
+};
+marked.use(markedKatex(KATEX), { extensions: [bracketMath] });
+
+/**
+ * KaTeX's MathML without the TeX source it annotates: DOMPurify drops the
+ * `semantics` and `annotation` elements but keeps their text, which would
+ * print the source beside the formula.
+ */
+function withoutAnnotation(html: string): string {
+  return html.replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/g, '').replace(/<\/?semantics>/g, '');
+}
+
+/**
+ * Without `style` attributes: KaTeX colours an error with one, and even
+ * DOMPurify's inert parse of it makes the browser report a CSP violation.
+ * Marked writes none itself (text quotes come out as `&quot;`), so only
+ * KaTeX's are removed.
+ */
+function withoutStyles(html: string): string {
+  return html.replace(/ style="[^"]*"/g, '');
+}
+
 const FORBID_TAGS = [
   'img', 'image', 'iframe', 'frame', 'frameset', 'object', 'embed', 'style', 'link', 'meta', 'base',
   'form', 'input', 'button', 'textarea', 'select', 'option', 'video', 'audio', 'source', 'track',
-  'picture', 'svg', 'math', 'foreignObject', 'canvas', 'template', 'noscript', 'dialog',
+  'picture', 'svg', 'foreignObject', 'canvas', 'template', 'noscript', 'dialog',
+  // MathML that embeds HTML or acts on input; KaTeX writes neither.
+  'annotation-xml', 'maction',
 ];
 
 const purifyConfig = {
-  USE_PROFILES: { html: true },
+  USE_PROFILES: { html: true, mathMl: true },
   FORBID_TAGS,
   // `style` attributes would also break the CSP (style-src 'self').
   FORBID_ATTR: ['style', 'srcset', 'src', 'action', 'formaction', 'target', 'ping', 'background', 'poster'],
   ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
   ALLOW_DATA_ATTR: false,
+  // KaTeX's MathML layout attributes: DOMPurify keeps an attribute outside
+  // its short "URI-safe" list only when its value passes the URL rule
+  // above, which "block" or "normal" never do. None of these is a URL.
+  ADD_URI_SAFE_ATTR: [
+    'display', 'displaystyle', 'scriptlevel', 'mathvariant', 'stretchy', 'fence', 'separator', 'lspace', 'rspace', 'accent', 'accentunder',
+    'movablelimits', 'minsize', 'maxsize', 'linethickness', 'width', 'height', 'depth', 'voffset', 'columnalign', 'columnspacing', 'rowspacing',
+    'rowalign', 'columnlines', 'rowlines', 'frame', 'framespacing', 'symmetric', 'largeop', 'mathcolor', 'mathbackground', 'notation', 'align', 'side',
+  ],
 };
 
 /** Markdown → sanitized HTML, safe to insert. */
 export function renderMarkdown(src: string): string {
-  const raw = marked.parse(src, { async: false });
+  const raw = withoutStyles(withoutAnnotation(marked.parse(src, { async: false })));
   return DOMPurify.sanitize(raw, purifyConfig);
 }
 
