@@ -25,11 +25,66 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
+import lang_cmake from 'highlight.js/lib/languages/cmake';
+import lang_csharp from 'highlight.js/lib/languages/csharp';
+import lang_dart from 'highlight.js/lib/languages/dart';
+import lang_dockerfile from 'highlight.js/lib/languages/dockerfile';
+import lang_elixir from 'highlight.js/lib/languages/elixir';
+import lang_graphql from 'highlight.js/lib/languages/graphql';
+import lang_haskell from 'highlight.js/lib/languages/haskell';
+import lang_ini from 'highlight.js/lib/languages/ini';
+import lang_java from 'highlight.js/lib/languages/java';
+import lang_julia from 'highlight.js/lib/languages/julia';
+import lang_kotlin from 'highlight.js/lib/languages/kotlin';
+import lang_latex from 'highlight.js/lib/languages/latex';
+import lang_lua from 'highlight.js/lib/languages/lua';
+import lang_makefile from 'highlight.js/lib/languages/makefile';
+import lang_nginx from 'highlight.js/lib/languages/nginx';
+import lang_nix from 'highlight.js/lib/languages/nix';
+import lang_objectivec from 'highlight.js/lib/languages/objectivec';
+import lang_perl from 'highlight.js/lib/languages/perl';
+import lang_php from 'highlight.js/lib/languages/php';
+import lang_powershell from 'highlight.js/lib/languages/powershell';
+import lang_protobuf from 'highlight.js/lib/languages/protobuf';
+import lang_r from 'highlight.js/lib/languages/r';
+import lang_ruby from 'highlight.js/lib/languages/ruby';
+import lang_scala from 'highlight.js/lib/languages/scala';
+import lang_scss from 'highlight.js/lib/languages/scss';
+import lang_swift from 'highlight.js/lib/languages/swift';
 import katex, { type KatexOptions } from 'katex';
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
 import markedKatex from 'marked-katex-extension';
 
-const languages = { bash, c, cpp, css, diff, go, javascript, json, markdown: markdownLang, python, rust, sql, typescript, xml, yaml };
+// The languages people ask local models about most; each is a few KB.
+const languages = {
+  bash, c, cpp, css, diff, go, javascript, json, markdown: markdownLang, python, rust, sql, typescript, xml, yaml,
+  cmake: lang_cmake,
+  csharp: lang_csharp,
+  dart: lang_dart,
+  dockerfile: lang_dockerfile,
+  elixir: lang_elixir,
+  graphql: lang_graphql,
+  haskell: lang_haskell,
+  ini: lang_ini,
+  java: lang_java,
+  julia: lang_julia,
+  kotlin: lang_kotlin,
+  latex: lang_latex,
+  lua: lang_lua,
+  makefile: lang_makefile,
+  nginx: lang_nginx,
+  nix: lang_nix,
+  objectivec: lang_objectivec,
+  perl: lang_perl,
+  php: lang_php,
+  powershell: lang_powershell,
+  protobuf: lang_protobuf,
+  r: lang_r,
+  ruby: lang_ruby,
+  scala: lang_scala,
+  scss: lang_scss,
+  swift: lang_swift,
+};
 for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
 hljs.registerAliases(['sh', 'shell', 'zsh'], { languageName: 'bash' });
 hljs.registerAliases(['js', 'jsx'], { languageName: 'javascript' });
@@ -38,6 +93,15 @@ hljs.registerAliases(['py'], { languageName: 'python' });
 hljs.registerAliases(['rs'], { languageName: 'rust' });
 hljs.registerAliases(['html', 'svg'], { languageName: 'xml' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
+hljs.registerAliases(['toml'], { languageName: 'ini' });
+hljs.registerAliases(['cs', 'c#'], { languageName: 'csharp' });
+hljs.registerAliases(['kt', 'kts'], { languageName: 'kotlin' });
+hljs.registerAliases(['rb'], { languageName: 'ruby' });
+hljs.registerAliases(['ps1', 'pwsh'], { languageName: 'powershell' });
+hljs.registerAliases(['tex'], { languageName: 'latex' });
+hljs.registerAliases(['docker'], { languageName: 'dockerfile' });
+hljs.registerAliases(['proto'], { languageName: 'protobuf' });
+hljs.registerAliases(['objc', 'm'], { languageName: 'objectivec' });
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
