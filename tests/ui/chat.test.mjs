@@ -42,6 +42,8 @@ test('thinking (native and <think> tags split across deltas) is shown and collap
     const thinking = answer.getByTestId('thinking');
     assert.match(await thinking.textContent(), /Native thinking.*Tagged reasoning here/s);
     assert.doesNotMatch(await answer.getByTestId('markdown').first().textContent(), /think>|Tagged/);
+    // How long it reasoned (the core's figure), not how many characters.
+    assert.equal(await thinking.getByTestId('thinking-summary').textContent(), 'Thought for 2.3 s');
   }));
 
 test('live thinking splits <think> tags out of text while streaming', () =>
@@ -52,6 +54,7 @@ test('live thinking splits <think> tags out of text while streaming', () =>
     const live = page.locator('[data-testid=message-assistant][data-live=true]');
     await live.getByTestId('thinking').filter({ hasText: 'Tagged reasoning' }).first().waitFor();
     assert.doesNotMatch((await live.getByTestId('markdown').allTextContents()).join(''), /<thi|think>/);
+    await live.getByTestId('thinking-summary').filter({ hasText: 'Thought for 2.3 s' }).waitFor();
     await waitIdle(page);
   }));
 

@@ -40,7 +40,7 @@ test('plan streams in, then steps 1 and 2 are marked done', () =>
     assert.equal(await stored.locator('[data-testid=markdown] ol').count(), 0, 'the plan is not rendered again as Markdown');
   }));
 
-test('a stored planned answer opened after a restart shows its plan, tool times, the approval and the speed', () =>
+test('a stored planned answer opened after a restart shows its plan, reasoning time, tool times, the approval and the speed', () =>
   withApp('planned=1', async ({ page }) => {
     await page.getByTestId('session-item').filter({ hasText: 'Planned work' }).getByTestId('session-open').click();
     const answer = page.getByTestId('message-assistant').last();
@@ -56,4 +56,5 @@ test('a stored planned answer opened after a restart shows its plan, tool times,
     assert.match(await answer.getByTestId('usage').textContent(), /tok\/s/);
     assert.equal(await answer.getByTestId('answer-model').textContent(), 'qwen3:8b');
     await answer.getByText('The summary is in summary.md.').waitFor();
+    assert.equal(await answer.getByTestId('thinking-summary').textContent(), 'Thought for 3.1 s');
   }));

@@ -464,6 +464,16 @@ plan: string } |
 /**  Text to append to the thinking shown for the current answer. */
 delta: string } | 
 /**
+ *  The reasoning of the current model call ended (its answer began, or
+ *  the call ended): "Thought for 12 s".
+ */
+{ type: "thinking_ended"; 
+/**
+ *  From its first piece to the answer's first piece (or the end of
+ *  the call), in milliseconds.
+ */
+ms: number } | 
+/**
  *  A piece of the answer, as shown: the core sanitizes the answer as
  *  it streams (what a small model writes by mistake — tool calls as
  *  text, `<final>` wrappers, an echoed system message, a paragraph said

@@ -1,6 +1,7 @@
 //! What a live answer showed besides its messages — the plan and which of
 //! its steps were marked done, each tool call's outcome and time, the
-//! approval asked and the answer given, the speed of each model call, a
+//! approval asked and the answer given, how long each call reasoned, the
+//! speed of each model call, a
 //! failover, a compaction, the error with its details — kept with the run
 //! so a stored answer, also after a restart, shows the same. The events
 //! themselves are kept (the front end folds them as it folds live ones),
@@ -44,6 +45,7 @@ fn shown(kind: &EventKind) -> Option<EventKind> {
         E::RunStarted { .. }
         | E::PlanReady { .. }
         | E::PlanProgress { .. }
+        | E::ThinkingEnded { .. }
         | E::ApprovalResolved { .. }
         | E::Usage { .. }
         | E::HostFailover { .. }

@@ -418,17 +418,24 @@ impl Agent {
         let mut last_checkpoint: Option<Instant> = None;
         // The answer as shown: sanitized as it streams (shown_text.rs).
         let mut shown = ShownText::default();
+        // How long the model reasoned before answering ("Thought for 12 s").
+        let mut thought = ThoughtClock::default();
         while let Some(piece) = call.next().await {
             match piece {
                 Piece::Text(delta) => {
+                    thought.text(&ctx.sink);
                     if let Some(change) = shown.push(&delta) {
                         ctx.sink.emit(change.into());
                     }
                 }
-                Piece::Thinking(delta) => ctx.sink.emit(EventKind::ThinkingDelta { delta }),
+                Piece::Thinking(delta) => {
+                    thought.thinking();
+                    ctx.sink.emit(EventKind::ThinkingDelta { delta });
+                }
                 // What was shown as the answer was its reasoning: taken
                 // back, and shown as reasoning.
                 Piece::Rethought(reasoning) => {
+                    thought.rethought();
                     shown = ShownText::default();
                     ctx.sink.emit(EventKind::TextReplaced {
                         text: String::new(),
@@ -453,6 +460,7 @@ impl Agent {
                 }
             }
         }
+        thought.end(&ctx.sink);
         // Nothing is held back once the answer has ended.
         if let Some(change) = shown.finish() {
             ctx.sink.emit(change.into());
@@ -540,6 +548,46 @@ impl Agent {
         }
         if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
             tracing::warn!("recording a model span failed: {e}");
+        }
+    }
+}
+
+/// The time a model call spent reasoning: from its first reasoning piece
+/// (or, for reasoning first shown as the answer and then taken back, that
+/// answer's first piece) to the first piece of the answer after it, or the
+/// end of the call. Reported once per call, as `thinking_ended`.
+#[derive(Debug, Default)]
+struct ThoughtClock {
+    since: Option<Instant>,
+    /// The first piece of text, which may turn out to be reasoning.
+    text_since: Option<Instant>,
+    reported: bool,
+}
+
+impl ThoughtClock {
+    fn thinking(&mut self) {
+        if self.since.is_none() && !self.reported {
+            self.since = Some(Instant::now());
+        }
+    }
+
+    fn rethought(&mut self) {
+        if !self.reported {
+            self.since = self.since.or(self.text_since).or(Some(Instant::now()));
+        }
+        self.text_since = None;
+    }
+
+    fn text(&mut self, sink: &crate::events::EventSink) {
+        self.text_since.get_or_insert_with(Instant::now);
+        self.end(sink);
+    }
+
+    fn end(&mut self, sink: &crate::events::EventSink) {
+        if let Some(since) = self.since.take() {
+            self.reported = true;
+            let ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+            sink.emit(EventKind::ThinkingEnded { ms });
         }
     }
 }

@@ -208,6 +208,13 @@ pub enum EventKind {
         /// Text to append to the thinking shown for the current answer.
         delta: String,
     },
+    /// The reasoning of the current model call ended (its answer began, or
+    /// the call ended): "Thought for 12 s".
+    ThinkingEnded {
+        /// From its first piece to the answer's first piece (or the end of
+        /// the call), in milliseconds.
+        ms: u64,
+    },
     /// A piece of the answer, as shown: the core sanitizes the answer as
     /// it streams (what a small model writes by mistake — tool calls as
     /// text, `<final>` wrappers, an echoed system message, a paragraph said

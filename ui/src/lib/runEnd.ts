@@ -24,6 +24,8 @@ export interface RunExtras {
   durations: Map<string, number>;
   /** The user's answer to each call that asked, by call id. */
   approvals: Map<string, ApprovalDecision>;
+  /** How long each model call that reasoned did, in order (ms). */
+  thoughts: number[];
 }
 
 /** What an ended run's answer shows besides its messages. */
@@ -31,21 +33,27 @@ export function runExtras(t: TurnModel): RunExtras {
   const durations = new Map<string, number>();
   const approvals = new Map<string, ApprovalDecision>();
   let plan: RunExtras['plan'] = null;
+  const thoughts: number[] = [];
   for (const b of t.blocks) {
     if (b.kind === 'plan') plan = { plan: b.plan, done: [...b.done] };
+    if (b.kind === 'thinking' && b.ms !== undefined) thoughts.push(b.ms);
     if (b.kind !== 'tool') continue;
     if (b.call.duration_ms !== null) durations.set(b.call.call_id, b.call.duration_ms);
     if (b.call.approval?.decision) approvals.set(b.call.call_id, b.call.approval.decision);
   }
   return {
-    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals,
+    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals, thoughts,
   };
 }
 
 /** A stored answer's extras, from the events the core kept with its run (folded as the live ones were). */
 export function shownExtras(session: string, a: AnswerShownView): RunExtras {
   const scope = { session_id: session, run_id: a.run_id, parent_run_id: null, parent_call_id: null, is_subagent: false };
-  return runExtras(a.events.reduce((t, kind) => reduceTurn(t, { ...scope, ...kind }), newTurn(a.run_id)));
+  // The thinking text is in the messages, not the events: a thinking
+  // block is opened for each call's `thinking_ended` to carry its time.
+  const opened = (t: TurnModel, kind: AnswerShownView['events'][number]): TurnModel =>
+    kind.type === 'thinking_ended' ? reduceTurn(t, { ...scope, type: 'thinking_delta', delta: '' }) : t;
+  return runExtras(a.events.reduce((t, kind) => reduceTurn(opened(t, kind), { ...scope, ...kind }), newTurn(a.run_id)));
 }
 
 /**

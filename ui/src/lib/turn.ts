@@ -12,7 +12,8 @@ import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, MessageView, S
 
 export type Block =
   | { kind: 'text'; text: string }
-  | { kind: 'thinking'; text: string }
+  /** `ms`: how long the model reasoned (`thinking_ended`), once its answer began. */
+  | { kind: 'thinking'; text: string; ms?: number }
   /** The plan, streamed by plan_delta, replaced by plan_ready; `done`: step numbers from plan_progress. */
   | { kind: 'plan'; plan: string; done: number[] }
   | { kind: 'tool'; call: ToolCallModel }
@@ -215,6 +216,12 @@ function applyToAgent<A extends AgentModel>(a: A, ev: AgentEvent): A {
   switch (ev.type) {
     case 'thinking_delta':
       return { ...a, blocks: appendText(a.blocks, 'thinking', ev.delta) };
+    case 'thinking_ended': {
+      let at = a.blocks.length - 1;
+      while (at >= 0 && a.blocks[at]?.kind !== 'thinking') at--;
+      if (at < 0) return a;
+      return { ...a, blocks: a.blocks.map((b, i) => (i === at && b.kind === 'thinking' ? { ...b, ms: ev.ms } : b)) };
+    }
     // Reasoning a model writes inline in tags arrives as thinking_delta:
     // the core splits it out (crates/core/src/think_tags.rs).
     case 'text_delta':

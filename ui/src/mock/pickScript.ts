@@ -158,7 +158,10 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
       { ev: { type: 'thinking_delta', delta: 'about thinking.' } as Body },
       { ev: { type: 'text_delta', delta: '<thi' } as Body },
       { ev: { type: 'text_delta', delta: 'nk>Tagged reasoning here.</th' } as Body },
-      { ev: { type: 'text_delta', delta: 'ink>The final answer is **42**.' } as Body },
+      { ev: { type: 'text_delta', delta: 'ink>' } as Body },
+      // The core times the reasoning until the answer's first piece.
+      { ev: { type: 'thinking_ended', ms: 2300 } as Body },
+      { ev: { type: 'text_delta', delta: 'The final answer is **42**.' } as Body },
       { ev: usage },
       end([{ role: 'assistant', content: 'The final answer is **42**.', thinking: 'Native thinking: the user asks about thinking. Tagged reasoning here.' }]),
     ];

@@ -74,6 +74,7 @@ export function seedPlanned(m: MockBackend): void {
   m.addMessage(s, 'user', 'Summarize my notes into summary.md');
   m.addMessage(s, 'assistant', plan, {
     run_id: 'r_plan',
+    thinking: 'Read first, then write.',
     tool_calls: [{ id: 'call_read', name: 'read_file', arguments: { path: 'notes.md' } }, { id: 'call_write', name: 'write_file', arguments: { path: 'summary.md', content: 'short' } }],
   });
   m.addMessage(s, 'tool', 'the notes', { run_id: 'r_plan', tool_call_id: 'call_read', tool_name: 'read_file' });
@@ -85,6 +86,7 @@ export function seedPlanned(m: MockBackend): void {
     events: [
       { type: 'run_started', model: 'qwen3:8b', profile: 'Agent', context_window: 8192, protocol: 1 },
       { type: 'plan_ready', plan },
+      { type: 'thinking_ended', ms: 3100 },
       { type: 'tool_event', call_id: 'call_read', name: 'read_file', outcome: 'ok', output: '', duration_ms: 120 },
       { type: 'plan_progress', done: [1] },
       { type: 'approval_requested', request_id: 'req_1', call_id: 'call_write', tool: 'write_file', arguments: null, reach: 'writes summary.md in /home/user/work', session_allowed: true, warning: null },

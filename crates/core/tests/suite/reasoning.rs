@@ -33,6 +33,7 @@ async fn reasoning_in_tags_streams_as_thinking_and_is_stored_apart() {
     }
     assert_eq!(thinking, "The user greets me.");
     assert_eq!(shown, "Hello there.");
+    assert_eq!(thought_between(&evs), 1);
     let stored = agent.store().history("s").await.unwrap()[1].clone();
     assert_eq!(stored.content, "Hello there.");
     assert_eq!(stored.thinking.as_deref(), Some("The user greets me."));
@@ -67,6 +68,7 @@ async fn a_closing_tag_alone_turns_what_was_shown_into_reasoning() {
         }
     }
     assert_eq!(replaced, 1, "the text shown so far is taken back once");
+    assert_eq!(thought_between(&evs), 1);
     assert_eq!(thinking, "Step 1: add.\n17 + 25 = 42\n");
     assert_eq!(shown.trim(), "The answer is 42.");
     let stored = agent.store().history("s").await.unwrap()[1].clone();
@@ -75,4 +77,44 @@ async fn a_closing_tag_alone_turns_what_was_shown_into_reasoning() {
         stored.thinking.as_deref(),
         Some("Step 1: add.\n17 + 25 = 42\n")
     );
+}
+
+/// How many `thinking_ended` the run sent, checking that each follows the
+/// reasoning it times and comes before any answer text after it.
+fn thought_between(evs: &[hearth_protocol::AgentEvent]) -> usize {
+    let kinds: Vec<&EventKind> = evs.iter().map(|e| &e.kind).collect();
+    let ended: Vec<usize> = (0..kinds.len())
+        .filter(|&i| matches!(kinds[i], EventKind::ThinkingEnded { .. }))
+        .collect();
+    for &i in &ended {
+        assert!(
+            kinds[..i]
+                .iter()
+                .any(|k| matches!(k, EventKind::ThinkingDelta { .. })),
+            "thinking_ended after the reasoning: {kinds:?}"
+        );
+        assert!(
+            !kinds[i + 1..]
+                .iter()
+                .any(|k| matches!(k, EventKind::ThinkingDelta { .. })),
+            "no reasoning after it: {kinds:?}"
+        );
+        assert!(
+            kinds[i + 1..]
+                .iter()
+                .any(|k| matches!(k, EventKind::TextDelta { .. })),
+            "the answer after it: {kinds:?}"
+        );
+    }
+    ended.len()
+}
+
+/// A call without reasoning reports no reasoning time.
+#[tokio::test(start_paused = true)]
+async fn an_answer_without_reasoning_reports_no_reasoning_time() {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("Hello"), text(" there."), done()]);
+    let (agent, _) = agent(backend, ToolRegistry::new(), Profile::new("Chat", "m"));
+    let evs = events(&mut agent.run_stream("s", "hi")).await;
+    assert_eq!(thought_between(&evs), 0);
 }
