@@ -125,8 +125,28 @@ class ChatState {
     await this.open(id);
   }
 
+  /** What was typed and not sent in each session left (kept while the app runs). */
+  #drafts = new Map<string, string>();
+  /** A user message the composer asked to edit (Up in an empty composer); its row opens the editor. */
+  editRequest = $state<number | null>(null);
+
+  /** Edit the last message the user sent on this branch (Up in an empty composer). */
+  editLast(): boolean {
+    const last = [...(this.view?.messages ?? [])].reverse().find((m) => m.role === 'user');
+    if (!last || this.running) return false;
+    this.editRequest = last.id;
+    return true;
+  }
+
   /** Shows a fresh SessionView, replaying a run still going in it. */
   #show(view: SessionView): void {
+    const before = this.view?.id;
+    if (before !== view.id) {
+      // Each session keeps its own unsent text.
+      if (before) this.#drafts.set(before, this.draft);
+      this.draft = this.#drafts.get(view.id) ?? '';
+      this.#drafts.delete(view.id);
+    }
     this.view = view;
     this.profile = view.profile;
     this.model = view.model;

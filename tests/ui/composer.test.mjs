@@ -1,0 +1,59 @@
+// The composer: focused when a session opens, growing with its text, a
+// draft kept per session, and Up in an empty composer editing the last
+// message sent.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+const focused = (page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+
+test('the composer takes the focus at start, after New chat and on a switch, and keeps each session its draft', () =>
+  withApp('', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
+    await input.fill('half-written in Welcome');
+
+    await page.getByTestId('new-session').click();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input' && document.activeElement.value === '');
+    await send(page, 'hello');
+    await waitIdle(page);
+    // The answer replaced the view; the focus stayed where it was.
+    assert.equal(await focused(page), 'composer-input');
+    await input.fill('draft of the new one');
+
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.waitForFunction(() => document.activeElement?.value === 'half-written in Welcome');
+    await page.getByTestId('session-item').nth(0).getByTestId('session-open').click();
+    await page.waitForFunction(() => document.activeElement?.value === 'draft of the new one');
+  }));
+
+test('the composer grows with its text and shrinks back', () =>
+  withApp('', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    const height = () => input.evaluate((t) => t.getBoundingClientRect().height);
+    const empty = await height();
+    await input.fill(Array.from({ length: 8 }, (_, i) => `line ${i}`).join('\n'));
+    await page.waitForFunction((h) => document.querySelector('[data-testid=composer-input]').getBoundingClientRect().height > h + 40, empty);
+    // Never past a third of the window.
+    assert.ok((await height()) <= (await page.evaluate(() => window.innerHeight / 3)) + 1);
+    await input.fill('');
+    await page.waitForFunction((h) => document.querySelector('[data-testid=composer-input]').getBoundingClientRect().height <= h + 1, empty);
+  }));
+
+test('Up in an empty composer edits the last message sent; Up with text moves the caret as usual', () =>
+  withApp('', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
+    await input.fill('not empty');
+    await input.press('ArrowUp');
+    assert.equal(await page.getByTestId('edit-input').count(), 0);
+    await input.fill('');
+    await input.press('ArrowUp');
+    const edit = page.getByTestId('edit-input');
+    await edit.waitFor();
+    assert.equal(await edit.inputValue(), 'Hello there');
+    await edit.press('Escape');
+    await edit.waitFor({ state: 'detached' });
+  }));
