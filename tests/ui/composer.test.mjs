@@ -57,3 +57,16 @@ test('Up in an empty composer edits the last message sent; Up with text moves th
     await edit.press('Escape');
     await edit.waitFor({ state: 'detached' });
   }));
+
+test('a toast stands above the composer, never over it', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('host-name').fill('ollama');
+    await page.getByTestId('host-url').fill('http://x:1');
+    await page.getByTestId('host-add').locator('button[type=submit]').click();
+    const toast = page.getByTestId('toast-text').filter({ hasText: 'is the name of the server in the settings' });
+    await toast.waitFor();
+    const box = await page.locator('.toasts').boundingBox();
+    const composer = await page.locator('.composer-wrap').boundingBox();
+    assert.ok(box.y + box.height <= composer.y, `toast bottom ${box.y + box.height} above the composer's top ${composer.y}`);
+  }));

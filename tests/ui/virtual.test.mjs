@@ -14,6 +14,8 @@ test('10,000 messages: virtualized, last message visible, first reachable', () =
     assert.ok(nodes > 0 && nodes < 200, `rows in the DOM: ${nodes}`);
     const last = page.getByTestId('message-assistant').filter({ hasText: 'Answer #9999' });
     assert.ok(await last.isVisible());
+    // At the latest message there is no "to the latest" button.
+    assert.equal(await page.getByTestId('jump-bottom').count(), 0);
     // To the top and back to the bottom.
     await page.getByTestId('transcript').evaluate((el) => (el.scrollTop = 0));
     await page.getByTestId('message-user').filter({ hasText: 'Question #0' }).waitFor();
@@ -24,5 +26,6 @@ test('10,000 messages: virtualized, last message visible, first reachable', () =
       return v.scrollHeight - v.scrollTop - v.clientHeight < 4;
     });
     assert.ok(await last.isVisible());
+    await page.getByTestId('jump-bottom').waitFor({ state: 'detached' });
     console.log(`# 10k session shown in ${opened} ms, ${nodes} rows in the DOM`);
   }));
