@@ -3,7 +3,7 @@
 // app opens it after a restart (from the events the core kept with the run).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { send, setup, waitIdle } from './harness.mjs';
+import { calls, send, setup, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -57,4 +57,31 @@ test('a stored planned answer opened after a restart shows its plan, reasoning t
     assert.equal(await answer.getByTestId('answer-model').textContent(), 'qwen3:8b');
     await answer.getByText('The summary is in summary.md.').waitFor();
     assert.equal(await answer.getByTestId('thinking-summary').textContent(), 'Thought for 3.1 s');
+    // What memory learned from it is said again under the conversation, with its Undo.
+    const learned = page.getByTestId('memory-note').getByTestId('memory-learned');
+    await learned.waitFor();
+    assert.match(await learned.textContent(), /The user prefers Rust\./);
+    assert.equal(await learned.getAttribute('data-id'), '1');
+    // Another session has no such line; back here, it is there again.
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.getByTestId('memory-note').waitFor({ state: 'detached' });
+    await page.getByTestId('session-item').filter({ hasText: 'Planned work' }).getByTestId('session-open').click();
+    await learned.waitFor();
+    // Undone, it does not come back.
+    await learned.getByTestId('memory-undo').click();
+    await learned.filter({ hasText: 'Forgotten: The user prefers Rust.' }).waitFor();
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.getByTestId('session-title').filter({ hasText: 'Welcome' }).waitFor();
+    const asked = (await calls(page, 'list_memories')).length;
+    await page.getByTestId('session-item').filter({ hasText: 'Planned work' }).getByTestId('session-open').click();
+    await page.getByTestId('session-title').filter({ hasText: 'Planned work' }).waitFor();
+    await answer.getByText('The summary is in summary.md.').waitFor();
+    // Memory was asked which facts it still holds (the line waits on that).
+    for (let i = 0; (await calls(page, 'list_memories')).length <= asked; i++) {
+      assert.ok(i < 500, 'memory was asked');
+      await page.waitForTimeout(10);
+    }
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await page.evaluate(() => window.__hearthMock.memories.find((m) => m.id === 1)?.deleted ?? false), true);
+    assert.equal(await page.getByTestId('memory-note').count(), 0);
   }));

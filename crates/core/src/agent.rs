@@ -124,6 +124,7 @@ impl Agent {
             let outcome = this.drive(&ctx).await;
             if matches!(outcome, RunOutcome::Answered { .. }) {
                 this.run_workers(&ctx).await;
+                this.keep_what_workers_showed(&ctx).await;
             }
             outcome
         });
@@ -134,6 +135,24 @@ impl Agent {
             steering,
             events: rx,
             task,
+        }
+    }
+
+    /// What the post-turn work reported after the answer was kept (what
+    /// memory learned: the "Remembered" line) goes with the answer too, so
+    /// it is there again after a restart.
+    async fn keep_what_workers_showed(&self, ctx: &RunCtx) {
+        let Some(record) = ctx.sink.record() else {
+            return;
+        };
+        if record.len() == record.written() {
+            return;
+        }
+        if let Err(e) = ctx.store.record_answer(&ctx.run_id, &record.events()).await {
+            tracing::warn!(
+                "keeping what run {}'s post-turn work showed failed: {e}",
+                ctx.run_id
+            );
         }
     }
 

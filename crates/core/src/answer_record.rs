@@ -18,23 +18,40 @@ const MAX_EVENTS: usize = 2_000;
 
 /// The events of one top-level run that its stored answer shows again.
 #[derive(Debug, Clone, Default)]
-pub struct AnswerRecord(Arc<Mutex<Vec<EventKind>>>);
+pub struct AnswerRecord {
+    events: Arc<Mutex<Vec<EventKind>>>,
+    /// How many of them were handed to the store last.
+    written: Arc<std::sync::atomic::AtomicUsize>,
+}
 
 impl AnswerRecord {
     /// Keep `kind` if a stored answer shows it, trimmed of what the
     /// messages already hold.
     pub(crate) fn keep(&self, kind: &EventKind) {
         let Some(kept) = shown(kind) else { return };
-        if let Ok(mut events) = self.0.lock()
+        if let Ok(mut events) = self.events.lock()
             && events.len() < MAX_EVENTS
         {
             events.push(kept);
         }
     }
 
-    /// The events kept so far, in order.
-    pub fn events(&self) -> Vec<EventKind> {
-        self.0.lock().map(|e| e.clone()).unwrap_or_default()
+    /// The events kept so far, in order (noted as handed to the store).
+    pub(crate) fn events(&self) -> Vec<EventKind> {
+        let events = self.events.lock().map(|e| e.clone()).unwrap_or_default();
+        self.written
+            .store(events.len(), std::sync::atomic::Ordering::Relaxed);
+        events
+    }
+
+    /// How many events are kept.
+    pub(crate) fn len(&self) -> usize {
+        self.events.lock().map(|e| e.len()).unwrap_or_default()
+    }
+
+    /// How many were handed to the store last ([`AnswerRecord::events`]).
+    pub(crate) fn written(&self) -> usize {
+        self.written.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -52,7 +69,10 @@ fn shown(kind: &EventKind) -> Option<EventKind> {
         | E::ToolsUnavailable { .. }
         | E::ContextCompacted { .. }
         | E::InputFlagged { .. }
-        | E::StreamEnd { .. } => kind.clone(),
+        | E::StreamEnd { .. }
+        // What memory did with the turn (sent after the run's end).
+        | E::MemoryLearned { .. }
+        | E::MemoryProposed { .. } => kind.clone(),
         E::ToolEvent {
             call_id,
             name,

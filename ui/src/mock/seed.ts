@@ -95,6 +95,7 @@ export function seedPlanned(m: MockBackend): void {
       { type: 'plan_progress', done: [1, 2] },
       { type: 'usage', usage },
       { type: 'stream_end', iterations: 2 },
+      { type: 'memory_learned', facts: [{ id: 1, fact: 'The user prefers Rust.' }] },
     ],
   }];
 }

@@ -45,6 +45,19 @@ function nextFrame(fn: () => void): void {
 /** What memory did with a session's last turn: kept facts (Undo) or proposed ones (the profile asks first). */
 export type MemoryNote = { sessionId: string; learned: LearnedFact[]; proposed: string[] };
 
+/**
+ * What memory learned from the branch's last answer, as the core kept it
+ * with that run: the "Remembered" line is there again when the session is
+ * opened, after a restart too, until its next turn. (Proposals are not:
+ * one declined since would come back.)
+ */
+function storedMemoryNote(view: SessionView): MemoryNote | null {
+  const last = [...view.messages].reverse().find((m) => m.role === 'assistant' && m.run_id);
+  const shown = last ? view.answers_shown.find((a) => a.run_id === last.run_id) : undefined;
+  const learned = (shown?.events ?? []).flatMap((e) => (e.type === 'memory_learned' ? e.facts : []));
+  return learned.length > 0 ? { sessionId: view.id, learned, proposed: [] } : null;
+}
+
 class ChatState {
   view = $state.raw<SessionView | null>(null);
   /** Shown under the conversation until the session's next turn. */
@@ -138,6 +151,17 @@ class ChatState {
     return true;
   }
 
+  /** Shows a stored "Remembered" line with the facts memory still holds (one undone or deleted since is left out). */
+  async #stillKept(note: MemoryNote): Promise<void> {
+    try {
+      const kept = new Set((await ipc.listMemories()).map((m) => m.id));
+      const learned = note.learned.filter((f) => kept.has(f.id));
+      if (learned.length > 0 && this.view?.id === note.sessionId && this.memoryNote === null) this.memoryNote = { ...note, learned };
+    } catch {
+      // Memory cannot be read: the line is left out rather than offer an Undo that may fail.
+    }
+  }
+
   /** Shows a fresh SessionView, replaying a run still going in it. */
   #show(view: SessionView): void {
     const before = this.view?.id;
@@ -148,6 +172,11 @@ class ChatState {
       this.#drafts.delete(view.id);
     }
     this.view = view;
+    if (this.memoryNote?.sessionId !== view.id) {
+      this.memoryNote = null;
+      const note = storedMemoryNote(view);
+      if (note) void this.#stillKept(note);
+    }
     this.profile = view.profile;
     this.model = view.model;
     this.host = view.host;

@@ -80,6 +80,26 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
         memory_message(&sim).is_none(),
         "A started with an empty memory"
     );
+    // What memory learned is kept with the answer (the app's "Remembered"
+    // line comes back after a restart).
+    {
+        let (store, _) = hearth_store::Store::open(std::path::PathBuf::from(&db))
+            .await
+            .unwrap();
+        let shown = store.answers_shown("A").await.unwrap();
+        let learned: Vec<&serde_json::Value> = shown
+            .last()
+            .unwrap()
+            .1
+            .iter()
+            .filter(|e| e["type"] == "memory_learned")
+            .collect();
+        assert_eq!(learned.len(), 1, "{shown:?}");
+        assert_eq!(
+            learned[0]["facts"][0]["fact"],
+            "The user's favourite colour is blue"
+        );
+    }
 
     // Session B starts with it in its context.
     sim.push_reply(Reply::text("Blue."));
