@@ -26,7 +26,7 @@ test('formulas in the four usual delimiters render as MathML; dollar amounts sta
       '',
       'Also \\[ a^2 + b^2 = c^2 \\] holds.',
       '',
-      'It costs $5 and $10 in total.',
+      'It costs $5 and $10 in total, as in \\[1\\].',
     ].join('\n');
     const a = await answer(page, md);
     const maths = a.locator('[data-testid=markdown] math');
@@ -35,7 +35,8 @@ test('formulas in the four usual delimiters render as MathML; dollar amounts sta
     // MathML the browser lays out (not text): the fraction is an <mfrac>.
     assert.equal(await a.locator('math mfrac').count(), 1);
     assert.equal(await a.locator('math msqrt').count(), 1);
-    assert.match(await a.locator('p').last().textContent(), /^It costs \$5 and \$10 in total\.$/);
+    // Prices, and an escaped citation mark, stay text.
+    assert.match(await a.locator('p').last().textContent(), /^It costs \$5 and \$10 in total, as in \[1\]\.$/);
     // No style attribute got through (the CSP forbids them).
     assert.equal(await a.locator('[style]').count(), 0);
   }));

@@ -73,3 +73,14 @@ test('a model larger than the VRAM the server is known to have is said not to fi
     assert.equal(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-fit').count(), 0);
     assert.match(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent(), /7\d% on the CPU/);
   }));
+
+test('a server without a GPU gets no fit hint on every model', () =>
+  withApp('', async ({ page }) => {
+    // Everything loaded runs on the CPU: nothing is known about a GPU.
+    await page.evaluate(() => (window.__hearthMock.running[0].size_vram = 0));
+    await page.getByTestId('model-picker').click();
+    const menu = page.getByTestId('model-menu');
+    await menu.locator('[data-model="llama3.2:3b"]').waitFor();
+    assert.match(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent(), /100% on the CPU/);
+    assert.equal(await menu.getByTestId('model-fit').count(), 0);
+  }));

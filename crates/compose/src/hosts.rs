@@ -119,21 +119,38 @@ pub async fn save(
         .await
         .map_err(|e| SaveError::Failed(e.to_string()))?;
     let had_key = saved.iter().any(|h| h.name == host.name && h.keyed);
-    let key = match key {
-        Some(k) => {
-            crate::keys::set(&host.name, &k)
-                .await
-                .map_err(|e| SaveError::Failed(e.to_string()))?;
+    // Built first: it checks the URL and that the key can be sent, so a
+    // refused change never replaces a working key.
+    let backend = match (&key, host.kind) {
+        (Some(k), _) => crate::host_backend(&host, Some(k.clone())),
+        (None, HostKind::Openai) if had_key => {
             host.keyed = true;
-            Some(k)
+            crate::host_backend(&host, crate::keys::of(&host).await)
         }
-        None => {
-            host.keyed = had_key;
-            crate::keys::of(&host).await
+        (None, _) => crate::host_backend(&host, None),
+    }
+    .map_err(|e| SaveError::Refused(e.to_string()))?;
+    if let Some(k) = &key {
+        crate::keys::set(&host.name, k)
+            .await
+            .map_err(|e| SaveError::Failed(e.to_string()))?;
+        host.keyed = true;
+    }
+    if let Err(e) = store.put_host(&host).await {
+        // A key kept for a host the database does not know would never be
+        // removed.
+        if key.is_some() && !had_key {
+            let _ = crate::keys::forget(&host.name).await;
         }
-    };
-    let backend = crate::host_backend(&host, key).map_err(|e| SaveError::Refused(e.to_string()))?;
-    store.put_host(&host).await?;
+        return Err(e.into());
+    }
+    // An Ollama host takes no key: one it had is removed.
+    if host.kind == HostKind::Ollama
+        && had_key
+        && let Err(e) = crate::keys::forget(&host.name).await
+    {
+        tracing::warn!("{e}");
+    }
     Ok((host, backend))
 }
 

@@ -65,18 +65,32 @@ fn entry(host: &str, doing: &str) -> Result<keyring_core::Entry, KeyError> {
         .map_err(|e| failed(doing, host, &e))
 }
 
+/// How long reading a key may wait: a locked keyring asks the desktop to
+/// unlock it, and nothing (the app's start, a chat, the host list) waits
+/// on that prompt longer than this.
+const READ_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long saving or removing a key may wait (the user is there to answer
+/// an unlock prompt).
+const WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 async fn blocking<T: Send + 'static>(
+    wait: std::time::Duration,
     f: impl FnOnce() -> Result<T, KeyError> + Send + 'static,
 ) -> Result<T, KeyError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| KeyError(format!("the secret store call failed: {e}")))?
+    match tokio::time::timeout(wait, tokio::task::spawn_blocking(f)).await {
+        Ok(done) => done.map_err(|e| KeyError(format!("the secret store call failed: {e}")))?,
+        Err(_) => Err(KeyError(format!(
+            "the desktop's secret store did not answer within {} s (is the keyring locked?)",
+            wait.as_secs()
+        ))),
+    }
 }
 
 /// Keep `key` as `host`'s, replacing one kept before.
 pub async fn set(host: &str, key: &ApiKey) -> Result<(), KeyError> {
     let (host, key) = (host.to_owned(), key.clone());
-    blocking(move || {
+    blocking(WRITE_WAIT, move || {
         entry(&host, "save")?
             .set_password(key.reveal())
             .map_err(|e| failed("save", &host, &e))
@@ -87,10 +101,12 @@ pub async fn set(host: &str, key: &ApiKey) -> Result<(), KeyError> {
 /// `host`'s key; `None` when none is kept.
 pub async fn get(host: &str) -> Result<Option<ApiKey>, KeyError> {
     let host = host.to_owned();
-    blocking(move || match entry(&host, "read")?.get_password() {
-        Ok(k) => Ok(ApiKey::new(k)),
-        Err(keyring_core::Error::NoEntry) => Ok(None),
-        Err(e) => Err(failed("read", &host, &e)),
+    blocking(READ_WAIT, move || {
+        match entry(&host, "read")?.get_password() {
+            Ok(k) => Ok(ApiKey::new(k)),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            Err(e) => Err(failed("read", &host, &e)),
+        }
     })
     .await
 }
@@ -98,16 +114,19 @@ pub async fn get(host: &str) -> Result<Option<ApiKey>, KeyError> {
 /// Forget `host`'s key; nothing to forget is not an error.
 pub async fn forget(host: &str) -> Result<(), KeyError> {
     let host = host.to_owned();
-    blocking(move || match entry(&host, "remove")?.delete_credential() {
-        Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
-        Err(e) => Err(failed("remove", &host, &e)),
+    blocking(WRITE_WAIT, move || {
+        match entry(&host, "remove")?.delete_credential() {
+            Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
+            Err(e) => Err(failed("remove", &host, &e)),
+        }
     })
     .await
 }
 
 /// The key a host's requests carry: none for a host without one; for one
-/// with a key that cannot be read, none either, and the reason is logged
-/// (the server's refusal then says what is missing).
+/// with a key that cannot be read (or not within a few seconds: a locked
+/// keyring), none either, and the reason is logged (the server's refusal
+/// then says what is missing).
 pub async fn of(host: &Host) -> Option<ApiKey> {
     if !host.keyed {
         return None;

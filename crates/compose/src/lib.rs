@@ -83,8 +83,11 @@ pub async fn saved_hosts(store: &Store) -> Arc<Hosts> {
     let hosts = Hosts::new();
     match store.hosts().await {
         Ok(saved) => {
-            for h in saved {
-                match host_backend(&h, keys::of(&h).await) {
+            // Read at once: a keyring that does not answer delays the start
+            // by one wait, not one per host.
+            let keys = futures::future::join_all(saved.iter().map(keys::of)).await;
+            for (h, key) in saved.into_iter().zip(keys) {
+                match host_backend(&h, key) {
                     Ok(b) => hosts.set(h.name, b),
                     Err(e) => tracing::warn!("host `{}` is unusable: {e}", h.name),
                 }

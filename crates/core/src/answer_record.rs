@@ -29,8 +29,9 @@ impl AnswerRecord {
     /// messages already hold.
     pub(crate) fn keep(&self, kind: &EventKind) {
         let Some(kept) = shown(kind) else { return };
+        // The end of the run is kept even past the cap: it carries the error.
         if let Ok(mut events) = self.events.lock()
-            && events.len() < MAX_EVENTS
+            && (events.len() < MAX_EVENTS || kept.is_terminal())
         {
             events.push(kept);
         }
@@ -70,9 +71,9 @@ fn shown(kind: &EventKind) -> Option<EventKind> {
         | E::ContextCompacted { .. }
         | E::InputFlagged { .. }
         | E::StreamEnd { .. }
-        // What memory did with the turn (sent after the run's end).
-        | E::MemoryLearned { .. }
-        | E::MemoryProposed { .. } => kind.clone(),
+        // What memory kept from the turn (sent after the run's end). Not its
+        // proposals: nothing is kept of those until the user adds one.
+        | E::MemoryLearned { .. } => kind.clone(),
         E::ToolEvent {
             call_id,
             name,
@@ -86,22 +87,21 @@ fn shown(kind: &EventKind) -> Option<EventKind> {
             output: String::new(),
             duration_ms: *duration_ms,
         },
+        // Which call asked (its reach text may quote the arguments).
         E::ApprovalRequested {
             request_id,
             call_id,
             tool,
-            reach,
             session_allowed,
-            warning,
             ..
         } => E::ApprovalRequested {
             request_id: request_id.clone(),
             call_id: call_id.clone(),
             tool: tool.clone(),
             arguments: serde_json::Value::Null,
-            reach: reach.clone(),
+            reach: String::new(),
             session_allowed: *session_allowed,
-            warning: warning.clone(),
+            warning: None,
         },
         E::StreamStopped { reason, .. } => E::StreamStopped {
             reason: *reason,
@@ -176,7 +176,7 @@ mod tests {
             ]
         );
         assert_eq!(kept[3]["duration_ms"], 45);
-        assert_eq!(kept[1]["reach"], "writes a.txt");
+        assert_eq!(kept[1]["reach"], "");
         assert!(!kept.to_string().contains("secret"), "{kept}");
     }
 }

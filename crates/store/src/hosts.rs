@@ -147,7 +147,8 @@ impl Store {
     }
 
     /// Add `host`, or change the one with its name. A host changed without
-    /// a key keeps the one it had (a new URL does not lose the secret).
+    /// a key keeps the one it had (a new URL does not lose the secret),
+    /// unless it becomes an Ollama host, which takes none.
     pub async fn put_host(&self, host: &Host) -> Result<(), ProfileError> {
         host.check()?;
         let (name, kind, url, keyed) = (
@@ -161,7 +162,8 @@ impl Store {
                 c.execute(
                     "INSERT INTO hosts (name, kind, url, created_at, keyed)
                      VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT(name) DO UPDATE SET kind = ?2, url = ?3, keyed = MAX(keyed, ?5)",
+                     ON CONFLICT(name) DO UPDATE SET kind = ?2, url = ?3,
+                       keyed = CASE WHEN ?2 = 'ollama' THEN 0 ELSE MAX(keyed, ?5) END",
                     params![name, kind, url, now_ms(), keyed],
                 )?;
                 Ok(())

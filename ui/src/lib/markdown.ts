@@ -160,6 +160,8 @@ const bracketMath: TokenizerAndRendererExtension = {
     const m = /^\\\(((?:[^\\]|\\(?!\)))+?)\\\)|^\\\[((?:[^\\]|\\(?!\]))+?)\\\]/.exec(src);
     if (!m) return undefined;
     const display = m[2] !== undefined;
+    // `\[1\]` is an escaped citation mark more often than a formula.
+    if (/^\s*\d+\s*$/.test((display ? m[2] : m[1]) ?? '')) return undefined;
     return { type: 'bracketMath', raw: m[0], text: (display ? m[2] : m[1])!.trim(), display };
   },
   renderer(token) {

@@ -7,10 +7,15 @@
 import type { RunningView } from '../ipc';
 import { bytes } from './format';
 
-/** The VRAM the server is known to have, or `null` while no loaded model has spilled. */
+/**
+ * The VRAM the server is known to have, or `null` while no loaded model has
+ * spilled, or when none is on a GPU at all (a server without one: every
+ * model runs on the CPU, and a hint on each would say nothing).
+ */
 export function knownVram(running: RunningView[]): number | null {
   if (!running.some((r) => r.size_vram < r.size)) return null;
-  return running.reduce((n, r) => n + r.size_vram, 0);
+  const sum = running.reduce((n, r) => n + r.size_vram, 0);
+  return sum > 0 ? sum : null;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AgentEvent, AnswerShownView, EventKind } from '../bindings';
 
 const KEPT = new Set<EventKind['type']>([
   'run_started', 'plan_ready', 'plan_progress', 'thinking_ended', 'approval_resolved', 'usage', 'host_failover', 'tools_unavailable', 'context_compacted', 'input_flagged', 'stream_end',
-  'memory_learned', 'memory_proposed',
+  'memory_learned',
 ]);
 
 function kind(ev: AgentEvent): EventKind | null {
@@ -15,7 +15,7 @@ function kind(ev: AgentEvent): EventKind | null {
   if (KEPT.has(body.type)) return body;
   switch (body.type) {
     case 'tool_event': return { ...body, output: '' };
-    case 'approval_requested': return { ...body, arguments: null };
+    case 'approval_requested': return { ...body, arguments: null, reach: '', warning: null };
     case 'stream_stopped': return { ...body, partial_text: '' };
     case 'error': return { ...body, partial_text: '' };
     default: return null;

@@ -172,9 +172,11 @@ class ChatState {
       this.#drafts.delete(view.id);
     }
     this.view = view;
+    if (before !== view.id) this.editRequest = null;
     if (this.memoryNote?.sessionId !== view.id) {
       this.memoryNote = null;
-      const note = storedMemoryNote(view);
+      // During a run the last stored answer is the previous turn's.
+      const note = view.live ? null : storedMemoryNote(view);
       if (note) void this.#stillKept(note);
     }
     this.profile = view.profile;
