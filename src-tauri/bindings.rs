@@ -7,7 +7,7 @@
 use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
-use crate::commands::{app, chat, hosts, memory, models, profiles, sessions, tools};
+use crate::commands::{app, attachments, chat, hosts, memory, models, profiles, sessions, tools};
 
 /// The commands, in one place. `build.rs` lists the same names for the app
 /// manifest (a test checks the two lists agree).
@@ -36,6 +36,8 @@ pub fn builder() -> Builder<Wry> {
             sessions::switch_branch,
             sessions::run_trace,
             chat::send_message,
+            attachments::attach_file,
+            attachments::attachment_data,
             chat::regenerate,
             chat::edit_and_resend,
             chat::follow_run,

@@ -25,6 +25,8 @@ const COMMANDS: &[&str] = &[
     "switch_branch",
     "run_trace",
     "send_message",
+    "attach_file",
+    "attachment_data",
     "regenerate",
     "edit_and_resend",
     "follow_run",

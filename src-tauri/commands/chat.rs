@@ -7,6 +7,7 @@ use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
 
+use super::attachments::{AttachmentRef, resolve};
 use super::profiles::profile_error;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::QueueResult;
@@ -45,13 +46,15 @@ pub async fn send_message(
     state: State<'_, AppState>,
     session_id: String,
     text: String,
+    attachments: Vec<AttachmentRef>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    if text.trim().is_empty() {
+    if text.trim().is_empty() && attachments.is_empty() {
         return Err(invalid("the message is empty"));
     }
     let agent = agent_for(&state, &session_id).await?;
-    let handle = agent.run_stream(&session_id, &text);
+    let files = resolve(&state, &attachments).await?;
+    let handle = agent.run_stream_with(&session_id, &text, files);
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)
@@ -93,16 +96,36 @@ pub async fn edit_and_resend(
     text: String,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    if text.trim().is_empty() {
+    let agent = agent_for(&state, &session_id).await?;
+    // The edited message keeps the files the original carried.
+    let kept: Vec<AttachmentRef> = state
+        .store
+        .branch_messages(&session_id)
+        .await
+        .map_err(store_error)?
+        .into_iter()
+        .find(|m| m.id == message_id)
+        .map(|m| {
+            m.message
+                .attachments
+                .into_iter()
+                .map(|a| AttachmentRef {
+                    sha256: a.sha256,
+                    name: a.name,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if text.trim().is_empty() && kept.is_empty() {
         return Err(invalid("the message is empty"));
     }
-    let agent = agent_for(&state, &session_id).await?;
+    let files = resolve(&state, &kept).await?;
     state
         .store
         .fork(&session_id, message_id)
         .await
         .map_err(store_error)?;
-    let handle = agent.run_stream(&session_id, &text);
+    let handle = agent.run_stream_with(&session_id, &text, files);
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)

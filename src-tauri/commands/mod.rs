@@ -4,6 +4,7 @@
 //! capabilities gate it) and granted in `tauri.conf.json`.
 
 pub mod app;
+pub mod attachments;
 pub mod chat;
 pub mod hosts;
 pub mod memory;

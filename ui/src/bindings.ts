@@ -64,7 +64,18 @@ export const commands = {
 	 *  Send the user's message and stream the answer to `on_event`. Returns the
 	 *  run id (for `stop_run`).
 	 */
-	sendMessage: (sessionId: string, text: string, onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("send_message", { sessionId, text, onEvent })),
+	sendMessage: (sessionId: string, text: string, attachments: AttachmentRef[], onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("send_message", { sessionId, text, attachments, onEvent })),
+	/**
+	 *  Keep a file the person attached: checked to be a picture or text from
+	 *  its bytes (never its name), written once per content beside the
+	 *  database. `data` is the file's bytes in base64.
+	 */
+	attachFile: (name: string, data: string) => typedError<AttachmentView, ErrorInfo>(__TAURI_INVOKE("attach_file", { name, data })),
+	/**
+	 *  An attached file as a `data:` URL (a picture's thumbnail, a text file
+	 *  opened again). Only files the store holds, by their content address.
+	 */
+	attachmentData: (sha256: string) => typedError<string, ErrorInfo>(__TAURI_INVOKE("attachment_data", { sha256 })),
 	/**
 	 *  Answer again. With `message_id` (the first message of the answer to
 	 *  redo) the old answer is kept on its own branch; without, the branch must
@@ -287,6 +298,39 @@ export type ApprovalDecision =
 "allow_for_session" | 
 /**  Do not run it; the model is told the user declined. */
 "deny";
+
+/**  What an attached file is to the model. */
+export type AttachmentKindView = 
+/**  A picture, sent to a model that can see. */
+"image" | 
+/**  Text, put into the message. */
+"text";
+
+/**  A file to send with a message: one `attach_file` returned. */
+export type AttachmentRef = {
+	/**  Its content address. */
+	sha256: string,
+	/**  Its name. */
+	name: string,
+};
+
+/**  A file attached to a user message. */
+export type AttachmentView = {
+	/**  SHA-256 of its bytes, hex (`attachment_data` reads it back). */
+	sha256: string,
+	/**  The file's name. */
+	name: string,
+	/**  Image or text. */
+	kind: AttachmentKindView,
+	/**  Media type. */
+	mime: string,
+	/**  Bytes of the file. */
+	size: number,
+	/**  For text cut to fit the window: the characters the model got. */
+	given: number | null,
+	/**  For text: characters of the whole text. */
+	chars: number | null,
+};
 
 /**  Whether the model server answers. */
 export type BackendStatus = {
@@ -889,6 +933,8 @@ export type MessageView = {
 	status: StatusView,
 	/**  Stored at, ms since the epoch. */
 	created_at: number,
+	/**  Files attached (user messages). */
+	attachments: AttachmentView[],
 };
 
 /**  A model's load settings. */

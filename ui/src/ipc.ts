@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, ErrorInfo, Prefs, ProfileView, Value } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, Prefs, ProfileView, Value } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -66,8 +66,12 @@ export const switchBranch = (id: string, messageId: number) => ok(commands.switc
 export const runTrace = (runId: string) => ok(commands.runTrace(runId));
 
 /** Starts a turn; its events arrive on `onEvent` until its terminal event. */
-export const sendMessage = (id: string, text: string, onEvent: (e: AgentEvent) => void) =>
-  ok(commands.sendMessage(id, text, channel(onEvent)));
+export const sendMessage = (id: string, text: string, attachments: AttachmentRef[], onEvent: (e: AgentEvent) => void) =>
+  ok(commands.sendMessage(id, text, attachments, channel(onEvent)));
+/** Keeps a file attached in the composer (`data`: its bytes, base64); what it is to the model. */
+export const attachFile = (name: string, data: string) => ok(commands.attachFile(name, data));
+/** An attached file as a `data:` URL (a thumbnail, a text file opened again). */
+export const attachmentData = (sha256: string) => ok(commands.attachmentData(sha256));
 export const regenerate = (id: string, messageId: number | null, onEvent: (e: AgentEvent) => void) =>
   ok(commands.regenerate(id, messageId, channel(onEvent)));
 export const editAndResend = (

@@ -64,9 +64,40 @@ pub struct ChatArgs {
     /// previous answer stays on its own branch.
     #[arg(long, requires = "session", conflicts_with = "message")]
     regenerate: bool,
+    /// Attach a file to the message: a picture (PNG, JPEG, WebP, GIF) for
+    /// a model that can see, or a text file, whose text goes into the
+    /// message (cut to the context window, and the model is told).
+    /// Repeat for more files.
+    #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
+    attach: Vec<PathBuf>,
     /// The message.
     #[arg(required_unless_present = "regenerate")]
     message: Option<String>,
+}
+
+/// Keep each file of `--attach` in the store; the first that cannot be
+/// read or attached is the error.
+async fn attach_files(
+    store: &hearth_store::Store,
+    paths: &[PathBuf],
+) -> Result<Vec<hearth_core::Attachment>, String> {
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        let bytes = tokio::fs::read(path)
+            .await
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        out.push(
+            store
+                .add_file(&name, bytes)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(out)
 }
 
 /// Run `hearth chat`.
@@ -115,6 +146,13 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("hearth: {e}");
             return ExitCode::FAILURE;
+        }
+    };
+    let attachments = match attach_files(&store, &args.attach).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::from(2);
         }
     };
     if args.backend == BackendKind::Ollama && profiles.seed_model_pending() {
@@ -199,7 +237,10 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         }
     };
     let (handle, prompt) = match &args.message {
-        Some(text) if !args.regenerate => (agent.run_stream(&session, text), Some(text.clone())),
+        Some(text) if !args.regenerate => (
+            agent.run_stream_with(&session, text, attachments),
+            Some(text.clone()),
+        ),
         _ => (agent.regenerate_stream(&session), None),
     };
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A

@@ -88,7 +88,20 @@ impl Agent {
     /// Streaming entry point: starts the run in its own task (it goes on if
     /// the consumer looks away) and returns its events and stop handle.
     pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
-        self.start(session_id, text, false)
+        self.start(session_id, text, Vec::new(), false)
+    }
+
+    /// [`Agent::run_stream`] with files attached to the message: each one
+    /// already in the store, which gives their bytes back with the history.
+    /// Pictures for a model that cannot see them end the run before the
+    /// message is kept, with a refusal that says what to do.
+    pub fn run_stream_with(
+        self: &Arc<Self>,
+        session_id: &str,
+        text: &str,
+        attachments: Vec<crate::attachment::Attachment>,
+    ) -> RunHandle {
+        self.start(session_id, text, attachments, false)
     }
 
     /// Answer the session's last user message again (regenerate, or retry
@@ -96,10 +109,16 @@ impl Agent {
     /// message (the store's `fork`), so the previous answer stays on its own
     /// branch. Fails when the branch does not end with a user message.
     pub fn regenerate_stream(self: &Arc<Self>, session_id: &str) -> RunHandle {
-        self.start(session_id, "", true)
+        self.start(session_id, "", Vec::new(), true)
     }
 
-    fn start(self: &Arc<Self>, session_id: &str, text: &str, regenerate: bool) -> RunHandle {
+    fn start(
+        self: &Arc<Self>,
+        session_id: &str,
+        text: &str,
+        attachments: Vec<crate::attachment::Attachment>,
+        regenerate: bool,
+    ) -> RunHandle {
         let run_id = new_run_id();
         let cancel = CancellationToken::new();
         let (tx, rx) = mpsc::unbounded_channel();
@@ -116,7 +135,8 @@ impl Agent {
         };
         let sink = EventSink::new(RunScope::top(session_id, &run_id), tx)
             .recording(crate::answer_record::AnswerRecord::default());
-        let top = self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink);
+        let mut top = self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink);
+        top.attachments = attachments;
         let ctx = RunCtx::interactive(top, background, regenerate);
         let steering = ctx.steering.clone();
         let this = self.clone();
@@ -185,6 +205,7 @@ impl Agent {
             session_id: session_id.to_owned(),
             run_id,
             text: text.to_owned(),
+            attachments: Vec::new(),
             cancel,
             sink,
             store: self.store.clone(),

@@ -174,4 +174,11 @@ pub trait ModelBackend: Send + Sync {
     async fn context_window(&self, _model: &str) -> Option<u32> {
         None
     }
+
+    /// Whether `model` takes pictures: `Some(false)` when the server says
+    /// it cannot (then a message with pictures is refused before it is
+    /// kept), `None` when the server does not say.
+    async fn sees_images(&self, _model: &str) -> Option<bool> {
+        None
+    }
 }

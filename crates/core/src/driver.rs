@@ -136,7 +136,7 @@ impl Agent {
     /// (docs/background.md §3.4), which in `block` mode ends the run with
     /// the message kept.
     async fn open_run(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
-        if ctx.text.trim().is_empty() && !ctx.regenerate {
+        if ctx.text.trim().is_empty() && ctx.attachments.is_empty() && !ctx.regenerate {
             return Err(RunError::InvalidInput("the message is empty".into()));
         }
         if ctx.depth == 0 {
@@ -156,13 +156,39 @@ impl Agent {
                 }
             }
         } else {
-            ctx.keep(ChatMessage::user(&ctx.text)).await?;
+            let mut message = ChatMessage::user(&ctx.text);
+            message.attachments = self.attach(ctx).await?;
+            ctx.keep(message).await?;
             ctx.text.clone()
         };
         if ctx.depth == 0 {
             self.screen_user(ctx, "user message", &text).await?;
         }
         Ok(memory)
+    }
+
+    /// The run's attachments as the message keeps them: pictures refused
+    /// before anything is kept when the model cannot see (the server says
+    /// so in its listing), text files allotted their share of the window.
+    async fn attach(&self, ctx: &RunCtx) -> Result<Vec<crate::Attachment>, RunError> {
+        let mut attachments = ctx.attachments.clone();
+        if attachments.is_empty() {
+            return Ok(attachments);
+        }
+        let profile = self.profile(ctx);
+        let images = attachments.iter().filter(|a| a.is_image()).count();
+        if images > 0
+            && let Ok(backend) = self.backend_for(&profile)
+            && backend.sees_images(&profile.model).await == Some(false)
+        {
+            return Err(RunError::InvalidInput(crate::attachment::refusal(
+                &profile.model,
+                images,
+            )));
+        }
+        let window = self.window(&profile.model);
+        crate::attachment::allot_text(&ctx.text, &mut attachments, window);
+        Ok(attachments)
     }
 
     /// Perform one step; what happened, for [`observe`].

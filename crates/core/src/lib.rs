@@ -11,6 +11,7 @@
 mod agent;
 mod answer_record;
 mod approvals;
+pub mod attachment;
 mod backend;
 mod backend_slot;
 mod batch;
@@ -63,6 +64,7 @@ pub mod workers;
 
 pub use agent::Agent;
 pub use approvals::{Approvals, DENIED_RESULT};
+pub use attachment::{Attachment, AttachmentKind, Body};
 pub use backend::{
     BackendError, DoneInfo, ModelBackend, ModelDelta, ModelRequest, ModelStream, RawToolCall,
 };

@@ -64,6 +64,9 @@ pub struct ChatMessage {
     /// Whether the message is whole.
     #[serde(default)]
     pub status: MessageStatus,
+    /// Files the person attached (user messages only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachment::Attachment>,
 }
 
 impl ChatMessage {
@@ -76,6 +79,7 @@ impl ChatMessage {
             tool_call_id: None,
             tool_name: None,
             status: MessageStatus::Complete,
+            attachments: Vec::new(),
         }
     }
 

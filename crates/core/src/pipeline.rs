@@ -6,11 +6,13 @@
 //!    and results paired: stage 3, which no later step can break — none
 //!    removes a message except stage 1, and it cuts at a user message);
 //! 2. stage 1: only the last N user turns, when the profile limits them;
-//! 3. a user message too long for the window is shortened, and the model
+//! 3. a user message's text files go into its text, as much of each as
+//!    was allotted when it was kept (`attachment.rs`);
+//! 4. a user message too long for the window is shortened, and the model
 //!    is told (docs/background.md §3.1's 32,768-character cut, but
 //!    following the window instead of a constant);
-//! 4. tool results the input guard flags are marked or withheld;
-//! 5. stage 2: old oversized tool results are pruned (docs/background.md §3.6).
+//! 5. tool results the input guard flags are marked or withheld;
+//! 6. stage 2: old oversized tool results are pruned (docs/background.md §3.6).
 //!
 //! Every step is pure and deterministic, so the same history gives the
 //! same prompt and Ollama's prefix cache keeps working.
@@ -73,6 +75,7 @@ impl<'a> Outgoing<'a> {
 pub fn outgoing(o: &Outgoing<'_>, history: &[ChatMessage]) -> Vec<ChatMessage> {
     let messages = build_context(o.persona, o.profile_prompt, o.memory, o.summary, history);
     let messages = limit_turns(messages, o.turns);
+    let messages = crate::attachment::expand_attachments(messages);
     let messages = cap_long_messages(messages, o.window);
     let messages = guard_tool_results(messages, o.guard);
     prune_tool_results(messages, o.window)

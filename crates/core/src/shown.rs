@@ -42,6 +42,7 @@ impl StoredMessage {
             tool_call_id,
             tool_name,
             status,
+            attachments,
         } = self.message;
         let (content, thinking) = if role == Role::Assistant {
             let (tagged, rest) = split_thinking(&content);
@@ -68,6 +69,7 @@ impl StoredMessage {
             tool_name,
             status: status.into(),
             created_at: self.created_at,
+            attachments: attachments.iter().map(crate::attachment::view).collect(),
         }
     }
 }

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use base64::Engine as _;
 use futures::StreamExt;
 use hearth_core::{
     BackendError, ChatMessage, DoneInfo, LoadOptions, ModelBackend, ModelDelta, ModelRequest,
@@ -28,6 +29,8 @@ use crate::wire::{self, ChatChunk, ChatRequest, Options};
 struct Caps {
     tools: bool,
     thinking: bool,
+    /// `None`: the server did not say (older than 0.6.4's capabilities).
+    vision: Option<bool>,
     /// The trained context length.
     trained: Option<u32>,
 }
@@ -66,12 +69,14 @@ impl OllamaBackend {
             Caps {
                 tools: true,
                 thinking: true,
+                vision: None,
                 trained,
             }
         } else {
             Caps {
                 tools: has("tools"),
                 thinking: has("thinking"),
+                vision: Some(has("vision")),
                 trained,
             }
         };
@@ -146,6 +151,13 @@ fn to_wire_message(m: ChatMessage) -> wire::Message {
             .collect(),
         tool_name: m.tool_name,
         tool_call_id: m.tool_call_id,
+        images: m
+            .attachments
+            .iter()
+            .filter(|a| a.is_image())
+            .filter_map(|a| a.body.as_ref())
+            .map(|b| base64::engine::general_purpose::STANDARD.encode(&b.0))
+            .collect(),
     }
 }
 
@@ -216,6 +228,7 @@ impl ModelBackend for OllamaBackend {
             Caps {
                 tools: true,
                 thinking: true,
+                vision: None,
                 trained: None,
             }
         };
@@ -260,6 +273,10 @@ impl ModelBackend for OllamaBackend {
             }
         }
         self.caps(model).await.ok().and_then(|c| c.trained)
+    }
+
+    async fn sees_images(&self, model: &str) -> Option<bool> {
+        self.caps(model).await.ok().and_then(|c| c.vision)
     }
 }
 

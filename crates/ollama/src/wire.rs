@@ -75,6 +75,9 @@ pub struct Message {
     /// For a tool result: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Pictures of a user message, base64 (for a model that can see).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 /// A tool call on the wire. `id` may be missing (older servers, some models).

@@ -8,6 +8,7 @@
 //! field is a 400 on some of them. There is nothing to preload or unload.
 
 use async_trait::async_trait;
+use base64::Engine as _;
 use futures::StreamExt;
 use hearth_core::{
     BackendError, ChatMessage, LoadOptions, ModelBackend, ModelRequest, ModelStream, Role,
@@ -102,11 +103,36 @@ fn to_wire_message(m: ChatMessage) -> wire::Message {
         content: if m.content.is_empty() && !tool_calls.is_empty() {
             None
         } else {
-            Some(m.content)
+            Some(content_of(m.content, &m.attachments))
         },
         tool_calls,
         tool_call_id: m.tool_call_id.filter(|_| m.role == Role::Tool),
     }
+}
+
+/// The text alone, or the text then each picture as a `data:` URL (the
+/// form llama.cpp's server and OpenAI-compatible vision servers take).
+fn content_of(text: String, attachments: &[hearth_core::Attachment]) -> wire::Content {
+    let pictures: Vec<wire::Part> = attachments
+        .iter()
+        .filter(|a| a.is_image())
+        .filter_map(|a| a.body.as_ref().map(|b| (a, b)))
+        .map(|(a, b)| wire::Part::ImageUrl {
+            image_url: wire::ImageUrl {
+                url: format!(
+                    "data:{};base64,{}",
+                    a.mime,
+                    base64::engine::general_purpose::STANDARD.encode(&b.0)
+                ),
+            },
+        })
+        .collect();
+    if pictures.is_empty() {
+        return wire::Content::Text(text);
+    }
+    let mut parts = vec![wire::Part::Text { text }];
+    parts.extend(pictures);
+    wire::Content::Parts(parts)
 }
 
 #[async_trait]

@@ -46,14 +46,60 @@ pub struct StreamOptions {
 pub struct Message {
     /// system | user | assistant | tool
     pub role: &'static str,
-    /// Text; `null` for an assistant message that only calls tools.
-    pub content: Option<String>,
+    /// Text, or text and pictures; `null` for an assistant message that
+    /// only calls tools.
+    pub content: Option<Content>,
     /// Tool calls of an assistant message.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool result: the call it answers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+/// What a message says: text, or (a user message with pictures) parts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// Text and pictures, in order.
+    Parts(Vec<Part>),
+}
+
+impl From<String> for Content {
+    fn from(s: String) -> Self {
+        Self::Text(s)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(s: &str) -> Self {
+        Self::Text(s.to_owned())
+    }
+}
+
+/// One part of a message's content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A picture, as a `data:` URL.
+    ImageUrl {
+        /// `{"url": "data:image/png;base64,…"}`.
+        image_url: ImageUrl,
+    },
+}
+
+/// Where a picture is: inline, as a `data:` URL.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImageUrl {
+    /// The URL.
+    pub url: String,
 }
 
 /// A tool call of an assistant message, as sent back.

@@ -24,7 +24,9 @@ pub use error::{ErrorCode, ErrorInfo, Recovery};
 pub use event::{AgentEvent, EventKind, RunScope, StopReason, ToolOutcome, Usage};
 pub use guard::{GuardMode, GuardSource};
 pub use memory::{LearnedFact, MemoryMode};
-pub use message::{MessageView, RoleView, StatusView, ToolCallView};
+pub use message::{
+    AttachmentKindView, AttachmentView, MessageView, RoleView, StatusView, ToolCallView,
+};
 pub use span::SpanKind;
 
 /// Version of this wire format, sent in every `run_started` event. Bumped on

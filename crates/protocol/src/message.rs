@@ -44,6 +44,35 @@ pub struct ToolCallView {
     pub arguments: serde_json::Value,
 }
 
+/// What an attached file is to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKindView {
+    /// A picture, sent to a model that can see.
+    Image,
+    /// Text, put into the message.
+    Text,
+}
+
+/// A file attached to a user message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct AttachmentView {
+    /// SHA-256 of its bytes, hex (`attachment_data` reads it back).
+    pub sha256: String,
+    /// The file's name.
+    pub name: String,
+    /// Image or text.
+    pub kind: AttachmentKindView,
+    /// Media type.
+    pub mime: String,
+    /// Bytes of the file.
+    pub size: u32,
+    /// For text cut to fit the window: the characters the model got.
+    pub given: Option<u32>,
+    /// For text: characters of the whole text.
+    pub chars: Option<u32>,
+}
+
 /// One stored message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
 pub struct MessageView {
@@ -70,4 +99,6 @@ pub struct MessageView {
     pub status: StatusView,
     /// Stored at, ms since the epoch.
     pub created_at: i64,
+    /// Files attached (user messages).
+    pub attachments: Vec<AttachmentView>,
 }

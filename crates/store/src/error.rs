@@ -60,6 +60,9 @@ pub enum StoreError {
     /// The writer thread is gone (the store was closed).
     #[error("the database is closed")]
     Closed,
+    /// A file that cannot be attached, or an attached file that is gone.
+    #[error("{0}")]
+    Attachment(String),
 }
 
 impl StoreError {
@@ -71,7 +74,8 @@ impl StoreError {
             | Self::NoMemory(_)
             | Self::NoSession(_)
             | Self::NoMessage(_)
-            | Self::NotInSession { .. } => StoreFailure::NotFound,
+            | Self::NotInSession { .. }
+            | Self::Attachment(_) => StoreFailure::NotFound,
             Self::TooNew { .. } | Self::Corrupt(_) | Self::Closed | Self::Io { .. } => {
                 StoreFailure::Unusable
             }

@@ -18,6 +18,7 @@
 //!
 //! Depends on the core for the `SessionStore` trait; never on Tauri or HTTP.
 
+mod attachments;
 mod branches;
 mod consolidate;
 mod db;
@@ -39,6 +40,7 @@ mod store;
 mod subagents;
 mod summaries;
 
+pub use attachments::{MAX_IMAGE_BYTES, MAX_TEXT_BYTES};
 pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
 pub use hearth_core::StoredMessage;

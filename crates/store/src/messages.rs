@@ -89,6 +89,7 @@ pub(crate) fn append(
         ],
     )?;
     let id = conn.last_insert_rowid();
+    crate::attachments::insert(conn, id, &m.attachments)?;
     conn.execute(
         "UPDATE sessions SET head_id = ?2, updated_at = ?3 WHERE id = ?1",
         params![session_id, id, sessions::change_stamp(conn)?],
@@ -178,6 +179,7 @@ impl Raw {
                 tool_call_id: self.tool_call_id,
                 tool_name: self.tool_name,
                 status: parse_status(&self.status),
+                attachments: Vec::new(),
             },
         })
     }
@@ -201,5 +203,25 @@ pub(crate) fn branch(
          SELECT {COLUMNS_M} FROM messages m JOIN chain c ON m.id = c.id ORDER BY m.id"
     ))?;
     let rows = stmt.query_map(params![session_id, limit], from_row)?;
-    rows.map(|r| r?.decode()).collect()
+    let list: Vec<Stored> = rows.map(|r| r?.decode()).collect::<Result<_, _>>()?;
+    with_attachments(conn, list)
+}
+
+/// `list` with each user message's attachments (without their bytes).
+pub(crate) fn with_attachments(
+    conn: &Connection,
+    mut list: Vec<Stored>,
+) -> Result<Vec<Stored>, StoreError> {
+    let users: Vec<i64> = list
+        .iter()
+        .filter(|s| s.message.role == Role::User)
+        .map(|s| s.id)
+        .collect();
+    let mut found = crate::attachments::of_messages(conn, &users)?;
+    for s in &mut list {
+        if let Some(a) = found.remove(&s.id) {
+            s.message.attachments = a;
+        }
+    }
+    Ok(list)
 }

@@ -32,13 +32,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::spans::MIGRATIONS)
         .chain(crate::subagents::MIGRATIONS)
         .chain(crate::hosts::MIGRATIONS)
+        .chain(crate::attachments::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -146,6 +146,7 @@ pub(crate) fn purge_deleted(conn: &mut Connection) -> Result<usize, StoreError> 
         tx.execute("DELETE FROM runs WHERE session_id = ?1", [id])?;
         tx.execute("DELETE FROM summaries WHERE session_id = ?1", [id])?;
         tx.execute("UPDATE sessions SET head_id = NULL WHERE id = ?1", [id])?;
+        crate::attachments::forget_session(&tx, id)?;
         tx.execute("DELETE FROM messages WHERE session_id = ?1", [id])?;
         tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
     }

@@ -65,6 +65,10 @@ impl Store {
                 report.recovered_runs = recovery::recover(&mut conn, &id, None)?;
                 if version >= crate::migrate::SCHEMA_VERSION {
                     let purged = sessions::purge_deleted(&mut conn)?;
+                    let swept = crate::attachments::sweep(&conn, &crate::attachments::dir_of(&p))?;
+                    if swept > 0 {
+                        tracing::info!(swept, "removed attached files no message refers to");
+                    }
                     if purged > 0 {
                         tracing::info!(
                             purged,
@@ -226,7 +230,9 @@ impl SessionStore for Store {
             .db
             .call(move |c| messages::branch(c, &id, None))
             .await?;
-        Ok(rows.into_iter().map(|s| s.message).collect())
+        let mut history: Vec<ChatMessage> = rows.into_iter().map(|s| s.message).collect();
+        self.load_bodies(&mut history).await?;
+        Ok(history)
     }
 
     async fn append(

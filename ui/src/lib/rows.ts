@@ -3,7 +3,7 @@
 // of consecutive assistant/tool messages (tool results are shown inside the
 // card of their call, never as bubbles), and a divider where the profile
 // was switched (after the answer, when a tool switched it mid-answer). Pure, so a 10,000-message session is one linear pass.
-import type { MessageView, SessionView } from '../ipc';
+import type { AttachmentView, MessageView, SessionView } from '../ipc';
 
 export interface Fork {
   index: number; // 1-based position among siblings
@@ -14,7 +14,7 @@ export type Row =
   | { key: string; kind: 'user'; message: MessageView; fork: Fork | null }
   | { key: string; kind: 'answer'; messages: MessageView[]; results: Map<string, MessageView>; fork: Fork | null; last: boolean }
   | { key: string; kind: 'switch'; profile: string }
-  | { key: string; kind: 'live-prompt'; text: string }
+  | { key: string; kind: 'live-prompt'; text: string; attachments: AttachmentView[] }
   | { key: 'live'; kind: 'live' };
 
 export function forkIndex(forks: number[][]): Map<number, Fork> {

@@ -7,7 +7,7 @@
 // Markdown answer. A message that looks like a prompt injection is
 // screened first, by the profile's input guard. `run_trace` reads a run's
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
-// command answers. `?subagents=1` adds a stored session with sub-agent
+// command answers. `?vision=1` adds a model that can see (gemma3:4b). `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config).
 import { flushThink, initialSplit, splitThink } from './thinkTags';
@@ -27,6 +27,7 @@ import type {
   SummaryView,
 } from '../bindings';
 import { screenMessage } from './guardScripts';
+import { MockFiles } from './attachments';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
@@ -62,6 +63,7 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  files = new MockFiles();
   hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, models: this.models.map((m) => m.name), reachable: this.config.reachable }));
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
@@ -99,6 +101,8 @@ export class MockBackend {
     this.prefs.last_session = s.id;
     if (params.get('subagents')) seedSubagents(this);
     if (params.get('planned')) seedPlanned(this);
+    // A model that can see, for the attachment tests.
+    if (params.get('vision')) this.models = [...this.models, { name: 'gemma3:4b', size: 3_300_000_000, family: 'gemma3', parameter_size: '4.3B', quantization: 'Q4_K_M', capabilities: ['completion', 'vision'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: 1800 } }];
     const big = Number(params.get('big') ?? 0);
     if (big > 0) {
       const b = this.addSession(`Big ${big}`);
@@ -123,7 +127,7 @@ export class MockBackend {
     const m: Msg = {
       id: this.nextId++, parent_id: parent, run_id: extra.run_id ?? null, role, content, thinking: extra.thinking ?? null,
       tool_calls: extra.tool_calls ?? [], tool_call_id: extra.tool_call_id ?? null, tool_name: extra.tool_name ?? null,
-      status: extra.status ?? 'complete', created_at: now(), session: s.id,
+      status: extra.status ?? 'complete', created_at: now(), session: s.id, attachments: extra.attachments ?? [],
     };
     this.messages.set(m.id, m);
     s.leaf = m.id;
@@ -221,7 +225,15 @@ export class MockBackend {
         return run ? traceOf(run) : null;
       }
       case 'switch_branch': { const s = this.sess(a.sessionId); let id: number = a.messageId; for (;;) { const kids = this.children(s.id, id); const last = kids[kids.length - 1]; if (!last) break; id = last.id; } s.leaf = id; return this.view(s); }
-      case 'send_message': { const s = this.sess(a.sessionId); const u = this.addMessage(s, 'user', a.text); return this.startRun(s, a.text, a.text, u.id, a.onEvent); }
+      case 'send_message': {
+        const s = this.sess(a.sessionId);
+        const model = s.model ?? (this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!).model;
+        const attachments = this.files.give(a.attachments ?? [], a.text, model, this.models.find((m) => m.name === model)?.capabilities ?? null);
+        const u = this.addMessage(s, 'user', a.text, { attachments });
+        return this.startRun(s, a.text, a.text, u.id, a.onEvent);
+      }
+      case 'attach_file': return this.files.add(String(a.name), String(a.data));
+      case 'attachment_data': return this.files.dataUrl(String(a.sha256));
       case 'regenerate': {
         const s = this.sess(a.sessionId);
         let parent: number | null;

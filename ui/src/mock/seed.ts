@@ -20,7 +20,7 @@ export function storeSubagents(s: Sess, runId: string, subs: StoredSub[], nextId
       const id = nextId();
       const out: MessageView = {
         id, parent_id: parent, run_id: null, role: m.role ?? 'assistant', content: m.content ?? '', thinking: m.thinking ?? null,
-        tool_calls: m.tool_calls ?? [], tool_call_id: m.tool_call_id ?? null, tool_name: m.tool_name ?? null, status: m.status ?? 'complete', created_at: Date.now(),
+        tool_calls: m.tool_calls ?? [], tool_call_id: m.tool_call_id ?? null, tool_name: m.tool_name ?? null, status: m.status ?? 'complete', created_at: Date.now(), attachments: [],
       };
       parent = id;
       return out;

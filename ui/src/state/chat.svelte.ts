@@ -14,7 +14,8 @@
 // notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
-import type { AgentEvent, ApprovalDecision, LearnedFact, SessionView } from '../ipc';
+import type { AgentEvent, ApprovalDecision, AttachmentView, LearnedFact, SessionView } from '../ipc';
+import { toBase64 } from '../lib/attach';
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
@@ -74,6 +75,10 @@ class ChatState {
   queued = $state<{ queue_id: string; text: string }[]>([]);
   /** The composer's text (queued messages a run did not take come back here). */
   draft = $state('');
+  /** Files attached in the composer, not sent yet (kept per session, like the draft). */
+  attachments = $state.raw<AttachmentView[]>([]);
+  /** Files of the running turn's message, until the session is re-read. */
+  liveAttachments = $state.raw<AttachmentView[]>([]);
   /** Typed while a run was ending: sent as a normal message once it has. */
   held = $state<string[]>([]);
   extras = $state.raw(new Map<string, RunExtras>());
@@ -100,7 +105,7 @@ class ChatState {
   #subagents = $derived(subagentIndex(this.view?.subagents ?? [], this.view?.messages ?? []));
   rows = $derived.by((): ChatRow[] => {
     const rows: ChatRow[] = [...this.storedRows];
-    if (this.livePrompt !== null) rows.push({ key: 'live-prompt', kind: 'live-prompt', text: this.livePrompt });
+    if (this.livePrompt !== null) rows.push({ key: 'live-prompt', kind: 'live-prompt', text: this.livePrompt, attachments: this.liveAttachments });
     if (this.liveSwitch !== null) rows.push({ key: 'live-switch', kind: 'live-switch', profile: this.liveSwitch });
     if (this.turn) rows.push({ key: 'live', kind: 'live' });
     return rows;
@@ -140,6 +145,7 @@ class ChatState {
 
   /** What was typed and not sent in each session left (kept while the app runs). */
   #drafts = new Map<string, string>();
+  #attachmentDrafts = new Map<string, AttachmentView[]>();
   /** A user message the composer asked to edit (Up in an empty composer); its row opens the editor. */
   editRequest = $state<number | null>(null);
 
@@ -170,6 +176,9 @@ class ChatState {
       if (before) this.#drafts.set(before, this.draft);
       this.draft = this.#drafts.get(view.id) ?? '';
       this.#drafts.delete(view.id);
+      if (before) this.#attachmentDrafts.set(before, this.attachments);
+      this.attachments = this.#attachmentDrafts.get(view.id) ?? [];
+      this.#attachmentDrafts.delete(view.id);
     }
     this.view = view;
     if (before !== view.id) this.editRequest = null;
@@ -368,7 +377,11 @@ class ChatState {
     if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
     this.view = view;
     this.profile = view.profile;
+    // A message the core refused before keeping it (pictures for a model
+    // that cannot see) comes back to the composer, files and all.
+    if (t.status === 'error' && !view.messages.some((m) => m.run_id === t.run_id && m.role === 'user')) this.#giveBack();
     this.livePrompt = null;
+    this.liveAttachments = [];
     this.liveSwitch = null;
     // A failed or stopped answer the store did not keep stays on screen.
     const stored = view.messages.some((m) => m.run_id === t.run_id && m.role === 'assistant');
@@ -380,6 +393,15 @@ class ChatState {
       await this.send(held[0]);
       for (const text of held.slice(1)) await this.queue(text);
     }
+  }
+
+  /** The running turn's message, not kept, back into the composer (before what is typed there now). */
+  #giveBack(): void {
+    const prompt = this.livePrompt;
+    if (prompt === null) return;
+    this.draft = [prompt, this.draft.trim() ? this.draft : ''].filter((x) => x !== '').join('\n\n');
+    this.attachments = [...this.liveAttachments, ...this.attachments.filter((a) => !this.liveAttachments.some((l) => l.sha256 === a.sha256))];
+    this.liveAttachments = [];
   }
 
   /** Starts a run through `start`, showing `prompt` as the user's bubble. */
@@ -397,6 +419,7 @@ class ChatState {
       if (this.turn && !this.turn.run_id) this.turn = { ...this.turn, run_id: runId };
     } catch (e) {
       const info = ipc.errorInfo(e);
+      this.#giveBack();
       this.turn = { ...newTurn(''), status: 'error', error: info };
       if (info.code === 'backend_unreachable') void app.refreshBackend();
     } finally {
@@ -404,10 +427,35 @@ class ChatState {
     }
   }
 
+  /** Sends `text` with the files attached in the composer (which then empties). */
   async send(text: string): Promise<void> {
     const id = this.sessionId;
     if (!id) return;
-    await this.#run(text, (cb) => ipc.sendMessage(id, text, cb));
+    const files = this.attachments;
+    this.attachments = [];
+    this.liveAttachments = files;
+    const refs = files.map((f) => ({ sha256: f.sha256, name: f.name }));
+    await this.#run(text, (cb) => ipc.sendMessage(id, text, refs, cb));
+  }
+
+  /** Attach `files` in the composer; one that cannot be attached says why in a toast. */
+  async attach(files: File[]): Promise<void> {
+    const id = this.sessionId;
+    for (const f of files) {
+      try {
+        const a = await ipc.attachFile(f.name || 'pasted', await toBase64(f));
+        // The person may have switched sessions meanwhile: it goes where it was attached.
+        if (this.sessionId === id) this.attachments = [...this.attachments.filter((x) => x.sha256 !== a.sha256), a];
+        else if (id) this.#attachmentDrafts.set(id, [...(this.#attachmentDrafts.get(id) ?? []), a]);
+      } catch (e) {
+        toasts.error(ipc.errorInfo(e).message);
+      }
+    }
+  }
+
+  /** Take a file back out of the composer. */
+  detach(sha256: string): void {
+    this.attachments = this.attachments.filter((a) => a.sha256 !== sha256);
   }
 
   /** While a run goes on, a message joins its queue (or waits for its end). */

@@ -1,5 +1,6 @@
 //! The hearth-cli integration suites, one module per concern (docs/style.md §8).
 mod approvals;
+mod attachments;
 pub(crate) mod basics;
 mod crash;
 mod hooks;

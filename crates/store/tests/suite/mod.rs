@@ -1,4 +1,5 @@
 //! The hearth-store integration suites, one module per concern (docs/style.md §8).
+mod attachments;
 mod branches;
 mod crash;
 mod export;

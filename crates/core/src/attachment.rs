@@ -1,0 +1,243 @@
+//! Files a person attaches to a message: pictures, which go to a model
+//! that can see as images, and text files, whose text goes into the
+//! message the model reads. The store keeps the bytes (content-addressed
+//! by SHA-256); a message refers to them. What a text file gives the model
+//! is fixed when the message is kept ([`Attachment::given`]), so the same
+//! history always makes the same prompt and the server's prefix cache
+//! holds whatever the window does later.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{ChatMessage, Role};
+use crate::pipeline::long_message_limit;
+
+/// What an attachment is to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// A picture, sent as an image to a model that can see.
+    Image,
+    /// Text (a text file, or the text of a PDF), put into the message.
+    Text,
+}
+
+/// The bytes of an attachment, loaded by the store when a history is
+/// read. Shown by length only: a picture is megabytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Body(pub Arc<[u8]>);
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Body({} bytes)", self.0.len())
+    }
+}
+
+/// A file attached to a user message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// SHA-256 of the stored bytes, hex: the file's name in the store.
+    pub sha256: String,
+    /// The name the person's file had.
+    pub name: String,
+    /// Image or text.
+    pub kind: AttachmentKind,
+    /// Media type (`image/png`, `text/plain`, `application/pdf` …).
+    pub mime: String,
+    /// Bytes of the original file.
+    pub size: u64,
+    /// For text: characters the model is given (`None`: all of them).
+    /// Set when the message is kept, from the window of that moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<u64>,
+    /// For text: characters of the whole text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<u64>,
+    /// What the model reads: the picture's bytes, or the text (UTF-8).
+    /// Filled by the store when it reads a history; never serialized.
+    #[serde(skip)]
+    pub body: Option<Body>,
+}
+
+impl Attachment {
+    /// Whether this goes to the model as an image.
+    pub fn is_image(&self) -> bool {
+        self.kind == AttachmentKind::Image
+    }
+
+    /// The text a text attachment gives, whole (empty for an image or an
+    /// attachment whose bytes were not loaded).
+    fn text(&self) -> &str {
+        match (&self.body, self.kind) {
+            (Some(b), AttachmentKind::Text) => std::str::from_utf8(&b.0).unwrap_or(""),
+            _ => "",
+        }
+    }
+}
+
+/// An attachment as front ends show it.
+pub fn view(a: &Attachment) -> hearth_protocol::AttachmentView {
+    let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    hearth_protocol::AttachmentView {
+        sha256: a.sha256.clone(),
+        name: a.name.clone(),
+        kind: match a.kind {
+            AttachmentKind::Image => hearth_protocol::AttachmentKindView::Image,
+            AttachmentKind::Text => hearth_protocol::AttachmentKindView::Text,
+        },
+        mime: a.mime.clone(),
+        size: small(a.size),
+        given: a.given.map(small),
+        chars: a.chars.map(small),
+    }
+}
+
+/// Room for what surrounds each file's text in the message (its name,
+/// the tags, a note when it is cut), in characters.
+const FRAME_CHARS: usize = 400;
+
+/// Decide how much of each text attachment the model gets, so that the
+/// message with its files fits the share of `window` one user message may
+/// take ([`long_message_limit`]). Files get room in the order they were
+/// attached; one that does not fit whole gets the start of its text.
+pub fn allot_text(typed: &str, attachments: &mut [Attachment], window: u32) {
+    let mut room = long_message_limit(window).saturating_sub(typed.chars().count());
+    for a in attachments
+        .iter_mut()
+        .filter(|a| a.kind == AttachmentKind::Text)
+    {
+        let total = a.text().chars().count();
+        a.chars = Some(total as u64);
+        room = room.saturating_sub(FRAME_CHARS);
+        let given = total.min(room);
+        room -= given;
+        a.given = (given < total).then_some(given as u64);
+    }
+}
+
+/// The text a user message sends: what was typed, then each text file in
+/// a `<file>` block (cut to [`Attachment::given`], with a note saying so).
+/// Images are sent beside the text by the backend. Pure: the same message
+/// gives the same text.
+pub fn with_file_text(m: &ChatMessage) -> String {
+    let mut out = m.content.clone();
+    for a in m
+        .attachments
+        .iter()
+        .filter(|a| a.kind == AttachmentKind::Text)
+    {
+        let text = a.text();
+        let total = text.chars().count();
+        let given = a
+            .given
+            .and_then(|g| usize::try_from(g).ok())
+            .unwrap_or(total)
+            .min(total);
+        // A name is the person's, but keep it from closing the tag.
+        let name: String = a
+            .name
+            .chars()
+            .map(|c| if c == '"' || c.is_control() { '_' } else { c })
+            .collect();
+        if given == 0 && total > 0 {
+            out.push_str(&format!(
+                "\n\n[Hearth: the user attached {name} ({total} characters), but this message had no room \
+                 left in the model's context window for its text.]"
+            ));
+            continue;
+        }
+        out.push_str(&format!("\n\n<file name=\"{name}\">\n"));
+        out.extend(text.chars().take(given));
+        out.push_str("\n</file>");
+        if given < total {
+            out.push_str(&format!(
+                "\n[Hearth: {name} is {total} characters long; only its first {given} are given above, \
+                 to fit the model's context window. Say so if the rest matters.]"
+            ));
+        }
+    }
+    out
+}
+
+/// The pipeline step: each user message with text files carries their
+/// text (see [`with_file_text`]); the attachments stay for the images.
+pub fn expand_attachments(mut messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    for m in messages
+        .iter_mut()
+        .filter(|m| m.role == Role::User && !m.attachments.is_empty())
+    {
+        m.content = with_file_text(m);
+    }
+    messages
+}
+
+/// The model that `images` pictures were refused by, said so a person
+/// knows what to do.
+pub fn refusal(model: &str, images: usize) -> String {
+    let what = if images == 1 {
+        "a picture".to_owned()
+    } else {
+        format!("{images} pictures")
+    };
+    format!(
+        "{model} cannot see images, so {what} cannot be sent to it. Choose a model that can \
+         (one marked \"vision\" in the model picker, such as gemma3, llava or qwen2.5vl), \
+         or remove the picture."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_file(name: &str, text: &str) -> Attachment {
+        Attachment {
+            sha256: "00".into(),
+            name: name.into(),
+            kind: AttachmentKind::Text,
+            mime: "text/plain".into(),
+            size: text.len() as u64,
+            given: None,
+            chars: None,
+            body: Some(Body(Arc::from(text.as_bytes()))),
+        }
+    }
+
+    #[test]
+    fn a_file_that_fits_is_given_whole_and_one_that_does_not_is_cut_with_a_note() {
+        let mut m = ChatMessage::user("what is in these?");
+        m.attachments = vec![
+            text_file("a.txt", "alpha"),
+            text_file("big \"x\".log", &"é".repeat(20_000)),
+        ];
+        // 4096 tokens: 8192 characters for the whole message.
+        allot_text(&m.content, &mut m.attachments, 4096);
+        assert_eq!(m.attachments[0].given, None);
+        let given = m.attachments[1].given.expect("the big file is cut");
+        assert!(given > 6_000 && given < 8_192, "{given}");
+        let sent = with_file_text(&m);
+        assert!(sent.starts_with("what is in these?\n\n<file name=\"a.txt\">\nalpha\n</file>"));
+        assert!(sent.contains("<file name=\"big _x_.log\">"), "{sent:.200}");
+        assert!(sent.contains(&format!("only its first {given} are given")));
+        assert!(
+            sent.chars().count() <= long_message_limit(4096),
+            "fits the share"
+        );
+        // The same message gives the same text (prefix stability).
+        assert_eq!(sent, with_file_text(&m));
+    }
+
+    #[test]
+    fn only_user_messages_are_expanded_and_images_add_no_text() {
+        let mut img = text_file("p.png", "");
+        img.kind = AttachmentKind::Image;
+        img.body = Some(Body(Arc::from(&b"\x89PNG"[..])));
+        let mut m = ChatMessage::user("look");
+        m.attachments = vec![img];
+        let out = expand_attachments(vec![ChatMessage::assistant("hi"), m]);
+        assert_eq!(out[1].content, "look");
+        assert_eq!(out[1].attachments.len(), 1);
+    }
+}
