@@ -15,31 +15,45 @@ after(async () => {
   cleanup();
 });
 
-/** A 1×1 PNG, base64. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
-
 test('a pasted picture reaches the model as images and stays with the message', async () => {
   const url = await startSim([{ name: 'gemma3:4b', capabilities: ['completion', 'tools', 'vision'] }]);
   browser = await appFor(url);
   const input = browser.$('[data-testid="composer-input"]');
   await input.waitForEnabled({ timeout: 30_000 });
-  // What the webview does with a paste from the clipboard: a paste event
-  // carrying the file.
-  await browser.execute((b64) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  // A picture drawn in the webview, then what the webview does with a
+  // paste from the clipboard: a paste event carrying the file. Its bytes
+  // come back to compare with what the model got.
+  const PNG = await browser.execute(async () => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 240;
+    canvas.height = 160;
+    const g = canvas.getContext('2d');
+    const grad = g.createLinearGradient(0, 0, 240, 160);
+    grad.addColorStop(0, '#c2571a');
+    grad.addColorStop(1, '#f2c14e');
+    g.fillStyle = grad;
+    g.fillRect(0, 0, 240, 160);
+    g.fillStyle = '#fff';
+    g.font = 'bold 36px sans-serif';
+    g.fillText('Hearth', 62, 92);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+    const bytes = new Uint8Array(await blob.arrayBuffer());
     const data = new DataTransfer();
-    data.items.add(new File([bytes], 'dot.png', { type: 'image/png' }));
+    data.items.add(new File([bytes], 'sunset.png', { type: 'image/png' }));
     const el = document.querySelector('[data-testid="composer-input"]');
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, PNG);
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin);
+  });
   await browser.$('[data-testid="composer-wrap"] [data-testid="attachment-image"]').waitForExist({ timeout: 20_000 });
   assert.equal(await answered(browser, 'what is in the picture?'), 'gemma3:4b');
 
   const requests = await (await fetch(`${url}/sim/requests`)).json();
   const sent = requests
     .filter((r) => r.path === '/api/chat')
-    .map((r) => r.body.messages.at(-1))
-    .find((m) => m.role === 'user' && m.content === 'what is in the picture?');
+    .map((r) => r.body?.messages?.at(-1))
+    .find((m) => m?.role === 'user' && m.content === 'what is in the picture?');
   assert.ok(sent, 'the message was sent');
   assert.deepEqual(sent.images, [PNG], 'the picture, byte for byte');
 
@@ -51,8 +65,7 @@ test('a pasted picture reaches the model as images and stays with the message', 
   // A new session, then back: the stored message shows the picture again.
   await click(browser, '[data-testid="new-session"]');
   await eventually(browser, 'the new session is empty', async () => (await browser.$$('[data-testid="user-row"]')).length === 0);
-  await eventually(browser, 'two sessions listed', async () => (await browser.$$('[data-testid="session-item"]')).length === 2);
-  // Newest first: the one with the picture is second.
-  await (await browser.$$('[data-testid="session-item"]'))[1].$('[data-testid="session-open"]').click();
+  // A session with no message yet is not listed: the one listed is the first.
+  await (await browser.$$('[data-testid="session-item"]'))[0].$('[data-testid="session-open"]').click();
   await browser.$('[data-testid="user-row"] [data-testid="attachment-image"]').waitForExist({ timeout: 20_000 });
 });
