@@ -22,9 +22,9 @@ pub struct AttachmentRef {
     pub name: String,
 }
 
-/// Base64 of the largest file Hearth attaches (a 20 MB picture), and a
-/// little room: anything longer is refused before it is decoded.
-const MAX_BASE64: usize = (hearth_store::MAX_IMAGE_BYTES / 3 + 1) * 4 + 1024;
+/// Base64 of the largest file Hearth attaches (a 50 MB PDF), and a little
+/// room: anything longer is refused before it is decoded.
+const MAX_BASE64: usize = (hearth_store::MAX_PDF_BYTES / 3 + 1) * 4 + 1024;
 
 /// Keep a file the person attached: checked to be a picture or text from
 /// its bytes (never its name), written once per content beside the
@@ -38,8 +38,8 @@ pub async fn attach_file(
 ) -> Result<AttachmentView, ErrorInfo> {
     if data.len() > MAX_BASE64 {
         return Err(invalid(format!(
-            "cannot attach {name}: it is over {} MB, the most Hearth sends",
-            hearth_store::MAX_IMAGE_BYTES >> 20
+            "cannot attach {name}: it is over {} MB, the most Hearth reads",
+            hearth_store::MAX_PDF_BYTES >> 20
         )));
     }
     let bytes = base64::engine::general_purpose::STANDARD

@@ -50,9 +50,39 @@ pub const MAX_TEXT_BYTES: usize = 10 << 20;
 /// holds and has not sent yet).
 const UNSENT_GRACE_MS: i64 = 86_400_000;
 
+/// A file as it is kept: what it is, its media type, and the bytes kept
+/// (a PDF's text, not the PDF).
+pub(crate) struct Intake {
+    pub kind: AttachmentKind,
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
 /// What a file is, from its bytes (never from its name or a claimed
-/// type): a picture a model can take, or UTF-8 text.
-pub(crate) fn classify(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, String), StoreError> {
+/// type), and what is kept of it.
+pub(crate) fn intake(name: &str, bytes: Vec<u8>) -> Result<Intake, StoreError> {
+    if infer::get(&bytes).is_some_and(|t| t.mime_type() == "application/pdf") {
+        let text = crate::pdf_text::text_of(name, &bytes)?;
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(StoreError::Attachment(format!(
+                "cannot attach {name}: its text is {} MB; the most Hearth attaches as text is {} MB",
+                text.len() >> 20,
+                MAX_TEXT_BYTES >> 20
+            )));
+        }
+        return Ok(Intake {
+            kind: AttachmentKind::Text,
+            mime: "application/pdf".to_owned(),
+            bytes: text.into_bytes(),
+        });
+    }
+    let (kind, mime) = classify(name, &bytes)?;
+    Ok(Intake { kind, mime, bytes })
+}
+
+/// What a file is, from its bytes: a picture a model can take, or UTF-8
+/// text.
+fn classify(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, String), StoreError> {
     let refuse = |why: String| {
         Err(StoreError::Attachment(format!(
             "cannot attach {name}: {why}"
@@ -75,7 +105,7 @@ pub(crate) fn classify(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, Stri
         }
         if t.matcher_type() != infer::MatcherType::Text {
             return refuse(format!(
-                "it is {mime}; Hearth attaches pictures (PNG, JPEG, WebP, GIF) and text files"
+                "it is {mime}; Hearth attaches pictures (PNG, JPEG, WebP, GIF), PDFs and text files"
             ));
         }
     }
@@ -344,16 +374,19 @@ impl crate::Store {
     }
 
     /// Keep `bytes` as a file to attach under `name`: checked to be a
-    /// picture or text, written once per content. What a front end sends
-    /// with the message ([`hearth_core::Agent::run_stream_with`]).
+    /// picture, a PDF (its text is kept) or text, written once per
+    /// content. What a front end sends with the message
+    /// ([`hearth_core::Agent::run_stream_with`]).
     pub async fn add_file(&self, name: &str, bytes: Vec<u8>) -> Result<Attachment, StoreError> {
-        let (kind, mime) = classify(name, &bytes)?;
         let dir = self.files_dir();
+        let named = name.to_owned();
+        let (sha256, Intake { kind, mime, bytes }) = tokio::task::spawn_blocking(move || {
+            let kept = intake(&named, bytes)?;
+            write_file(&dir, &kept.bytes).map(|sha| (sha, kept))
+        })
+        .await
+        .map_err(|e| StoreError::Attachment(format!("keeping the file failed: {e}")))??;
         let size = bytes.len() as u64;
-        let (sha256, bytes) =
-            tokio::task::spawn_blocking(move || write_file(&dir, &bytes).map(|sha| (sha, bytes)))
-                .await
-                .map_err(|e| StoreError::Attachment(format!("writing the file failed: {e}")))??;
         let (sha, m) = (sha256.clone(), mime.clone());
         self.db()
             .call(move |c| add(c, &sha, kind, &m, size))

@@ -94,10 +94,96 @@ async fn what_is_neither_a_picture_nor_text_is_refused_and_a_name_cannot_leave_t
         "{e}"
     );
     let e = store
-        .add_file("doc.pdf", b"%PDF-1.7\n".to_vec())
+        .add_file("doc.pdf", b"%PDF-1.7\n%%EOF".to_vec())
         .await
-        .unwrap_err();
-    assert!(e.to_string().contains("application/pdf"), "{e}");
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("cannot attach doc.pdf: its text cannot be read"),
+        "{e}"
+    );
+    let e = store
+        .add_file("a.zip", b"PK\x03\x04\x14\x00\x00\x00".to_vec())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("it is application/zip; Hearth attaches pictures"),
+        "{e}"
+    );
     assert!(store.body("../h.sqlite").await.is_err());
     assert!(store.file(&"0".repeat(64), "x").await.is_err());
+}
+
+/// A one-page PDF that says `lines` in Helvetica, with a correct
+/// cross-reference table (as a PDF writer makes it).
+fn pdf(lines: &[&str]) -> Vec<u8> {
+    let mut text = String::from("BT /F1 14 Tf 20 120 Td 16 TL");
+    for l in lines {
+        text.push_str(&format!(" ({l}) Tj T*"));
+    }
+    text.push_str(" ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R \
+         /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_owned(),
+        format!("<< /Length {} >>\nstream\n{text}\nendstream", text.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+            .to_owned(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).bytes());
+    }
+    let xref = out.len();
+    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).bytes());
+    for o in offsets {
+        out.extend(format!("{o:010} 00000 n \n").bytes());
+    }
+    out.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .bytes(),
+    );
+    out
+}
+
+#[tokio::test]
+async fn a_pdf_is_kept_as_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let a = store
+        .add_file(
+            "report.pdf",
+            pdf(&["Quarterly report", "Revenue grew by 12 percent."]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (a.kind, a.mime.as_str()),
+        (AttachmentKind::Text, "application/pdf")
+    );
+    let text = String::from_utf8(a.body.unwrap().0.to_vec()).unwrap();
+    assert!(text.contains("Quarterly report"), "{text:?}");
+    assert!(text.contains("Revenue grew by 12 percent."), "{text:?}");
+    // What is kept is the text, under the text's address.
+    let kept = std::fs::read_to_string(store.files_dir().join(&a.sha256)).unwrap();
+    assert_eq!(kept, text);
+
+    // A PDF with no text on it (a scan) says so.
+    let e = store
+        .add_file("scan.pdf", pdf(&[]))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot attach scan.pdf: it has no text to read"),
+        "{e}"
+    );
 }
