@@ -69,39 +69,9 @@ impl From<SearchHit> for SearchHitView {
             session_title: h.session_title,
             message_id: h.message_id,
             role: h.role.into(),
-            parts: snippet_parts(&h.snippet),
+            parts: super::snippet::snippet_parts(&h.snippet),
         }
     }
-}
-
-/// Split a store snippet at its match markers, so the UI highlights hits
-/// without ever treating snippet text as markup.
-pub fn snippet_parts(snippet: &str) -> Vec<SnippetPart> {
-    use hearth_store::{MATCH_END as END, MATCH_START as START};
-    let mut parts = Vec::new();
-    let mut rest = snippet;
-    while let Some(start) = rest.find(START) {
-        if start > 0 {
-            parts.push(SnippetPart {
-                text: rest[..start].to_owned(),
-                hit: false,
-            });
-        }
-        let after = &rest[start + START.len()..];
-        let end = after.find(END).unwrap_or(after.len());
-        parts.push(SnippetPart {
-            text: after[..end].to_owned(),
-            hit: true,
-        });
-        rest = after.get(end + END.len()..).unwrap_or("");
-    }
-    if !rest.is_empty() {
-        parts.push(SnippetPart {
-            text: rest.to_owned(),
-            hit: false,
-        });
-    }
-    parts
 }
 
 /// A change of profile within a session.
@@ -268,33 +238,4 @@ pub enum ExportFormat {
     Markdown,
     /// JSON, for tools (Hearth's export format).
     Json,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snippets_split_at_markers_only() {
-        let s = format!(
-            "a {}tea{} and {}<b>{} …",
-            hearth_store::MATCH_START,
-            hearth_store::MATCH_END,
-            hearth_store::MATCH_START,
-            hearth_store::MATCH_END
-        );
-        let parts = snippet_parts(&s);
-        let hits: Vec<(&str, bool)> = parts.iter().map(|p| (p.text.as_str(), p.hit)).collect();
-        assert_eq!(
-            hits,
-            vec![
-                ("a ", false),
-                ("tea", true),
-                (" and ", false),
-                ("<b>", true),
-                (" …", false)
-            ]
-        );
-        assert!(snippet_parts("").is_empty());
-    }
 }

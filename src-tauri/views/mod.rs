@@ -5,6 +5,7 @@
 
 mod chat;
 mod settings;
+mod snippet;
 mod tools;
 mod trace;
 
