@@ -16,11 +16,14 @@ after(async () => {
   await browser?.deleteSession();
 });
 
-test('the window shows "version <Cargo version>"', async () => {
+test('Settings → About shows "version <Cargo version>"', async () => {
   assert.ok(browser);
   assert.equal(await browser.getTitle(), 'Hearth');
   const expected = `version ${version}`;
-  await eventually(browser, `the window shows "${expected}"`, async () => {
+  const settings = browser.$('[data-testid="open-settings"]');
+  await settings.waitForClickable({ timeout: 30_000 });
+  await settings.click();
+  await eventually(browser, `About says "${expected}"`, async () => {
     const seen = await textOf(browser, '[data-testid="version"]');
     return seen === expected ? seen : false;
   });

@@ -84,7 +84,7 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(`${base}${query ? `?${query}` : ''}`);
-  await page.getByTestId('version').filter({ hasText: 'version 0.1.0' }).waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid="app"][data-version="0.1.0"]').waitFor({ timeout: 15_000 });
   return {
     page,
     requests,

@@ -1,0 +1,55 @@
+// The layout from 800×600 up: nothing spills sideways, every panel button
+// and the composer stay in the window, a panel opens below the header
+// (which stays usable), and the version is in Settings → About.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertClean, launch, openApp, send, startServer, waitIdle } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Where `testid` is on screen. */
+const box = (page, testid) => page.getByTestId(testid).first().evaluate((el) => el.getBoundingClientRect().toJSON());
+
+for (const [width, height] of [
+  [800, 600],
+  [1024, 700],
+  [1280, 800],
+]) {
+  test(`at ${width}×${height} everything is in the window and a panel leaves the header free`, async () => {
+    const app = await openApp(browser, server.url, '', { viewport: { width, height } });
+    try {
+      const { page } = app;
+      // A message, so the context meter is there too.
+      await send(page, 'hello');
+      await waitIdle(page);
+      const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(sideways, 0, 'no horizontal scroll');
+      for (const p of ['models', 'tools', 'memory', 'profiles', 'settings', 'model-picker', 'composer-input', 'send-button', 'attach-button']) {
+        const b = await box(page, p === 'model-picker' || p.includes('-') ? p : `open-${p}`);
+        assert.ok(b.left >= 0 && b.right <= width && b.top >= 0 && b.bottom <= height, `${p} in the window: ${JSON.stringify(b)}`);
+      }
+      await page.getByTestId('open-settings').click();
+      const panel = await box(page, 'panel-settings');
+      const header = await page.locator('header.header').evaluate((el) => el.getBoundingClientRect().toJSON());
+      assert.ok(panel.top >= header.bottom - 1, `the panel starts below the header (${panel.top} < ${header.bottom})`);
+      // The header still works with the panel open: another panel opens from it.
+      await page.getByTestId('open-memory').click();
+      await page.getByTestId('panel-memory').waitFor();
+      await page.getByTestId('open-settings').click();
+      assert.equal(await page.getByTestId('version').innerText(), 'version 0.1.0');
+      assert.equal(await page.locator('.side [data-testid=version]').count(), 0, 'not in the sidebar');
+      await assertClean(app);
+    } finally {
+      await app.close();
+    }
+  });
+}
