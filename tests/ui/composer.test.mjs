@@ -70,3 +70,45 @@ test('a toast stands above the composer, never over it', () =>
     const composer = await page.locator('.composer-wrap').boundingBox();
     assert.ok(box.y + box.height <= composer.y, `toast bottom ${box.y + box.height} above the composer's top ${composer.y}`);
   }));
+
+test('/ offers the commands: Tab completes, Enter runs a whole one, and anything else with a / is a message', () =>
+  withApp('', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
+    await input.type('/');
+    const menu = page.getByTestId('slash-menu');
+    await menu.waitFor();
+    const labels = await menu.getByTestId('slash-item').evaluateAll((els) => els.map((e) => e.querySelector('.slash-label')?.textContent));
+    assert.deepEqual(labels, ['/model NAME', '/profile NAME', '/new', '/clear', '/settings', '/help']);
+
+    await input.type('mo');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), '/model ');
+    await input.type('llama');
+    assert.deepEqual(await menu.locator('.slash-label').allInnerTexts(), ['llama3.2:3b']);
+    await input.press('Enter');
+    assert.equal(await input.inputValue(), '/model llama3.2:3b', 'Enter completes a command not yet whole');
+    await input.press('Enter');
+    await page.getByTestId('current-model').filter({ hasText: 'llama3.2:3b' }).waitFor();
+    assert.equal(await input.inputValue(), '');
+
+    await input.fill('/profile agent');
+    await input.press('Enter');
+    await page.getByTestId('current-profile').filter({ hasText: 'Agent' }).waitFor();
+
+    await input.fill('/model nosuch');
+    await input.press('Enter');
+    await page.getByTestId('toast').filter({ hasText: 'there is no model “nosuch”' }).waitFor();
+    assert.equal(await input.inputValue(), '/model nosuch', 'the text stays to be fixed');
+
+    assert.equal((await page.evaluate(() => window.__hearthMock.calls.filter((c) => c.cmd === 'send_message'))).length, 0, 'no command was sent as a message');
+    await input.fill('/etc/hosts is empty, why?');
+    await input.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'send_message' && c.args.text === '/etc/hosts is empty, why?'));
+    await page.getByTestId('send-button').waitFor();
+
+    const before = await page.evaluate(() => window.__hearthMock.calls.filter((c) => c.cmd === 'new_session').length);
+    await input.fill('/new');
+    await input.press('Enter');
+    await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'new_session').length === n + 1, before);
+  }));
