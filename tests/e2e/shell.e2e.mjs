@@ -22,6 +22,12 @@ test('Settings → About shows "version <Cargo version>"', async () => {
   const expected = `version ${version}`;
   const settings = browser.$('[data-testid="open-settings"]');
   await settings.waitForClickable({ timeout: 30_000 });
+  // The header fits the window: its last button is whole, nothing spills sideways.
+  const fits = await browser.execute(() => {
+    const b = document.querySelector('[data-testid="open-settings"]').getBoundingClientRect();
+    return { right: b.right, width: window.innerWidth, spill: document.documentElement.scrollWidth - document.documentElement.clientWidth };
+  });
+  assert.ok(fits.right <= fits.width && fits.spill === 0, JSON.stringify(fits));
   await settings.click();
   await eventually(browser, `About says "${expected}"`, async () => {
     const seen = await textOf(browser, '[data-testid="version"]');

@@ -22,7 +22,10 @@ const box = (page, testid) => page.getByTestId(testid).first().evaluate((el) => 
 for (const [width, height] of [
   [800, 600],
   [1024, 700],
+  // The desktop e2e tests' window.
+  [1120, 740],
   [1280, 800],
+  [1600, 900],
 ]) {
   test(`at ${width}×${height} everything is in the window and a panel leaves the header free`, async () => {
     const app = await openApp(browser, server.url, '', { viewport: { width, height } });
