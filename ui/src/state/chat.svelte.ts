@@ -59,6 +59,14 @@ function storedMemoryNote(view: SessionView): MemoryNote | null {
   return learned.length > 0 ? { sessionId: view.id, learned, proposed: [] } : null;
 }
 
+/** What a screen reader is told when a run ends: the answer's start, or how it ended. */
+function announce(t: TurnModel): string {
+  if (t.status === 'error') return `The answer failed: ${t.error?.message ?? 'unknown error'}`;
+  if (t.status !== 'done') return 'The answer was stopped.';
+  const text = t.stored.filter((m) => m.role === 'assistant').map((m) => m.content).join(' ').trim();
+  return text ? `Answer: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` : 'The answer is done.';
+}
+
 class ChatState {
   view = $state.raw<SessionView | null>(null);
   /** Shown under the conversation until the session's next turn. */
@@ -66,6 +74,8 @@ class ChatState {
   loading = $state(false);
   /** The answer being streamed, or the last one when it failed before being stored. */
   turn = $state.raw<TurnModel | null>(null);
+  /** Said to screen readers when an answer ends (a polite live region in App.svelte). */
+  announcement = $state('');
   /** The user's text for the running turn, until the session is re-read. */
   livePrompt = $state<string | null>(null);
   /** Profile switch seen in a live run_started (before the store knows it). */
@@ -362,6 +372,7 @@ class ChatState {
       this.draft = [this.draft.trim() ? this.draft.replace(/\s+$/, '') : '', ...unsent].filter((x) => x !== '').join('\n\n');
       toasts.show(notSent(unsent.length));
     }
+    this.announcement = announce(t);
     const extras = new Map(this.extras);
     extras.set(t.run_id, runExtras(t));
     this.extras = extras;
