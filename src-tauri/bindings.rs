@@ -33,6 +33,7 @@ pub fn builder() -> Builder<Wry> {
             sessions::delete_session,
             sessions::restore_session,
             sessions::export_session,
+            sessions::import_sessions,
             sessions::switch_branch,
             sessions::run_trace,
             chat::send_message,

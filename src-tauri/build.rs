@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "delete_session",
     "restore_session",
     "export_session",
+    "import_sessions",
     "switch_branch",
     "run_trace",
     "send_message",

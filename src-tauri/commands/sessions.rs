@@ -215,7 +215,12 @@ pub async fn export_session(
         .download_dir()
         .or_else(|_| app.path().app_data_dir())
         .map_err(|e| internal(format!("no folder to export to: {e}")))?;
-    let path = export_path(&dir, &session_id, ext);
+    let title = hearth_core::SessionStore::title(state.store.as_ref(), &session_id)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let path = export_path(&dir, &title, &session_id, ext);
     tokio::fs::create_dir_all(&dir)
         .await
         .and(tokio::fs::write(&path, body).await)
@@ -223,20 +228,55 @@ pub async fn export_session(
     Ok(path.display().to_string())
 }
 
-/// `hearth-<session>.<ext>`, with `-2`, `-3`… so an export never
-/// overwrites an earlier one.
-fn export_path(dir: &std::path::Path, session_id: &str, ext: &str) -> std::path::PathBuf {
-    let safe: String = session_id
+/// `<title>.<ext>` (letters, digits, spaces, `-` and `_` of the session's
+/// title), or `hearth-<session>.<ext>` for an untitled one, with `-2`,
+/// `-3`… so an export never overwrites an earlier one. Nothing in a title
+/// or an id can name another folder.
+fn export_path(
+    dir: &std::path::Path,
+    title: &str,
+    session_id: &str,
+    ext: &str,
+) -> std::path::PathBuf {
+    let keep = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '-' || *c == ' ';
+    let named: String = title
         .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-        .collect();
-    let mut path = dir.join(format!("hearth-{safe}.{ext}"));
+        .filter(keep)
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let named: String = named.chars().take(80).collect();
+    let stem = if named.trim().is_empty() {
+        let safe: String = session_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        format!("hearth-{safe}")
+    } else {
+        named.trim().to_owned()
+    };
+    let mut path = dir.join(format!("{stem}.{ext}"));
     let mut n = 2;
     while path.exists() {
-        path = dir.join(format!("hearth-{safe}-{n}.{ext}"));
+        path = dir.join(format!("{stem}-{n}.{ext}"));
         n += 1;
     }
     path
+}
+
+/// Import another app's conversations (ChatGPT's conversations.json, an
+/// Open WebUI export, a Hearth JSON export): `text` is the file's text,
+/// which the page read from a file the person picked. Each conversation
+/// becomes a new session; nothing is written when the file is refused.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_sessions(
+    state: State<'_, AppState>,
+    text: String,
+) -> Result<crate::views::ImportView, ErrorInfo> {
+    let report = state.store.import(&text).await.map_err(store_error)?;
+    Ok(report.into())
 }
 
 /// Make the branch through `message_id` current.
@@ -276,12 +316,14 @@ pub async fn run_trace(
 #[cfg(test)]
 mod tests {
     #[test]
-    fn exports_never_overwrite_and_ids_cannot_escape() {
+    fn exports_are_named_after_the_title_never_overwrite_and_cannot_escape() {
         let dir = tempfile::tempdir().unwrap();
-        let first = super::export_path(dir.path(), "ses_1/../../x", "md");
+        let first = super::export_path(dir.path(), "", "ses_1/../../x", "md");
         assert_eq!(first, dir.path().join("hearth-ses_1x.md"));
         std::fs::write(&first, "x").unwrap();
-        let second = super::export_path(dir.path(), "ses_1/../../x", "md");
+        let second = super::export_path(dir.path(), "  ", "ses_1/../../x", "md");
         assert_eq!(second, dir.path().join("hearth-ses_1x-2.md"));
+        let titled = super::export_path(dir.path(), "../Tea: brewing /etc/passwd\n", "s", "json");
+        assert_eq!(titled, dir.path().join("Tea brewing etcpasswd.json"));
     }
 }

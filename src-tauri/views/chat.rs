@@ -230,6 +230,31 @@ pub enum QueueResult {
     RunEnded,
 }
 
+/// What importing another app's export did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ImportView {
+    /// The app the file came from ("ChatGPT", "Open WebUI", "Hearth").
+    pub source: String,
+    /// The new sessions, in the file's order.
+    pub sessions: Vec<String>,
+    /// Messages imported.
+    pub messages: u32,
+    /// Messages left out (system prompts, tool messages, pictures).
+    pub skipped: u32,
+}
+
+impl From<hearth_store::ImportReport> for ImportView {
+    fn from(r: hearth_store::ImportReport) -> Self {
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            source: r.source.name().to_owned(),
+            sessions: r.sessions,
+            messages: small(r.messages),
+            skipped: small(r.skipped),
+        }
+    }
+}
+
 /// The format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(rename_all = "snake_case")]

@@ -250,3 +250,32 @@ test('a new session is named as soon as its title is written, in the sidebar and
     await page.getByTestId('session-title').filter({ hasText: 'About plan a trip to' }).waitFor();
     await page.locator('[data-testid=session-item]').filter({ hasText: 'About plan a trip to' }).waitFor();
   }));
+
+test('conversations from ChatGPT import from Settings and from the palette; a stranger file says why', () =>
+  withApp('', async ({ page }) => {
+    const chatgpt = JSON.stringify([
+      {
+        title: 'Tea brewing',
+        current_node: 'a',
+        mapping: {
+          r: { id: 'r', parent: null, children: ['u'], message: null },
+          u: { id: 'u', parent: 'r', children: ['a'], message: { author: { role: 'user' }, content: { parts: ['How long for green tea?'] } } },
+          a: { id: 'a', parent: 'u', children: [], message: { author: { role: 'assistant' }, content: { parts: ['Three minutes.'] } } },
+        },
+      },
+    ]);
+    await page.getByTestId('open-settings').click();
+    await page.getByTestId('import-button').click();
+    await page.getByTestId('import-input').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(chatgpt) });
+    await page.getByTestId('toast-text').filter({ hasText: 'Imported 1 conversation from ChatGPT with 2 messages' }).waitFor();
+    await page.getByTestId('session-item').filter({ hasText: 'Tea brewing' }).waitFor();
+    await page.getByTestId('session-title').filter({ hasText: 'Tea brewing' }).waitFor();
+    await page.getByTestId('message-user').filter({ hasText: 'How long for green tea?' }).waitFor();
+
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+k');
+    await page.keyboard.type('import');
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    await chooser.setFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
+    await page.getByTestId('toast-text').filter({ hasText: "Import failed: this is not an export Hearth reads: expected ChatGPT's conversations.json" }).waitFor();
+  }));

@@ -52,6 +52,13 @@ export const commands = {
 	 *  folder when there is none) and return its path.
 	 */
 	exportSession: (sessionId: string, format: ExportFormat) => typedError<string, ErrorInfo>(__TAURI_INVOKE("export_session", { sessionId, format })),
+	/**
+	 *  Import another app's conversations (ChatGPT's conversations.json, an
+	 *  Open WebUI export, a Hearth JSON export): `text` is the file's text,
+	 *  which the page read from a file the person picked. Each conversation
+	 *  becomes a new session; nothing is written when the file is refused.
+	 */
+	importSessions: (text: string) => typedError<ImportView, ErrorInfo>(__TAURI_INVOKE("import_sessions", { text })),
 	/**  Make the branch through `message_id` current. */
 	switchBranch: (sessionId: string, messageId: number) => typedError<SessionView, ErrorInfo>(__TAURI_INVOKE("switch_branch", { sessionId, messageId })),
 	/**
@@ -766,6 +773,18 @@ export type HostView = {
 	 *  (the key itself never reaches the page).
 	 */
 	keyed: boolean,
+};
+
+/**  What importing another app's export did. */
+export type ImportView = {
+	/**  The app the file came from ("ChatGPT", "Open WebUI", "Hearth"). */
+	source: string,
+	/**  The new sessions, in the file's order. */
+	sessions: string[],
+	/**  Messages imported. */
+	messages: number,
+	/**  Messages left out (system prompts, tool messages, pictures). */
+	skipped: number,
 };
 
 /**  A model the server holds, as the first run weighs it. */

@@ -66,6 +66,12 @@ enum Action {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Import conversations: ChatGPT's conversations.json, an Open WebUI
+    /// chat export, or a Hearth JSON export. Each becomes a new session.
+    Import {
+        /// The export file.
+        file: PathBuf,
+    },
 }
 
 /// What `export` writes.
@@ -133,6 +139,7 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
         Action::Export { id, format, out } => {
             return report(export(&store, &id, format, out).await);
         }
+        Action::Import { file } => return report(import(&store, &file).await),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -194,6 +201,32 @@ async fn search(store: &Store, query: &str, limit: usize) -> Result<(), String> 
         ));
     }
     write(None, &text)
+}
+
+/// Import `file`; print each new session, then what was imported.
+async fn import(store: &Store, file: &std::path::Path) -> Result<(), String> {
+    let text = tokio::fs::read_to_string(file)
+        .await
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let r = store.import(&text).await.map_err(|e| e.to_string())?;
+    for id in &r.sessions {
+        println!("{id}");
+    }
+    let left = if r.skipped > 0 {
+        format!(
+            "; {} left out (system prompts, tool messages, pictures)",
+            r.skipped
+        )
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "imported {} conversation(s) from {} with {} message(s){left}",
+        r.sessions.len(),
+        r.source.name(),
+        r.messages
+    );
+    Ok(())
 }
 
 /// Export to `out`, or to standard output.

@@ -26,6 +26,7 @@ mod error;
 mod export;
 mod extensions;
 mod hosts;
+mod import;
 mod instance;
 mod memories;
 mod messages;
@@ -46,6 +47,9 @@ pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
 pub use hearth_core::StoredMessage;
 pub use hosts::{Host, HostKind, RESERVED_HOSTS};
+pub use import::{
+    Conversation, ImportReport, ImportSource, MAX_IMPORT_BYTES, parse as parse_import,
+};
 pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
 pub use pdf_text::MAX_PDF_BYTES;

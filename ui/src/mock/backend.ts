@@ -28,6 +28,7 @@ import type {
 } from '../bindings';
 import { screenMessage } from './guardScripts';
 import { MockFiles } from './attachments';
+import { parseImport } from './imports';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
@@ -231,6 +232,15 @@ export class MockBackend {
         const attachments = this.files.give(a.attachments ?? [], a.text, model, this.models.find((m) => m.name === model)?.capabilities ?? null);
         const u = this.addMessage(s, 'user', a.text, { attachments });
         return this.startRun(s, a.text, a.text, u.id, a.onEvent);
+      }
+      case 'import_sessions': {
+        const { source, conversations } = parseImport(String(a.text));
+        const made = conversations.filter((c) => c.messages.length > 0).map((c) => {
+          const s = this.addSession(c.title);
+          for (const m of c.messages) this.addMessage(s, m.role, m.content);
+          return s.id;
+        });
+        return { source, sessions: made, messages: conversations.reduce((n, c) => n + c.messages.length, 0), skipped: conversations.reduce((n, c) => n + c.skipped, 0) };
       }
       case 'attach_file': return this.files.add(String(a.name), String(a.data));
       case 'attachment_data': return this.files.dataUrl(String(a.sha256));

@@ -51,6 +51,10 @@ export function actions(): Action[] {
     panel('memory'),
     panel('profiles'),
   ];
+  list.push({
+    id: 'import', label: 'Import conversations (ChatGPT, Open WebUI, Hearth)…', group: 'Session',
+    run: () => document.getElementById('import-input')?.click(), keywords: ['chatgpt', 'webui', 'open'],
+  });
   if (chat.running) list.push({ id: 'stop', label: 'Stop the answer', group: 'Chat', keys: 'Esc', run: () => void chat.stop() });
   const id = chat.sessionId;
   if (id) {

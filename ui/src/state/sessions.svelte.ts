@@ -59,6 +59,23 @@ class SessionsState {
     });
   }
 
+  /**
+   * Imports a file the person picked (ChatGPT's conversations.json, an Open
+   * WebUI export, a Hearth JSON export) and opens the first conversation.
+   */
+  async importFile(file: File, open: (id: string) => Promise<void>): Promise<void> {
+    try {
+      const r = await ipc.importSessions(await file.text());
+      await this.refresh();
+      const left = r.skipped > 0 ? `; ${r.skipped} left out (system prompts, tool messages, pictures)` : '';
+      const n = r.sessions.length;
+      toasts.show(`Imported ${n} conversation${n === 1 ? '' : 's'} from ${r.source} with ${r.messages} messages${left}`, { ms: 10000 });
+      if (r.sessions[0]) await open(r.sessions[0]);
+    } catch (e) {
+      toasts.error(`Import failed: ${ipc.errorInfo(e).message}`);
+    }
+  }
+
   async export(id: string, format: 'markdown' | 'json'): Promise<void> {
     try {
       const path = await ipc.exportSession(id, format);

@@ -123,4 +123,49 @@ async fn sessions_can_be_searched_and_exported() {
         "{}",
         text(&show.stdout)
     );
+
+    // Exported as JSON, imported again: a new session saying the same.
+    let file = dir.path().join("s2.json");
+    let out = sessions(&[
+        "export",
+        "s2",
+        "--format",
+        "json",
+        "--out",
+        file.to_str().unwrap(),
+    ])
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let imported = sessions(&["import", file.to_str().unwrap()]).await;
+    assert!(imported.status.success(), "{}", text(&imported.stderr));
+    assert_eq!(
+        text(&imported.stderr),
+        "imported 1 conversation(s) from Hearth with 2 message(s)\n"
+    );
+    let new_id = text(&imported.stdout).trim().to_owned();
+    assert_ne!(new_id, "s2");
+    assert_eq!(
+        text(&sessions(&["show", &new_id]).await.stdout),
+        text(&show.stdout)
+    );
+
+    // Open WebUI's export, with a system prompt left out.
+    let webui = dir.path().join("webui.json");
+    std::fs::write(
+        &webui,
+        r#"[{"id":"c","title":"From WebUI","chat":{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}}]"#,
+    )
+    .unwrap();
+    let imported = sessions(&["import", webui.to_str().unwrap()]).await;
+    assert_eq!(
+        text(&imported.stderr),
+        "imported 1 conversation(s) from Open WebUI with 2 message(s); 1 left out (system prompts, tool messages, pictures)\n"
+    );
+    let bad = sessions(&["import", file.with_extension("nope").to_str().unwrap()]).await;
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("cannot read"),
+        "{}",
+        text(&bad.stderr)
+    );
 }

@@ -4,6 +4,7 @@ mod branches;
 mod crash;
 mod export;
 mod hosts;
+mod import;
 mod memories;
 mod migrations;
 mod search;

@@ -1,0 +1,374 @@
+//! Importing conversations other apps exported: ChatGPT's
+//! `conversations.json`, Open WebUI's chat export, and Hearth's own JSON
+//! export (a session moved between machines). Each conversation becomes a
+//! new session holding the branch the other app showed (ChatGPT's
+//! `current_node`, Open WebUI's `currentId`), user and assistant text only:
+//! system prompts, tool traffic and pictures are left out, and the import
+//! says how many messages it left out. The file is untrusted: a shape that
+//! is not one of these is refused with what was expected, and nothing is
+//! half-imported (every session is written in one transaction).
+
+use std::collections::HashSet;
+
+use hearth_core::{ChatMessage, MessageStatus, Role};
+use rusqlite::TransactionBehavior;
+use serde_json::Value;
+
+use crate::error::StoreError;
+use crate::export::EXPORT_FORMAT;
+use crate::store::Store;
+use crate::{messages, sessions};
+
+/// Where an import came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportSource {
+    /// ChatGPT's data export (`conversations.json`).
+    ChatGpt,
+    /// Open WebUI's chat export.
+    OpenWebUi,
+    /// Hearth's own JSON export.
+    Hearth,
+}
+
+impl ImportSource {
+    /// The app's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ChatGpt => "ChatGPT",
+            Self::OpenWebUi => "Open WebUI",
+            Self::Hearth => "Hearth",
+        }
+    }
+}
+
+/// One conversation read from an export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversation {
+    /// Its title there ("" when it had none).
+    pub title: String,
+    /// User and assistant messages of the branch shown there, in order.
+    pub messages: Vec<ChatMessage>,
+    /// Messages of that branch left out (system, tool, pictures only).
+    pub skipped: usize,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportReport {
+    /// The app the file came from.
+    pub source: ImportSource,
+    /// The new sessions, in the file's order.
+    pub sessions: Vec<String>,
+    /// Messages imported.
+    pub messages: usize,
+    /// Messages left out (system, tool, pictures only).
+    pub skipped: usize,
+}
+
+/// The largest export read (ChatGPT's can be large; past this it is better
+/// split).
+pub const MAX_IMPORT_BYTES: usize = 200 << 20;
+
+fn refuse(why: impl Into<String>) -> StoreError {
+    StoreError::Attachment(why.into())
+}
+
+/// Read `text`, an export from ChatGPT, Open WebUI or Hearth.
+pub fn parse(text: &str) -> Result<(ImportSource, Vec<Conversation>), StoreError> {
+    if text.len() > MAX_IMPORT_BYTES {
+        return Err(refuse(format!(
+            "the file is {} MB; the most Hearth imports at once is {} MB",
+            text.len() >> 20,
+            MAX_IMPORT_BYTES >> 20
+        )));
+    }
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        refuse(format!(
+            "the file is not JSON ({e}), so it is not an export Hearth reads"
+        ))
+    })?;
+    if v.get("format").and_then(Value::as_str) == Some(EXPORT_FORMAT) {
+        return Ok((ImportSource::Hearth, vec![hearth(&v)?]));
+    }
+    let list: Vec<&Value> = match &v {
+        Value::Array(a) => a.iter().collect(),
+        // One conversation on its own.
+        Value::Object(_) => vec![&v],
+        _ => Vec::new(),
+    };
+    if list.iter().any(|c| c.get("mapping").is_some()) {
+        let out = list.into_iter().map(chatgpt).collect::<Result<_, _>>()?;
+        return Ok((ImportSource::ChatGpt, out));
+    }
+    if list
+        .iter()
+        .any(|c| c.get("chat").is_some_and(Value::is_object))
+    {
+        let out = list.into_iter().map(open_webui).collect::<Result<_, _>>()?;
+        return Ok((ImportSource::OpenWebUi, out));
+    }
+    Err(refuse(
+        "this is not an export Hearth reads: expected ChatGPT's conversations.json, \
+         an Open WebUI chat export, or a Hearth session export (JSON)",
+    ))
+}
+
+fn role_of(s: &str) -> Option<Role> {
+    match s {
+        "user" => Some(Role::User),
+        "assistant" => Some(Role::Assistant),
+        _ => None,
+    }
+}
+
+/// A message to keep, or `None` for one left out.
+fn keep(role: Option<&str>, text: String) -> Option<ChatMessage> {
+    let role = role_of(role?)?;
+    let text = text.trim().to_owned();
+    if text.is_empty() {
+        return None;
+    }
+    Some(ChatMessage {
+        role,
+        ..ChatMessage::user(text)
+    })
+}
+
+/// The chain from the root to `leaf`, following `parent_of`; a cycle or a
+/// missing node ends it.
+fn chain(leaf: Option<String>, parent_of: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut at = leaf;
+    while let Some(id) = at {
+        if !seen.insert(id.clone()) {
+            break;
+        }
+        at = parent_of(&id);
+        out.push(id);
+    }
+    out.reverse();
+    out
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// A ChatGPT conversation: `mapping` is a tree of nodes, `current_node` the
+/// leaf of the branch shown; a message's text is its `content.parts`.
+fn chatgpt(c: &Value) -> Result<Conversation, StoreError> {
+    let mapping = c
+        .get("mapping")
+        .and_then(Value::as_object)
+        .ok_or_else(|| refuse("a ChatGPT conversation without its `mapping`"))?;
+    // Without `current_node`, the leaf whose chain is longest.
+    let leaf = str_of(c, "current_node")
+        .filter(|n| mapping.contains_key(n))
+        .or_else(|| {
+            mapping
+                .iter()
+                .filter(|(_, n)| {
+                    n.get("children")
+                        .and_then(Value::as_array)
+                        .is_none_or(Vec::is_empty)
+                })
+                .map(|(id, _)| id.clone())
+                .max_by_key(|id| {
+                    chain(Some(id.clone()), |x| {
+                        mapping.get(x).and_then(|n| str_of(n, "parent"))
+                    })
+                    .len()
+                })
+        });
+    let ids = chain(leaf, |id| mapping.get(id).and_then(|n| str_of(n, "parent")));
+    let mut out = Conversation {
+        title: str_of(c, "title").unwrap_or_default(),
+        messages: Vec::new(),
+        skipped: 0,
+    };
+    for id in ids {
+        let Some(m) = mapping
+            .get(&id)
+            .and_then(|n| n.get("message"))
+            .filter(|m| !m.is_null())
+        else {
+            continue;
+        };
+        let role = m
+            .get("author")
+            .and_then(|a| a.get("role"))
+            .and_then(Value::as_str);
+        let parts = m
+            .get("content")
+            .and_then(|c| c.get("parts"))
+            .and_then(Value::as_array)
+            .map(|p| {
+                p.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default();
+        // ChatGPT's own hidden system and context messages.
+        let hidden = m
+            .get("metadata")
+            .and_then(|x| x.get("is_visually_hidden_from_conversation"))
+            .and_then(Value::as_bool)
+            == Some(true);
+        match keep(role, parts).filter(|_| !hidden) {
+            Some(msg) => out.messages.push(msg),
+            None if role == Some("system") && hidden => {}
+            None => out.skipped += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// An Open WebUI chat: `chat.history.messages` by id with `parentId`, and
+/// `chat.history.currentId` the leaf shown; older exports have only
+/// `chat.messages`, in order.
+fn open_webui(c: &Value) -> Result<Conversation, StoreError> {
+    let chat = c
+        .get("chat")
+        .ok_or_else(|| refuse("an Open WebUI export entry without its `chat`"))?;
+    let title = str_of(c, "title")
+        .or_else(|| str_of(chat, "title"))
+        .unwrap_or_default();
+    let history = chat
+        .get("history")
+        .and_then(|h| h.get("messages"))
+        .and_then(Value::as_object);
+    let list: Vec<Value> = match history {
+        Some(by_id) if !by_id.is_empty() => {
+            let ids = chain(
+                chat.get("history").and_then(|h| str_of(h, "currentId")),
+                |id| by_id.get(id).and_then(|m| str_of(m, "parentId")),
+            );
+            ids.iter().filter_map(|id| by_id.get(id).cloned()).collect()
+        }
+        _ => chat
+            .get("messages")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let mut out = Conversation {
+        title,
+        messages: Vec::new(),
+        skipped: 0,
+    };
+    for m in &list {
+        match keep(
+            m.get("role").and_then(Value::as_str),
+            str_of(m, "content").unwrap_or_default(),
+        ) {
+            Some(msg) => out.messages.push(msg),
+            None => out.skipped += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// A Hearth export: its messages as they were, tool calls and results
+/// included (it is the same app).
+fn hearth(v: &Value) -> Result<Conversation, StoreError> {
+    let title = v
+        .get("session")
+        .and_then(|s| str_of(s, "title"))
+        .unwrap_or_default();
+    let list = v
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| refuse("a Hearth export without its `messages`"))?;
+    let mut out = Conversation {
+        title,
+        messages: Vec::new(),
+        skipped: 0,
+    };
+    for m in list {
+        let role = match m.get("role").and_then(Value::as_str) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("tool") => Role::Tool,
+            _ => {
+                out.skipped += 1;
+                continue;
+            }
+        };
+        let tool_calls = m
+            .get("tool_calls")
+            .cloned()
+            .map(serde_json::from_value)
+            .transpose()
+            .map_err(|e| {
+                refuse(format!(
+                    "a Hearth export with tool calls it cannot read ({e})"
+                ))
+            })?
+            .unwrap_or_default();
+        out.messages.push(ChatMessage {
+            role,
+            content: str_of(m, "content").unwrap_or_default(),
+            thinking: str_of(m, "thinking"),
+            tool_calls,
+            tool_call_id: str_of(m, "tool_call_id"),
+            tool_name: str_of(m, "tool_name"),
+            status: match m.get("status").and_then(Value::as_str) {
+                Some("interrupted") => MessageStatus::Interrupted,
+                Some("error") => MessageStatus::Error,
+                _ => MessageStatus::Complete,
+            },
+            attachments: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+impl Store {
+    /// Import `text` (see [`parse`]): one new session per conversation
+    /// that has a message, all written in one transaction.
+    pub async fn import(&self, text: &str) -> Result<ImportReport, StoreError> {
+        let (source, conversations) = parse(text)?;
+        let skipped = conversations.iter().map(|c| c.skipped).sum();
+        let conversations: Vec<Conversation> = conversations
+            .into_iter()
+            .filter(|c| !c.messages.is_empty())
+            .collect();
+        if conversations.is_empty() {
+            return Err(refuse(format!(
+                "the {} export has no conversation with a message to import",
+                source.name()
+            )));
+        }
+        let count = conversations.iter().map(|c| c.messages.len()).sum();
+        let ids = self
+            .db()
+            .call(move |c| {
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let mut ids = Vec::with_capacity(conversations.len());
+                for conv in conversations {
+                    let id = hearth_core::new_session_id();
+                    let run = format!("import-{}", uuid::Uuid::new_v4());
+                    sessions::ensure(&tx, &id)?;
+                    for m in conv.messages {
+                        messages::append(&tx, &id, &run, m)?;
+                    }
+                    let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !title.is_empty() {
+                        sessions::rename(&tx, &id, &title)?;
+                    }
+                    ids.push(id);
+                }
+                tx.commit()?;
+                Ok(ids)
+            })
+            .await?;
+        Ok(ImportReport {
+            source,
+            sessions: ids,
+            messages: count,
+            skipped,
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! Importing ChatGPT, Open WebUI and Hearth exports: the branch the other
+//! app showed, user and assistant text, a title, what was left out counted;
+//! anything else refused with nothing written.
+
+use hearth_core::{ChatMessage, Role, SessionStore};
+use hearth_store::{ImportSource, Store};
+use serde_json::json;
+
+fn said(history: &[ChatMessage]) -> Vec<(Role, &str)> {
+    history
+        .iter()
+        .map(|m| (m.role, m.content.as_str()))
+        .collect()
+}
+
+/// A ChatGPT `conversations.json` entry: a hidden system message, a
+/// question asked twice (edited), each with its answer; the second shown.
+fn chatgpt() -> serde_json::Value {
+    let node = |id: &str, parent: Option<&str>, children: &[&str], message: serde_json::Value| json!({ "id": id, "parent": parent, "children": children, "message": message });
+    let msg = |role: &str, text: &str| json!({ "author": { "role": role }, "content": { "content_type": "text", "parts": [text] }, "metadata": {} });
+    let mut hidden = msg("system", "");
+    hidden["metadata"] = json!({ "is_visually_hidden_from_conversation": true });
+    json!([{
+        "title": "Tea   brewing",
+        "create_time": 1_700_000_000.0,
+        "current_node": "a2",
+        "mapping": {
+            "root": node("root", None, &["sys"], serde_json::Value::Null),
+            "sys": node("sys", Some("root"), &["u1", "u2"], hidden),
+            "u1": node("u1", Some("sys"), &["a1"], msg("user", "How long for green tea?")),
+            "a1": node("a1", Some("u1"), &[], msg("assistant", "Three minutes.")),
+            "u2": node("u2", Some("sys"), &["t2"], msg("user", "How long for black tea?")),
+            "t2": node("t2", Some("u2"), &["a2"], msg("tool", "search results")),
+            "a2": node("a2", Some("t2"), &[], msg("assistant", "Four to five minutes.")),
+        }
+    }])
+}
+
+/// An Open WebUI export: one chat with a history tree (a regenerated
+/// answer; the second shown), one older chat with a flat list.
+fn open_webui() -> serde_json::Value {
+    json!([
+        {
+            "id": "c1", "title": "Rust closures",
+            "chat": {
+                "title": "Rust closures",
+                "history": {
+                    "currentId": "m3",
+                    "messages": {
+                        "m1": { "id": "m1", "parentId": null, "childrenIds": ["m2", "m3"], "role": "user", "content": "What is a closure?" },
+                        "m2": { "id": "m2", "parentId": "m1", "childrenIds": [], "role": "assistant", "content": "First try." },
+                        "m3": { "id": "m3", "parentId": "m1", "childrenIds": [], "role": "assistant", "content": "A function that captures its environment." }
+                    }
+                },
+                "messages": []
+            }
+        },
+        {
+            "id": "c2",
+            "chat": {
+                "title": "Old chat",
+                "messages": [
+                    { "role": "system", "content": "be brief" },
+                    { "role": "user", "content": "hi" },
+                    { "role": "assistant", "content": "hello" }
+                ]
+            }
+        }
+    ])
+}
+
+#[tokio::test]
+async fn chatgpt_and_open_webui_exports_become_sessions_of_the_branch_they_showed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+
+    let r = store.import(&chatgpt().to_string()).await.unwrap();
+    assert_eq!(r.source, ImportSource::ChatGpt);
+    assert_eq!(
+        (r.sessions.len(), r.messages, r.skipped),
+        (1, 2, 1),
+        "the tool message left out"
+    );
+    let h = store.history(&r.sessions[0]).await.unwrap();
+    assert_eq!(
+        said(&h),
+        [
+            (Role::User, "How long for black tea?"),
+            (Role::Assistant, "Four to five minutes.")
+        ]
+    );
+
+    let r = store.import(&open_webui().to_string()).await.unwrap();
+    assert_eq!(r.source, ImportSource::OpenWebUi);
+    assert_eq!(
+        (r.sessions.len(), r.messages, r.skipped),
+        (2, 4, 1),
+        "the system prompt left out"
+    );
+    let h = store.history(&r.sessions[0]).await.unwrap();
+    assert_eq!(
+        said(&h),
+        [
+            (Role::User, "What is a closure?"),
+            (Role::Assistant, "A function that captures its environment.")
+        ]
+    );
+    assert_eq!(
+        said(&store.history(&r.sessions[1]).await.unwrap()),
+        [(Role::User, "hi"), (Role::Assistant, "hello")]
+    );
+
+    let titles: Vec<String> = store
+        .sessions()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.title)
+        .collect();
+    for t in ["Tea brewing", "Rust closures", "Old chat"] {
+        assert!(titles.iter().any(|x| x == t), "{t} in {titles:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_hearth_export_comes_back_whole_and_a_stranger_file_is_refused_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let call = hearth_core::ToolCall {
+        id: "c1".into(),
+        name: "calc".into(),
+        arguments: json!({ "expr": "1+1" }),
+    };
+    let mut asked = ChatMessage::assistant("");
+    asked.tool_calls = vec![call.clone()];
+    for m in [
+        ChatMessage::user("1+1?"),
+        asked,
+        ChatMessage::tool_result(&call, "2"),
+        ChatMessage::assistant("2"),
+    ] {
+        store.append("s", "r", m).await.unwrap();
+    }
+    store.rename("s", "Sums").await.unwrap();
+    let exported = store.export_json("s").await.unwrap().to_string();
+    let r = store.import(&exported).await.unwrap();
+    assert_eq!(r.source, ImportSource::Hearth);
+    assert_eq!(
+        store.history(&r.sessions[0]).await.unwrap(),
+        store.history("s").await.unwrap()
+    );
+
+    let before = store.sessions().await.unwrap().len();
+    for (file, why) in [
+        ("not json", "is not JSON"),
+        (r#"{"hello": 1}"#, "expected ChatGPT's conversations.json"),
+        (
+            r#"[{"title": "x", "mapping": {}}]"#,
+            "no conversation with a message",
+        ),
+    ] {
+        let e = store.import(file).await.unwrap_err().to_string();
+        assert!(e.contains(why), "{file}: {e}");
+    }
+    assert_eq!(store.sessions().await.unwrap().len(), before);
+}
