@@ -34,6 +34,7 @@ pub fn builder() -> Builder<Wry> {
             sessions::restore_session,
             sessions::export_session,
             sessions::import_sessions,
+            sessions::save_unsent,
             sessions::switch_branch,
             sessions::run_trace,
             chat::send_message,

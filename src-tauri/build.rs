@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "restore_session",
     "export_session",
     "import_sessions",
+    "save_unsent",
     "switch_branch",
     "run_trace",
     "send_message",

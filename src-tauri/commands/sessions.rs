@@ -74,6 +74,7 @@ pub(crate) async fn session_view(
         store.answer_models(session_id).await.map_err(store_error)?,
         store.answers_shown(session_id).await.map_err(store_error)?,
     );
+    let unsent = store.unsent(session_id).await.map_err(store_error)?;
     use hearth_core::ProfileProvider;
     Ok(SessionView {
         id: session_id.to_owned(),
@@ -104,7 +105,24 @@ pub(crate) async fn session_view(
                     .collect(),
             })
             .collect(),
+        unsent,
     })
+}
+
+/// Keep what is typed in a session's composer and not sent, so it is there
+/// after a restart (empty: forget it). False when it is too long to keep.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_unsent(
+    state: State<'_, AppState>,
+    session_id: String,
+    text: String,
+) -> Result<bool, ErrorInfo> {
+    state
+        .store
+        .set_unsent(&session_id, &text)
+        .await
+        .map_err(store_error)
 }
 
 /// Make a session use `model` from its next answer without changing its

@@ -196,6 +196,8 @@ pub struct SessionView {
     /// What each answer showed besides its messages (plan and progress,
     /// tool outcomes and times, approvals, speed, the error), by run.
     pub answers_shown: Vec<AnswerShownView>,
+    /// What was typed in its composer and not sent (kept across restarts).
+    pub unsent: Option<String>,
 }
 
 /// The events one run's answer showed besides its messages, kept with the

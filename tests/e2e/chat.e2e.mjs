@@ -102,8 +102,11 @@ test('Stop ends the answer at once and the model stays loaded', async () => {
   assert.equal((await simStats()).loads, loads, 'no reload after Stop');
 });
 
-test('after a restart the session is there with its interrupted answer', async () => {
+test('after a restart the session is there with its interrupted answer, and the text typed and not sent', async () => {
   assert.ok(browser);
+  const input = browser.$('[data-testid="composer-input"]');
+  await input.setValue('half a thought, not sent');
+  await eventually(browser, 'the text is kept', async () => (await input.getAttribute('data-kept')) === 'kept' && (await input.getValue()) === 'half a thought, not sent');
   await browser.deleteSession();
   browser = undefined;
   browser = await startApp();
@@ -116,5 +119,8 @@ test('after a restart the session is there with its interrupted answer', async (
   });
   const words = partial.split(/\s+/).slice(0, 8).join(' ');
   assert.ok(text.includes(words), `expected the partial answer, got: ${text.slice(0, 200)}`);
+  await eventually(browser, 'the unsent text is back in the composer', async () =>
+    (await browser.$('[data-testid="composer-input"]').getValue()) === 'half a thought, not sent',
+  );
   await captureWindow(browser, 'restarted.png');
 });

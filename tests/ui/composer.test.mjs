@@ -112,3 +112,26 @@ test('/ offers the commands: Tab completes, Enter runs a whole one, and anything
     await input.press('Enter');
     await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'new_session').length === n + 1, before);
   }));
+
+test('what is typed and not sent is kept in the store, found again after a restart, and forgotten once sent', () =>
+  withApp('unsent=half%20a%20thought', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    // The restarted app's Welcome session: its unsent text is back.
+    await page.waitForFunction(() => document.querySelector('[data-testid=composer-input]')?.value === 'half a thought');
+    const saved = () => page.evaluate(() => window.__hearthMock.calls.filter((c) => c.cmd === 'save_unsent').map((c) => c.args.text));
+    assert.deepEqual(await saved(), [], 'opening writes nothing back');
+    await input.fill('half a thought, and more');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'save_unsent' && c.args.text === 'half a thought, and more'));
+    // Switched away before the pause: written at once, for the session it belongs to.
+    await input.fill('typed then left');
+    await page.getByTestId('new-session').click();
+    await page.waitForFunction(() =>
+      window.__hearthMock.calls.some((c) => c.cmd === 'save_unsent' && c.args.text === 'typed then left' && c.args.sessionId === 's1'),
+    );
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=composer-input]')?.value === 'typed then left');
+    await input.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'save_unsent' && c.args.text === ''));
+    await page.getByTestId('send-button').waitFor();
+    assert.equal(await page.evaluate(() => window.__hearthMock.sessions.get('s1').unsent), null);
+  }));

@@ -56,3 +56,34 @@ for (const [width, height] of [
     }
   });
 }
+
+test("a message's actions are named icons, shown on hover, on focus and on the latest answer", async () => {
+  const app = await openApp(browser, server.url, '');
+  try {
+    const { page } = app;
+    await send(page, 'hello');
+    await waitIdle(page);
+    const answers = page.getByTestId('message-assistant');
+    await answers.nth(1).waitFor();
+    const shown = (el) => el.locator('.msg-actions').evaluate((a) => getComputedStyle(a).opacity);
+    const first = answers.nth(0);
+    await page.mouse.move(5, 5);
+    assert.equal(await shown(first), '0', 'an earlier answer: hidden until pointed at');
+    assert.equal(await shown(answers.nth(1)), '1', 'the latest answer: shown');
+    await first.hover();
+    assert.equal(await shown(first), '1');
+    for (const id of ['copy-answer', 'regenerate-button', 'trace-toggle']) {
+      const b = answers.nth(1).getByTestId(id);
+      if ((await b.count()) === 0) continue;
+      assert.equal((await b.innerText()).trim(), '', `${id} is an icon`);
+      assert.ok((await b.getAttribute('aria-label'))?.length, `${id} has a name`);
+    }
+    // Reached by the keyboard: shown while one has the focus.
+    await page.mouse.move(5, 5);
+    await first.getByTestId('copy-answer').focus();
+    assert.equal(await shown(first), '1');
+    await assertClean(app);
+  } finally {
+    await app.close();
+  }
+});

@@ -47,6 +47,8 @@ test('models: list, resident refresh, settings warnings, preload, unload with co
     const qwen = page.locator('[data-testid=model-item][data-model="qwen3:8b"]');
     await qwen.waitFor();
     assert.deepEqual(await qwen.getByTestId('capability').allTextContents(), ['completion', 'tools', 'thinking']);
+    // Evenly spaced facts, a " · " between each.
+    assert.match((await qwen.getByTestId('model-facts').textContent()).trim(), /^[\d.]+ GB · 8\.2B · Q4_K_M · max ctx 40960 · ctx 8192 · keep \S.*$/);
     const running = page.locator('[data-testid=running-model][data-model="qwen3:8b"]');
     assert.match(await running.getByTestId('gpu-split').textContent(), /25% CPU \/ 75% GPU/);
     // Resident models are re-read every 2 s while the panel is open.

@@ -59,6 +59,11 @@ export const commands = {
 	 *  becomes a new session; nothing is written when the file is refused.
 	 */
 	importSessions: (text: string) => typedError<ImportView, ErrorInfo>(__TAURI_INVOKE("import_sessions", { text })),
+	/**
+	 *  Keep what is typed in a session's composer and not sent, so it is there
+	 *  after a restart (empty: forget it). False when it is too long to keep.
+	 */
+	saveUnsent: (sessionId: string, text: string) => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("save_unsent", { sessionId, text })),
 	/**  Make the branch through `message_id` current. */
 	switchBranch: (sessionId: string, messageId: number) => typedError<SessionView, ErrorInfo>(__TAURI_INVOKE("switch_branch", { sessionId, messageId })),
 	/**
@@ -1227,6 +1232,8 @@ export type SessionView = {
 	 *  tool outcomes and times, approvals, speed, the error), by run.
 	 */
 	answers_shown: AnswerShownView[],
+	/**  What was typed in its composer and not sent (kept across restarts). */
+	unsent: string | null,
 };
 
 /**  What a settings change will do. */

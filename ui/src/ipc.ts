@@ -61,6 +61,8 @@ export const deleteSession = (id: string) => ok(commands.deleteSession(id));
 export const restoreSession = (id: string) => ok(commands.restoreSession(id));
 export const exportSession = (id: string, format: 'markdown' | 'json') =>
   ok(commands.exportSession(id, format));
+/** Keeps a session's unsent composer text across restarts (empty: forgets it); false when too long to keep. */
+export const saveUnsent = (id: string, text: string) => ok(commands.saveUnsent(id, text));
 /** Imports another app's export (the file's text); what it did. */
 export const importSessions = (text: string) => ok(commands.importSessions(text));
 export const switchBranch = (id: string, messageId: number) => ok(commands.switchBranch(id, messageId));

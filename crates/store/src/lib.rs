@@ -41,6 +41,7 @@ mod spans;
 mod store;
 mod subagents;
 mod summaries;
+mod unsent;
 
 pub use attachments::{MAX_IMAGE_BYTES, MAX_TEXT_BYTES};
 pub use error::{ProfileError, StoreError};
@@ -60,3 +61,4 @@ pub use sessions::{SessionSummary, UNDO_DAYS};
 pub use spans::{RunTrace, SpanRecord};
 pub use store::{OpenReport, Store};
 pub use summaries::SummaryRecord;
+pub use unsent::MAX_UNSENT_CHARS;

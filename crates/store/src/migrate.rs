@@ -33,13 +33,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::subagents::MIGRATIONS)
         .chain(crate::hosts::MIGRATIONS)
         .chain(crate::attachments::MIGRATIONS)
+        .chain(crate::unsent::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -143,6 +143,7 @@ pub(crate) fn purge_deleted(conn: &mut Connection) -> Result<usize, StoreError> 
             [id],
         )?;
         tx.execute("DELETE FROM drafts WHERE session_id = ?1", [id])?;
+        tx.execute("DELETE FROM unsent WHERE session_id = ?1", [id])?;
         tx.execute("DELETE FROM runs WHERE session_id = ?1", [id])?;
         tx.execute("DELETE FROM summaries WHERE session_id = ?1", [id])?;
         tx.execute("UPDATE sessions SET head_id = NULL WHERE id = ?1", [id])?;

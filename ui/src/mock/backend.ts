@@ -102,6 +102,9 @@ export class MockBackend {
     this.prefs.last_session = s.id;
     if (params.get('subagents')) seedSubagents(this);
     if (params.get('planned')) seedPlanned(this);
+    // A restarted app whose Welcome session was left with text typed and not sent.
+    const unsent = params.get('unsent');
+    if (unsent) for (const s of this.sessions.values()) if (s.title === 'Welcome') s.unsent = unsent;
     // A model that can see, for the attachment tests.
     if (params.get('vision')) this.models = [...this.models, { name: 'gemma3:4b', size: 3_300_000_000, family: 'gemma3', parameter_size: '4.3B', quantization: 'Q4_K_M', capabilities: ['completion', 'vision'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: 1800 } }];
     const big = Number(params.get('big') ?? 0);
@@ -175,6 +178,7 @@ export class MockBackend {
       host: s.host ?? null,
       answer_models: [...this.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
       answers_shown: [...(s.shown ?? []), ...[...this.runs.values()].filter((r) => r.session === s.id && r.done).map((r) => shownOf(r.id, r.events))],
+      unsent: s.unsent ?? null,
     };
   }
   sess(id: unknown): Sess {
@@ -233,6 +237,7 @@ export class MockBackend {
         const u = this.addMessage(s, 'user', a.text, { attachments });
         return this.startRun(s, a.text, a.text, u.id, a.onEvent);
       }
+      case 'save_unsent': { const s = this.sess(a.sessionId); const t = String(a.text); s.unsent = t.trim() ? t : null; return true; }
       case 'import_sessions': {
         const { source, conversations } = parseImport(String(a.text));
         const made = conversations.filter((c) => c.messages.length > 0).map((c) => {

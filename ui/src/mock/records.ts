@@ -25,6 +25,8 @@ export interface Sess {
   /** The host it stays on (null: none yet). */
   host?: string | null;
   leaf: number | null;
+  /** What its composer held and did not send (`save_unsent`). */
+  unsent?: string | null;
   switches: { profile: string; after_message_id: number | null; at: number }[];
   /** Transcripts of sub-agents, kept with the parent's turn. */
   subagents: StoredSubagent[];

@@ -184,7 +184,8 @@ class ChatState {
     if (before !== view.id) {
       // Each session keeps its own unsent text.
       if (before) this.#drafts.set(before, this.draft);
-      this.draft = this.#drafts.get(view.id) ?? '';
+      // This run's own draft, else what the store kept (typed before a restart).
+      this.draft = this.#drafts.get(view.id) ?? view.unsent ?? '';
       this.#drafts.delete(view.id);
       if (before) this.#attachmentDrafts.set(before, this.attachments);
       this.attachments = this.#attachmentDrafts.get(view.id) ?? [];
@@ -462,6 +463,36 @@ class ChatState {
         toasts.error(ipc.errorInfo(e).message);
       }
     }
+  }
+
+  #unsentTimer: ReturnType<typeof setTimeout> | null = null;
+  #unsentPending: (() => void) | null = null;
+  /** Whether the composer's text is in the store yet ('saving' until the last change is written). */
+  unsentState = $state<'kept' | 'saving'>('kept');
+
+  /**
+   * Keep the composer's text in the store a moment after typing stops (at
+   * once when the session changes first), so it survives a restart.
+   */
+  keepUnsent(sessionId: string, text: string): () => void {
+    const save = () => {
+      this.#unsentPending = null;
+      ipc
+        .saveUnsent(sessionId, text)
+        .then(() => {
+          if (this.#unsentPending === null) this.unsentState = 'kept';
+        })
+        .catch((e: unknown) => console.warn('keeping the unsent text failed', e));
+    };
+    this.#unsentPending = save;
+    this.unsentState = 'saving';
+    this.#unsentTimer = setTimeout(save, 400);
+    // On the next change: the newer text replaces this one; on a session
+    // change or an unmount, this one is written now.
+    return () => {
+      if (this.#unsentTimer) clearTimeout(this.#unsentTimer);
+      if (this.#unsentPending === save && this.sessionId !== sessionId) save();
+    };
   }
 
   /** Take a file back out of the composer. */

@@ -234,3 +234,27 @@ async fn sub_agent_transcripts_are_kept_with_the_parent_session_nested_ones_too(
     );
     assert_eq!(kept[0].messages[1], ChatMessage::assistant("done"));
 }
+
+#[tokio::test]
+async fn unsent_text_is_kept_across_a_reopen_forgotten_when_emptied_and_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    {
+        let (store, _) = Store::open(&path).await.unwrap();
+        assert!(store.set_unsent("s", "half a thought é").await.unwrap());
+        assert!(store.set_unsent("t", "other").await.unwrap());
+        assert!(store.set_unsent("t", "  ").await.unwrap());
+        let huge = "x".repeat(hearth_store::MAX_UNSENT_CHARS + 1);
+        assert!(
+            !store.set_unsent("u", &huge).await.unwrap(),
+            "too long: not kept"
+        );
+    }
+    let (store, _) = Store::open(&path).await.unwrap();
+    assert_eq!(
+        store.unsent("s").await.unwrap().as_deref(),
+        Some("half a thought é")
+    );
+    assert_eq!(store.unsent("t").await.unwrap(), None, "emptied: forgotten");
+    assert_eq!(store.unsent("u").await.unwrap(), None);
+}
