@@ -17,9 +17,11 @@ test('script, event handlers, images, iframes, svg, javascript: links do nothing
     // The clicks have been handled once the safe link reached the opener.
     await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'open_link' && c.args.url === 'https://example.com/docs'), null, { timeout: 10_000 });
     assert.equal(await page.evaluate(() => window.__xss), undefined);
-    for (const tag of ['script', 'img', 'iframe', 'svg', 'form', 'input', 'style', 'foreignObject']) {
+    // The answer's action icons are the app's own (Lucide's, by their class); none other.
+    for (const tag of ['script', 'img', 'iframe', 'svg:not(.lucide-icon)', 'form', 'input', 'style', 'foreignObject']) {
       assert.equal(await answer.locator(tag).count(), 0, `<${tag}> in the answer`);
     }
+    assert.equal(await answer.getByTestId('markdown').locator('svg').count(), 0, '<svg> in what the model wrote');
     assert.equal(await answer.locator('[style], [onerror], [onload], [ontoggle]').count(), 0);
     for (const a of await answer.locator('a[href]').all()) {
       assert.match(await a.getAttribute('href'), /^(https?:|mailto:)/);

@@ -21,6 +21,27 @@ const PNG: &[u8] = &[
     0x42, 0x60, 0x82,
 ];
 
+/// `hearth chat --db DB --url SIM --model MODEL` then `rest`.
+async fn chat(
+    db: &std::path::Path,
+    sim: &hearth_sim::SimHandle,
+    model: &str,
+    rest: &[&str],
+) -> std::process::Output {
+    let url = sim.url();
+    let mut args = vec![
+        "chat",
+        "--db",
+        db.to_str().unwrap(),
+        "--url",
+        &url,
+        "--model",
+        model,
+    ];
+    args.extend_from_slice(rest);
+    output(hearth(&args)).await
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -49,22 +70,20 @@ async fn a_picture_goes_to_a_model_that_sees_and_a_text_file_is_cut_to_the_windo
     let sim = sim(Script::default()
         .with_model(ModelSpec::new(EYE).with_capabilities(&["completion", "vision"])))
     .await;
-    let out = output(hearth(&[
-        "chat",
-        "--db",
-        db.to_str().unwrap(),
-        "--url",
-        &sim.url(),
-        "--model",
+    let out = chat(
+        &db,
+        &sim,
         EYE,
-        "--session",
-        "s1",
-        "--attach",
-        png.to_str().unwrap(),
-        "--attach",
-        notes.to_str().unwrap(),
-        "what is this?",
-    ]))
+        &[
+            "--session",
+            "s1",
+            "--attach",
+            png.to_str().unwrap(),
+            "--attach",
+            notes.to_str().unwrap(),
+            "what is this?",
+        ],
+    )
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
 
@@ -126,20 +145,18 @@ async fn a_model_that_cannot_see_refuses_the_picture_before_anything_is_kept_or_
     let png = dir.path().join("dot.png");
     std::fs::write(&png, PNG).unwrap();
     let sim = sim(Script::default()).await;
-    let out = output(hearth(&[
-        "chat",
-        "--db",
-        db.to_str().unwrap(),
-        "--url",
-        &sim.url(),
-        "--model",
+    let out = chat(
+        &db,
+        &sim,
         MODEL,
-        "--session",
-        "s1",
-        "--attach",
-        png.to_str().unwrap(),
-        "look at this",
-    ]))
+        &[
+            "--session",
+            "s1",
+            "--attach",
+            png.to_str().unwrap(),
+            "look at this",
+        ],
+    )
     .await;
     assert!(!out.status.success());
     let err = text(&out.stderr);
@@ -157,18 +174,12 @@ async fn a_model_that_cannot_see_refuses_the_picture_before_anything_is_kept_or_
     // A file that is neither a picture nor text: refused before the run.
     let zip = dir.path().join("a.zip");
     std::fs::write(&zip, b"PK\x03\x04\x14\x00\x00\x00\x08\x00").unwrap();
-    let out = output(hearth(&[
-        "chat",
-        "--db",
-        db.to_str().unwrap(),
-        "--url",
-        &sim.url(),
-        "--model",
+    let out = chat(
+        &db,
+        &sim,
         MODEL,
-        "--attach",
-        zip.to_str().unwrap(),
-        "and this",
-    ]))
+        &["--attach", zip.to_str().unwrap(), "and this"],
+    )
     .await;
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
