@@ -123,11 +123,20 @@ pub fn allot_text(typed: &str, attachments: &mut [Attachment], window: u32) {
 /// gives the same text.
 pub fn with_file_text(m: &ChatMessage) -> String {
     let mut out = m.content.clone();
-    for a in m
-        .attachments
-        .iter()
-        .filter(|a| a.kind == AttachmentKind::Text)
-    {
+    for a in &m.attachments {
+        if a.body.is_none() {
+            out.push_str(&format!(
+                "\n\n[Hearth: the user attached {}, but the file is no longer on this computer.]",
+                a.name
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect::<String>()
+            ));
+            continue;
+        }
+        if a.kind != AttachmentKind::Text {
+            continue;
+        }
         let text = a.text();
         let total = text.chars().count();
         let given = a
@@ -227,6 +236,18 @@ mod tests {
         );
         // The same message gives the same text (prefix stability).
         assert_eq!(sent, with_file_text(&m));
+    }
+
+    #[test]
+    fn a_file_gone_from_the_disk_is_said_to_be_gone() {
+        let mut gone = text_file("a.txt", "x");
+        gone.body = None;
+        let mut m = ChatMessage::user("see");
+        m.attachments = vec![gone];
+        assert_eq!(
+            with_file_text(&m),
+            "see\n\n[Hearth: the user attached a.txt, but the file is no longer on this computer.]"
+        );
     }
 
     #[test]

@@ -420,13 +420,23 @@ impl crate::Store {
     }
 
     /// Fill in the bytes of `messages`' attachments. A file gone from the
-    /// folder is an error that names it: a picture silently left out
-    /// would change what the model is asked.
+    /// folder (removed by hand) is left without bytes, and the model is
+    /// told it is gone ([`hearth_core::attachment::with_file_text`]): the
+    /// session stays usable. Any other failure to read is an error.
     pub(crate) async fn load_bodies(
         &self,
         messages: &mut [hearth_core::ChatMessage],
     ) -> Result<(), StoreError> {
         for a in messages.iter_mut().flat_map(|m| m.attachments.iter_mut()) {
+            if !self.files_dir().join(&a.sha256).exists() {
+                tracing::warn!(
+                    "attached file {} ({}) is missing from {}",
+                    a.sha256,
+                    a.name,
+                    self.files_dir().display()
+                );
+                continue;
+            }
             a.body = Some(self.body(&a.sha256).await?);
         }
         Ok(())

@@ -78,6 +78,10 @@ async fn files_are_kept_once_per_content_and_go_with_the_last_session_that_uses_
     );
     assert_eq!(store.history("s2").await.unwrap()[0].attachments.len(), 1);
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    // Removed by hand: the session still opens, the file without bytes.
+    std::fs::remove_file(files.join(&pic.sha256)).unwrap();
+    let h = store.history("s2").await.unwrap();
+    assert!(h[0].attachments[0].body.is_none());
 }
 
 #[tokio::test]
