@@ -102,6 +102,12 @@ test('/ offers the commands: Tab completes, Enter runs a whole one, and anything
     assert.equal(await input.inputValue(), '/model nosuch', 'the text stays to be fixed');
 
     assert.equal((await page.evaluate(() => window.__hearthMock.calls.filter((c) => c.cmd === 'send_message'))).length, 0, 'no command was sent as a message');
+    // A command that takes nothing, with words after it, is a message.
+    await input.fill('/help me with a cover letter');
+    await input.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'send_message' && c.args.text === '/help me with a cover letter'));
+    assert.equal(await page.getByTestId('palette').count(), 0);
+    await page.getByTestId('send-button').waitFor();
     await input.fill('/etc/hosts is empty, why?');
     await input.press('Enter');
     await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'send_message' && c.args.text === '/etc/hosts is empty, why?'));

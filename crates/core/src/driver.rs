@@ -144,10 +144,12 @@ impl Agent {
         }
         ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await?;
         let memory = self.session_memory(ctx).await?;
+        // The guard reads what the model will read: the typed text and the
+        // text of the files attached to it.
         let text = if ctx.regenerate {
             let last = ctx.store.history(&ctx.session_id).await?.pop();
             match last {
-                Some(m) if m.role == Role::User => m.content,
+                Some(m) if m.role == Role::User => crate::attachment::with_file_text(&m),
                 _ => {
                     return Err(RunError::InvalidInput(
                         "nothing to answer again: the conversation does not end with your message"
@@ -158,8 +160,9 @@ impl Agent {
         } else {
             let mut message = ChatMessage::user(&ctx.text);
             message.attachments = self.attach(ctx).await?;
+            let read = crate::attachment::with_file_text(&message);
             ctx.keep(message).await?;
-            ctx.text.clone()
+            read
         };
         if ctx.depth == 0 {
             self.screen_user(ctx, "user message", &text).await?;

@@ -220,8 +220,13 @@ fn arguments_object(v: serde_json::Value) -> serde_json::Value {
 #[async_trait]
 impl ModelBackend for OllamaBackend {
     async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
-        let wants_caps =
-            !request.tools.is_empty() || request.think.is_some_and(hearth_core::Think::is_on);
+        let pictures = request
+            .messages
+            .iter()
+            .any(|m| m.attachments.iter().any(hearth_core::Attachment::is_image));
+        let wants_caps = pictures
+            || !request.tools.is_empty()
+            || request.think.is_some_and(hearth_core::Think::is_on);
         let caps = if wants_caps {
             self.caps(&request.model).await?
         } else {
@@ -234,6 +239,23 @@ impl ModelBackend for OllamaBackend {
         };
         if !caps.tools && !request.tools.is_empty() {
             tracing::warn!(model = %request.model, "model has no tools capability; sending no tools");
+        }
+        let mut request = request;
+        // A picture earlier in the conversation, and the session now on a
+        // model that cannot see: Ollama would refuse every request. The
+        // picture stays out and the model reads that it is there, the same
+        // words every time (the prefix stays stable for this model).
+        if caps.vision == Some(false) {
+            for m in &mut request.messages {
+                let before = m.attachments.len();
+                m.attachments.retain(|a| !a.is_image());
+                let gone = before - m.attachments.len();
+                if gone > 0 {
+                    m.content.push_str(&format!(
+                        "\n\n[Hearth: {gone} picture(s) attached here are not shown: this model cannot see images.]"
+                    ));
+                }
+            }
         }
         let wire = to_wire(request, caps.tools, caps.thinking);
         let stream = self.client.chat_stream(&wire).await?;

@@ -340,29 +340,28 @@ pub(crate) fn forget_session(conn: &Connection, id: &str) -> Result<(), StoreErr
 }
 
 /// Remove the files no message refers to that were added over a day ago;
-/// how many went.
-pub(crate) fn sweep(conn: &Connection, dir: &Path) -> Result<usize, StoreError> {
+/// how many went. The rows go first, in one transaction that checks again
+/// that nothing refers to them (another process may be attaching the same
+/// content), then the files; a file whose removal fails is only logged.
+pub(crate) fn sweep(conn: &mut Connection, dir: &Path) -> Result<usize, StoreError> {
     let cutoff = now_ms() - UNSENT_GRACE_MS;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let orphans: Vec<String> = {
-        let mut stmt = conn.prepare(
-            "SELECT sha256 FROM files f WHERE added_at < ?1
-             AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.sha256 = f.sha256)",
+        let mut stmt = tx.prepare(
+            "DELETE FROM files WHERE added_at < ?1
+             AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.sha256 = files.sha256)
+             RETURNING sha256",
         )?;
         stmt.query_map([cutoff], |r| r.get(0))?
             .collect::<Result<_, _>>()?
     };
+    tx.commit()?;
     for sha in &orphans {
-        // The row goes only once the file is gone, so a failed removal is
-        // tried again next time.
         match std::fs::remove_file(dir.join(sha)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                tracing::warn!("could not remove attached file {sha}: {e}");
-                continue;
-            }
+            Err(e) => tracing::warn!("could not remove attached file {sha}: {e}"),
         }
-        conn.execute("DELETE FROM files WHERE sha256 = ?1", [sha])?;
     }
     Ok(orphans.len())
 }
@@ -407,7 +406,10 @@ impl crate::Store {
     pub async fn file(&self, sha256: &str, name: &str) -> Result<Attachment, StoreError> {
         let (sha, n) = (sha256.to_owned(), name.to_owned());
         let mut a = self.db().call(move |c| file(c, &sha, &n)).await?;
-        a.body = Some(self.body(sha256).await?);
+        // Removed by hand: still attachable (the model is told it is gone).
+        if self.files_dir().join(sha256).exists() {
+            a.body = Some(self.body(sha256).await?);
+        }
         Ok(a)
     }
 

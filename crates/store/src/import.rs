@@ -216,6 +216,15 @@ fn chatgpt(c: &Value) -> Result<Conversation, StoreError> {
             .and_then(|x| x.get("is_visually_hidden_from_conversation"))
             .and_then(Value::as_bool)
             == Some(true);
+        // The assistant talking to one of ChatGPT's tools (memory, images,
+        // browsing), not to the person.
+        if m.get("recipient")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r != "all")
+        {
+            out.skipped += 1;
+            continue;
+        }
         match keep(role, parts).filter(|_| !hidden) {
             Some(msg) => out.messages.push(msg),
             None if role == Some("system") && hidden => {}
@@ -247,11 +256,16 @@ fn open_webui(c: &Value) -> Result<Conversation, StoreError> {
             );
             ids.iter().filter_map(|id| by_id.get(id).cloned()).collect()
         }
-        _ => chat
-            .get("messages")
+        _ => Vec::new(),
+    };
+    // No usable `currentId`: the flat list older exports carry.
+    let list = if list.is_empty() {
+        chat.get("messages")
             .and_then(Value::as_array)
             .cloned()
-            .unwrap_or_default(),
+            .unwrap_or_default()
+    } else {
+        list
     };
     let mut out = Conversation {
         title,
@@ -329,7 +343,12 @@ impl Store {
     /// Import `text` (see [`parse`]): one new session per conversation
     /// that has a message, all written in one transaction.
     pub async fn import(&self, text: &str) -> Result<ImportReport, StoreError> {
-        let (source, conversations) = parse(text)?;
+        // Parsing a large export is work for a blocking thread.
+        let owned = text.to_owned();
+        let (source, conversations) =
+            tokio::task::spawn_blocking(move || parse(&owned))
+                .await
+                .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
         let skipped = conversations.iter().map(|c| c.skipped).sum();
         let conversations: Vec<Conversation> = conversations
             .into_iter()

@@ -65,9 +65,13 @@ impl Store {
                 report.recovered_runs = recovery::recover(&mut conn, &id, None)?;
                 if version >= crate::migrate::SCHEMA_VERSION {
                     let purged = sessions::purge_deleted(&mut conn)?;
-                    let swept = crate::attachments::sweep(&conn, &crate::attachments::dir_of(&p))?;
-                    if swept > 0 {
-                        tracing::info!(swept, "removed attached files no message refers to");
+                    // Housekeeping: a failure is logged, never a reason not to open.
+                    match crate::attachments::sweep(&mut conn, &crate::attachments::dir_of(&p)) {
+                        Ok(0) => {}
+                        Ok(swept) => {
+                            tracing::info!(swept, "removed attached files no message refers to")
+                        }
+                        Err(e) => tracing::warn!("removing unused attached files failed: {e}"),
                     }
                     if purged > 0 {
                         tracing::info!(

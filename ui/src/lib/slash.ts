@@ -44,13 +44,14 @@ export function parse(draft: string, ctx: SlashContext): Slash | null {
       if (!found) return { kind: 'error', message: `there is no ${name} “${arg}”; ${names.length ? `choose one of ${names.join(', ')}` : 'none yet'}` };
       return { kind: name, arg: found };
     }
+    // These take nothing: "/help me write a letter" is a message.
     case 'new':
     case 'clear':
-      return { kind: 'new' };
+      return arg ? null : { kind: 'new' };
     case 'settings':
-      return { kind: 'settings' };
+      return arg ? null : { kind: 'settings' };
     case 'help':
-      return { kind: 'help' };
+      return arg ? null : { kind: 'help' };
     default:
       return null;
   }

@@ -77,6 +77,11 @@ export function actions(): Action[] {
 
 /** Runs the action whose shortcut `e` is; true when one did. */
 export function runShortcut(e: KeyboardEvent): boolean {
+  // A key held down is one press; an edit or a rename in progress keeps
+  // the keyboard (its own Enter and Esc decide).
+  if (e.repeat) return false;
+  const field = e.target instanceof HTMLElement ? e.target.closest('[data-testid="edit-input"], [data-testid="rename-input"]') : null;
+  if (field) return false;
   const a = actions().find((x) => x.matches?.(e));
   if (!a) return false;
   e.preventDefault();

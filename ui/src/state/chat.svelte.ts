@@ -190,6 +190,8 @@ class ChatState {
       if (before) this.#attachmentDrafts.set(before, this.attachments);
       this.attachments = this.#attachmentDrafts.get(view.id) ?? [];
       this.#attachmentDrafts.delete(view.id);
+      // Another session's running message is not this one's.
+      this.liveAttachments = [];
     }
     this.view = view;
     if (before !== view.id) this.editRequest = null;
@@ -402,7 +404,8 @@ class ChatState {
     const held = this.held;
     this.held = [];
     if (held[0] !== undefined) {
-      await this.send(held[0]);
+      // Typed during the run: text only (the composer's files wait for Send).
+      await this.send(held[0], []);
       for (const text of held.slice(1)) await this.queue(text);
     }
   }
@@ -440,11 +443,10 @@ class ChatState {
   }
 
   /** Sends `text` with the files attached in the composer (which then empties). */
-  async send(text: string): Promise<void> {
+  async send(text: string, files: AttachmentView[] = this.attachments): Promise<void> {
     const id = this.sessionId;
     if (!id) return;
-    const files = this.attachments;
-    this.attachments = [];
+    if (files === this.attachments) this.attachments = [];
     this.liveAttachments = files;
     const refs = files.map((f) => ({ sha256: f.sha256, name: f.name }));
     await this.#run(text, (cb) => ipc.sendMessage(id, text, refs, cb));
@@ -508,7 +510,7 @@ class ChatState {
       const r = await ipc.queueMessage(id, text);
       if (r.kind === 'queued') this.queued = [...this.queued, { queue_id: r.queue_id, text }];
       else if (this.running) this.held = [...this.held, text];
-      else await this.send(text);
+      else await this.send(text, []);
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);
     }

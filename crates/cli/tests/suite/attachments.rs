@@ -136,6 +136,34 @@ async fn a_picture_goes_to_a_model_that_sees_and_a_text_file_is_cut_to_the_windo
             .join(&user.attachments[0].sha256)
             .is_file()
     );
+    drop(store);
+
+    // The same session moved to a model that cannot see: the picture
+    // already in it stays out of the request (Ollama would refuse every
+    // one), and the model reads that it is there.
+    let out = chat(&db, &sim, MODEL, &["--session", "s1", "and now?"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = sim
+        .chat_bodies()
+        .into_iter()
+        .rev()
+        .find(|b| {
+            b["model"] == MODEL
+                && b["messages"]
+                    .as_array()
+                    .is_some_and(|m| m.last().is_some_and(|l| l["content"] == "and now?"))
+        })
+        .expect("the second question was sent");
+    let first = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    assert!(first.get("images").is_none(), "{first}");
+    assert!(first["content"].as_str().unwrap().contains(
+        "[Hearth: 1 picture(s) attached here are not shown: this model cannot see images.]"
+    ));
 }
 
 #[tokio::test]

@@ -18,6 +18,9 @@ fn said(history: &[ChatMessage]) -> Vec<(Role, &str)> {
 fn chatgpt() -> serde_json::Value {
     let node = |id: &str, parent: Option<&str>, children: &[&str], message: serde_json::Value| json!({ "id": id, "parent": parent, "children": children, "message": message });
     let msg = |role: &str, text: &str| json!({ "author": { "role": role }, "content": { "content_type": "text", "parts": [text] }, "metadata": {} });
+    // The assistant writing to ChatGPT's memory tool, not to the person.
+    let mut bio = msg("assistant", "User likes black tea.");
+    bio["recipient"] = json!("bio");
     let mut hidden = msg("system", "");
     hidden["metadata"] = json!({ "is_visually_hidden_from_conversation": true });
     json!([{
@@ -29,8 +32,9 @@ fn chatgpt() -> serde_json::Value {
             "sys": node("sys", Some("root"), &["u1", "u2"], hidden),
             "u1": node("u1", Some("sys"), &["a1"], msg("user", "How long for green tea?")),
             "a1": node("a1", Some("u1"), &[], msg("assistant", "Three minutes.")),
-            "u2": node("u2", Some("sys"), &["t2"], msg("user", "How long for black tea?")),
-            "t2": node("t2", Some("u2"), &["a2"], msg("tool", "search results")),
+            "u2": node("u2", Some("sys"), &["b2"], msg("user", "How long for black tea?")),
+            "b2": node("b2", Some("u2"), &["t2"], bio.clone()),
+            "t2": node("t2", Some("b2"), &["a2"], msg("tool", "search results")),
             "a2": node("a2", Some("t2"), &[], msg("assistant", "Four to five minutes.")),
         }
     }])
@@ -78,8 +82,8 @@ async fn chatgpt_and_open_webui_exports_become_sessions_of_the_branch_they_showe
     assert_eq!(r.source, ImportSource::ChatGpt);
     assert_eq!(
         (r.sessions.len(), r.messages, r.skipped),
-        (1, 2, 1),
-        "the tool message left out"
+        (1, 2, 2),
+        "the tool message and the memory write left out"
     );
     let h = store.history(&r.sessions[0]).await.unwrap();
     assert_eq!(
