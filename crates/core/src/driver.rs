@@ -170,30 +170,6 @@ impl Agent {
         Ok(memory)
     }
 
-    /// The run's attachments as the message keeps them: pictures refused
-    /// before anything is kept when the model cannot see (the server says
-    /// so in its listing), text files allotted their share of the window.
-    async fn attach(&self, ctx: &RunCtx) -> Result<Vec<crate::Attachment>, RunError> {
-        let mut attachments = ctx.attachments.clone();
-        if attachments.is_empty() {
-            return Ok(attachments);
-        }
-        let profile = self.profile(ctx);
-        let images = attachments.iter().filter(|a| a.is_image()).count();
-        if images > 0
-            && let Ok(backend) = self.backend_for(&profile)
-            && backend.sees_images(&profile.model).await == Some(false)
-        {
-            return Err(RunError::InvalidInput(crate::attachment::refusal(
-                &profile.model,
-                images,
-            )));
-        }
-        let window = self.window(&profile.model);
-        crate::attachment::allot_text(&ctx.text, &mut attachments, window);
-        Ok(attachments)
-    }
-
     /// Perform one step; what happened, for [`observe`].
     async fn perform(
         &self,

@@ -1,5 +1,6 @@
-//! What happens before the model is asked: the input guard's screening of
-//! the user's words (docs/background.md §3.4), what is sent (the pipeline
+//! What happens before the model is asked: the check of the files attached
+//! to the user's message (`attach`), the input guard's screening of the
+//! user's words (docs/background.md §3.4), what is sent (the pipeline
 //! over the stored session), the context budget (docs/background.md §2.2)
 //! on it, and compaction when it does not fit.
 
@@ -26,6 +27,30 @@ use crate::store::Span;
 use crate::tool::{Offer, ToolSpec};
 
 impl Agent {
+    /// The run's attachments as the message keeps them: pictures refused
+    /// before anything is kept when the model cannot see (the server says
+    /// so in its listing), text files allotted their share of the window.
+    pub(crate) async fn attach(&self, ctx: &RunCtx) -> Result<Vec<crate::Attachment>, RunError> {
+        let mut attachments = ctx.attachments.clone();
+        if attachments.is_empty() {
+            return Ok(attachments);
+        }
+        let profile = self.profile(ctx);
+        let images = attachments.iter().filter(|a| a.is_image()).count();
+        if images > 0
+            && let Ok(backend) = self.backend_for(&profile)
+            && backend.sees_images(&profile.model).await == Some(false)
+        {
+            return Err(RunError::InvalidInput(crate::attachment::refusal(
+                &profile.model,
+                images,
+            )));
+        }
+        let window = self.window(&profile.model);
+        crate::attachment::allot_text(&ctx.text, &mut attachments, window);
+        Ok(attachments)
+    }
+
     /// Screen a message of the user's (`what` names it in the trace). In
     /// `block` mode the run must end: the message is already stored, so
     /// nothing is lost.

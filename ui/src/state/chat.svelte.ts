@@ -22,6 +22,9 @@ import { storedSubagent, subagentIndex } from '../lib/storedAgent';
 import { notSent, runExtras, shownExtras, withRun, type RunExtras } from '../lib/runEnd';
 import { isTerminal, newTurn, reduceTurn, type AgentModel, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
 
+import { announce } from '../lib/announce';
+import { storedMemoryNote, type MemoryNote } from '../lib/memoryNote';
+
 import { app } from './app.svelte';
 import { sessions } from './sessions.svelte';
 import { toasts } from './toasts.svelte';
@@ -35,36 +38,14 @@ interface RunLog {
 /** How long the log of an ended run stays (a reopen may still need its end). */
 const ENDED_LOG_MS = 60_000;
 
+export type { MemoryNote };
+
 export type ChatRow = Row | { key: string; kind: 'live-switch'; profile: string };
 
 /** Calls `fn` on the next frame (or soon, when the window is hidden and frames stop). */
 function nextFrame(fn: () => void): void {
   if (document.hidden) setTimeout(fn, 50);
   else requestAnimationFrame(fn);
-}
-
-/** What memory did with a session's last turn: kept facts (Undo) or proposed ones (the profile asks first). */
-export type MemoryNote = { sessionId: string; learned: LearnedFact[]; proposed: string[] };
-
-/**
- * What memory learned from the branch's last answer, as the core kept it
- * with that run: the "Remembered" line is there again when the session is
- * opened, after a restart too, until its next turn. (Proposals are not:
- * one declined since would come back.)
- */
-function storedMemoryNote(view: SessionView): MemoryNote | null {
-  const last = [...view.messages].reverse().find((m) => m.role === 'assistant' && m.run_id);
-  const shown = last ? view.answers_shown.find((a) => a.run_id === last.run_id) : undefined;
-  const learned = (shown?.events ?? []).flatMap((e) => (e.type === 'memory_learned' ? e.facts : []));
-  return learned.length > 0 ? { sessionId: view.id, learned, proposed: [] } : null;
-}
-
-/** What a screen reader is told when a run ends: the answer's start, or how it ended. */
-function announce(t: TurnModel): string {
-  if (t.status === 'error') return `The answer failed: ${t.error?.message ?? 'unknown error'}`;
-  if (t.status !== 'done') return 'The answer was stopped.';
-  const text = t.stored.filter((m) => m.role === 'assistant').map((m) => m.content).join(' ').trim();
-  return text ? `Answer: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` : 'The answer is done.';
 }
 
 class ChatState {
@@ -465,36 +446,6 @@ class ChatState {
         toasts.error(ipc.errorInfo(e).message);
       }
     }
-  }
-
-  #unsentTimer: ReturnType<typeof setTimeout> | null = null;
-  #unsentPending: (() => void) | null = null;
-  /** Whether the composer's text is in the store yet ('saving' until the last change is written). */
-  unsentState = $state<'kept' | 'saving'>('kept');
-
-  /**
-   * Keep the composer's text in the store a moment after typing stops (at
-   * once when the session changes first), so it survives a restart.
-   */
-  keepUnsent(sessionId: string, text: string): () => void {
-    const save = () => {
-      this.#unsentPending = null;
-      ipc
-        .saveUnsent(sessionId, text)
-        .then(() => {
-          if (this.#unsentPending === null) this.unsentState = 'kept';
-        })
-        .catch((e: unknown) => console.warn('keeping the unsent text failed', e));
-    };
-    this.#unsentPending = save;
-    this.unsentState = 'saving';
-    this.#unsentTimer = setTimeout(save, 400);
-    // On the next change: the newer text replaces this one; on a session
-    // change or an unmount, this one is written now.
-    return () => {
-      if (this.#unsentTimer) clearTimeout(this.#unsentTimer);
-      if (this.#unsentPending === save && this.sessionId !== sessionId) save();
-    };
   }
 
   /** Take a file back out of the composer. */
