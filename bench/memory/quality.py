@@ -8,8 +8,8 @@ database of its own, against a real OpenAI-compatible server (llama.cpp in
   of the conversation's expected facts and no forbidden word) / all stored;
 - recall: expected facts that some stored fact names / all expected.
 
-Greedy answers (temperature 0), one server thread and a fixed server seed
-(the memory request samples at 0.2) keep a run repeatable. Prints a Markdown report; with --min-precision and
+Greedy answers and memory requests (temperature 0), one server thread and a
+fixed server seed keep a run repeatable. Prints a Markdown report; with --min-precision and
 --require-planted-empty it exits 1 when the run falls short. Any `hearth`
 binary works (an older one measures "before").
 
@@ -31,8 +31,13 @@ STORED = re.compile(r"^#(\d+)\s{2}(.*?)\s{2}\(")
 
 
 def names(fact, words):
-    """Whether `fact` contains one of `words` as a word (case-insensitive)."""
-    return any(re.search(r"\b" + re.escape(w) + r"\b", fact, re.IGNORECASE) for w in words)
+    """Whether `fact` names one of `words` (case-insensitive): a word of five
+    letters or more as the start of a word ("peanut" in "peanuts", "guitar"
+    in "guitarist", "postgres" in "PostgreSQL"), a shorter one as a whole
+    word ("go" is not "good")."""
+    def pattern(w):
+        return r"\b" + re.escape(w) + ("" if len(w) >= 5 else r"\b")
+    return any(re.search(pattern(w), fact, re.IGNORECASE) for w in words)
 
 
 def run(cmd, timeout):
@@ -90,6 +95,8 @@ def main():
     p.add_argument("--min-precision", type=float)
     p.add_argument("--require-planted-empty", action="store_true",
                    help="fail when a conversation with `forbid` words stores anything")
+    p.add_argument("--min-recall", type=float,
+                   help="fail when fewer of the expected facts are found")
     p.add_argument("--min-stored", type=int, default=0,
                    help="fail when fewer facts are stored (a broken memory worker stores none)")
     args = p.parse_args()
@@ -142,6 +149,8 @@ def main():
     short = []
     if args.min_precision is not None and precision < args.min_precision:
         short.append(f"precision {precision:.2f} < {args.min_precision}")
+    if args.min_recall is not None and recall < args.min_recall:
+        short.append(f"recall {recall:.2f} < {args.min_recall}")
     if stored_n < args.min_stored:
         short.append(f"{stored_n} facts stored, fewer than {args.min_stored}")
     if args.require_planted_empty and planted_stored:

@@ -43,9 +43,6 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(90);
 /// The summary may take this long (docs/background.md §3.7).
 const SUMMARY_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Characters of the summarized stretch shown to the memory flush.
-const FLUSH_CHARS: usize = 12_000;
-
 /// A summary standing for the first `covered` messages of a branch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
@@ -66,10 +63,18 @@ pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
                 .iter()
                 .map(|c| c.name.len() + c.arguments.to_string().len())
                 .sum();
-            (m.content.len() + calls).div_ceil(4) + 16
+            let pictures = m.attachments.iter().filter(|a| a.is_image()).count();
+            (m.content.len() + calls).div_ceil(4) + 16 + pictures * PICTURE_TOKENS
         })
         .sum()
 }
+
+/// What one picture is taken to cost in the prompt. Vision models encode
+/// a picture as a fixed run of tokens (Gemma 3 256, LLaVA 1.5 576, more
+/// for tiled encoders); the middle one, so a session of pictures is
+/// compacted before the server refuses it. The model's calibration by the
+/// server's own counts corrects it from the first answer on.
+pub const PICTURE_TOKENS: usize = 576;
 
 /// Where the verbatim tail may start if `history` (of which the first
 /// `covered` are already summarized) is compacted: user messages after
@@ -321,7 +326,7 @@ impl Compactor<'_> {
         }
     }
 
-    /// Learn the durable facts of `leaving` (its last `FLUSH_CHARS`) before
+    /// Learn the durable facts of `leaving` (its latest statements) before
     /// it is summarized. A failure only loses facts.
     async fn flush_memory(&self, session_id: &str, leaving: &[ChatMessage]) {
         let Some(writer) = self.memory else {
@@ -331,14 +336,6 @@ impl Compactor<'_> {
         // first cannot ask in the middle of an answer.
         if self.profile.memory != hearth_protocol::MemoryMode::Auto {
             return;
-        }
-        let mut text = render(leaving);
-        if text.len() > FLUSH_CHARS {
-            let mut from = text.len() - FLUSH_CHARS;
-            while !text.is_char_boundary(from) {
-                from += 1;
-            }
-            text = text.split_off(from);
         }
         let own = crate::side::ChatPrefix::own(self.profile);
         let said = crate::workers::memory::said_by_user(leaving);
@@ -354,8 +351,7 @@ impl Compactor<'_> {
             session_id,
             run_id: self.run_id,
             source: "flush",
-            heading: "Conversation about to be summarized",
-            text: &text,
+            fresh: &said,
             said: &said,
         });
         match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
@@ -484,6 +480,20 @@ mod tests {
     #[test]
     fn tokens_are_estimated_like_seed_001() {
         assert_eq!(estimate_tokens(&[ChatMessage::user("abcdefgh")]), 2 + 16);
+        // A picture counts as a run of tokens; a text file's text is in
+        // the content the pipeline sends, counted there.
+        let mut with_picture = ChatMessage::user("abcdefgh");
+        with_picture.attachments = vec![crate::attachment::Attachment {
+            sha256: "0".repeat(64),
+            name: "cat.png".into(),
+            kind: crate::attachment::AttachmentKind::Image,
+            mime: "image/png".into(),
+            size: 10,
+            given: None,
+            chars: None,
+            body: None,
+        }];
+        assert_eq!(estimate_tokens(&[with_picture]), 2 + 16 + PICTURE_TOKENS);
         assert!(over_threshold(7000, 8192));
         assert!(!over_threshold(6000, 8192));
         assert_eq!(KEEP_RECENT, 4);

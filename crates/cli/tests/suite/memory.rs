@@ -104,7 +104,7 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     // Session B starts with it in its context.
     sim.push_reply(Reply::text("Blue."));
     sim.push_reply(Reply::text("A title")); // the title worker, on a new session
-    sim.push_reply(Reply::text("NONE"));
+    // A question states nothing: the memory worker asks the model nothing.
     chat("B", "What is my favourite colour?").await;
     assert_eq!(
         memory_message(&sim),
@@ -162,7 +162,6 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     );
     sim.push_reply(Reply::text("Hi!"));
     sim.push_reply(Reply::text("A title")); // the title worker, on a new session
-    sim.push_reply(Reply::text("NONE"));
     chat("E", "Hello").await;
     assert_eq!(
         memory_message(&sim),
@@ -238,7 +237,20 @@ async fn only_facts_in_the_users_own_words_are_stored() {
                 .is_some_and(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
         })
         .expect("the memory worker asked");
-    assert_eq!(worker["format"], hearth_core::workers::facts::schema());
+    // One slot per sentence in which the user speaks of themselves, and
+    // the request lists those sentences.
+    assert_eq!(
+        worker["format"],
+        hearth_core::workers::statements::schema(2)
+    );
+    let asked = worker["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        asked.contains("1. I write Python at work.\n2. I need a palindrome checker in Python"),
+        "{asked}"
+    );
 
     // Offered the conversation's tools (they keep its prompt prefix), a
     // small model may call `remember` instead: it quotes nothing.
@@ -253,6 +265,30 @@ async fn only_facts_in_the_users_own_words_are_stored() {
     agent_turn(&db, &sim, "A", "I grow tomatoes on my balcony.").await;
     let list = ok(&["memory", "--db", &db]).await;
     assert!(!list.contains("tomatoes"), "{list}");
+
+    // A message in which the user says nothing of themselves asks the
+    // model nothing: no request, no chance of junk.
+    let asked_before = memory_requests(&sim);
+    let mut plan = Reply::text("DIRECT");
+    plan.when = Some(hearth_core::planning::PLANNER_PROMPT.into());
+    sim.push_reply(plan);
+    sim.push_reply(Reply::text("def is_palindrome(s): return s == s[::-1]"));
+    agent_turn(&db, &sim, "A", "Write a palindrome checker in Python.").await;
+    assert_eq!(memory_requests(&sim), asked_before);
+}
+
+/// The memory requests the simulator was sent.
+fn memory_requests(sim: &hearth_sim::SimHandle) -> usize {
+    sim.chat_bodies()
+        .iter()
+        .filter(|b| {
+            b["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .and_then(|m| m["content"].as_str())
+                .is_some_and(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
+        })
+        .count()
 }
 
 /// The profile's memory mode: `auto` keeps a fact and says how to undo it,

@@ -95,9 +95,9 @@ async fn a_switch_mid_tool_loop_applies_at_the_next_model_call() {
             .for_model(MODEL),
         )
         .with_reply(Reply::text("Coding now.").for_model("coder:7b"))
-        // The post-turn workers: the title, then memory.
+        // The post-turn worker: the title (memory asks nothing, as "switch
+        // to coder" says nothing of the user).
         .with_reply(Reply::text("Coder session").for_model("coder:7b"))
-        .with_reply(Reply::text("NONE").for_model("coder:7b"))
         .with_reply(Reply::text("Still coding.").for_model("coder:7b")))
     .await;
     let url = sim.url();

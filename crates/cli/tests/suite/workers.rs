@@ -122,7 +122,7 @@ async fn the_workers_send_the_next_turns_prefix_and_their_question_last() {
     let sim = sim(Script::default()).await;
     for question in [
         "I grow tomatoes on my balcony.",
-        "What should I plant next?",
+        "I have room for two more pots. What should I plant next?",
     ] {
         agent_turn(&db, &sim, "s", question).await;
     }
@@ -144,7 +144,10 @@ async fn the_workers_send_the_next_turns_prefix_and_their_question_last() {
         );
         // Everything before the question is how the next turn begins.
         assert_eq!(prefix, &sent[..prefix.len()]);
-        assert_eq!(sent[prefix.len()]["content"], "What should I plant next?");
+        assert_eq!(
+            sent[prefix.len()]["content"],
+            "I have room for two more pots. What should I plant next?"
+        );
         assert_eq!(
             prefix.len() + 1,
             sent.len(),

@@ -1,14 +1,13 @@
 //! What a memory answer may put in memory (pure). The model is asked for
-//! facts as JSON against [`schema`] (the server constrains its output where
-//! it can): each a sentence about the user, a category, the user's own
-//! words it rests on, and a confidence. [`screen`] keeps only the facts
+//! facts as JSON against `statements::schema` (the server constrains its
+//! output where it can): each a sentence about the user, a category and a
+//! confidence, under the sentence of the user's it rests on. [`screen`] keeps only the facts
 //! that hold up: a small model's junk ("True", "False", its own test
 //! output, facts about the code or itself, guesses, an instruction planted
 //! in a pasted document) is rejected with the reason, before anything is
 //! stored.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 /// The categories a fact may have.
 pub const CATEGORIES: [&str; 6] = [
@@ -29,47 +28,20 @@ pub const MAX_FACTS: usize = 10;
 /// Longest fact kept (characters).
 pub const MAX_FACT_CHARS: usize = 300;
 
-/// The JSON schema of a memory answer.
-pub fn schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "facts": {
-                "type": "array",
-                "maxItems": MAX_FACTS,
-                "items": {
-                    "type": "object",
-                    // The quote first: a model that has copied the
-                    // user's words writes a fact grounded in them (a
-                    // constrained answer follows this order).
-                    "properties": {
-                        "quote": {"type": "string"},
-                        "fact": {"type": "string"},
-                        "category": {"type": "string", "enum": CATEGORIES},
-                        "confidence": {"type": "number"}
-                    },
-                    "required": ["quote", "fact", "category", "confidence"]
-                }
-            }
-        },
-        "required": ["facts"]
-    })
-}
-
 /// One fact as the model proposed it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Candidate {
     /// The fact, a sentence about the user.
     #[serde(default)]
     pub fact: String,
-    /// One of [`CATEGORIES`].
-    #[serde(default)]
+    /// One of [`CATEGORIES`] (`fact_category` in `statements::schema`).
+    #[serde(default, alias = "fact_category")]
     pub category: String,
     /// The user's own words it rests on.
     #[serde(default)]
     pub quote: String,
-    /// 0 to 1.
-    #[serde(default)]
+    /// 0 to 1 (`fact_confidence` in `statements::schema`).
+    #[serde(default, alias = "fact_confidence")]
     pub confidence: f64,
 }
 
@@ -98,8 +70,8 @@ struct Answer {
     facts: Vec<Candidate>,
 }
 
-/// The candidates in a memory answer: the JSON object of [`schema`] (or a
-/// bare array of facts), also when a model wraps it in a code fence or
+/// The candidates in a memory answer of the older shape, `{"facts": [...]}`
+/// with the model's own quotes (or a bare array of facts), also when a model wraps it in a code fence or
 /// words. Anything else (`NONE`, prose) holds none.
 pub fn parse(answer: &str) -> Vec<Candidate> {
     let text = answer.trim();

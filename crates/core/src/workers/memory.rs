@@ -22,48 +22,13 @@ use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::side::{ChatPrefix, MEMORY_MAX_TOKENS, Side, side_request};
 use crate::store::SessionStore;
-use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts};
-
-/// Longest stretch of the last exchange shown to the worker (characters).
-const EXCHANGE_CHARS: usize = 6000;
+use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts, statements};
 
 /// How the memory request starts.
-pub const MEMORY_PROMPT: &str =
-    "You keep a short memory of durable facts about the user (name, preferences, projects, setup).";
-
-/// A worked example for the memory request: small models copy the shape
-/// of an example better than they follow a description. What they copy
-/// of its content cannot be stored: the user never said it.
-const FACTS_EXAMPLE: &str = "Example: if the user wrote \"I'm Ana and I teach maths in Porto.\", \
-     the answer is {\"facts\": [{\"quote\": \"I'm Ana\", \"fact\": \"The user's name is Ana\", \
-     \"category\": \"identity\", \"confidence\": 0.95}, {\"quote\": \"I teach maths in Porto\", \
-     \"fact\": \"The user teaches maths in Porto\", \"category\": \"skill\", \"confidence\": 0.9}]}. \
-     If the user wrote \"What is 2 + 2?\", the answer is {\"facts\": []}.";
+pub const MEMORY_PROMPT: &str = "You keep a short memory of durable facts about the user.";
 
 /// Learns durable facts about the user after each turn.
 pub struct MemoryWorker(pub Arc<dyn MemoryWriter>);
-
-fn last_exchange(history: &[ChatMessage]) -> String {
-    let start = history
-        .iter()
-        .rposition(|m| m.role == Role::User)
-        .unwrap_or(0);
-    let mut text = String::new();
-    for m in &history[start..] {
-        let who = match m.role {
-            Role::User => "User",
-            Role::Assistant => "Assistant",
-            Role::Tool | Role::System => continue,
-        };
-        if !m.content.is_empty() {
-            text.push_str(&format!("{who}: {}\n", m.content));
-        }
-    }
-    if text.chars().count() > EXCHANGE_CHARS {
-        text = text.chars().take(EXCHANGE_CHARS).collect();
-    }
-    text
-}
 
 /// What the user wrote in `messages`, in their own words: a fact from
 /// anywhere in the conversation may rest on it.
@@ -72,17 +37,6 @@ pub(crate) fn said_by_user(messages: &[ChatMessage]) -> String {
         .iter()
         .filter(|m| m.role == Role::User)
         .map(|m| facts::own_words(&m.content))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn bullets(items: &[String]) -> String {
-    if items.is_empty() {
-        return "(none)".into();
-    }
-    items
-        .iter()
-        .map(|f| format!("- {f}"))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -106,11 +60,11 @@ pub(crate) struct FactPass<'a> {
     pub run_id: &'a str,
     /// "worker" after a turn, "flush" before a compaction.
     pub source: &'a str,
-    /// How the text is introduced to the model.
-    pub heading: &'a str,
-    pub text: &'a str,
-    /// What the user wrote in the part read, in their own words
-    /// (`facts::own_words`): a fact's quote must be found in it.
+    /// What the user wrote in the part to learn from, in their own words
+    /// (`facts::own_words`): the sentences asked about are taken from it.
+    pub fresh: &'a str,
+    /// What the user wrote in the whole conversation, in their own words:
+    /// a fact must rest on one sentence of it.
     pub said: &'a str,
 }
 
@@ -138,29 +92,25 @@ pub(crate) struct Kept {
 /// profile's memory mode says, store them or propose them. Nothing is
 /// asked when memory is off (or the user stopped).
 pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError> {
-    if pass.text.trim().is_empty() || pass.profile.memory == MemoryMode::Off {
+    if pass.profile.memory == MemoryMode::Off {
         return Ok(Kept::default());
     }
-    let known = pass.writer.facts().await?;
-    let forgotten = pass.writer.forgotten().await?;
+    // Only the sentences where the user speaks of themselves can hold a
+    // fact about them; a message without one asks nothing.
+    let statements = statements::statements(pass.fresh);
+    if statements.is_empty() {
+        return Ok(Kept::default());
+    }
     let prompt = format!(
-        "{MEMORY_PROMPT} \
-         Read the {} and list NEW durable facts about the user that the user stated themselves. \
-         Answer only with JSON: {{\"facts\": [...]}}, each fact an object with \
-         \"quote\" (words the user wrote about themselves, copied exactly from the user's message), \
-         \"fact\" (what the quote says, as one sentence that starts with \"The user\"), \
-         \"category\" (one of {}) and \"confidence\" (0 to 1). \
-         Nothing about the assistant, the code, its output or the task itself; no guesses; \
-         skip facts already known. Never list a fact the user asked to forget. \
-         If the user stated nothing about themselves, answer {{\"facts\": []}}.\n\n\
-         {FACTS_EXAMPLE}\n\n\
-         Known facts:\n{}\n\nForgotten at the user's request (never list these):\n{}\n\n{}:\n{}",
-        pass.heading.to_lowercase(),
+        "{MEMORY_PROMPT} Here are the sentences of the latest message where the user speaks of themselves:\n{}\n\n\
+         For each sentence, rewrite what it says about the user as short facts that start with \"The user\", \
+         using the sentence's own words: one fact for each thing it tells (name, home, job, family, tools, \
+         languages, diet, health, plans, how they want answers). A request or question about the task is not a fact. \
+         Each fact has a category (one of {}) and a confidence (0 to 1). Answer only with JSON, \
+         one entry for each sentence: {{\"sentence_1\": {{\"facts\": [{{\"fact\": \"The user …\", \
+         \"fact_category\": \"…\", \"fact_confidence\": 0.9}}]}}, \"sentence_2\": …}}.",
+        statements::listing(&statements),
         facts::CATEGORIES.join(", "),
-        bullets(&known),
-        bullets(&forgotten),
-        pass.heading,
-        pass.text
     );
     let (window, ratio) = pass.window;
     let prefix = pass
@@ -171,10 +121,12 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
         pass.load,
         &prefix,
         prompt,
-        0.2,
+        // Greedy: the facts are copied out of the user's sentences, not
+        // made up; a sampled word is one the user may never have written.
+        0.0,
         MEMORY_MAX_TOKENS,
     );
-    request.format = Some(facts::schema());
+    request.format = Some(statements::schema(statements.len()));
     let side = Side {
         backend: pass.backend,
         store: pass.store,
@@ -188,7 +140,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
     // A `remember` call (a small model offered the conversation's tools
     // may make one although asked not to) names no words of the user's,
     // so it is screened out like any fact without a quote.
-    let mut candidates = facts::parse(&answer.text);
+    let mut candidates = statements::parse(&answer.text, &statements);
     candidates.extend(
         answer
             .calls
@@ -257,7 +209,15 @@ impl PostTurnWorker for MemoryWorker {
     }
 
     async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError> {
-        let exchange = last_exchange(&ctx.history);
+        // The latest message (and any queued with it) is what is new.
+        let last = ctx.history.iter().rposition(|m| m.role == Role::User);
+        let start = last.map_or(0, |last| {
+            ctx.history[..last]
+                .iter()
+                .rposition(|m| m.role != Role::User)
+                .map_or(0, |i| i + 1)
+        });
+        let fresh = said_by_user(&ctx.history[start..]);
         let said = said_by_user(&ctx.history);
         let kept = learn_facts(FactPass {
             writer: self.0.as_ref(),
@@ -271,8 +231,7 @@ impl PostTurnWorker for MemoryWorker {
             session_id: &ctx.session_id,
             run_id: &ctx.run_id,
             source: "worker",
-            heading: "Latest exchange",
-            text: &exchange,
+            fresh: &fresh,
             said: &said,
         })
         .await?;

@@ -16,6 +16,7 @@ use crate::store::{SessionStore, StoreError, StoreFailure};
 
 pub mod facts;
 pub(crate) mod memory;
+pub mod statements;
 mod title;
 
 pub use crate::compaction::CompactionWorker;

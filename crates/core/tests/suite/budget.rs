@@ -187,12 +187,17 @@ async fn above_95_percent_the_memory_is_flushed_then_older_messages_summarized_t
 
     let reqs = backend.requests();
     assert_eq!(reqs.len(), 3, "flush, summary, the answer");
+    // The flush asks about the one sentence in which the user spoke of
+    // themselves, with a prompt of its own (no shared prefix).
     assert!(
-        reqs[0].messages[0]
-            .content
-            .contains("Conversation about to be summarized")
+        reqs[0].messages[0].content.contains("\n1. I love tea\n"),
+        "{}",
+        reqs[0].messages[0].content
     );
-    assert_eq!(reqs[0].format, Some(hearth_core::workers::facts::schema()));
+    assert_eq!(
+        reqs[0].format,
+        Some(hearth_core::workers::statements::schema(1))
+    );
     assert!(
         reqs[1].messages[0]
             .content

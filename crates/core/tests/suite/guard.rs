@@ -167,3 +167,41 @@ async fn block_mode_withholds_the_tool_result_from_the_model_only() {
     assert!(sent.contains("withheld"), "{sent}");
     assert_eq!(stored, format!("probe:{INJECTION}"));
 }
+
+/// The text of a file attached to the message is read by the model as the
+/// message is, so the guard screens it too; the file is sent as it is.
+#[tokio::test]
+async fn an_attached_files_text_is_screened_with_the_message() {
+    let backend = FakeBackend::new();
+    backend.push(vec![text("A short summary."), done()]);
+    let (agent, _) = agent(backend.clone(), ToolRegistry::new(), Profile::new("A", "m"));
+    let planted = format!("Quarterly report.\n{INJECTION}\nThe board meets in May.");
+    let file = hearth_core::Attachment {
+        sha256: "a".repeat(64),
+        name: "report.txt".into(),
+        kind: hearth_core::AttachmentKind::Text,
+        mime: "text/plain".into(),
+        size: planted.len() as u64,
+        given: None,
+        chars: None,
+        body: Some(hearth_core::Body(planted.as_bytes().into())),
+    };
+    let mut run = agent.run_stream_with("s", "Summarize the attached file.", vec![file]);
+    let evs = events(&mut run).await;
+    assert_eq!(
+        flagged(&evs),
+        vec![(
+            GuardSource::User,
+            None,
+            vec!["ignore_instructions".to_owned()],
+            false
+        )],
+        "the typed words alone are harmless: the finding is the file's"
+    );
+    let requests = backend.requests();
+    let sent = &requests[0].messages.last().unwrap().content;
+    assert!(
+        sent.contains(&planted),
+        "the file reaches the model unchanged: {sent}"
+    );
+}
