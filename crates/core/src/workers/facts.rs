@@ -248,6 +248,64 @@ fn grounded(c: &Candidate, said: &str) -> Result<(), &'static str> {
     Err(best)
 }
 
+/// What follows "the user" in a request for the task at hand or a
+/// passing state: "The user needs a function that reverses a string", "The
+/// user is getting a segfault" (a real 0.5B model's facts from "I need …",
+/// "I'm getting …"). Not lasting, so not memory.
+const PASSING: [&str; 22] = [
+    "needs",
+    "need",
+    "wants",
+    "want",
+    "would like",
+    "is getting",
+    "gets",
+    "got",
+    "is trying",
+    "tries",
+    "tried",
+    "is asking",
+    "asks",
+    "asked",
+    "thinks",
+    "is wondering",
+    "wonders",
+    "hopes",
+    "has a question",
+    "has a problem",
+    "has an error",
+    "has a bug",
+];
+
+/// How a person wants answers: a "wants"/"needs" fact about them lasts
+/// ("The user wants short answers").
+const ABOUT_ANSWERS: [&str; 8] = [
+    "answer",
+    "repl",
+    "respon",
+    "explanation",
+    "units",
+    "language",
+    "tone",
+    "format",
+];
+
+/// Whether `fact` (lowercase) is a request for the task or a passing state
+/// rather than something lasting about the user.
+fn passing(fact: &str) -> bool {
+    let after = ["the user's ", "the user "]
+        .iter()
+        .find_map(|p| fact.strip_prefix(p))
+        .unwrap_or("");
+    let verb = after
+        .trim_start_matches("just ")
+        .trim_start_matches("currently ");
+    PASSING
+        .iter()
+        .any(|p| verb.starts_with(p) && verb[p.len()..].starts_with([' ', '.', ',']))
+        && !ABOUT_ANSWERS.iter().any(|a| fact.contains(a))
+}
+
 /// Why `c` is not a fact about the user grounded in `said` (the user's own
 /// words, [`own_words`] of their messages), or `None` when it is.
 fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
@@ -271,6 +329,9 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     .any(|p| lower.starts_with(p))
     {
         return Some("about the conversation's material, not the user");
+    }
+    if passing(&lower) {
+        return Some("a request or a passing state, not a lasting fact");
     }
     if !CATEGORIES.contains(&c.category.trim()) {
         return Some("no known category");
@@ -373,7 +434,7 @@ mod tests {
             ),
             (
                 c(
-                    "The user wants a palindrome checker",
+                    "The user writes a palindrome checker",
                     "project",
                     "palindrome checker in python",
                     0.4,
@@ -539,6 +600,32 @@ mod tests {
         );
         assert!(kept.is_empty());
         assert_eq!(rejected[0].reason, "the user never said it");
+    }
+
+    #[test]
+    fn a_request_or_a_passing_state_is_not_memory() {
+        // Qwen2.5-Coder-0.5B's facts from first-person task messages.
+        let said = own_words(
+            "I need a function that reverses a string in Rust. I'm getting a segfault when I run my program. I want short answers.",
+        );
+        for fact in [
+            "The user needs a function that reverses a string in Rust.",
+            "The user is getting a segfault when they run their program.",
+        ] {
+            let (kept, rejected) = screen(vec![c(fact, "project", fact, 0.9)], &said);
+            assert!(kept.is_empty(), "{fact}");
+            assert_eq!(
+                rejected[0].reason,
+                "a request or a passing state, not a lasting fact"
+            );
+        }
+        // How they want answers lasts.
+        let fact = "The user wants short answers";
+        let (kept, _) = screen(
+            vec![c(fact, "preference", "I want short answers", 0.9)],
+            &said,
+        );
+        assert_eq!(kept.len(), 1);
     }
 
     #[test]
