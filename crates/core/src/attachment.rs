@@ -182,6 +182,27 @@ pub fn expand_attachments(mut messages: Vec<ChatMessage>) -> Vec<ChatMessage> {
     messages
 }
 
+/// Leaves the pictures out of `messages` for a model that cannot see,
+/// telling it in each message that had some: a picture earlier in the
+/// conversation would otherwise make every request fail once the session
+/// is on such a model. The same words every time, so the prefix stays
+/// stable for the model. Whether any was left out.
+pub fn leave_out_pictures(messages: &mut [ChatMessage]) -> bool {
+    let mut any = false;
+    for m in messages {
+        let before = m.attachments.len();
+        m.attachments.retain(|a| !a.is_image());
+        let gone = before - m.attachments.len();
+        if gone > 0 {
+            any = true;
+            m.content.push_str(&format!(
+                "\n\n[Hearth: {gone} picture(s) attached here are not shown: this model cannot see images.]"
+            ));
+        }
+    }
+    any
+}
+
 /// The model that `images` pictures were refused by, said so a person
 /// knows what to do.
 pub fn refusal(model: &str, images: usize) -> String {

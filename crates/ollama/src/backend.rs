@@ -242,20 +242,9 @@ impl ModelBackend for OllamaBackend {
         }
         let mut request = request;
         // A picture earlier in the conversation, and the session now on a
-        // model that cannot see: Ollama would refuse every request. The
-        // picture stays out and the model reads that it is there, the same
-        // words every time (the prefix stays stable for this model).
+        // model that cannot see: Ollama would refuse every request.
         if caps.vision == Some(false) {
-            for m in &mut request.messages {
-                let before = m.attachments.len();
-                m.attachments.retain(|a| !a.is_image());
-                let gone = before - m.attachments.len();
-                if gone > 0 {
-                    m.content.push_str(&format!(
-                        "\n\n[Hearth: {gone} picture(s) attached here are not shown: this model cannot see images.]"
-                    ));
-                }
-            }
+            hearth_core::attachment::leave_out_pictures(&mut request.messages);
         }
         let wire = to_wire(request, caps.tools, caps.thinking);
         let stream = self.client.chat_stream(&wire).await?;

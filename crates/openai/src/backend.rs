@@ -14,6 +14,9 @@ use hearth_core::{
     BackendError, ChatMessage, LoadOptions, ModelBackend, ModelRequest, ModelStream, Role,
 };
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
 use crate::client::Client;
 use crate::wire::{self, ChatRequest, StreamOptions};
 
@@ -21,12 +24,23 @@ use crate::wire::{self, ChatRequest, StreamOptions};
 #[derive(Debug, Clone)]
 pub struct OpenAiBackend {
     client: Client,
+    /// Models the server refused a picture for. These servers do not say
+    /// up front whether a model sees (no capabilities in `/v1/models`), so
+    /// the first refusal teaches it.
+    blind: Arc<Mutex<HashSet<String>>>,
 }
 
 impl OpenAiBackend {
     /// A backend over `client`.
     pub fn new(client: Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            blind: Arc::default(),
+        }
+    }
+
+    fn is_blind(&self, model: &str) -> bool {
+        self.blind.lock().is_ok_and(|b| b.contains(model))
     }
 
     /// The client (for listing models).
@@ -135,13 +149,67 @@ fn content_of(text: String, attachments: &[hearth_core::Attachment]) -> wire::Co
     wire::Content::Parts(parts)
 }
 
+/// Whether `e` is a server saying the model cannot take pictures:
+/// llama.cpp without a vision projector answers 500 "image input is not
+/// supported - hint: if this is unexpected, you may need to provide the
+/// mmproj"; vLLM and others say a model "is not a multimodal model" or
+/// "does not support image input".
+fn refuses_pictures(e: &BackendError) -> bool {
+    let message = match e {
+        BackendError::BadRequest { message } | BackendError::Server { message, .. } => {
+            message.to_lowercase()
+        }
+        _ => return false,
+    };
+    (message.contains("image") || message.contains("multimodal") || message.contains("vision"))
+        && [
+            "not supported",
+            "not support",
+            "unsupported",
+            "mmproj",
+            "not a multimodal",
+        ]
+        .iter()
+        .any(|p| message.contains(p))
+}
+
 #[async_trait]
 impl ModelBackend for OpenAiBackend {
     async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
-        let stream = self.client.chat_stream(&to_wire(request)).await?;
+        let mut request = request;
+        if self.is_blind(&request.model) {
+            hearth_core::attachment::leave_out_pictures(&mut request.messages);
+        }
+        let pictures = request
+            .messages
+            .iter()
+            .any(|m| m.attachments.iter().any(hearth_core::Attachment::is_image));
+        let opened = if pictures {
+            // Kept for a second try without the pictures.
+            let first = self.client.chat_stream(&to_wire(request.clone())).await;
+            match first {
+                Err(e) if refuses_pictures(&BackendError::from(e.clone())) => {
+                    tracing::info!(model = %request.model, "the server cannot show this model pictures; they are left out from now on");
+                    if let Ok(mut blind) = self.blind.lock() {
+                        blind.insert(request.model.clone());
+                    }
+                    hearth_core::attachment::leave_out_pictures(&mut request.messages);
+                    self.client.chat_stream(&to_wire(request)).await
+                }
+                other => other,
+            }
+        } else {
+            self.client.chat_stream(&to_wire(request)).await
+        };
         Ok(Box::pin(
-            stream.map(|item| item.map_err(BackendError::from)),
+            opened?.map(|item| item.map_err(BackendError::from)),
         ))
+    }
+
+    /// `Some(false)` once the server refused a picture for `model`; before
+    /// that, unknown (the server does not say).
+    async fn sees_images(&self, model: &str) -> Option<bool> {
+        self.is_blind(model).then_some(false)
     }
 
     /// Nothing to do: there is no load API; llama.cpp and vLLM load their

@@ -102,9 +102,38 @@ async fn chat_completions(
         Ok(parsed) => parsed,
         Err(message) => return reject(conn, 400, &message).await,
     };
+    // llama.cpp's server without a vision projector refuses a picture
+    // with a 500 and these words (checked against llama-server b6000+
+    // with Qwen2.5-Coder); a model scripted with `vision` takes it.
+    let sees = shared.read(|inner| {
+        inner
+            .model(&req.model)
+            .is_some_and(|m| m.capabilities.iter().any(|c| c == "vision"))
+    });
+    if !sees && has_pictures(body) {
+        return reject(conn, 500, NO_VISION).await;
+    }
     let seq = shared.read(|inner| inner.counters.requests);
     let v1 = V1Options { include_usage, seq };
     chat::serve(shared, conn, req, Dialect::OpenAi(v1)).await
+}
+
+/// What llama.cpp's server answers a picture for a model it cannot show
+/// one.
+pub const NO_VISION: &str = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj";
+
+/// Whether a request body has an `image_url` content part.
+fn has_pictures(body: &[u8]) -> bool {
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    v["messages"].as_array().is_some_and(|ms| {
+        ms.iter().any(|m| {
+            m["content"]
+                .as_array()
+                .is_some_and(|parts| parts.iter().any(|p| p["type"] == "image_url"))
+        })
+    })
 }
 
 #[derive(Debug, Deserialize)]
