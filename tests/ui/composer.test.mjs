@@ -3,7 +3,7 @@
 // message sent.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { send, setup, waitIdle } from './harness.mjs';
+import { calls, send, setup, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -140,4 +140,21 @@ test('what is typed and not sent is kept in the store, found again after a resta
     await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'save_unsent' && c.args.text === ''));
     await page.getByTestId('send-button').waitFor();
     assert.equal(await page.evaluate(() => window.__hearthMock.sessions.get('s1').unsent), null);
+  }));
+
+test('a message refused after the person went to another session waits in its own session, not in the one on screen', () =>
+  withApp('refusesend=800', async ({ page }) => {
+    const input = page.getByTestId('composer-input');
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await input.fill('a message the server will refuse');
+    await page.getByTestId('send-button').click();
+    // Elsewhere before the refusal comes.
+    await page.getByTestId('new-session').click();
+    await page.getByTestId('toast-text').filter({ hasText: /was not sent; it is back in that session's composer/ }).waitFor();
+    assert.equal(await input.inputValue(), '', 'the session on screen is not given it');
+    const [kept] = (await calls(page, 'save_unsent')).filter((c) => c.args.text === 'a message the server will refuse');
+    assert.ok(kept, 'kept as that session\'s unsent text');
+    await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=composer-input]')?.value === 'a message the server will refuse');
+    assert.equal(kept.args.sessionId, await page.locator('[data-testid=session-item].current').getAttribute('data-session-id'));
   }));

@@ -49,7 +49,7 @@ export class MockBackend {
    * answers, one character per delta; `streamStored`: the message the core
    * would store for it (its view sanitized), when not the text itself.
    */
-  config = { openDelayMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
+  config = { openDelayMs: 0, refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -95,6 +95,8 @@ export class MockBackend {
 
   constructor(params: URLSearchParams) {
     if (params.get('unreachable')) this.config.reachable = false;
+    // A message the core refuses before keeping it, the refusal coming this many ms after Send.
+    this.config.refuseSendMs = Number(params.get('refusesend') ?? 0);
     firstRun(this, params.get('firstrun'));
     const s = this.addSession('Welcome');
     const u = this.addMessage(s, 'user', 'Hello there');
@@ -231,6 +233,10 @@ export class MockBackend {
       }
       case 'switch_branch': { const s = this.sess(a.sessionId); let id: number = a.messageId; for (;;) { const kids = this.children(s.id, id); const last = kids[kids.length - 1]; if (!last) break; id = last.id; } s.leaf = id; return this.view(s); }
       case 'send_message': {
+        if (this.config.refuseSendMs > 0) {
+          await new Promise((r) => setTimeout(r, this.config.refuseSendMs));
+          throw err('invalid_input', 'the model server refused this message', 'none');
+        }
         const s = this.sess(a.sessionId);
         const model = s.model ?? (this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!).model;
         const attachments = this.files.give(a.attachments ?? [], a.text, model, this.models.find((m) => m.name === model)?.capabilities ?? null);

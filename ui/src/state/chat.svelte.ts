@@ -35,6 +35,13 @@ interface RunLog {
   ended: boolean;
 }
 
+/** What a run of this page was started with: given back to its session if the core refuses it before keeping it. */
+interface Sent {
+  sessionId: string;
+  prompt: string | null;
+  files: AttachmentView[];
+}
+
 /** How long the log of an ended run stays (a reopen may still need its end). */
 const ENDED_LOG_MS = 60_000;
 
@@ -286,7 +293,16 @@ class ChatState {
         listed = true;
         if (!sessions.list.some((s) => s.id === sessionId)) void sessions.refresh();
       }
-      if (this.sessionId !== sessionId) return; // shown again by replay when reopened
+      if (this.sessionId !== sessionId) {
+        // Refused before it was kept, while the person is elsewhere: the
+        // message waits in its own session's composer.
+        if (isTerminal(ev) && !ev.is_subagent) {
+          const sent = this.#sent.get(ev.run_id);
+          this.#sent.delete(ev.run_id);
+          if (ev.type === 'error' && ev.error.code === 'invalid_input' && ev.error.recovery === 'none') this.#giveBack(sent);
+        }
+        return; // shown again by replay when reopened
+      }
       this.#buffer.push(ev);
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -374,7 +390,8 @@ class ChatState {
     this.profile = view.profile;
     // A message the core refused before keeping it (pictures for a model
     // that cannot see) comes back to the composer, files and all.
-    if (t.status === 'error' && !view.messages.some((m) => m.run_id === t.run_id && m.role === 'user')) this.#giveBack();
+    if (t.status === 'error' && !view.messages.some((m) => m.run_id === t.run_id && m.role === 'user')) this.#giveBack(this.#sent.get(t.run_id) ?? { sessionId: v.id, prompt: this.livePrompt, files: this.liveAttachments });
+    this.#sent.delete(t.run_id);
     this.livePrompt = null;
     this.liveAttachments = [];
     this.liveSwitch = null;
@@ -391,13 +408,31 @@ class ChatState {
     }
   }
 
-  /** The running turn's message, not kept, back into the composer (before what is typed there now). */
-  #giveBack(): void {
-    const prompt = this.livePrompt;
-    if (prompt === null) return;
-    this.draft = [prompt, this.draft.trim() ? this.draft : ''].filter((x) => x !== '').join('\n\n');
-    this.attachments = [...this.liveAttachments, ...this.attachments.filter((a) => !this.liveAttachments.some((l) => l.sha256 === a.sha256))];
-    this.liveAttachments = [];
+  /** What each run of this page was started with, until it ends: a refusal gives it back to its own session. */
+  #sent = new Map<string, Sent>();
+
+  /**
+   * A message the core refused before keeping it, back into its session's
+   * composer (before what is typed there now). The person may be in
+   * another session by then: it waits in that session's draft (and in the
+   * store's unsent text), never in the composer they are looking at.
+   */
+  #giveBack(sent: Sent | undefined): void {
+    if (!sent || sent.prompt === null) return;
+    const merge = (typed: string) => [sent.prompt, typed.trim() ? typed : ''].filter((x) => x !== '').join('\n\n');
+    const withFiles = (files: AttachmentView[]) => [...sent.files, ...files.filter((a) => !sent.files.some((l) => l.sha256 === a.sha256))];
+    if (this.sessionId === sent.sessionId) {
+      this.draft = merge(this.draft);
+      this.attachments = withFiles(this.attachments);
+      this.liveAttachments = [];
+      return;
+    }
+    const draft = merge(this.#drafts.get(sent.sessionId) ?? '');
+    this.#drafts.set(sent.sessionId, draft);
+    this.#attachmentDrafts.set(sent.sessionId, withFiles(this.#attachmentDrafts.get(sent.sessionId) ?? []));
+    void ipc.saveUnsent(sent.sessionId, draft).catch((e: unknown) => console.warn('keeping the refused message failed', e));
+    const title = sessions.list.find((x) => x.id === sent.sessionId)?.title || 'another session';
+    toasts.show(`Your message in “${title}” was not sent; it is back in that session's composer.`);
   }
 
   /** Starts a run through `start`, showing `prompt` as the user's bubble. */
@@ -409,13 +444,17 @@ class ChatState {
     this.liveSwitch = null;
     this.turn = newTurn('');
     const log: RunLog = { events: [], ended: false };
+    const sent: Sent = { sessionId: id, prompt, files: this.liveAttachments };
     try {
       const runId = await start(this.#listener(id, log));
+      if (!log.ended) this.#sent.set(runId, sent);
       if (!this.#runs.has(runId) && !log.ended) this.#runs.set(runId, log);
       if (this.turn && !this.turn.run_id) this.turn = { ...this.turn, run_id: runId };
     } catch (e) {
       const info = ipc.errorInfo(e);
-      this.#giveBack();
+      this.#giveBack(sent);
+      // Shown where it was sent: the session on screen may be another by now.
+      if (this.sessionId !== id) return;
       this.turn = { ...newTurn(''), status: 'error', error: info };
       if (info.code === 'backend_unreachable') void app.refreshBackend();
     } finally {
