@@ -57,4 +57,8 @@ impl ModelBackend for BackendSlot {
     async fn context_window(&self, model: &str) -> Option<u32> {
         self.current().context_window(model).await
     }
+
+    async fn sees_images(&self, model: &str) -> Option<bool> {
+        self.current().sees_images(model).await
+    }
 }

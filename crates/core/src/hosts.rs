@@ -159,4 +159,8 @@ impl ModelBackend for Failover {
     async fn context_window(&self, model: &str) -> Option<u32> {
         self.current().1.context_window(model).await
     }
+
+    async fn sees_images(&self, model: &str) -> Option<bool> {
+        self.current().1.sees_images(model).await
+    }
 }

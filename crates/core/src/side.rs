@@ -42,8 +42,12 @@ use crate::workers::WorkerError;
 pub(crate) const SIDE_MAX_TOKENS: u32 = 2048;
 /// Most tokens of a title (a few words).
 pub(crate) const TITLE_MAX_TOKENS: u32 = 64;
-/// Most tokens of the memory worker's answer (at most ten short facts).
-pub(crate) const MEMORY_MAX_TOKENS: u32 = 512;
+/// Most tokens of the memory worker's answer about `sentences` of the
+/// user's: up to four short facts each, so an answer for eight is not cut
+/// off (a cut answer is not JSON, and every fact in it would be lost).
+pub(crate) fn memory_max_tokens(sentences: usize) -> u32 {
+    64 + 160 * sentences as u32
+}
 
 /// Added to an instruction sent with the conversation's tools: they are
 /// offered only so that the prompt starts as the conversation's does.

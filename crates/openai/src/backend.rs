@@ -161,16 +161,19 @@ fn refuses_pictures(e: &BackendError) -> bool {
         }
         _ => return false,
     };
-    (message.contains("image") || message.contains("multimodal") || message.contains("vision"))
-        && [
-            "not supported",
-            "not support",
-            "unsupported",
-            "mmproj",
-            "not a multimodal",
-        ]
-        .iter()
-        .any(|p| message.contains(p))
+    // The server's words for "this model takes no pictures", not for a
+    // picture it could not read ("You uploaded an unsupported image"),
+    // which must not make a model that sees blind.
+    [
+        "image input is not supported",
+        "mmproj",
+        "not a multimodal model",
+        "does not support image",
+        "does not support vision",
+        "vision is not supported",
+    ]
+    .iter()
+    .any(|p| message.contains(p))
 }
 
 #[async_trait]
@@ -230,6 +233,25 @@ impl ModelBackend for OpenAiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_server_saying_the_model_takes_no_pictures_makes_it_blind() {
+        let server = |m: &str| BackendError::Server {
+            status: Some(500),
+            message: m.into(),
+        };
+        assert!(refuses_pictures(&server(
+            "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+        )));
+        assert!(refuses_pictures(&BackendError::BadRequest {
+            message: "qwen2.5 is not a multimodal model".into()
+        }));
+        // A picture the server could not read says nothing of the model.
+        assert!(!refuses_pictures(&BackendError::BadRequest {
+            message: "You uploaded an unsupported image. Please make sure your image is of one the following formats: png, jpeg".into()
+        }));
+        assert!(!refuses_pictures(&server("out of memory")));
+    }
     use hearth_core::{KeepAlive, ToolCall, ToolSpec};
     use pretty_assertions::assert_eq;
     use serde_json::json;

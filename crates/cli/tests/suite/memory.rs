@@ -298,18 +298,6 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     let sim = sim(Script::default()).await;
-    let memory_requests = || {
-        sim.chat_bodies()
-            .iter()
-            .filter(|b| {
-                b["messages"]
-                    .as_array()
-                    .and_then(|m| m.last())
-                    .and_then(|m| m["content"].as_str())
-                    .is_some_and(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
-            })
-            .count()
-    };
     let turn = |session: &'static str, text: &'static str, fact: (&'static str, &'static str)| {
         sim.push_reply(Reply::text("Noted."));
         sim.push_reply(Reply::text("A title"));
@@ -383,7 +371,7 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     );
 
     ok(&["profiles", "set", "--db", &db, "Chat", "--memory", "off"]).await;
-    let asked = memory_requests();
+    let asked = memory_requests(&sim);
     let err = turn(
         "C",
         "I live in Lyon",
@@ -392,7 +380,7 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     .await;
     assert!(!err.contains("[memory]"), "{err}");
     assert_eq!(
-        memory_requests(),
+        memory_requests(&sim),
         asked,
         "memory off: the model is not asked"
     );

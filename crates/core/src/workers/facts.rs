@@ -194,20 +194,15 @@ fn content_words(text: &str) -> Vec<String> {
 
 /// The sentences of `said`, each with whether it was a question.
 fn sentences(said: &str) -> Vec<(Vec<String>, bool)> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    for ch in said.chars().chain(std::iter::once('\n')) {
-        if matches!(ch, '.' | '!' | '?' | '\n' | ';') {
-            let ws = words(&current.replace('\'', ""));
-            if !ws.is_empty() {
-                out.push((ws.split(' ').map(str::to_owned).collect(), ch == '?'));
-            }
-            current.clear();
-        } else {
-            current.push(ch);
-        }
-    }
-    out
+    // Split as the memory request's sentences are, so a fact asked about
+    // one sentence is grounded in that same sentence.
+    crate::workers::statements::split(said)
+        .into_iter()
+        .filter_map(|(sentence, question)| {
+            let ws = words(&sentence.replace('\'', ""));
+            (!ws.is_empty()).then(|| (ws.split(' ').map(str::to_owned).collect(), question))
+        })
+        .collect()
 }
 
 /// Whether `c` rests on something the user stated about themselves: one
@@ -278,16 +273,22 @@ const PASSING: [&str; 22] = [
 ];
 
 /// How a person wants answers: a "wants"/"needs" fact about them lasts
-/// ("The user wants short answers").
+/// ("The user wants short answers"), when these come right after the verb.
 const ABOUT_ANSWERS: [&str; 8] = [
     "answer",
-    "repl",
+    "repli",
     "respon",
     "explanation",
     "units",
     "language",
     "tone",
     "format",
+];
+
+/// Passing words that name a lasting change: "is getting married", "got a
+/// degree".
+const LASTING: [&str; 8] = [
+    "married", "engaged", "divorced", "a degree", "a phd", "a job", "promoted", "retired",
 ];
 
 /// Whether `fact` (lowercase) is a request for the task or a passing state
@@ -300,10 +301,25 @@ fn passing(fact: &str) -> bool {
     let verb = after
         .trim_start_matches("just ")
         .trim_start_matches("currently ");
-    PASSING
+    let Some(p) = PASSING
         .iter()
-        .any(|p| verb.starts_with(p) && verb[p.len()..].starts_with([' ', '.', ',']))
-        && !ABOUT_ANSWERS.iter().any(|a| fact.contains(a))
+        .find(|p| verb.starts_with(*p) && verb[p.len()..].starts_with([' ', '.', ',']))
+    else {
+        return false;
+    };
+    // The words right after the verb, before any "to"/"that"/"for" that
+    // starts the task ("needs a regex to format phone numbers").
+    let object: Vec<&str> = verb[p.len()..]
+        .split_whitespace()
+        .take_while(|w| !["to", "that", "for", "which", "with"].contains(w))
+        .take(4)
+        .collect();
+    let about_answers = object
+        .iter()
+        .any(|w| w.starts_with("reply") || ABOUT_ANSWERS.iter().any(|a| w.starts_with(a)));
+    let object = object.join(" ");
+    let lasting = LASTING.iter().any(|l| object.starts_with(l));
+    !about_answers && !lasting
 }
 
 /// Why `c` is not a fact about the user grounded in `said` (the user's own
@@ -619,6 +635,27 @@ mod tests {
                 "a request or a passing state, not a lasting fact"
             );
         }
+        // A task that happens to name a format, a REPL, a language.
+        for fact in [
+            "The user needs a regex to format phone numbers",
+            "The user wants a REPL for Lua",
+            "The user needs a function that parses JSON responses",
+        ] {
+            let (kept, rejected) = screen(vec![c(fact, "project", fact, 0.9)], &said);
+            assert!(kept.is_empty(), "{fact}");
+            assert_eq!(
+                rejected[0].reason, "a request or a passing state, not a lasting fact",
+                "{fact}"
+            );
+        }
+        // A lasting change is not passing.
+        let said_married = own_words("I'm getting married in June.");
+        let fact = "The user is getting married in June";
+        let (kept, _) = screen(
+            vec![c(fact, "identity", "I'm getting married in June", 0.9)],
+            &said_married,
+        );
+        assert_eq!(kept.len(), 1);
         // How they want answers lasts.
         let fact = "The user wants short answers";
         let (kept, _) = screen(

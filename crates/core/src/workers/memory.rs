@@ -1,13 +1,14 @@
 //! The memory worker: after a turn, ask the model (same model, same load
-//! options, so nothing reloads) whether the exchange revealed durable facts
-//! about the user, and hand them to the store, which drops duplicates and
-//! anything the user deleted or edited away. The question is asked after
-//! the conversation itself (its prefix, so the server's prompt cache serves
-//! it: docs/design.md §5), with the latest exchange quoted so a small model
-//! knows which part to read. The answer is JSON against a schema (each
-//! fact with a category, the user's words it rests on and a confidence),
-//! and only the facts that hold up against what the user wrote are kept
-//! (`facts::screen`).
+//! options, so nothing reloads) what the user's latest message tells about
+//! them, and hand the facts to the store, which drops duplicates and
+//! anything the user deleted or edited away. Only the sentences in which
+//! the user speaks of themselves are asked about (`statements`); a message
+//! with none asks nothing. The question is asked after the conversation
+//! itself (its prefix, so the server's prompt cache serves it:
+//! docs/design.md §5), listing those sentences. The answer is JSON against
+//! a schema with one slot per sentence (each fact with a category and a
+//! confidence, resting on its slot's sentence), and only the facts that
+//! hold up against what the user wrote are kept (`facts::screen`).
 
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ use crate::memory::{MemoryWriter, NewFact};
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
-use crate::side::{ChatPrefix, MEMORY_MAX_TOKENS, Side, side_request};
+use crate::side::{ChatPrefix, Side, memory_max_tokens, side_request};
 use crate::store::SessionStore;
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts, statements};
 
@@ -88,7 +89,7 @@ pub(crate) struct Kept {
     pub proposed: Vec<String>,
 }
 
-/// Ask the model for new durable facts in `pass.text` and, as the
+/// Ask the model for new durable facts in `pass.fresh` and, as the
 /// profile's memory mode says, store them or propose them. Nothing is
 /// asked when memory is off (or the user stopped).
 pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError> {
@@ -102,20 +103,27 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
         return Ok(Kept::default());
     }
     let prompt = format!(
-        "{MEMORY_PROMPT} Here are the sentences of the latest message where the user speaks of themselves:\n{}\n\n\
+        "{MEMORY_PROMPT} Here are the sentences of the {} where the user speaks of themselves:\n{}\n\n\
          For each sentence, rewrite what it says about the user as short facts that start with \"The user\", \
          using the sentence's own words: one fact for each thing it tells (name, home, job, family, tools, \
          languages, diet, health, plans, how they want answers). A request or question about the task is not a fact. \
          Each fact has a category (one of {}) and a confidence (0 to 1). Answer only with JSON, \
          one entry for each sentence: {{\"sentence_1\": {{\"facts\": [{{\"fact\": \"The user …\", \
          \"fact_category\": \"…\", \"fact_confidence\": 0.9}}]}}, \"sentence_2\": …}}.",
+        // The flush reads a stretch of the conversation, not one message.
+        if pass.source == "flush" {
+            "conversation"
+        } else {
+            "latest message"
+        },
         statements::listing(&statements),
         facts::CATEGORIES.join(", "),
     );
+    let max_tokens = memory_max_tokens(statements.len());
     let (window, ratio) = pass.window;
     let prefix = pass
         .prefix
-        .within(pass.profile, &prompt, MEMORY_MAX_TOKENS, window, ratio);
+        .within(pass.profile, &prompt, max_tokens, window, ratio);
     let mut request = side_request(
         pass.profile,
         pass.load,
@@ -124,7 +132,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
         // Greedy: the facts are copied out of the user's sentences, not
         // made up; a sampled word is one the user may never have written.
         0.0,
-        MEMORY_MAX_TOKENS,
+        max_tokens,
     );
     request.format = Some(statements::schema(statements.len()));
     let side = Side {

@@ -26,12 +26,17 @@ const FIRST_PERSON: [&str; 11] = [
     "i", "im", "ive", "id", "me", "my", "mine", "myself", "we", "our", "us",
 ];
 
-/// The sentences of `text`, as written, each with whether it asks.
+/// The sentences of `text`, as written, each with whether it asks (the
+/// memory screen grounds facts in the same sentences).
 pub(crate) fn split(text: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let mut current = String::new();
-    for ch in text.chars().chain(std::iter::once('\n')) {
-        let end = matches!(ch, '.' | '!' | '?' | '\n' | ';');
+    let mut chars = text.chars().chain(std::iter::once('\n')).peekable();
+    while let Some(ch) = chars.next() {
+        // A full stop ends a sentence before a space, not inside "2.5" or
+        // "example.com".
+        let end = matches!(ch, '!' | '?' | '\n' | ';')
+            || (ch == '.' && chars.peek().is_none_or(|c| c.is_whitespace()));
         if end && ch != '\n' {
             current.push(ch);
         }
@@ -173,41 +178,92 @@ pub fn parse(answer: &str, statements: &[String]) -> Vec<Candidate> {
     out
 }
 
-/// Whether `word` ends a sentence's verb phrase before its verb ("I
-/// *mostly* write Go").
-fn adverb(word: &str) -> bool {
-    word.len() > 3 && word.ends_with("ly")
-        || [
-            "also", "often", "always", "never", "still", "now", "usually",
-        ]
-        .contains(&word)
-}
+/// Words between "I" and its verb ("I *mostly* write Go"): a list, not
+/// "-ly", which would take "apply" for one.
+const ADVERBS: [&str; 20] = [
+    "also",
+    "often",
+    "always",
+    "never",
+    "still",
+    "now",
+    "just",
+    "usually",
+    "mostly",
+    "mainly",
+    "really",
+    "actually",
+    "currently",
+    "only",
+    "sometimes",
+    "generally",
+    "primarily",
+    "normally",
+    "rarely",
+    "occasionally",
+];
 
-/// `verb` as "the user" does it: "write" is "writes", "have" "has".
+/// Verbs "the user" says as "I" does: modals, and past forms that take no
+/// "-ed" ("I can speak Spanish", "I grew up in Lyon").
+const UNCHANGED: [&str; 34] = [
+    "can",
+    "could",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "may",
+    "might",
+    "must",
+    "can't",
+    "cannot",
+    "won't",
+    "wouldn't",
+    "couldn't",
+    "shouldn't",
+    "didn't",
+    "had",
+    "did",
+    "was",
+    "grew",
+    "went",
+    "got",
+    "made",
+    "took",
+    "came",
+    "knew",
+    "began",
+    "became",
+    "wrote",
+    "taught",
+    "bought",
+    "built",
+    "left",
+    "met",
+];
+
+/// `verb` (a word as the model wrote it, punctuation and all) as "the
+/// user" does it: "write" is "writes", "have" "has", "don't" "doesn't";
+/// a modal or an irregular past stays.
 fn conjugated(verb: &str) -> String {
-    let lower = verb.to_lowercase();
-    match lower.as_str() {
-        "have" => return "has".into(),
-        "am" | "are" => return "is".into(),
-        "do" | "go" => return format!("{verb}es"),
-        _ => {}
-    }
-    if lower.ends_with('s') && !lower.ends_with("ss") || lower.ends_with("ed") {
+    let bare = verb.trim_end_matches([',', '.', ';', '!', ':']);
+    let tail = &verb[bare.len()..];
+    let lower = bare.replace('’', "'").to_lowercase();
+    let done = match lower.as_str() {
+        "have" => "has".to_owned(),
+        "am" | "are" => "is".to_owned(),
+        "don't" => "doesn't".to_owned(),
+        "do" | "go" => format!("{bare}es"),
+        w if UNCHANGED.contains(&w) || !w.chars().all(|c| c.is_ascii_alphabetic()) => bare.into(),
         // Already conjugated, or past ("I worked").
-        return verb.into();
-    }
-    let consonant_y =
-        lower.ends_with('y') && !lower[..lower.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
-    if consonant_y {
-        format!("{}ies", &verb[..verb.len() - 1])
-    } else if ["s", "sh", "ch", "x", "z"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-    {
-        format!("{verb}es")
-    } else {
-        format!("{verb}s")
-    }
+        w if w.ends_with('s') && !w.ends_with("ss") || w.ends_with("ed") => bare.into(),
+        w if w.ends_with('y') && !w[..w.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']) => {
+            format!("{}ies", &bare[..bare.len() - 1])
+        }
+        w if ["s", "sh", "ch", "x", "z"].iter().any(|e| w.ends_with(e)) => format!("{bare}es"),
+        _ => format!("{bare}s"),
+    };
+    format!("{done}{tail}")
 }
 
 /// The name the user gives themselves in `sentence` ("I'm Priya", "my
@@ -240,26 +296,28 @@ pub fn third_person(fact: &str, sentence: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut rest = &words[1..];
     let named = own_name(sentence).is_some_and(|name| *first == name);
+    // "She" is the user only where the sentence speaks of no one else:
+    // from "My sister works in Leeds", "She works in Leeds" is the sister.
+    let only_self = !lower_words(sentence)
+        .iter()
+        .any(|w| ["my", "our", "we", "us"].contains(&w.as_str()));
     match key.as_str() {
         _ if named => out.push(format!("The user, {first},")),
-        "she" | "he" => out.push("The user".into()),
-        "her" | "his" => out.push("The user's".into()),
+        "she" | "he" if only_self => out.push("The user".into()),
+        "her" | "his" if only_self => out.push("The user's".into()),
         "im" => out.extend(["The user is".to_owned()]),
         "ive" => out.extend(["The user has".to_owned()]),
         "my" => out.extend(["The user's".to_owned()]),
+        "they" if !only_self => return fact.to_owned(),
         "i" | "they" => {
             out.push("The user".into());
             let mut i = 0;
-            while i < rest.len() && adverb(&rest[i].to_lowercase()) {
+            while i < rest.len() && ADVERBS.contains(&rest[i].to_lowercase().as_str()) {
                 out.push(rest[i].into());
                 i += 1;
             }
             if let Some(verb) = rest.get(i) {
-                out.push(if verb.eq_ignore_ascii_case("was") {
-                    (*verb).into()
-                } else {
-                    conjugated(verb)
-                });
+                out.push(conjugated(verb));
                 i += 1;
             }
             rest = &rest[i.min(rest.len())..];
@@ -272,6 +330,11 @@ pub fn third_person(fact: &str, sentence: &str) -> String {
     for w in rest {
         let bare = w.trim_end_matches([',', '.', ';', '!']);
         let tail = &w[bare.len()..];
+        // "the US" is a country, not "us".
+        if bare.len() > 1 && bare.chars().all(|c| c.is_uppercase()) {
+            out.push((*w).to_owned());
+            continue;
+        }
         let swapped = match bare.replace('’', "'").to_lowercase().as_str() {
             "i" | "we" => "they",
             "i'm" | "we're" => "they're",
@@ -315,6 +378,11 @@ mod tests {
             let said = crate::workers::facts::own_words(nothing);
             assert!(statements(&said).is_empty(), "{nothing}");
         }
+        // A full stop inside a word or a number does not end the sentence.
+        assert_eq!(
+            statements("I use Python 3.12 and I host example.com myself. Thanks."),
+            ["I use Python 3.12 and I host example.com myself."]
+        );
         let many: String = (0..20).map(|i| format!("I have {i} cats. ")).collect();
         let listed = statements(&many);
         assert_eq!(listed.len(), MAX_STATEMENTS);
@@ -384,6 +452,15 @@ mod tests {
             ("I do yoga", "The user does yoga"),
             ("I watch films", "The user watches films"),
             ("I was a teacher", "The user was a teacher"),
+            ("I can speak Spanish", "The user can speak Spanish"),
+            ("I grew up in Lyon", "The user grew up in Lyon"),
+            ("I apply for jobs", "The user applies for jobs"),
+            ("I swim, run and cycle", "The user swims, run and cycle"),
+            ("I don't eat pork", "The user doesn't eat pork"),
+            (
+                "I moved to the US last year",
+                "The user moved to the US last year",
+            ),
             ("The user is vegetarian", "The user is vegetarian"),
             ("Left-handed guitar", "Left-handed guitar"),
             ("She works as a nurse", "The user works as a nurse"),
@@ -396,6 +473,16 @@ mod tests {
         ] {
             assert_eq!(third_person(model, "I'm Sam."), memory, "{model}");
         }
+        // Another person in the sentence: "she" and "they" are not the user.
+        let sister = "My sister works as a nurse in Leeds.";
+        assert_eq!(
+            third_person("She works as a nurse in Leeds", sister),
+            "She works as a nurse in Leeds"
+        );
+        assert_eq!(
+            third_person("They are 5 and 7", "My kids are 5 and 7."),
+            "They are 5 and 7"
+        );
         let said = "Hi, I'm Priya and I work as a nurse in Leeds.";
         assert_eq!(
             third_person("Priya is a nurse in Leeds", said),

@@ -59,11 +59,9 @@ async fn a_model_the_server_cannot_show_pictures_is_answered_without_them_from_t
     let sim = sim(script).await;
     let backend = Arc::new(OpenAiBackend::new(client(&sim)));
     assert_eq!(backend.sees_images(MODEL).await, None, "unknown up front");
-    let agent = Agent::builder(
-        backend.clone(),
-        Arc::new(StaticProfiles::single("", profile)),
-    )
-    .build();
+    // As the app holds it: in a slot the settings can swap.
+    let slot = hearth_core::BackendSlot::new(backend.clone());
+    let agent = Agent::builder(slot.clone(), Arc::new(StaticProfiles::single("", profile))).build();
 
     let mut run = agent.run_stream_with("s", "What is in this picture?", vec![picture()]);
     let evs = events(&mut run).await;
@@ -73,6 +71,11 @@ async fn a_model_the_server_cannot_show_pictures_is_answered_without_them_from_t
     );
     assert_eq!(text_of(&evs), "I cannot see it.");
     assert_eq!(backend.sees_images(MODEL).await, Some(false), "learned");
+    assert_eq!(
+        slot.sees_images(MODEL).await,
+        Some(false),
+        "also through the slot"
+    );
     let bodies = sim.completion_bodies();
     assert_eq!(
         bodies.len(),
