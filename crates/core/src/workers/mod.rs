@@ -16,6 +16,7 @@ use crate::store::{SessionStore, StoreError, StoreFailure};
 
 pub mod facts;
 pub(crate) mod memory;
+mod passing;
 pub mod statements;
 mod title;
 

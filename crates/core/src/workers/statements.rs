@@ -14,17 +14,12 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::workers::facts::{CATEGORIES, Candidate, MAX_FACT_CHARS};
+use crate::workers::facts::{self, CATEGORIES, Candidate, MAX_FACT_CHARS};
 
 /// Most sentences one memory request asks about (the latest ones).
 pub const MAX_STATEMENTS: usize = 8;
 /// Most facts taken from one sentence.
 pub const FACTS_PER_STATEMENT: usize = 4;
-
-/// First-person words (as `facts` matches them: lowercase, no apostrophe).
-const FIRST_PERSON: [&str; 11] = [
-    "i", "im", "ive", "id", "me", "my", "mine", "myself", "we", "our", "us",
-];
 
 /// The sentences of `text`, as written, each with whether it asks (the
 /// memory screen grounds facts in the same sentences).
@@ -53,13 +48,13 @@ pub(crate) fn split(text: &str) -> Vec<(String, bool)> {
     out
 }
 
-/// Lowercase words without apostrophes ("I'm" is "im").
+/// Lowercase words without apostrophes ("I'm" is "im"), as the screen
+/// reads them.
 fn lower_words(sentence: &str) -> Vec<String> {
-    sentence
-        .replace(['\'', '’'], "")
-        .split(|c: char| !c.is_alphanumeric())
+    facts::words(&sentence.replace(['\'', '’'], ""))
+        .split(' ')
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+        .map(str::to_owned)
         .collect()
 }
 
@@ -71,10 +66,9 @@ pub fn statements(said: &str) -> Vec<String> {
         .into_iter()
         .filter(|(sentence, question)| {
             let ws = lower_words(sentence);
-            !question
-                && sentence.chars().count() <= MAX_FACT_CHARS
-                && ws.iter().any(|w| FIRST_PERSON.contains(&w.as_str()))
-                && !ws.iter().any(|w| w == "user" || w == "users")
+            let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+            // The screen's own test of a sentence of the user's.
+            !question && sentence.chars().count() <= MAX_FACT_CHARS && facts::speaks_of_self(&ws)
         })
         .map(|(sentence, _)| sentence)
         .collect();
