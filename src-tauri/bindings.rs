@@ -47,6 +47,7 @@ pub fn builder() -> Builder<Wry> {
             chat::queue_message,
             chat::cancel_queued,
             chat::approve,
+            chat::answer_plan,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

@@ -36,6 +36,7 @@ const COMMANDS: &[&str] = &[
     "queue_message",
     "cancel_queued",
     "approve",
+    "answer_plan",
     "list_profiles",
     "save_profile",
     "delete_profile",

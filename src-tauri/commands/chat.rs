@@ -3,7 +3,7 @@
 //! `Channel` it passed; the run itself lives in `LiveRuns`.
 
 use hearth_core::QueueError;
-use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo};
+use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo, PlanAnswer};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
 
@@ -54,7 +54,17 @@ pub async fn send_message(
     }
     let agent = agent_for(&state, &session_id).await?;
     let files = resolve(&state, &attachments).await?;
-    let handle = agent.run_stream_with(&session_id, &text, files);
+    // `/plan …` starts the phased workflow (explore, plan, implement,
+    // review) in one run; files go with ordinary messages only.
+    let handle = match hearth_core::workflow::request_in(&text) {
+        Some(request) if files.is_empty() => agent.plan_stream(&session_id, request),
+        Some(_) => {
+            return Err(invalid(
+                "/plan takes no attached files: send them in a message first, then /plan",
+            ));
+        }
+        None => agent.run_stream_with(&session_id, &text, files),
+    };
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)
@@ -179,6 +189,14 @@ pub fn queue_message(
 #[specta::specta]
 pub fn approve(state: State<'_, AppState>, request_id: String, decision: ApprovalDecision) -> bool {
     state.approvals.answer(&request_id, decision)
+}
+
+/// Answer a `/plan` plan (`plan_proposed`): run it, run it as edited, or
+/// cancel. False when it is no longer waiting.
+#[tauri::command]
+#[specta::specta]
+pub fn answer_plan(state: State<'_, AppState>, request_id: String, answer: PlanAnswer) -> bool {
+    state.approvals.answer_plan(&request_id, answer)
 }
 
 /// Take back a queued message. False when it was already sent.

@@ -53,6 +53,13 @@ pub struct ProfileView {
     /// Facts learned from conversations: kept, proposed first, or not.
     #[serde(default)]
     pub memory: hearth_protocol::MemoryMode,
+    /// How many times a `/plan` review may send unfinished work back.
+    #[serde(default = "default_review_cycles")]
+    pub review_cycles: u32,
+}
+
+fn default_review_cycles() -> u32 {
+    Profile::DEFAULT_REVIEW_CYCLES
 }
 
 impl From<Profile> for ProfileView {
@@ -77,6 +84,7 @@ impl From<Profile> for ProfileView {
             mcp_servers: p.mcp_servers,
             skills: p.skills,
             memory: p.memory,
+            review_cycles: p.review_cycles,
         }
     }
 }
@@ -104,6 +112,7 @@ impl From<ProfileView> for Profile {
             mcp_servers: v.mcp_servers,
             skills: v.skills,
             memory: v.memory,
+            review_cycles: v.review_cycles,
         }
     }
 }

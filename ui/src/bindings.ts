@@ -121,6 +121,11 @@ export const commands = {
 	 *  waiting (answered already, or its run stopped).
 	 */
 	approve: (requestId: string, decision: ApprovalDecision) => __TAURI_INVOKE<boolean>("approve", { requestId, decision }),
+	/**
+	 *  Answer a `/plan` plan (`plan_proposed`): run it, run it as edited, or
+	 *  cancel. False when it is no longer waiting.
+	 */
+	answerPlan: (requestId: string, answer: PlanAnswer) => __TAURI_INVOKE<boolean>("answer_plan", { requestId, answer }),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -674,6 +679,53 @@ call_id: string | null;
 patterns: string[]; 
 /**  True when the guard blocked it (`block` mode). */
 blocked: boolean } | 
+/**
+ *  A phase of the `/plan` workflow began (`cycle`: the implement and
+ *  review passes count from 1; explore and plan are 0).
+ */
+{ type: "phase_started"; 
+/**  Which phase. */
+phase: WorkflowPhase; 
+/**  Which pass. */
+cycle: number } | 
+/**
+ *  A phase of the `/plan` workflow ended, with what it produced: the
+ *  findings report, the plan, the implementer's answer, the review.
+ */
+{ type: "phase_ended"; 
+/**  Which phase. */
+phase: WorkflowPhase; 
+/**  Which pass. */
+cycle: number; 
+/**  How it ended. */
+outcome: PhaseOutcome; 
+/**  What it produced (or why it failed). */
+report: string } | 
+/**
+ *  The plan waits for the user: run it, edit and run it, or cancel
+ *  (the `answer_plan` command with `request_id`).
+ */
+{ type: "plan_proposed"; 
+/**  Id to answer with. */
+request_id: string; 
+/**  The plan as the plan phase wrote it. */
+plan: string } | 
+/**  The user answered the proposed plan (or the stop did). */
+{ type: "plan_answered"; 
+/**  The request. */
+request_id: string; 
+/**  What was chosen. */
+choice: PlanChoice } | 
+/**  The reviewer's verdict on an implement pass. */
+{ type: "review_verdict"; 
+/**  Which pass it judged. */
+cycle: number; 
+/**  The verdict. */
+verdict: Verdict; 
+/**  What to fix (empty for `done`). */
+punch_list: string[]; 
+/**  True when this verdict leads to another implement pass. */
+fixing: boolean } | 
 /**  Token counts and speed of one model call. */
 { type: "usage"; 
 /**  The figures. */
@@ -992,6 +1044,36 @@ export type ModelView = {
 	settings: ModelSettingsView,
 };
 
+/**  How a phase ended. */
+export type PhaseOutcome = 
+/**  It produced what it was for. */
+"done" | 
+/**  The user stopped the workflow during it. */
+"stopped" | 
+/**  It failed (its report says why). */
+"failed";
+
+/**  The user's answer to a proposed plan (`answer_plan`). */
+export type PlanAnswer = 
+/**
+ *  Carry out the plan; `plan` replaces the proposed text when the user
+ *  edited it.
+ */
+{ choice: "run"; 
+/**  The edited plan, or `None` to run the plan as proposed. */
+plan?: string | null } | 
+/**  Carry out nothing: the workflow ends with what it produced so far. */
+{ choice: "cancel" };
+
+/**  What the user chose, as the workflow reports it. */
+export type PlanChoice = 
+/**  Run as proposed. */
+"run" | 
+/**  Run after the user's edit. */
+"edited" | 
+/**  Cancelled: nothing was implemented. */
+"cancelled";
+
 /**  UI preferences (kept in tauri-plugin-store, docs/design.md §7). */
 export type Prefs = {
 	/**  Colour theme. */
@@ -1045,6 +1127,8 @@ export type ProfileView = {
 	skills?: string[] | null,
 	/**  Facts learned from conversations: kept, proposed first, or not. */
 	memory?: MemoryMode,
+	/**  How many times a `/plan` review may send unfinished work back. */
+	review_cycles?: number,
 };
 
 /**  Profiles, the default and the persona. */
@@ -1296,7 +1380,9 @@ export type SpanKind =
 /**  Older messages summarized to make room. */
 "compaction" | 
 /**  The input guard flagged something. */
-"guard";
+"guard" | 
+/**  A phase of the `/plan` workflow (its name says which). */
+"phase";
 
 /**  One step of a run. */
 export type SpanView = {
@@ -1491,6 +1577,32 @@ export type Usage = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  The reviewer's verdict on one implement pass. */
+export type Verdict = 
+/**  The work does what the plan said, checked. */
+"done" | 
+/**  Something is missing or broken: the punch list says what. */
+"needs_fix" | 
+/**
+ *  The reviewer's answer held no verdict that could be read (treated
+ *  as `needs_fix` once, then reported).
+ */
+"unreadable";
+
+/**  A phase of the `/plan` workflow, in the order they run. */
+export type WorkflowPhase = 
+/**  A read-only sub-run that reads the project and reports findings. */
+"explore" | 
+/**  A read-only sub-run that turns the findings into a plan. */
+"plan" | 
+/**  The run itself carrying out the plan (or the reviewer's punch list). */
+"implement" | 
+/**
+ *  A sub-run that may read and run commands, never write files, and
+ *  answers with a verdict.
+ */
+"review";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

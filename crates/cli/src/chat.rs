@@ -70,9 +70,17 @@ pub struct ChatArgs {
     /// Repeat for more files.
     #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
     attach: Vec<PathBuf>,
-    /// The message.
+    /// `/plan`: carry out the plan without asking first (each call that
+    /// writes or runs still asks).
+    #[arg(long)]
+    yes: bool,
+    /// The message (for `hearth plan`: the request; `hearth chat "/plan
+    /// REQUEST"` is the same).
     #[arg(required_unless_present = "regenerate")]
     message: Option<String>,
+    /// Set by `hearth plan`.
+    #[arg(skip)]
+    pub(crate) plan: bool,
 }
 
 /// Keep each file of `--attach` in the store; the first that cannot be
@@ -148,6 +156,16 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // `hearth plan REQUEST`, or `/plan REQUEST` as the message.
+    let plan_request = match &args.message {
+        Some(m) if args.plan => Some(m.trim().to_owned()),
+        Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
+        None => None,
+    };
+    if plan_request.is_some() && (args.regenerate || !args.attach.is_empty()) {
+        eprintln!("hearth: /plan takes no --attach or --regenerate");
+        return ExitCode::from(2);
+    }
     let attachments = match attach_files(&store, &args.attach).await {
         Ok(a) => a,
         Err(e) => {
@@ -236,12 +254,16 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             None
         }
     };
-    let (handle, prompt) = match &args.message {
-        Some(text) if !args.regenerate => (
+    let (handle, prompt) = match (&args.message, &plan_request) {
+        (_, Some(request)) => (
+            agent.plan_stream(&session, request),
+            Some(hearth_core::workflow::command_text(request)),
+        ),
+        (Some(text), None) if !args.regenerate => (
             agent.run_stream_with(&session, text, attachments),
             Some(text.clone()),
         ),
-        _ => (agent.regenerate_stream(&session), None),
+        (_, None) => (agent.regenerate_stream(&session), None),
     };
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing, or while the model
@@ -280,6 +302,14 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         {
             let decision = ask(tool, reach, warning.as_deref()).await;
             agent.approve(request_id, decision);
+        }
+        if let EventKind::PlanProposed { request_id, plan } = &event.kind {
+            let answer = if args.yes {
+                hearth_protocol::PlanAnswer::Run { plan: None }
+            } else {
+                crate::plan::ask(plan).await
+            };
+            agent.answer_plan(request_id, answer);
         }
     }
     // The title, memory and compaction workers run after the answer: the
@@ -357,12 +387,12 @@ async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision
 
 /// Running text (answers, reasoning, plans) for the terminal: lines kept,
 /// every control, bidi and invisible character shown as an escape.
-fn text(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn text(s: &str) -> std::borrow::Cow<'_, str> {
     hearth_core::visible::visible(s, true)
 }
 
 /// One-line text for the terminal (names, arguments, tool output).
-fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     hearth_core::visible::visible(s, false)
 }
 
@@ -396,8 +426,23 @@ impl Printer {
             }
             return;
         }
+        if crate::plan::is_phase_talk(event) {
+            return;
+        }
         let mut out = self.out.lock();
         match &event.kind {
+            kind @ (EventKind::PhaseStarted { .. }
+            | EventKind::PhaseEnded { .. }
+            | EventKind::PlanProposed { .. }
+            | EventKind::PlanAnswered { .. }
+            | EventKind::ReviewVerdict { .. }) => {
+                if self.text_open {
+                    let _ = writeln!(out);
+                    self.text_open = false;
+                }
+                let _ = out.flush();
+                crate::plan::print(kind);
+            }
             EventKind::ThinkingDelta { delta } => {
                 if !self.in_thinking {
                     eprint!("[thinking] ");

@@ -10,6 +10,7 @@ mod hosts;
 mod mcp;
 mod memory;
 mod overrides;
+mod plan;
 mod profiles;
 mod ps;
 mod sessions;
@@ -47,6 +48,11 @@ enum Command {
     Memory(memory::MemoryArgs),
     /// Add, import, list, check and remove MCP servers (tools you bring).
     Mcp(mcp::McpArgs),
+    /// Carry out a big task in four phases: explore (read-only), plan
+    /// (read-only, shown to you to run, edit or cancel), implement (a
+    /// normal run: approvals and Ctrl-C as ever), review (reads and runs
+    /// checks, writes nothing; unfinished work goes back to be fixed).
+    Plan(chat::ChatArgs),
     /// List, add and remove model servers (hosts) besides the default Ollama.
     Hosts(hosts::HostsArgs),
     /// Set, show or clear the commands run around tool and model calls.
@@ -81,6 +87,10 @@ fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Chat(args) => chat::run(args).await,
+            Command::Plan(mut args) => {
+                args.plan = true;
+                chat::run(args).await
+            }
             Command::Ps(args) => ps::run(args).await,
             Command::Sessions(args) => sessions::run(args).await,
             Command::Profiles(args) => profiles::run(args).await,

@@ -88,7 +88,7 @@ impl Agent {
     /// Streaming entry point: starts the run in its own task (it goes on if
     /// the consumer looks away) and returns its events and stop handle.
     pub fn run_stream(self: &Arc<Self>, session_id: &str, text: &str) -> RunHandle {
-        self.start(session_id, text, Vec::new(), false)
+        self.start(session_id, text, Vec::new(), false, None)
     }
 
     /// [`Agent::run_stream`] with files attached to the message: each one
@@ -101,7 +101,7 @@ impl Agent {
         text: &str,
         attachments: Vec<crate::attachment::Attachment>,
     ) -> RunHandle {
-        self.start(session_id, text, attachments, false)
+        self.start(session_id, text, attachments, false, None)
     }
 
     /// Answer the session's last user message again (regenerate, or retry
@@ -109,15 +109,16 @@ impl Agent {
     /// message (the store's `fork`), so the previous answer stays on its own
     /// branch. Fails when the branch does not end with a user message.
     pub fn regenerate_stream(self: &Arc<Self>, session_id: &str) -> RunHandle {
-        self.start(session_id, "", Vec::new(), true)
+        self.start(session_id, "", Vec::new(), true, None)
     }
 
-    fn start(
+    pub(crate) fn start(
         self: &Arc<Self>,
         session_id: &str,
         text: &str,
         attachments: Vec<crate::attachment::Attachment>,
         regenerate: bool,
+        workflow: Option<Arc<crate::workflow::PlanFlow>>,
     ) -> RunHandle {
         let run_id = new_run_id();
         let cancel = CancellationToken::new();
@@ -137,7 +138,12 @@ impl Agent {
             .recording(crate::answer_record::AnswerRecord::default());
         let mut top = self.top_run(session_id, run_id.clone(), text, cancel.clone(), sink);
         top.attachments = attachments;
-        let ctx = RunCtx::interactive(top, background, regenerate);
+        let mut ctx = RunCtx::interactive(top, background, regenerate);
+        if let Some(flow) = workflow {
+            // The workflow plans in its own phases.
+            ctx.planning = false;
+            ctx.workflow = Some(flow);
+        }
         let steering = ctx.steering.clone();
         let this = self.clone();
         let task = tokio::spawn(async move {

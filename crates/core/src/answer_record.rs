@@ -71,6 +71,13 @@ fn shown(kind: &EventKind) -> Option<EventKind> {
         | E::ContextCompacted { .. }
         | E::InputFlagged { .. }
         | E::StreamEnd { .. }
+        // A `/plan` run's phases, with what each produced: nothing of
+        // them is in the session's messages but the approved plan.
+        | E::PhaseStarted { .. }
+        | E::PhaseEnded { .. }
+        | E::PlanProposed { .. }
+        | E::PlanAnswered { .. }
+        | E::ReviewVerdict { .. }
         // What memory kept from the turn (sent after the run's end). Not its
         // proposals: nothing is kept of those until the user adds one.
         | E::MemoryLearned { .. } => kind.clone(),

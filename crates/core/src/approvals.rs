@@ -24,9 +24,17 @@ pub struct Approvals {
     /// (session, tool, scope): an allowance covers one tool in one
     /// profile, workspace and backend — a switch to another asks again.
     allowed: Mutex<HashSet<(String, String, Scope)>>,
+    /// `/plan` plans waiting for run, edit or cancel (`workflow/`).
+    pub(crate) plans: crate::workflow::PlanAnswers,
 }
 
 impl Approvals {
+    /// Answer a proposed `/plan` plan (a `plan_proposed` event's
+    /// `request_id`). False when it is not waiting.
+    pub fn answer_plan(&self, request_id: &str, answer: hearth_protocol::PlanAnswer) -> bool {
+        self.plans.answer(request_id, answer)
+    }
+
     /// Answer a request. False when it is not waiting (already answered,
     /// or its run was stopped).
     pub fn answer(&self, request_id: &str, decision: ApprovalDecision) -> bool {

@@ -102,6 +102,13 @@ impl Agent {
             Ok(memory) => memory,
             Err(e) => return RunOutcome::fail(e),
         };
+        // A `/plan` run explores and plans first, and carries out only what
+        // the user approved.
+        if let Some(flow) = &ctx.workflow
+            && let Err(end) = self.explore_and_plan(ctx, flow).await
+        {
+            return end;
+        }
         let mut state = RunState::default();
         let mut scratch = Scratch {
             memory,
@@ -123,7 +130,10 @@ impl Agent {
                 load_key: &load_key,
             };
             let seen = match next(&state, &facts) {
-                Step::Finish(outcome) => return outcome,
+                Step::Finish(outcome) => {
+                    self.close_workflow(ctx, &outcome).await;
+                    return outcome;
+                }
                 step => self.perform(ctx, &profile, &mut scratch, step).await,
             };
             observe(&mut state, seen);
@@ -230,6 +240,8 @@ impl Agent {
             }
             Step::SendQueued { closing } => match self.send_queued(ctx, closing).await {
                 Ok(count) => Observation::Sent { count, closing },
+                // A stop during a `/plan` review.
+                Err(_) if ctx.cancel.is_cancelled() => Observation::Interrupted,
                 Err(e) => Observation::Failed(e),
             },
             Step::Finish(_) => Observation::Failed(RunError::Internal(
@@ -505,6 +517,17 @@ impl Agent {
     /// (stored first, then announced); returns how many. With `closing`,
     /// an empty queue is closed: the run ends.
     async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
+        // Where a `/plan` run's pass would end, once nothing the user
+        // queued waits, the reviewer judges it; a punch list is the next
+        // message the run answers.
+        if closing
+            && let Some(flow) = &ctx.workflow
+            && ctx.steering.pending().is_empty()
+            && let Some(fix) = self.review_pass(ctx, flow).await?
+        {
+            ctx.keep(ChatMessage::user(&fix)).await?;
+            return Ok(1);
+        }
         let queued = ctx.steering.drain(closing);
         for q in &queued {
             ctx.keep(ChatMessage::user(&q.text)).await?;

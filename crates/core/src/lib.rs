@@ -61,6 +61,7 @@ pub mod tools;
 mod tools_exec;
 pub mod visible;
 pub mod workers;
+pub mod workflow;
 
 pub use agent::Agent;
 pub use approvals::{Approvals, DENIED_RESULT};

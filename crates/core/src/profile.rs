@@ -143,6 +143,10 @@ pub struct Profile {
     /// and disk.
     #[serde(default = "Profile::default_max_output_tokens")]
     pub max_output_tokens: u32,
+    /// How many times a `/plan` review that finds the work unfinished may
+    /// send it back for another implement pass (docs/plan.md).
+    #[serde(default = "Profile::default_review_cycles")]
+    pub review_cycles: u32,
 }
 
 impl Profile {
@@ -155,6 +159,13 @@ impl Profile {
 
     fn default_max_output_tokens() -> u32 {
         Self::DEFAULT_MAX_OUTPUT_TOKENS
+    }
+
+    /// Default number of `/plan` fix passes after a review.
+    pub const DEFAULT_REVIEW_CYCLES: u32 = 2;
+
+    fn default_review_cycles() -> u32 {
+        Self::DEFAULT_REVIEW_CYCLES
     }
 
     /// A profile with defaults: every tool, no planning, 20 iterations.
@@ -180,6 +191,7 @@ impl Profile {
             memory: hearth_protocol::MemoryMode::default(),
             sandbox_off: false,
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
+            review_cycles: Self::DEFAULT_REVIEW_CYCLES,
         }
     }
 }

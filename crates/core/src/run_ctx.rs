@@ -66,6 +66,8 @@ pub(crate) struct RunCtx {
     /// started, bound to its scope: a profile the model switches to mid-run
     /// grants nothing.
     pub(crate) preapproved: crate::rights::Preapproved,
+    /// The `/plan` workflow this run carries (`workflow/`), if any.
+    pub(crate) workflow: Option<Arc<crate::workflow::PlanFlow>>,
 }
 
 /// What a run starts from: its session, message, stop, events and store.
@@ -122,6 +124,7 @@ impl RunCtx {
             parent_approver: None,
             planning: false,
             preapproved: top.preapproved,
+            workflow: None,
         }
     }
 

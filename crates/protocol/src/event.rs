@@ -342,6 +342,52 @@ pub enum EventKind {
         /// True when the guard blocked it (`block` mode).
         blocked: bool,
     },
+    /// A phase of the `/plan` workflow began (`cycle`: the implement and
+    /// review passes count from 1; explore and plan are 0).
+    PhaseStarted {
+        /// Which phase.
+        phase: crate::WorkflowPhase,
+        /// Which pass.
+        cycle: u32,
+    },
+    /// A phase of the `/plan` workflow ended, with what it produced: the
+    /// findings report, the plan, the implementer's answer, the review.
+    PhaseEnded {
+        /// Which phase.
+        phase: crate::WorkflowPhase,
+        /// Which pass.
+        cycle: u32,
+        /// How it ended.
+        outcome: crate::PhaseOutcome,
+        /// What it produced (or why it failed).
+        report: String,
+    },
+    /// The plan waits for the user: run it, edit and run it, or cancel
+    /// (the `answer_plan` command with `request_id`).
+    PlanProposed {
+        /// Id to answer with.
+        request_id: String,
+        /// The plan as the plan phase wrote it.
+        plan: String,
+    },
+    /// The user answered the proposed plan (or the stop did).
+    PlanAnswered {
+        /// The request.
+        request_id: String,
+        /// What was chosen.
+        choice: crate::PlanChoice,
+    },
+    /// The reviewer's verdict on an implement pass.
+    ReviewVerdict {
+        /// Which pass it judged.
+        cycle: u32,
+        /// The verdict.
+        verdict: crate::Verdict,
+        /// What to fix (empty for `done`).
+        punch_list: Vec<String>,
+        /// True when this verdict leads to another implement pass.
+        fixing: bool,
+    },
     /// Token counts and speed of one model call.
     Usage {
         /// The figures.

@@ -18,6 +18,7 @@ mod guard;
 mod memory;
 mod message;
 mod span;
+mod workflow;
 
 pub use command::ApprovalDecision;
 pub use error::{ErrorCode, ErrorInfo, Recovery};
@@ -28,6 +29,7 @@ pub use message::{
     AttachmentKindView, AttachmentView, MessageView, RoleView, StatusView, ToolCallView,
 };
 pub use span::SpanKind;
+pub use workflow::{PhaseOutcome, PlanAnswer, PlanChoice, Verdict, WorkflowPhase};
 
 /// Version of this wire format, sent in every `run_started` event. Bumped on
 /// any incompatible change so a front end built against another version can

@@ -19,16 +19,19 @@ pub enum SpanKind {
     Compaction,
     /// The input guard flagged something.
     Guard,
+    /// A phase of the `/plan` workflow (its name says which).
+    Phase,
 }
 
 impl SpanKind {
     /// Every kind.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Model,
         Self::Side,
         Self::Tool,
         Self::Compaction,
         Self::Guard,
+        Self::Phase,
     ];
 
     /// Its name, as stored and sent.
@@ -39,6 +42,7 @@ impl SpanKind {
             Self::Tool => "tool",
             Self::Compaction => "compaction",
             Self::Guard => "guard",
+            Self::Phase => "phase",
         }
     }
 

@@ -9,6 +9,7 @@ mod hosts;
 mod mcp;
 mod memory;
 mod openai;
+mod plan;
 mod planning;
 mod profiles;
 mod rights;

@@ -17,3 +17,4 @@ mod stop;
 mod stored;
 mod subagent;
 mod tools;
+mod workflow;

@@ -1,0 +1,347 @@
+//! The workflow's steps inside its run: explore and plan before the loop,
+//! the plan's approval, the review where the loop would end, and the
+//! implement pass's end when the run ends otherwise.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hearth_protocol::{
+    EventKind, PhaseOutcome, PlanAnswer, PlanChoice, SpanKind, Verdict, WorkflowPhase,
+};
+
+use super::verdict::{self, AfterReview};
+use super::{FlowState, PlanFlow, phases, prompts};
+use crate::agent::Agent;
+use crate::error::RunError;
+use crate::handle::{RunHandle, RunOutcome};
+use crate::ids::{new_run_id, new_subagent_session_id};
+use crate::message::{ChatMessage, Role};
+use crate::profile::Profile;
+use crate::run_ctx::{RunCtx, TopRun};
+use crate::store::{InMemoryStore, SessionStore, Span};
+
+impl Agent {
+    /// Start the workflow's run: the user's `/plan …` message, no planning
+    /// step of its own (the workflow plans), the flow in its context.
+    pub(crate) fn start_workflow(
+        self: &Arc<Self>,
+        session_id: &str,
+        flow: Arc<PlanFlow>,
+    ) -> RunHandle {
+        let text = super::command_text(&flow.request);
+        self.start(session_id, &text, Vec::new(), false, Some(flow))
+    }
+
+    /// Explore, plan, and ask the user; on approval the plan is kept as the
+    /// message the run answers. `Err`: how the run ends instead (stopped,
+    /// cancelled, failed).
+    pub(crate) async fn explore_and_plan(
+        &self,
+        ctx: &RunCtx,
+        flow: &PlanFlow,
+    ) -> Result<(), RunOutcome> {
+        if flow.request.is_empty() {
+            return Err(RunOutcome::fail(RunError::InvalidInput(
+                "say what to do after /plan, e.g. `/plan fix the failing test in tests/`".into(),
+            )));
+        }
+        let mut snapshot = ctx
+            .store
+            .history(&ctx.session_id)
+            .await
+            .map_err(RunOutcome::fail)?;
+        // The `/plan` message itself: the task below says it again.
+        snapshot.pop();
+        let findings = self
+            .phase(
+                ctx,
+                WorkflowPhase::Explore,
+                0,
+                prompts::explore(&flow.request),
+                snapshot,
+            )
+            .await?;
+        // Only the findings carry over: the plan starts from a clean context.
+        let plan = self
+            .phase(
+                ctx,
+                WorkflowPhase::Plan,
+                0,
+                prompts::plan(&flow.request, &findings),
+                Vec::new(),
+            )
+            .await?;
+        let plan = self.approved(ctx, plan).await?;
+        ctx.keep(ChatMessage::user(&prompts::implement(&flow.request, &plan)))
+            .await
+            .map_err(RunOutcome::fail)?;
+        flow.with(|s| s.plan = plan);
+        begin_pass(ctx, flow);
+        Ok(())
+    }
+
+    /// Where the loop would end an implement pass: review it. `Some`: the
+    /// message that sends the work back for another pass.
+    pub(crate) async fn review_pass(
+        &self,
+        ctx: &RunCtx,
+        flow: &PlanFlow,
+    ) -> Result<Option<String>, RunError> {
+        let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
+        else {
+            return Ok(None);
+        };
+        let report = last_answer(ctx).await?;
+        end_phase(
+            ctx,
+            WorkflowPhase::Implement,
+            cycle,
+            PhaseOutcome::Done,
+            &report,
+            started,
+        )
+        .await;
+        let (plan, unreadable) = flow.with(|s| (s.plan.clone(), s.unreadable));
+        let task = prompts::review(&flow.request, &plan, &report);
+        let answer = match self
+            .phase(ctx, WorkflowPhase::Review, cycle, task, Vec::new())
+            .await
+        {
+            Ok(text) => text,
+            Err(RunOutcome::Failed { error, .. }) => return Err(error),
+            Err(_) => return Err(RunError::Stopped),
+        };
+        let review = verdict::read(&answer);
+        let max_fixes = self.profile(ctx).review_cycles;
+        let next = verdict::after(review.verdict, cycle, max_fixes, unreadable);
+        if review.verdict == Verdict::Unreadable {
+            flow.with(|s| s.unreadable += 1);
+        }
+        ctx.sink.emit(EventKind::ReviewVerdict {
+            cycle,
+            verdict: review.verdict,
+            punch_list: review.punch_list.clone(),
+            fixing: next == AfterReview::Fix,
+        });
+        if next != AfterReview::Fix {
+            return Ok(None);
+        }
+        flow.with(|s| s.cycle += 1);
+        begin_pass(ctx, flow);
+        Ok(Some(prompts::fix(&review.punch_list)))
+    }
+
+    /// The run ended with an implement pass open (stopped, failed): the
+    /// pass ends the same way.
+    pub(crate) async fn close_workflow(&self, ctx: &RunCtx, outcome: &RunOutcome) {
+        let Some(flow) = &ctx.workflow else { return };
+        let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
+        else {
+            return;
+        };
+        let (how, report) = match outcome {
+            RunOutcome::Answered { text, .. } => (PhaseOutcome::Done, text.clone()),
+            RunOutcome::Stopped { .. } => (PhaseOutcome::Stopped, String::new()),
+            RunOutcome::Failed { error, .. } => (PhaseOutcome::Failed, error.to_string()),
+        };
+        end_phase(ctx, WorkflowPhase::Implement, cycle, how, &report, started).await;
+    }
+
+    /// One read-only (or reviewing) phase as a sub-run: announced, traced,
+    /// its report returned. `Err`: how the whole run ends instead.
+    async fn phase(
+        &self,
+        ctx: &RunCtx,
+        phase: WorkflowPhase,
+        cycle: u32,
+        task: String,
+        snapshot: Vec<ChatMessage>,
+    ) -> Result<String, RunOutcome> {
+        let started = Instant::now();
+        ctx.sink.emit(EventKind::PhaseStarted { phase, cycle });
+        let base = self.profile(ctx);
+        let profile = phases::profile_for(&base, phases::tools_for(&self.tools, &base, phase));
+        let outcome = match self
+            .phase_run(ctx, phase, cycle, task, profile, snapshot)
+            .await
+        {
+            Ok(o) => o,
+            Err(e) => RunOutcome::fail(e),
+        };
+        let (how, report, result) = match outcome {
+            RunOutcome::Answered { text, .. } if text.trim().is_empty() => {
+                let error = RunError::Internal(format!(
+                    "the {} phase ended without a report; try again, or a larger model",
+                    phases::name(phase)
+                ));
+                (
+                    PhaseOutcome::Failed,
+                    error.to_string(),
+                    Err(RunOutcome::fail(error)),
+                )
+            }
+            RunOutcome::Answered { text, .. } => (
+                PhaseOutcome::Done,
+                text.trim().to_owned(),
+                Ok(text.trim().to_owned()),
+            ),
+            RunOutcome::Stopped { partial_text } => (
+                PhaseOutcome::Stopped,
+                partial_text,
+                Err(RunOutcome::Stopped {
+                    partial_text: String::new(),
+                }),
+            ),
+            RunOutcome::Failed { error, .. } => {
+                let report = format!("the {} phase failed: {error}", phases::name(phase));
+                (PhaseOutcome::Failed, report, Err(RunOutcome::fail(error)))
+            }
+        };
+        end_phase(ctx, phase, cycle, how, &report, started).await;
+        result
+    }
+
+    /// The phase's sub-run: its own scratch session (holding `snapshot`
+    /// first), the fixed `profile`, events into the workflow's stream
+    /// marked as the phase's, stopped with the run.
+    async fn phase_run(
+        &self,
+        ctx: &RunCtx,
+        phase: WorkflowPhase,
+        cycle: u32,
+        task: String,
+        profile: Profile,
+        snapshot: Vec<ChatMessage>,
+    ) -> Result<RunOutcome, RunError> {
+        let session_id = new_subagent_session_id();
+        let scratch = Arc::new(InMemoryStore::new());
+        for message in snapshot {
+            scratch.append(&session_id, "snapshot", message).await?;
+        }
+        let run_id = new_run_id();
+        let sink = ctx
+            .sink
+            .for_subagent(&session_id, &run_id, &phase_id(phase, cycle));
+        let top = TopRun {
+            session_id,
+            run_id,
+            text: task,
+            attachments: Vec::new(),
+            cancel: ctx.cancel.child_token(),
+            sink,
+            store: scratch,
+            memory: None,
+            preapproved: ctx.preapproved.clone(),
+        };
+        let sub = RunCtx {
+            profile: Some(profile),
+            depth: ctx.depth + 1,
+            interactive: ctx.interactive,
+            ..RunCtx::headless(top)
+        };
+        Ok(self.drive_boxed(&sub).await)
+    }
+
+    /// [`Agent::drive`] behind a box, for a run driven from inside another
+    /// run's future (a plain fn, so proving it `Send` is no cycle).
+    fn drive_boxed<'a>(
+        &'a self,
+        ctx: &'a RunCtx,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = RunOutcome> + Send + 'a>> {
+        Box::pin(self.drive(ctx))
+    }
+
+    /// Propose `plan` and wait for the user: the plan to carry out (as
+    /// edited), or how the run ends (cancelled, stopped).
+    async fn approved(&self, ctx: &RunCtx, plan: String) -> Result<String, RunOutcome> {
+        let hex = uuid::Uuid::new_v4().simple().to_string();
+        let request_id = format!("plan_{}", &hex[..12]);
+        let mut waiting = self.approvals.plans.ask(&request_id);
+        ctx.sink.emit(EventKind::PlanProposed {
+            request_id: request_id.clone(),
+            plan: plan.clone(),
+        });
+        let answer = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => None,
+            a = waiting.answer() => a,
+        };
+        let (choice, chosen) = match answer {
+            Some(PlanAnswer::Run { plan: None }) => (PlanChoice::Run, Some(plan)),
+            Some(PlanAnswer::Run { plan: Some(edited) }) if edited.trim() == plan.trim() => {
+                (PlanChoice::Run, Some(plan))
+            }
+            // An edit that leaves nothing is a cancel.
+            Some(PlanAnswer::Run { plan: Some(edited) }) if !edited.trim().is_empty() => {
+                (PlanChoice::Edited, Some(edited.trim().to_owned()))
+            }
+            _ => (PlanChoice::Cancelled, None),
+        };
+        ctx.sink
+            .emit(EventKind::PlanAnswered { request_id, choice });
+        chosen.ok_or(RunOutcome::Stopped {
+            partial_text: String::new(),
+        })
+    }
+}
+
+/// The id a phase's events carry as their `parent_call_id`.
+pub(crate) fn phase_id(phase: WorkflowPhase, cycle: u32) -> String {
+    format!("phase_{}_{cycle}", phases::name(phase))
+}
+
+/// An implement pass begins.
+fn begin_pass(ctx: &RunCtx, flow: &PlanFlow) {
+    let cycle = flow.with(|s: &mut FlowState| {
+        s.implementing = Some(Instant::now());
+        s.cycle = s.cycle.max(1);
+        s.cycle
+    });
+    ctx.sink.emit(EventKind::PhaseStarted {
+        phase: WorkflowPhase::Implement,
+        cycle,
+    });
+}
+
+/// A phase ended: announced with its report, traced as a span.
+async fn end_phase(
+    ctx: &RunCtx,
+    phase: WorkflowPhase,
+    cycle: u32,
+    outcome: PhaseOutcome,
+    report: &str,
+    started: Instant,
+) {
+    ctx.sink.emit(EventKind::PhaseEnded {
+        phase,
+        cycle,
+        outcome,
+        report: report.to_owned(),
+    });
+    let span = Span {
+        kind: SpanKind::Phase,
+        name: phases::name(phase).to_owned(),
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        error: (outcome == PhaseOutcome::Failed).then(|| report.to_owned()),
+        detail: Some(match outcome {
+            PhaseOutcome::Done => format!("pass {cycle}"),
+            PhaseOutcome::Stopped => format!("pass {cycle}, stopped"),
+            PhaseOutcome::Failed => format!("pass {cycle}, failed"),
+        }),
+        ..Span::default()
+    };
+    if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
+        tracing::warn!("tracing the {} phase failed: {e}", phases::name(phase));
+    }
+}
+
+/// The text of the run's last answer (what the implement pass said).
+async fn last_answer(ctx: &RunCtx) -> Result<String, RunError> {
+    let history = ctx.store.history(&ctx.session_id).await?;
+    Ok(history
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant && m.tool_calls.is_empty())
+        .map(|m| m.content.clone())
+        .unwrap_or_default())
+}
