@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, Prefs, ProfileView, Value } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PlanAnswer, Prefs, ProfileView, Value } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -92,6 +92,8 @@ export const queueMessage = (id: string, text: string) => ok(commands.queueMessa
 export const cancelQueued = (id: string, queueId: string) => commands.cancelQueued(id, queueId);
 /** Answers a tool's approval request; false when it no longer waits. */
 export const approve = (requestId: string, decision: ApprovalDecision) => commands.approve(requestId, decision);
+/** Answers a `/plan` plan: run it (as edited), or cancel. False when it is no longer waiting. */
+export const answerPlan = (requestId: string, answer: PlanAnswer) => commands.answerPlan(requestId, answer);
 
 export const listProfiles = () => ok(commands.listProfiles());
 export const saveProfile = (p: ProfileView, previousName: string | null) =>

@@ -5,6 +5,7 @@
 // (`SessionView.answers_shown`), so a stored answer, also after a restart,
 // is given the same extras by folding them the same way (`shownExtras`).
 import type { ApprovalDecision, AnswerShownView, ErrorInfo, SessionView, Usage } from '../ipc';
+import type { WorkflowModel } from './workflow';
 import { newTurn, reduceTurn, type AgentModel, type Compaction, type GuardFlag, type HostFailover, type ToolsUnavailable, type TurnModel } from './turn';
 
 export interface RunExtras {
@@ -26,6 +27,8 @@ export interface RunExtras {
   approvals: Map<string, ApprovalDecision>;
   /** How long each model call that reasoned did, in order (ms). */
   thoughts: number[];
+  /** A `/plan` run's phases, plan and verdicts. */
+  workflow: WorkflowModel | null;
 }
 
 /** What an ended run's answer shows besides its messages. */
@@ -42,7 +45,7 @@ export function runExtras(t: TurnModel): RunExtras {
     if (b.call.approval?.decision) approvals.set(b.call.call_id, b.call.approval.decision);
   }
   return {
-    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals, thoughts,
+    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals, thoughts, workflow: t.workflow,
   };
 }
 

@@ -1,5 +1,6 @@
 // `/` commands typed in the composer: `/model NAME`, `/profile NAME`,
-// `/new` (or `/clear`), `/settings`, `/help`. A line that starts with `/`
+// `/new` (or `/clear`), `/settings`, `/help`, and `/plan REQUEST` (sent as
+// the message it is: the core runs the workflow). A line that starts with `/`
 // but names no command is an ordinary message ("/etc/hosts is empty").
 // Pure: the composer shows the suggestions and runs what `parse` returns.
 
@@ -18,6 +19,7 @@ export interface Suggestion {
 const COMMANDS = [
   { name: 'model', args: 'NAME', hint: 'use this model in this chat' },
   { name: 'profile', args: 'NAME', hint: 'switch this chat to a profile' },
+  { name: 'plan', args: 'REQUEST', hint: 'a big task in phases: explore, plan (you approve it), implement, review' },
   { name: 'new', args: '', hint: 'start a new chat' },
   { name: 'clear', args: '', hint: 'start a new chat (this one stays in the sidebar)' },
   { name: 'settings', args: '', hint: 'open Settings' },
@@ -44,6 +46,9 @@ export function parse(draft: string, ctx: SlashContext): Slash | null {
       if (!found) return { kind: 'error', message: `there is no ${name} “${arg}”; ${names.length ? `choose one of ${names.join(', ')}` : 'none yet'}` };
       return { kind: name, arg: found };
     }
+    // Sent as a message: the core runs the workflow (docs/plan.md).
+    case 'plan':
+      return arg ? null : { kind: 'error', message: '/plan needs what to do, e.g. “/plan make the failing test in tests/ pass”' };
     // These take nothing: "/help me write a letter" is a message.
     case 'new':
     case 'clear':

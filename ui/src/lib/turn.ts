@@ -9,6 +9,7 @@
 // What the run says about itself (context budget, compactions, the input
 // guard's findings) is kept here too, so replaying the run's log restores it.
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, MessageView, SubagentView, ToolOutcome, Usage } from '../ipc';
+import { closeWorkflow, isPhaseEvent, isWorkflowEvent, reducePhaseRun, reduceWorkflow, type WorkflowModel } from './workflow';
 
 export type Block =
   | { kind: 'text'; text: string }
@@ -106,6 +107,8 @@ export interface TurnModel extends AgentModel {
    * for the session the run belongs to.
    */
   subagents: { run_id: string; view: SubagentView }[];
+  /** A `/plan` run's phases, plan and verdicts (null for any other run). */
+  workflow: WorkflowModel | null;
 }
 
 /** The profile's host could not be reached, so the run went on with the next. */
@@ -141,6 +144,7 @@ export function newTurn(run_id: string): TurnModel {
     forks: [],
     switches: [],
     subagents: [],
+    workflow: null,
   };
 }
 
@@ -367,6 +371,17 @@ function applyNested<A extends AgentModel>(a: A, runId: string | null, callId: s
 
 /** Folds one event into the turn. */
 export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
+  // A `/plan` phase's sub-run streams into its phase card; the store keeps
+  // its report, not its transcript.
+  if (isPhaseEvent(ev)) return { ...t, workflow: reducePhaseRun(t.workflow, ev, applyToAgent) };
+  if (isWorkflowEvent(ev)) return { ...t, workflow: reduceWorkflow(t.workflow, ev) };
+  const next = reduceRun(t, ev);
+  if (!next.workflow || !isTerminal(ev)) return next;
+  return { ...next, workflow: closeWorkflow(next.workflow, ev.type === 'stream_end' ? 'done' : ev.type === 'stream_stopped' ? 'stopped' : 'error') };
+}
+
+/** Folds one event of the run itself (or of a sub-agent) into the turn. */
+function reduceRun(t: TurnModel, ev: AgentEvent): TurnModel {
   if (ev.is_subagent && ev.parent_call_id) {
     const kept = keepSubagent(t, { ...ev, parent_call_id: ev.parent_call_id });
     // Sub-agent usage, run_started and terminal events stay inside the card.

@@ -17,6 +17,7 @@ import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
   AgentEvent,
   MemoryView,
+  PlanAnswer,
   MessageView,
   ModelView,
   ProfileView,
@@ -36,7 +37,7 @@ import { memorySummary } from './memorySummary';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
 import { shownOf } from './shown';
-import { seedPlanned, seedSubagents, storeSubagents } from './seed';
+import { seedPlanned, seedSubagents, seedWorkflow, storeSubagents } from './seed';
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
 const now = () => Date.now();
@@ -104,6 +105,7 @@ export class MockBackend {
     this.prefs.last_session = s.id;
     if (params.get('subagents')) seedSubagents(this);
     if (params.get('planned')) seedPlanned(this);
+    if (params.get('workflow')) seedWorkflow(this);
     // A restarted app whose Welcome session was left with text typed and not sent.
     const unsent = params.get('unsent');
     if (unsent) for (const s of this.sessions.values()) if (s.title === 'Welcome') s.unsent = unsent;
@@ -279,6 +281,7 @@ export class MockBackend {
         return { kind: 'queued', queue_id: q.queue_id };
       }
       case 'approve': await new Promise((r) => setTimeout(r, this.config.approveDelayMs)); return this.approve(String(a.requestId), a.decision);
+      case 'answer_plan': return this.answerPlan(String(a.requestId), a.answer as PlanAnswer);
       case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
       case 'list_profiles': return this.profilesView();
       case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }
@@ -415,6 +418,19 @@ export class MockBackend {
     return true;
   }
 
+  /** A `/plan` card's answer: run (as edited) or cancel; then the script goes on. False if not waiting. */
+  answerPlan(requestId: string, answer: PlanAnswer): boolean {
+    const run = [...this.runs.values()].find((r) => !r.done && r.gate?.request_id === requestId);
+    if (!run?.gate?.plan) return false;
+    const gate = run.gate;
+    run.gate = null;
+    const edited = answer.choice === 'run' && answer.plan ? answer.plan : null;
+    const choice = answer.choice === 'cancel' ? 'cancelled' : edited ? 'edited' : 'run';
+    this.send(run, { type: 'plan_answered', request_id: requestId, choice, ...gate.scope } as Body);
+    this.schedule(run, answer.choice === 'cancel' ? gate.deny : gate.plan!(edited), 0);
+    return true;
+  }
+
   emit(run: Run, body: Body, at: number): void {
     if (this.config.stepped) run.held.push(body);
     else run.timers.push(setTimeout(() => this.send(run, body), at));
@@ -492,6 +508,9 @@ export class MockBackend {
           this.publish(run, { session_id: s.id, run_id: run.id, is_subagent: false, type: 'session_titled', title: s.title } as AgentEvent);
         }, this.config.tickMs);
       }
+    } else if (body.type === 'stream_stopped' && !body.is_subagent) {
+      // A script that ends stopped (a /plan cancelled at its card).
+      this.finish(run);
     } else if (body.type === 'error' && !body.is_subagent) {
       this.finish(run);
       if (run.text) this.keep(run, 'assistant', run.text, { status: 'error' });

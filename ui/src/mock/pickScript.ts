@@ -9,6 +9,7 @@ import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
 import { fetchScript } from './guardScripts';
 import { XSS_PAYLOAD } from './payloads';
+import { planWorkflowScript } from './planScript';
 import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 
 /** What the scripts read of the mock's settings. */
@@ -47,6 +48,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   const pct = /^context (\d+)/.exec(text);
   if (pct) return contextScript(kit, Number(pct[1]));
   if (text.startsWith('compact')) return compactScript(kit);
+  if (/^\s*\/plan(\s|$)/.test(text)) return planWorkflowScript(kit);
   if (text.startsWith('switch to ')) return switchScript(kit, text.slice('switch to '.length));
   if (text.startsWith('fetch')) return fetchScript(kit);
   if (text.includes('hook')) return writeScript(kit, true);

@@ -60,5 +60,5 @@ export interface Run {
   /** Events waiting for `step()` (config.stepped). */
   held: Body[];
   /** The approval the run waits on, and how it goes on after each answer. */
-  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[] } | null;
+  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[]; plan?: (edited: string | null) => Step[] } | null;
 }

@@ -29,7 +29,8 @@ export type StoredSub = Omit<SubagentView, 'messages' | 'session_id' | 'parent_r
 export interface Step {
   ev: Body;
   delay?: number;
-  gate?: { allow: Step[]; deny: Step[] };
+  /** `plan`: a `/plan` card's branch for "run", made from the plan approved (as edited). */
+  gate?: { allow: Step[]; deny: Step[]; plan?: (edited: string | null) => Step[] };
 }
 
 /** What the model is told when the user declines (as the core says it). */

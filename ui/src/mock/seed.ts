@@ -99,3 +99,38 @@ export function seedPlanned(m: MockBackend): void {
     ],
   }];
 }
+
+/**
+ * A stored `/plan` run as a restarted app finds it (`?workflow=1`): the
+ * command, the approved (edited) plan sent to the model, one pass, and the
+ * phases with their reports and the verdict, kept with the run.
+ */
+export function seedWorkflow(m: MockBackend): void {
+  const s = m.addSession('Fixed by plan');
+  const run = { run_id: 'r_wf' };
+  const plan = '## Steps\n1. Make add() return a + b in src/calc.ts';
+  m.addMessage(s, 'user', '/plan make add() add', run);
+  m.addMessage(s, 'user', `Carry out this approved plan for the request below.\n\nRequest: make add() add\n\nPlan:\n${plan}`, run);
+  m.addMessage(s, 'assistant', '', { ...run, tool_calls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'src/calc.ts', content: 'a + b' } }] });
+  m.addMessage(s, 'tool', 'wrote 5 bytes', { ...run, tool_call_id: 'call_w', tool_name: 'write_file' });
+  m.addMessage(s, 'assistant', 'add() now returns a + b.', run);
+  s.shown = [{
+    run_id: 'r_wf',
+    events: [
+      { type: 'run_started', model: 'qwen3:8b', profile: 'Agent', context_window: 8192, protocol: 1 },
+      { type: 'phase_started', phase: 'explore', cycle: 0 },
+      { type: 'phase_ended', phase: 'explore', cycle: 0, outcome: 'done', report: '## Relevant files\n- src/calc.ts: add() returns a - b' },
+      { type: 'phase_started', phase: 'plan', cycle: 0 },
+      { type: 'phase_ended', phase: 'plan', cycle: 0, outcome: 'done', report: '## Steps\n1. Rewrite calc.ts' },
+      { type: 'plan_proposed', request_id: 'plan_1', plan: '## Steps\n1. Rewrite calc.ts' },
+      { type: 'plan_answered', request_id: 'plan_1', choice: 'edited' },
+      { type: 'phase_started', phase: 'implement', cycle: 1 },
+      { type: 'tool_event', call_id: 'call_w', name: 'write_file', outcome: 'ok', output: '', duration_ms: 7 },
+      { type: 'phase_ended', phase: 'implement', cycle: 1, outcome: 'done', report: 'add() now returns a + b.' },
+      { type: 'phase_started', phase: 'review', cycle: 1 },
+      { type: 'phase_ended', phase: 'review', cycle: 1, outcome: 'done', report: 'npm test: 1 passed.\n{"verdict": "DONE"}' },
+      { type: 'review_verdict', cycle: 1, verdict: 'done', punch_list: [], fixing: false },
+      { type: 'stream_end', iterations: 2 },
+    ],
+  }];
+}

@@ -5,7 +5,7 @@ import type { AgentEvent, AnswerShownView, EventKind } from '../bindings';
 
 const KEPT = new Set<EventKind['type']>([
   'run_started', 'plan_ready', 'plan_progress', 'thinking_ended', 'approval_resolved', 'usage', 'host_failover', 'tools_unavailable', 'context_compacted', 'input_flagged', 'stream_end',
-  'memory_learned',
+  'memory_learned', 'phase_started', 'phase_ended', 'plan_proposed', 'plan_answered', 'review_verdict',
 ]);
 
 function kind(ev: AgentEvent): EventKind | null {

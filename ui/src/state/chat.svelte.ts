@@ -14,7 +14,7 @@
 // notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
-import type { AgentEvent, ApprovalDecision, AttachmentView, LearnedFact, SessionView } from '../ipc';
+import type { AgentEvent, ApprovalDecision, AttachmentView, LearnedFact, PlanAnswer, SessionView } from '../ipc';
 import { toBase64 } from '../lib/attach';
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
@@ -533,6 +533,15 @@ class ChatState {
   }
 
   /** Answers an approval request; the card shows the decision when approval_resolved comes. */
+  /** Answers a `/plan` plan card (plan_answered closes it). */
+  async answerPlan(requestId: string, answer: PlanAnswer): Promise<void> {
+    try {
+      if (!(await ipc.answerPlan(requestId, answer))) toasts.show('That plan was no longer waiting.');
+    } catch (e) {
+      toasts.error(`Could not answer: ${ipc.errorInfo(e).message}`);
+    }
+  }
+
   async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
     if (this.approvalsSent.has(requestId)) return;
     this.approvalsSent = new Map(this.approvalsSent).set(requestId, decision);
