@@ -32,7 +32,12 @@
 #   7. the real server as a host (--host, failover);
 #   8. a picture attached for this model, which the server cannot show one
 #      (no vision projector): the server refuses it once, and the message
-#      is answered without it, the model told.
+#      is answered without it, the model told;
+#   9. `hearth plan` on a tiny project with a failing test: the workflow
+#      runs its phases to one end (explore and plan report, the plan is
+#      carried out, the review gives a verdict), and nothing is written in
+#      a phase that may not write; whether the test passes afterwards is
+#      reported, not required (a 0.5B model rarely fixes it).
 # A failed check prints the server's log. Exit status: 0 when all pass.
 set -uo pipefail
 
@@ -237,6 +242,38 @@ if [ "$rc" = 0 ] && [ -n "$said" ] && [ "$refused" -ge 1 ]; then
   pass "picture: the server refused it ($refused), the message was answered without it: \"$said\""
 else
   fail "picture: exit $rc, refusals in the server's log $refused, said \"$said\": $(tail -3 "$TMP/picture.err" | tr '\n' ' ')"
+fi
+
+echo "== 9. /plan on a tiny project with a failing test"
+PROJECT=$TMP/project
+mkdir -p "$PROJECT"
+printf 'def add(a, b):\n    return a - b\n' >"$PROJECT/calc.py"
+printf "from calc import add\nassert add(2, 3) == 5, 'add(2, 3) should be 5'\nprint('ok')\n" >"$PROJECT/test_calc.py"
+# One pass and one review, few calls, short answers: a bounded run.
+"$BIN" profiles set Coder --model "$MODEL" --tools read_file,list_dir,search_files,edit_file,write_file,run_shell \
+  --workspace "$PROJECT" --auto-approve write_file,edit_file,run_shell --planning off --temperature 0 \
+  --max-iterations 4 --review-cycles 0 --max-output-tokens 400 >/dev/null 2>&1
+timeout "$WAIT_S" "$BIN" plan --backend openai --url "$BASE" --profile Coder --yes --json \
+  "make python3 test_calc.py pass" >"$TMP/plan.log" 2>"$TMP/plan.err"
+rc=$?
+ends=$(jq -c 'select(.is_subagent == false and (.type == "stream_end" or .type == "stream_stopped" or .type == "error"))' "$TMP/plan.log" | grep -c .)
+phases=$(of_type "$TMP/plan.log" phase_ended | jq -r '"\(.phase) \(.cycle) \(.outcome)"' | paste -sd, -)
+begun=$(of_type "$TMP/plan.log" phase_started | grep -c .)
+ended_phases=$(of_type "$TMP/plan.log" phase_ended | grep -c .)
+answered=$(of_type "$TMP/plan.log" plan_answered | jq -r .choice)
+# The plan is carried out once it was written (a small model may also fail
+# to write one: the phase then says so, and the run ends there).
+if echo "$phases" | grep -q 'plan 0 done'; then want_answer=run; else want_answer=""; fi
+verdicts=$(of_type "$TMP/plan.log" review_verdict | jq -r '.verdict' | paste -sd, -)
+# A write or a command that ran where the phase forbids it (a refusal is fine).
+escaped=$(jq -r 'select(.type == "tool_event" and .outcome == "ok" and ((.parent_call_id // "") | test("^phase_(explore|plan)")) and (.name | test("^(write_file|edit_file|run_shell)$")))' "$TMP/plan.log" | grep -c . || true)
+written=$(jq -r 'select(.type == "tool_event" and .outcome == "ok" and ((.parent_call_id // "") | test("^phase_review")) and (.name | test("^(write_file|edit_file)$")))' "$TMP/plan.log" | grep -c . || true)
+if (cd "$PROJECT" && timeout 60 python3 test_calc.py >/dev/null 2>&1); then fixed="the test passes now"; else fixed="the test still fails"; fi
+if [ "$rc" != 124 ] && [ "$ends" = 1 ] && echo "$phases" | grep -q '^explore 0 ' && [ "$begun" = "$ended_phases" ] \
+  && [ "$answered" = "$want_answer" ] && [ "$escaped" = 0 ] && [ "$written" = 0 ]; then
+  pass "/plan: exit $rc; phases $phases; verdicts ${verdicts:-none}; nothing written where it may not be; $fixed"
+else
+  fail "/plan: exit $rc, $ends ends, phases $phases ($begun begun), plan $answered, $escaped forbidden calls ran in explore/plan, $written writes in review: $(tail -3 "$TMP/plan.err" | tr '\n' ' ')"
 fi
 
 if [ "$FAILED" = 0 ]; then

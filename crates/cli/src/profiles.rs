@@ -87,6 +87,11 @@ enum Action {
         /// Most tokens per answer (sent as num_predict / max_tokens).
         #[arg(long)]
         max_output_tokens: Option<u32>,
+        /// `hearth plan`: how many times a review that finds the work
+        /// unfinished may send it back for another pass (default 2; 0: one
+        /// pass, reviewed once).
+        #[arg(long)]
+        review_cycles: Option<u32>,
         /// run_shell's sandbox: on (the default), or off to run commands
         /// with your full rights where this machine cannot sandbox them.
         #[arg(long)]
@@ -194,6 +199,7 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 skills,
                 memory,
                 max_output_tokens,
+                review_cycles,
                 sandbox,
             } => {
                 let existing = profiles.by_name(&name);
@@ -283,6 +289,9 @@ pub async fn run(args: ProfilesArgs) -> ExitCode {
                 }
                 if let Some(n) = max_output_tokens {
                     p.max_output_tokens = n.max(1);
+                }
+                if let Some(n) = review_cycles {
+                    p.review_cycles = n;
                 }
                 if let Some(t) = sandbox {
                     p.sandbox_off = matches!(t, Toggle::Off);

@@ -52,24 +52,16 @@ impl Agent {
             .map_err(RunOutcome::fail)?;
         // The `/plan` message itself: the task below says it again.
         snapshot.pop();
+        let tools = self.phase_tools(ctx, WorkflowPhase::Explore);
+        let task = prompts::explore(&flow.request, &tools);
         let findings = self
-            .phase(
-                ctx,
-                WorkflowPhase::Explore,
-                0,
-                prompts::explore(&flow.request),
-                snapshot,
-            )
+            .phase(ctx, WorkflowPhase::Explore, 0, task, snapshot)
             .await?;
         // Only the findings carry over: the plan starts from a clean context.
+        let tools = self.phase_tools(ctx, WorkflowPhase::Plan);
+        let task = prompts::plan(&flow.request, &findings, &tools);
         let plan = self
-            .phase(
-                ctx,
-                WorkflowPhase::Plan,
-                0,
-                prompts::plan(&flow.request, &findings),
-                Vec::new(),
-            )
+            .phase(ctx, WorkflowPhase::Plan, 0, task, Vec::new())
             .await?;
         let plan = self.approved(ctx, plan).await?;
         ctx.keep(ChatMessage::user(&prompts::implement(&flow.request, &plan)))
@@ -102,7 +94,8 @@ impl Agent {
         )
         .await;
         let (plan, unreadable) = flow.with(|s| (s.plan.clone(), s.unreadable));
-        let task = prompts::review(&flow.request, &plan, &report);
+        let tools = self.phase_tools(ctx, WorkflowPhase::Review);
+        let task = prompts::review(&flow.request, &plan, &report, &tools);
         let answer = match self
             .phase(ctx, WorkflowPhase::Review, cycle, task, Vec::new())
             .await
@@ -159,8 +152,7 @@ impl Agent {
     ) -> Result<String, RunOutcome> {
         let started = Instant::now();
         ctx.sink.emit(EventKind::PhaseStarted { phase, cycle });
-        let base = self.profile(ctx);
-        let profile = phases::profile_for(&base, phases::tools_for(&self.tools, &base, phase));
+        let profile = phases::profile_for(&self.profile(ctx), self.phase_tools(ctx, phase));
         let outcome = match self
             .phase_run(ctx, phase, cycle, task, profile, snapshot)
             .await
@@ -199,6 +191,11 @@ impl Agent {
         };
         end_phase(ctx, phase, cycle, how, &report, started).await;
         result
+    }
+
+    /// The tools `phase` may call in this run's profile.
+    fn phase_tools(&self, ctx: &RunCtx, phase: WorkflowPhase) -> Vec<String> {
+        phases::tools_for(&self.tools, &self.profile(ctx), phase)
     }
 
     /// The phase's sub-run: its own scratch session (holding `snapshot`
