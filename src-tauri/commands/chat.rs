@@ -37,6 +37,24 @@ async fn agent_for(
     Ok(state.backend()?.agent)
 }
 
+/// Start the run that answers `text`: `/plan …` starts the phased
+/// workflow (explore, plan, implement, review) in one run; files go with
+/// ordinary messages only.
+fn start(
+    agent: &std::sync::Arc<hearth_core::Agent>,
+    session_id: &str,
+    text: &str,
+    files: Vec<hearth_core::Attachment>,
+) -> Result<hearth_core::RunHandle, ErrorInfo> {
+    match hearth_core::workflow::request_in(text) {
+        Some(request) if files.is_empty() => Ok(agent.plan_stream(session_id, request)),
+        Some(_) => Err(invalid(
+            "/plan takes no attached files: send them in a message first, then /plan",
+        )),
+        None => Ok(agent.run_stream_with(session_id, text, files)),
+    }
+}
+
 /// Send the user's message and stream the answer to `on_event`. Returns the
 /// run id (for `stop_run`).
 #[tauri::command]
@@ -54,17 +72,7 @@ pub async fn send_message(
     }
     let agent = agent_for(&state, &session_id).await?;
     let files = resolve(&state, &attachments).await?;
-    // `/plan …` starts the phased workflow (explore, plan, implement,
-    // review) in one run; files go with ordinary messages only.
-    let handle = match hearth_core::workflow::request_in(&text) {
-        Some(request) if files.is_empty() => agent.plan_stream(&session_id, request),
-        Some(_) => {
-            return Err(invalid(
-                "/plan takes no attached files: send them in a message first, then /plan",
-            ));
-        }
-        None => agent.run_stream_with(&session_id, &text, files),
-    };
+    let handle = start(&agent, &session_id, &text, files)?;
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)
@@ -130,12 +138,18 @@ pub async fn edit_and_resend(
         return Err(invalid("the message is empty"));
     }
     let files = resolve(&state, &kept).await?;
+    // Refused before the fork, which would move the branch for nothing.
+    if hearth_core::workflow::request_in(&text).is_some() && !files.is_empty() {
+        return Err(invalid(
+            "/plan takes no attached files: send them in a message first, then /plan",
+        ));
+    }
     state
         .store
         .fork(&session_id, message_id)
         .await
         .map_err(store_error)?;
-    let handle = agent.run_stream_with(&session_id, &text, files);
+    let handle = start(&agent, &session_id, &text, files)?;
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)

@@ -687,7 +687,12 @@ blocked: boolean } |
 /**  Which phase. */
 phase: WorkflowPhase; 
 /**  Which pass. */
-cycle: number } | 
+cycle: number; 
+/**
+ *  An implement pass: the stored message it answers (the approved
+ *  plan, a punch list), which the workflow wrote, not the user.
+ */
+message_id?: number | null } | 
 /**
  *  A phase of the `/plan` workflow ended, with what it produced: the
  *  findings report, the plan, the implementer's answer, the review.

@@ -21,6 +21,10 @@ use crate::overrides::Overrides;
 /// Exit code after a stop, as a shell reports a SIGINT'd program.
 const EXIT_STOPPED: u8 = 130;
 
+/// Exit code of a `/plan` that ran to its end but whose work the review
+/// could not confirm done (no fix pass left, or no readable verdict).
+const EXIT_UNCONFIRMED: u8 = 3;
+
 /// Arguments of `hearth chat`.
 #[derive(Debug, Args)]
 pub struct ChatArgs {
@@ -162,7 +166,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
         None => None,
     };
-    if plan_request.is_some() && (args.regenerate || !args.attach.is_empty()) {
+    if (args.plan || plan_request.is_some()) && (args.regenerate || !args.attach.is_empty()) {
         eprintln!("hearth: /plan takes no --attach or --regenerate");
         return ExitCode::from(2);
     }
@@ -268,7 +272,8 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing, or while the model
     // finishes loading: leave at once.
-    watch_ctrl_c(interrupts, handle.stop_token());
+    let stop = handle.stop_token();
+    watch_ctrl_c(interrupts, stop.clone());
     // The core's live-run registry numbers the events (`seq` in --json), as
     // it does for the desktop app; the store keeps one run per session
     // across processes.
@@ -283,6 +288,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
 
     let mut printer = Printer::new(args.json);
     let mut code = ExitCode::FAILURE;
+    let mut unconfirmed = false;
     while let Some(event) = following.events.recv().await {
         if event.kind.is_terminal() && !event.scope.is_subagent {
             code = match &event.kind {
@@ -307,9 +313,21 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             let answer = if args.yes {
                 hearth_protocol::PlanAnswer::Run { plan: None }
             } else {
-                crate::plan::ask(plan).await
+                // Ctrl-C while the question waits stops the run at once.
+                tokio::select! {
+                    a = crate::plan::ask(plan) => a,
+                    () = stop.cancelled() => hearth_protocol::PlanAnswer::Cancel,
+                }
             };
             agent.answer_plan(request_id, answer);
+        }
+        // A /plan whose work the review could not confirm done ends with
+        // its own exit status, so a script can tell.
+        if let EventKind::ReviewVerdict {
+            verdict, fixing, ..
+        } = &event.kind
+        {
+            unconfirmed = !*fixing && *verdict != hearth_protocol::Verdict::Done;
         }
     }
     // The title, memory and compaction workers run after the answer: the
@@ -328,6 +346,9 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     mcp.shutdown().await;
     if !args.json {
         eprintln!("[session {session}] continue with --session {session}");
+    }
+    if unconfirmed && code == ExitCode::SUCCESS {
+        return ExitCode::from(EXIT_UNCONFIRMED);
     }
     code
 }

@@ -10,8 +10,9 @@ use hearth_protocol::{
 
 use crate::chat::{shown, text};
 
-/// A phase's own streaming (its reasoning and the report as it is
-/// written): not printed, the report is printed whole when the phase ends.
+/// What of a phase's own sub-run is not printed: its streaming (the report
+/// is printed whole when the phase ends) and its own end (the phase's end
+/// says how it went). Its tool calls and questions are printed as any.
 pub(crate) fn is_phase_talk(event: &AgentEvent) -> bool {
     event.scope.is_subagent
         && event
@@ -19,11 +20,13 @@ pub(crate) fn is_phase_talk(event: &AgentEvent) -> bool {
             .parent_call_id
             .as_deref()
             .is_some_and(|c| c.starts_with("phase_"))
-        && matches!(
+        && !matches!(
             event.kind,
-            EventKind::TextDelta { .. }
-                | EventKind::ThinkingDelta { .. }
-                | EventKind::TextReplaced { .. }
+            EventKind::ToolStarted { .. }
+                | EventKind::ToolEvent { .. }
+                | EventKind::ApprovalRequested { .. }
+                | EventKind::ApprovalResolved { .. }
+                | EventKind::InputFlagged { .. }
         )
 }
 
@@ -40,7 +43,7 @@ fn name(phase: WorkflowPhase) -> &'static str {
 /// implement passes' answers).
 pub(crate) fn print(kind: &EventKind) {
     match kind {
-        EventKind::PhaseStarted { phase, cycle } => match phase {
+        EventKind::PhaseStarted { phase, cycle, .. } => match phase {
             WorkflowPhase::Explore => eprintln!("[explore] reading (nothing can be changed)"),
             WorkflowPhase::Plan => eprintln!("[plan] writing the plan from the findings"),
             WorkflowPhase::Implement => eprintln!("[implement] pass {cycle}"),
@@ -92,6 +95,10 @@ pub(crate) fn print(kind: &EventKind) {
             }
             if *fixing {
                 eprintln!("[verdict] sending it back to be fixed");
+            } else if *verdict == Verdict::Unreadable {
+                eprintln!(
+                    "[verdict] the review gave no readable verdict again: the work is not confirmed done"
+                );
             } else if *verdict != Verdict::Done {
                 eprintln!("[verdict] no fix pass left: the work is not confirmed done");
             }

@@ -147,6 +147,13 @@ impl Agent {
         let steering = ctx.steering.clone();
         let this = self.clone();
         let task = tokio::spawn(async move {
+            let mut ctx = ctx;
+            // Answering a `/plan` message again (a retry after explore or
+            // plan failed) runs the workflow again, never the bare command.
+            if regenerate && ctx.workflow.is_none() {
+                ctx.workflow = this.workflow_to_redo(&ctx).await;
+                ctx.planning &= ctx.workflow.is_none();
+            }
             let outcome = this.drive(&ctx).await;
             if matches!(outcome, RunOutcome::Answered { .. }) {
                 this.run_workers(&ctx).await;
@@ -162,6 +169,17 @@ impl Agent {
             events: rx,
             task,
         }
+    }
+
+    /// The workflow to run again when the branch ends with a `/plan`
+    /// message (`None` otherwise, or when the store cannot say).
+    async fn workflow_to_redo(&self, ctx: &RunCtx) -> Option<Arc<crate::workflow::PlanFlow>> {
+        let history = ctx.store.history(&ctx.session_id).await.ok()?;
+        let last = history
+            .last()
+            .filter(|m| m.role == crate::message::Role::User)?;
+        let request = crate::workflow::request_in(&last.content)?;
+        Some(Arc::new(crate::workflow::PlanFlow::new(request)))
     }
 
     /// What the post-turn work reported after the answer was kept (what

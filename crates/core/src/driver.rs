@@ -149,6 +149,10 @@ impl Agent {
         if ctx.text.trim().is_empty() && ctx.attachments.is_empty() && !ctx.regenerate {
             return Err(RunError::InvalidInput("the message is empty".into()));
         }
+        // Nothing is kept of a `/plan` with nothing to do.
+        if let Some(flow) = &ctx.workflow {
+            flow.refuse_empty()?;
+        }
         if ctx.depth == 0 {
             self.stale_runs.repair(ctx.store.as_ref()).await;
         }
@@ -238,12 +242,26 @@ impl Agent {
                     .await;
                 Observation::Compacted(done.is_some())
             }
-            Step::SendQueued { closing } => match self.send_queued(ctx, closing).await {
-                Ok(count) => Observation::Sent { count, closing },
-                // A stop during a `/plan` review.
-                Err(_) if ctx.cancel.is_cancelled() => Observation::Interrupted,
-                Err(e) => Observation::Failed(e),
-            },
+            Step::SendQueued { closing } => {
+                // Where a `/plan` run's pass would end, once nothing the
+                // user queued waits, the reviewer judges it; a punch list
+                // starts the next pass.
+                if closing
+                    && let Some(flow) = &ctx.workflow
+                    && ctx.steering.pending().is_empty()
+                {
+                    match self.review_pass(ctx, flow).await {
+                        Ok(true) => return Observation::FixSent,
+                        Ok(false) => {}
+                        Err(_) if ctx.cancel.is_cancelled() => return Observation::Interrupted,
+                        Err(e) => return Observation::Failed(e),
+                    }
+                }
+                match self.send_queued(ctx, closing).await {
+                    Ok(count) => Observation::Sent { count, closing },
+                    Err(e) => Observation::Failed(e),
+                }
+            }
             Step::Finish(_) => Observation::Failed(RunError::Internal(
                 "the driver was asked to perform the end of a run".into(),
             )),
@@ -517,17 +535,6 @@ impl Agent {
     /// (stored first, then announced); returns how many. With `closing`,
     /// an empty queue is closed: the run ends.
     async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
-        // Where a `/plan` run's pass would end, once nothing the user
-        // queued waits, the reviewer judges it; a punch list is the next
-        // message the run answers.
-        if closing
-            && let Some(flow) = &ctx.workflow
-            && ctx.steering.pending().is_empty()
-            && let Some(fix) = self.review_pass(ctx, flow).await?
-        {
-            ctx.keep(ChatMessage::user(&fix)).await?;
-            return Ok(1);
-        }
         let queued = ctx.steering.drain(closing);
         for q in &queued {
             ctx.keep(ChatMessage::user(&q.text)).await?;

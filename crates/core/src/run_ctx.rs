@@ -68,6 +68,8 @@ pub(crate) struct RunCtx {
     pub(crate) preapproved: crate::rights::Preapproved,
     /// The `/plan` workflow this run carries (`workflow/`), if any.
     pub(crate) workflow: Option<Arc<crate::workflow::PlanFlow>>,
+    /// The workspace is read-only for this run's tools (a `/plan` phase).
+    pub(crate) read_only: bool,
 }
 
 /// What a run starts from: its session, message, stop, events and store.
@@ -125,6 +127,7 @@ impl RunCtx {
             planning: false,
             preapproved: top.preapproved,
             workflow: None,
+            read_only: false,
         }
     }
 
@@ -169,11 +172,17 @@ impl RunCtx {
 
     /// Append `message` to the run's session, then announce it.
     pub(crate) async fn keep(&self, message: ChatMessage) -> Result<(), StoreError> {
+        self.keep_id(message).await.map(drop)
+    }
+
+    /// [`RunCtx::keep`], returning the stored message's id.
+    pub(crate) async fn keep_id(&self, message: ChatMessage) -> Result<i64, StoreError> {
         let appended = self
             .store
             .append(&self.session_id, &self.run_id, message)
             .await?;
+        let id = appended.stored.id;
         self.sink.stored(appended);
-        Ok(())
+        Ok(id)
     }
 }

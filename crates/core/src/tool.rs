@@ -112,6 +112,9 @@ pub struct ToolContext {
     /// The profile turned the shell sandbox off: the user chose, knowingly,
     /// to run commands with their full rights where none can be enforced.
     pub sandbox_off: bool,
+    /// The workspace is read-only for this call (a `/plan` phase): a
+    /// command runs with it mounted read-only, and nothing may change it.
+    pub read_only: bool,
 }
 
 /// A tool. Implementations must be cancel-safe: the loop drops the future

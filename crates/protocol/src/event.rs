@@ -349,6 +349,10 @@ pub enum EventKind {
         phase: crate::WorkflowPhase,
         /// Which pass.
         cycle: u32,
+        /// An implement pass: the stored message it answers (the approved
+        /// plan, a punch list), which the workflow wrote, not the user.
+        #[serde(default)]
+        message_id: Option<i64>,
     },
     /// A phase of the `/plan` workflow ended, with what it produced: the
     /// findings report, the plan, the implementer's answer, the review.

@@ -124,9 +124,16 @@ impl CommandHooks {
             }
         };
         let dir = std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let (program, argv) =
-            sandbox::shell_command(&confinement, &self.launcher, &dir, &dir, &hook.command, &[])
-                .ok_or("no sandbox")?;
+        let (program, argv) = sandbox::shell_command(
+            &confinement,
+            &self.launcher,
+            &dir,
+            &dir,
+            &hook.command,
+            &[],
+            false,
+        )
+        .ok_or("no sandbox")?;
         let mut cmd = Command::new(program);
         cmd.args(argv)
             .env_clear()

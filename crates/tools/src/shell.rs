@@ -160,6 +160,11 @@ impl Tool for RunShell {
             || "refused: the profile has no workspace".to_owned(),
             |w| self.confinement().describe(w),
         );
+        if ctx.read_only {
+            return format!(
+                "runs `{command}` in {place}, {how}; for this review the folder is read-only too: the command cannot change any file"
+            );
+        }
         format!("runs `{command}` in {place}, {how}")
     }
 
@@ -174,6 +179,9 @@ impl Tool for RunShell {
     fn refuse(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
         if ctx.workspace.is_none() {
             return Some("run_shell needs a workspace folder, and this profile has none; the user can set one in the profile".into());
+        }
+        if ctx.sandbox_off && ctx.read_only {
+            return Some("run_shell is refused in a /plan review when the profile turns the sandbox off: unconfined, a command could change files, and a review may not; read the files instead".into());
         }
         if ctx.sandbox_off {
             return None;
@@ -225,6 +233,7 @@ impl Tool for RunShell {
                 &cwd,
                 &command,
                 &self.protected,
+                ctx.read_only,
             )
             .ok_or_else(|| ToolError::Failed(self.refuse(&args, ctx).unwrap_or_default()))?
         };

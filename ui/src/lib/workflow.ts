@@ -34,9 +34,11 @@ export interface WorkflowModel {
   phases: PhaseModel[];
   proposal: ProposalModel | null;
   verdicts: VerdictModel[];
+  /** Ids of the messages the workflow wrote for the model (the approved plan, each punch list): not the user's words. */
+  fed: number[];
 }
 
-const EMPTY: WorkflowModel = { phases: [], proposal: null, verdicts: [] };
+const EMPTY: WorkflowModel = { phases: [], proposal: null, verdicts: [], fed: [] };
 
 /** The id a phase's sub-run events carry as `parent_call_id` (crates/core/src/workflow/run.rs). */
 export function phaseId(phase: WorkflowPhase, cycle: number): string {
@@ -66,8 +68,11 @@ function withPhase(w: WorkflowModel, phase: WorkflowPhase, cycle: number, change
 export function reduceWorkflow(w: WorkflowModel | null, ev: AgentEvent): WorkflowModel {
   const cur = w ?? EMPTY;
   switch (ev.type) {
-    case 'phase_started':
-      return withPhase(cur, ev.phase, ev.cycle, (p) => ({ ...p, status: 'running' }));
+    case 'phase_started': {
+      const started = withPhase(cur, ev.phase, ev.cycle, (p) => ({ ...p, status: 'running' }));
+      const id = ev.message_id;
+      return id != null && !started.fed.includes(id) ? { ...started, fed: [...started.fed, id] } : started;
+    }
     case 'phase_ended':
       return withPhase(cur, ev.phase, ev.cycle, (p) => ({ ...p, status: ev.outcome, report: ev.report, agent: p.agent ? { ...p.agent, status: ev.outcome === 'done' ? 'done' : ev.outcome === 'stopped' ? 'stopped' : 'error' } : null }));
     case 'plan_proposed':

@@ -455,6 +455,8 @@ export class MockBackend {
     }
     if (body.type === 'text_delta' && !body.is_subagent) run.text += (body as { delta: string }).delta;
     const s = this.sessions.get(run.session)!;
+    // A script's "the message just stored" (a /plan pass's plan or punch list).
+    if (body.type === 'phase_started' && (body as { message_id?: number | null }).message_id === -1) body = { ...body, message_id: s.leaf } as Body;
     if ((body.type as string) === 'mock_store') {
       const m = (body as unknown as { message: Partial<MessageView> }).message;
       this.keep(run, m.role ?? 'assistant', m.content ?? '', m);

@@ -58,7 +58,8 @@ export function planWorkflowScript(k: ScriptKit): Step[] {
     const first = pass(k, 1, twice ? 'add() now returns a * b.' : 'add() now returns a + b; npm test passes.');
     const steps: Step[] = [
       { ev: ev({ type: 'mock_store', message: { role: 'user', content: `Carry out this approved plan for the request below.\n\nRequest: ${request}\n\nPlan:\n${plan}` } }) },
-      { ev: ev({ type: 'phase_started', phase: 'implement', cycle: 1 }) },
+      // message_id -1: the message just stored (the mock fills in its id).
+      { ev: ev({ type: 'phase_started', phase: 'implement', cycle: 1, message_id: -1 }) },
       ...first.steps,
     ];
     let stored = first.stored;
@@ -68,7 +69,7 @@ export function planWorkflowScript(k: ScriptKit): Step[] {
         ...phase(k, 'review', 1, `npm test: 1 failed.\n{"verdict": "NEEDS_FIX", "punch_list": ["${punch[0]}"]}`, test),
         { ev: ev({ type: 'review_verdict', cycle: 1, verdict: 'needs_fix', punch_list: punch, fixing: true }) },
         { ev: ev({ type: 'mock_store', message: { role: 'user', content: `A reviewer checked the work and found it not done yet:\n- ${punch[0]}` } }) },
-        { ev: ev({ type: 'phase_started', phase: 'implement', cycle: 2 }) },
+        { ev: ev({ type: 'phase_started', phase: 'implement', cycle: 2, message_id: -1 }) },
       );
       const second = pass(k, 2, 'add() now returns a + b.');
       steps.push(...second.steps);

@@ -110,7 +110,7 @@ export function seedWorkflow(m: MockBackend): void {
   const run = { run_id: 'r_wf' };
   const plan = '## Steps\n1. Make add() return a + b in src/calc.ts';
   m.addMessage(s, 'user', '/plan make add() add', run);
-  m.addMessage(s, 'user', `Carry out this approved plan for the request below.\n\nRequest: make add() add\n\nPlan:\n${plan}`, run);
+  const fed = m.addMessage(s, 'user', `Carry out this approved plan for the request below.\n\nRequest: make add() add\n\nPlan:\n${plan}`, run);
   m.addMessage(s, 'assistant', '', { ...run, tool_calls: [{ id: 'call_w', name: 'write_file', arguments: { path: 'src/calc.ts', content: 'a + b' } }] });
   m.addMessage(s, 'tool', 'wrote 5 bytes', { ...run, tool_call_id: 'call_w', tool_name: 'write_file' });
   m.addMessage(s, 'assistant', 'add() now returns a + b.', run);
@@ -124,7 +124,7 @@ export function seedWorkflow(m: MockBackend): void {
       { type: 'phase_ended', phase: 'plan', cycle: 0, outcome: 'done', report: '## Steps\n1. Rewrite calc.ts' },
       { type: 'plan_proposed', request_id: 'plan_1', plan: '## Steps\n1. Rewrite calc.ts' },
       { type: 'plan_answered', request_id: 'plan_1', choice: 'edited' },
-      { type: 'phase_started', phase: 'implement', cycle: 1 },
+      { type: 'phase_started', phase: 'implement', cycle: 1, message_id: fed.id },
       { type: 'tool_event', call_id: 'call_w', name: 'write_file', outcome: 'ok', output: '', duration_ms: 7 },
       { type: 'phase_ended', phase: 'implement', cycle: 1, outcome: 'done', report: 'add() now returns a + b.' },
       { type: 'phase_started', phase: 'review', cycle: 1 },

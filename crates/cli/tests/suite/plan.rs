@@ -267,3 +267,104 @@ async fn plan_without_an_answer_carries_out_nothing() {
         }
     )));
 }
+
+/// The review runs commands with the project folder read-only, under
+/// either sandbox: a reviewer talked into "fixing" things itself (even
+/// with run_shell pre-approved) changes nothing, and can still read.
+#[tokio::test]
+async fn the_review_cannot_write_even_through_the_shell() {
+    for landlock in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::write(project.join("calc.py"), BROKEN).unwrap();
+        let path = dir.path().join("h.sqlite");
+        let db = path.to_str().unwrap();
+        ok(&[
+            "profiles",
+            "--db",
+            db,
+            "set",
+            "Coder",
+            "--model",
+            MODEL,
+            "--tools",
+            "read_file,write_file,run_shell",
+            "--workspace",
+            project.to_str().unwrap(),
+            "--auto-approve",
+            "write_file",
+        ])
+        .await;
+        let attack = "echo pwned > calc.py; echo new > new.txt; cat calc.py";
+        let script = with_workers("Review")
+            .with_reply(when(Reply::text("## Relevant files\n- calc.py"), EXPLORE))
+            .with_reply(when(Reply::text("## Steps\n1. fix calc.py"), PLAN))
+            .with_reply(when(Reply::text("I changed nothing."), IMPLEMENT))
+            .with_reply(when(call("run_shell", json!({"command": attack})), REVIEW))
+            .with_reply(when(Reply::text("{\"verdict\": \"DONE\"}"), REVIEW));
+        let sim = sim(script).await;
+        let mut cmd = hearth(&[
+            "plan",
+            "--db",
+            db,
+            "--url",
+            &sim.url(),
+            "--profile",
+            "Coder",
+            "--yes",
+            "--json",
+            "fix calc.py",
+        ]);
+        if landlock {
+            cmd.env("HEARTH_SANDBOX", "landlock");
+        }
+        cmd.env("TMPDIR", &tmp);
+        // The user allows the reviewer's command (as a user fooled by it would).
+        let evs = answering(cmd, "y\n").await;
+        let mechanism = if landlock { "Landlock" } else { "bubblewrap" };
+        assert!(
+            matches!(run_end(&evs), EventKind::StreamEnd { .. }),
+            "{mechanism}: {evs:#?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(project.join("calc.py")).unwrap(),
+            BROKEN,
+            "{mechanism}"
+        );
+        assert!(!project.join("new.txt").exists(), "{mechanism}");
+        let reach = evs
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::ApprovalRequested { reach, .. } => Some(reach.clone()),
+                _ => None,
+            })
+            .expect("the command was put to the user");
+        let named = if landlock {
+            "sandboxed by Landlock and seccomp"
+        } else {
+            "sandboxed by bubblewrap"
+        };
+        assert!(reach.contains(named), "{mechanism}: {reach}");
+        assert!(reach.contains("the folder is read-only too"), "{reach}");
+        let output = evs
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::ToolEvent { name, output, .. } if name == "run_shell" => {
+                    Some(output.clone())
+                }
+                _ => None,
+            })
+            .expect("the reviewer's command ran");
+        assert!(
+            output.contains("return a - b"),
+            "{mechanism}: it could read: {output}"
+        );
+        assert!(
+            output.contains("Read-only") || output.contains("ermission denied"),
+            "{mechanism}: {output}"
+        );
+    }
+}

@@ -43,6 +43,9 @@ pub(crate) struct RunState {
     pub(crate) phase: Phase,
     /// Model calls that returned (the planning call is not one).
     pub(crate) model_calls: u32,
+    /// `model_calls` when the current pass began: a `/plan` fix pass gets
+    /// the profile's cap afresh (0 for every other run).
+    pub(crate) pass_start: u32,
     /// Calls of the last answer that have no result yet.
     pub(crate) pending: Vec<ToolCall>,
     /// The text of the answer in progress, for the end event's
@@ -143,6 +146,9 @@ pub(crate) enum Observation {
     CallsAnswered(Unrun),
     /// Queued messages were added.
     Sent { count: usize, closing: bool },
+    /// A `/plan` review sent the work back: its punch list is stored, and
+    /// the next pass begins (with the cap on model calls afresh).
+    FixSent,
     /// A wait ended because the user stopped.
     Interrupted,
     /// A step failed (storage, the guard's block, a repeating model).
@@ -180,7 +186,7 @@ pub(crate) fn next(s: &RunState, f: &Facts<'_>) -> Step {
     }
     match s.phase {
         Phase::Answered if s.pending.is_empty() => Step::SendQueued { closing: true },
-        Phase::Answered if s.model_calls >= f.max_calls => Step::AnswerUnrun {
+        Phase::Answered if s.model_calls - s.pass_start >= f.max_calls => Step::AnswerUnrun {
             calls: s.pending.clone(),
             why: Unrun::OverCap(f.max_calls),
         },
@@ -256,6 +262,10 @@ pub(crate) fn observe(s: &mut RunState, o: Observation) {
         // The user wrote more while the model answered: answer it in this run.
         Observation::Sent { closing: true, .. } => s.phase = Phase::ToolsRan,
         Observation::Sent { closing: false, .. } => s.queue_due = false,
+        Observation::FixSent => {
+            s.phase = Phase::ToolsRan;
+            s.pass_start = s.model_calls;
+        }
         Observation::Interrupted => s.stopping = true,
         Observation::Failed(error) => s.finished = Some(RunOutcome::fail(error)),
     }

@@ -56,6 +56,16 @@ impl PlanFlow {
         }
     }
 
+    /// The error a `/plan` with no request ends with.
+    pub(crate) fn refuse_empty(&self) -> Result<(), crate::error::RunError> {
+        if self.request.is_empty() {
+            return Err(crate::error::RunError::InvalidInput(
+                "say what to do after /plan, e.g. `/plan fix the failing test in tests/`".into(),
+            ));
+        }
+        Ok(())
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut FlowState) -> T) -> T {
         match self.state.lock() {
             Ok(mut s) => f(&mut s),

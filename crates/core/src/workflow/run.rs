@@ -40,11 +40,7 @@ impl Agent {
         ctx: &RunCtx,
         flow: &PlanFlow,
     ) -> Result<(), RunOutcome> {
-        if flow.request.is_empty() {
-            return Err(RunOutcome::fail(RunError::InvalidInput(
-                "say what to do after /plan, e.g. `/plan fix the failing test in tests/`".into(),
-            )));
-        }
+        flow.refuse_empty().map_err(RunOutcome::fail)?;
         let mut snapshot = ctx
             .store
             .history(&ctx.session_id)
@@ -64,24 +60,29 @@ impl Agent {
             .phase(ctx, WorkflowPhase::Plan, 0, task, Vec::new())
             .await?;
         let plan = self.approved(ctx, plan).await?;
-        ctx.keep(ChatMessage::user(&prompts::implement(&flow.request, &plan)))
-            .await
-            .map_err(RunOutcome::fail)?;
-        flow.with(|s| s.plan = plan);
-        begin_pass(ctx, flow);
+        flow.with(|s| s.plan = plan.clone());
+        self.feed(
+            ctx,
+            flow,
+            &prompts::implement(&flow.request, &plan),
+            "approved plan",
+        )
+        .await
+        .map_err(RunOutcome::fail)?;
         Ok(())
     }
 
-    /// Where the loop would end an implement pass: review it. `Some`: the
-    /// message that sends the work back for another pass.
+    /// Where the loop would end an implement pass: review it. `true`: the
+    /// work was sent back, its punch list kept as the message the next pass
+    /// answers.
     pub(crate) async fn review_pass(
         &self,
         ctx: &RunCtx,
         flow: &PlanFlow,
-    ) -> Result<Option<String>, RunError> {
+    ) -> Result<bool, RunError> {
         let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
         else {
-            return Ok(None);
+            return Ok(false);
         };
         let report = last_answer(ctx).await?;
         end_phase(
@@ -101,7 +102,9 @@ impl Agent {
             .await
         {
             Ok(text) => text,
-            Err(RunOutcome::Failed { error, .. }) => return Err(error),
+            // A review that failed (an empty answer, the cap on calls, a
+            // repeating model) gave no verdict: it counts as unreadable.
+            Err(RunOutcome::Failed { .. }) if !ctx.cancel.is_cancelled() => String::new(),
             Err(_) => return Err(RunError::Stopped),
         };
         let review = verdict::read(&answer);
@@ -117,11 +120,28 @@ impl Agent {
             fixing: next == AfterReview::Fix,
         });
         if next != AfterReview::Fix {
-            return Ok(None);
+            return Ok(false);
         }
         flow.with(|s| s.cycle += 1);
-        begin_pass(ctx, flow);
-        Ok(Some(prompts::fix(&review.punch_list)))
+        let fix = prompts::fix(&flow.request, &plan, &review.punch_list);
+        self.feed(ctx, flow, &fix, "review punch list").await?;
+        Ok(true)
+    }
+
+    /// Keep `text` (the approved plan, a punch list) as the message the next
+    /// implement pass answers, screened like the user's own (it rests on what
+    /// a model read), and begin that pass.
+    async fn feed(
+        &self,
+        ctx: &RunCtx,
+        flow: &PlanFlow,
+        text: &str,
+        what: &str,
+    ) -> Result<(), RunError> {
+        let id = ctx.keep_id(ChatMessage::user(text)).await?;
+        self.screen_user(ctx, what, text).await?;
+        begin_pass(ctx, flow, id);
+        Ok(())
     }
 
     /// The run ended with an implement pass open (stopped, failed): the
@@ -151,7 +171,11 @@ impl Agent {
         snapshot: Vec<ChatMessage>,
     ) -> Result<String, RunOutcome> {
         let started = Instant::now();
-        ctx.sink.emit(EventKind::PhaseStarted { phase, cycle });
+        ctx.sink.emit(EventKind::PhaseStarted {
+            phase,
+            cycle,
+            message_id: None,
+        });
         let profile = phases::profile_for(&self.profile(ctx), self.phase_tools(ctx, phase));
         let outcome = match self
             .phase_run(ctx, phase, cycle, task, profile, snapshot)
@@ -230,10 +254,14 @@ impl Agent {
             memory: None,
             preapproved: ctx.preapproved.clone(),
         };
+        // No phase may change the workspace: its tools are the read-only
+        // ones, and the reviewer's commands run with the folder mounted
+        // read-only (crates/tools/src/sandbox).
         let sub = RunCtx {
             profile: Some(profile),
             depth: ctx.depth + 1,
             interactive: ctx.interactive,
+            read_only: true,
             ..RunCtx::headless(top)
         };
         Ok(self.drive_boxed(&sub).await)
@@ -258,6 +286,8 @@ impl Agent {
             request_id: request_id.clone(),
             plan: plan.clone(),
         });
+        // The plan may wait for hours: what the phases found is kept now.
+        keep_record(ctx).await;
         let answer = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => None,
@@ -287,8 +317,8 @@ pub(crate) fn phase_id(phase: WorkflowPhase, cycle: u32) -> String {
     format!("phase_{}_{cycle}", phases::name(phase))
 }
 
-/// An implement pass begins.
-fn begin_pass(ctx: &RunCtx, flow: &PlanFlow) {
+/// An implement pass begins, answering message `message_id`.
+fn begin_pass(ctx: &RunCtx, flow: &PlanFlow, message_id: i64) {
     let cycle = flow.with(|s: &mut FlowState| {
         s.implementing = Some(Instant::now());
         s.cycle = s.cycle.max(1);
@@ -297,6 +327,7 @@ fn begin_pass(ctx: &RunCtx, flow: &PlanFlow) {
     ctx.sink.emit(EventKind::PhaseStarted {
         phase: WorkflowPhase::Implement,
         cycle,
+        message_id: Some(message_id),
     });
 }
 
@@ -315,6 +346,7 @@ async fn end_phase(
         outcome,
         report: report.to_owned(),
     });
+    keep_record(ctx).await;
     let span = Span {
         kind: SpanKind::Phase,
         name: phases::name(phase).to_owned(),
@@ -341,4 +373,16 @@ async fn last_answer(ctx: &RunCtx) -> Result<String, RunError> {
         .find(|m| m.role == Role::Assistant && m.tool_calls.is_empty())
         .map(|m| m.content.clone())
         .unwrap_or_default())
+}
+
+/// Keep what the run showed so far with it (the phases and their
+/// reports): a crash or a quit mid-workflow loses none of it. Rewritten
+/// whole at the run's end.
+async fn keep_record(ctx: &RunCtx) {
+    let Some(record) = ctx.sink.record() else {
+        return;
+    };
+    if let Err(e) = ctx.store.record_answer(&ctx.run_id, &record.events()).await {
+        tracing::warn!("keeping the workflow's phases failed: {e}");
+    }
 }

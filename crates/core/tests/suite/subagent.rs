@@ -232,6 +232,7 @@ async fn nesting_beyond_the_depth_limit_is_refused() {
         approver: None,
         depth: 2,
         sandbox_off: false,
+        read_only: false,
     };
     let err = agent
         .run_ephemeral("task", "Agent", &ctx)

@@ -108,7 +108,9 @@ fn steps(evs: &[AgentEvent]) -> Vec<String> {
     evs.iter()
         .filter(|e| !e.scope.is_subagent)
         .filter_map(|e| match &e.kind {
-            EventKind::PhaseStarted { phase, cycle } => Some(format!("{} {cycle}", name(phase))),
+            EventKind::PhaseStarted { phase, cycle, .. } => {
+                Some(format!("{} {cycle}", name(phase)))
+            }
             EventKind::PhaseEnded {
                 phase,
                 cycle,
@@ -508,11 +510,12 @@ async fn stop_ends_the_whole_workflow_in_every_phase() {
             .filter(|e| e.kind.is_terminal() && !e.scope.is_subagent)
             .count();
         assert_eq!(ended, 1, "{at:?}: one end");
-        assert_eq!(
-            s.agent.answer_plan("plan_any", PlanAnswer::Cancel),
-            false,
-            "nothing waits after the end"
-        );
+        if let Some(id) = evs.iter().find_map(proposed) {
+            assert!(
+                !s.agent.answer_plan(&id, PlanAnswer::Cancel),
+                "{at:?}: the plan no longer waits after the end"
+            );
+        }
         // What ran before the stop is kept; nothing runs after it.
         let outcome = run.outcome().await;
         assert!(
@@ -540,4 +543,137 @@ async fn plan_with_nothing_to_do_says_what_to_write() {
     assert!(s.backend.requests().is_empty());
     let _ = PhaseOutcome::Done;
     let _ = PlanChoice::Run;
+}
+
+#[tokio::test]
+async fn a_review_that_fails_counts_as_an_unreadable_verdict() {
+    let s = setup(2).await;
+    script_explore_and_plan(&s.backend);
+    script_implement(&s.backend, "first");
+    // The reviewer says nothing at all: the phase fails, the work goes back.
+    s.backend.push(vec![text(""), done()]);
+    script_implement(&s.backend, "second");
+    script_review(&s.backend, "{\"verdict\": \"DONE\"}");
+    let evs = run_through(&s, PlanAnswer::Run { plan: None }).await;
+    let steps = steps(&evs);
+    assert!(steps.contains(&"review 1 Failed".to_owned()), "{steps:?}");
+    assert!(
+        steps.contains(&"verdict Unreadable fixing=true".to_owned()),
+        "{steps:?}"
+    );
+    assert_eq!(steps.last().unwrap(), "end");
+    assert!(
+        steps.contains(&"verdict Done fixing=false".to_owned()),
+        "{steps:?}"
+    );
+}
+
+#[tokio::test]
+async fn each_fix_pass_gets_the_cap_on_model_calls_afresh() {
+    let s = setup(2).await;
+    let profile = Profile {
+        auto_approve: vec!["write_file".into(), "run_shell".into()],
+        max_iterations: 2,
+        ..Profile::new("Agent", "m")
+    };
+    let agent = Agent::builder(
+        s.backend.clone(),
+        Arc::new(hearth_core::StaticProfiles::single("Persona", profile)),
+    )
+    .tools({
+        let mut t = ToolRegistry::new();
+        t.register(s.read_file.clone());
+        t.register(s.write_file.clone());
+        t.register(s.run_shell.clone());
+        t
+    })
+    .store(s.store.clone())
+    .build();
+    script_explore_and_plan(&s.backend);
+    // Each pass: a write, then its answer — two calls, the whole cap.
+    script_implement(&s.backend, "first");
+    script_review(
+        &s.backend,
+        "{\"verdict\": \"NEEDS_FIX\", \"punch_list\": [\"again\"]}",
+    );
+    script_implement(&s.backend, "second");
+    script_review(&s.backend, "{\"verdict\": \"DONE\"}");
+    let mut run = agent.plan_stream("s", "fix add()");
+    let mut evs = events_until(&mut run, |e| proposed(e).is_some()).await;
+    let id = proposed(evs.last().unwrap()).unwrap();
+    assert!(agent.answer_plan(&id, PlanAnswer::Run { plan: None }));
+    evs.extend(events_until(&mut run, is_end).await);
+    assert!(
+        matches!(evs.last().unwrap().kind, EventKind::StreamEnd { .. }),
+        "{:?}",
+        steps(&evs)
+    );
+    assert_eq!(s.write_file.calls.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn the_messages_the_workflow_wrote_are_named_and_a_retry_runs_it_again() {
+    let s = setup(2).await;
+    // The first try: the server fails while exploring.
+    s.backend
+        .push(vec![Piece::Fail(hearth_core::BackendError::BadRequest {
+            message: "the server refused it".into(),
+        })]);
+    let mut run = s.agent.plan_stream("s", "fix add() in calc.rs");
+    let evs = events_until(&mut run, is_end).await;
+    assert!(
+        matches!(evs.last().unwrap().kind, EventKind::Error { .. }),
+        "{:?}",
+        steps(&evs)
+    );
+    drop(run);
+    // Retry answers the /plan message again: the workflow, not the bare command.
+    script_explore_and_plan(&s.backend);
+    script_implement(&s.backend, "done");
+    script_review(&s.backend, "{\"verdict\": \"DONE\"}");
+    let mut run = s.agent.regenerate_stream("s");
+    let mut evs = events_until(&mut run, |e| proposed(e).is_some()).await;
+    let id = proposed(evs.last().unwrap()).expect("the workflow ran again");
+    assert!(s.agent.answer_plan(&id, PlanAnswer::Run { plan: None }));
+    evs.extend(events_until(&mut run, is_end).await);
+    assert_eq!(steps(&evs).last().unwrap(), "end");
+    // The plan message is the one the implement pass names; the user's
+    // own message is not.
+    let fed: Vec<i64> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::PhaseStarted {
+                message_id: Some(id),
+                ..
+            } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let stored: Vec<(i64, String)> = evs
+        .iter()
+        .filter(|e| !e.scope.is_subagent)
+        .filter_map(|e| match &e.kind {
+            EventKind::MessageStored { message, .. } => Some((message.id, message.content.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fed.len(), 1);
+    let plan_message = stored
+        .iter()
+        .find(|(id, _)| *id == fed[0])
+        .expect("stored in this run");
+    assert!(
+        plan_message.1.starts_with("Carry out this approved plan"),
+        "{}",
+        plan_message.1
+    );
+    let history = s.store.history("s").await.unwrap();
+    assert_eq!(
+        history
+            .iter()
+            .filter(|m| m.content == "/plan fix add() in calc.rs")
+            .count(),
+        1,
+        "the command is kept once"
+    );
 }

@@ -103,6 +103,7 @@ pub fn ctx() -> ToolContext {
         approver: None,
         depth: 0,
         sandbox_off: false,
+        read_only: false,
     }
 }
 

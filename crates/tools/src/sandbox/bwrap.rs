@@ -35,12 +35,14 @@ fn private_folders() -> Vec<PathBuf> {
 /// new session (no terminal injection), gone when Hearth goes, the root
 /// read-only, a fresh `/dev` and `/proc`, private temp and runtime folders,
 /// the workspace read-write (but its git hooks and config, and the
-/// `protected` paths in it, read-only), starting in `cwd`.
+/// `protected` paths in it, read-only; all of it with `read_only`),
+/// starting in `cwd`.
 pub(super) fn args(
     launcher: &Path,
     workspace: &Path,
     cwd: &Path,
     protected: &[PathBuf],
+    read_only: bool,
 ) -> Vec<OsString> {
     let mut a: Vec<OsString> = [
         "--unshare-all",
@@ -64,7 +66,7 @@ pub(super) fn args(
     a.push("--ro-bind".into());
     a.push(launcher.into());
     a.push(LAUNCHER_INSIDE.into());
-    a.push("--bind".into());
+    a.push(if read_only { "--ro-bind" } else { "--bind" }.into());
     a.push(workspace.into());
     a.push(workspace.into());
     // Inside the workspace, what runs code later outside any sandbox (git

@@ -23,6 +23,9 @@ pub const SANDBOX_FLAG: &str = "--hearth-sandbox-exec";
 pub(super) const NAMESPACED: &str = "namespaced";
 /// Mode: on the host (Landlock is the wall and must hold; no sockets).
 pub(super) const HOST: &str = "host";
+/// What a mode's name ends with when the workspace is read-only too (a
+/// `/plan` review: it may read and run, never write).
+pub(super) const READ_ONLY: &str = "+ro";
 
 /// The probe's report line prefix.
 pub(super) const REPORT: &str = "hearth-sandbox landlock=";
@@ -45,12 +48,17 @@ pub fn run_if_requested() -> Option<ExitCode> {
     let (Some(mode), Some(workspace), Some(next)) = (args.next(), args.next(), args.next()) else {
         return Some(usage());
     };
-    let namespaced = match mode.to_str() {
-        Some(NAMESPACED) => true,
-        Some(HOST) => false,
+    let mode = mode.to_str().unwrap_or_default();
+    let (mode, read_only) = match mode.strip_suffix(READ_ONLY) {
+        Some(m) => (m, true),
+        None => (mode, false),
+    };
+    let namespaced = match mode {
+        NAMESPACED => true,
+        HOST => false,
         _ => return Some(usage()),
     };
-    let level = match confine(Path::new(&workspace), namespaced) {
+    let level = match confine(Path::new(&workspace), namespaced, read_only) {
         Ok(level) => level,
         Err(e) => {
             eprintln!("hearth: the sandbox could not be set up, so the command did not run: {e}");
@@ -73,9 +81,10 @@ pub fn run_if_requested() -> Option<ExitCode> {
 /// Landlock, then seccomp. On the host Landlock is the only wall against
 /// writes, so a kernel without it is an error; inside bubblewrap it is a
 /// second wall and may be missing.
-fn confine(workspace: &Path, namespaced: bool) -> Result<u8, String> {
+fn confine(workspace: &Path, namespaced: bool, read_only: bool) -> Result<u8, String> {
     drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))?;
-    let level = restrict::landlock(workspace, !namespaced).map_err(|e| format!("Landlock: {e}"))?;
+    let level = restrict::landlock(workspace, !namespaced, read_only)
+        .map_err(|e| format!("Landlock: {e}"))?;
     if level == 0 && !namespaced {
         return Err("this kernel has no Landlock, so writes cannot be confined".into());
     }

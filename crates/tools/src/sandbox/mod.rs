@@ -40,8 +40,14 @@ pub fn shell_command(
     cwd: &Path,
     command: &str,
     protected: &[PathBuf],
+    read_only: bool,
 ) -> Option<(PathBuf, Vec<std::ffi::OsString>)> {
     let inner = |mode: &str, exe: &Path| -> Vec<std::ffi::OsString> {
+        let mode = if read_only {
+            format!("{mode}{}", launcher::READ_ONLY)
+        } else {
+            mode.to_owned()
+        };
         vec![
             exe.into(),
             SANDBOX_FLAG.into(),
@@ -55,7 +61,7 @@ pub fn shell_command(
     };
     match confinement {
         Confinement::Bubblewrap { bwrap, .. } => {
-            let mut args = bwrap::args(launcher, workspace, cwd, protected);
+            let mut args = bwrap::args(launcher, workspace, cwd, protected, read_only);
             args.extend(inner(
                 launcher::NAMESPACED,
                 Path::new(bwrap::LAUNCHER_INSIDE),

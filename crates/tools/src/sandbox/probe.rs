@@ -107,7 +107,7 @@ pub fn probe(launcher: &Path) -> Confinement {
             None => "bubblewrap is not installed".to_owned(),
             Some(bwrap) => {
                 let mut cmd = Command::new(&bwrap);
-                cmd.args(bwrap::args(launcher, &place, &place, &[]))
+                cmd.args(bwrap::args(launcher, &place, &place, &[], false))
                     .arg(bwrap::LAUNCHER_INSIDE)
                     .args([SANDBOX_FLAG, NAMESPACED])
                     .arg(&place)

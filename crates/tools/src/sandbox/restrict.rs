@@ -49,12 +49,23 @@ pub(super) fn level() -> (u8, Option<ABI>) {
 /// to `/dev/null` and its kind); from level 4 no TCP when `deny_tcp`; from level 6 no signals to
 /// and no abstract sockets of processes outside the sandbox. Every part the
 /// level names is required: a partial result is an error. Returns the
-/// level (0: none, nothing done).
-pub(super) fn landlock(workspace: &Path, deny_tcp: bool) -> Result<u8, RulesetError> {
+/// level (0: none, nothing done). `read_only`: nothing is writable but
+/// those devices — not the workspace, and not the temp folder either (on
+/// the host it may hold the workspace; inside bubblewrap `/tmp` is private
+/// and bubblewrap mounts the workspace read-only).
+pub(super) fn landlock(
+    workspace: &Path,
+    deny_tcp: bool,
+    read_only: bool,
+) -> Result<u8, RulesetError> {
     let (n, Some(abi)) = level() else {
         return Ok(0);
     };
-    let writable: Vec<PathBuf> = vec![workspace.to_path_buf(), std::env::temp_dir()];
+    let writable: Vec<PathBuf> = if read_only {
+        Vec::new()
+    } else {
+        vec![workspace.to_path_buf(), std::env::temp_dir()]
+    };
     // Of /dev only the harmless devices: not the terminal (input could be
     // faked into Hearth's own prompt), not /dev/shm (shared with every
     // program).

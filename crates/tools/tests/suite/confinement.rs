@@ -47,6 +47,7 @@ fn ctx(ws: &Path) -> ToolContext {
         approver: None,
         depth: 0,
         sandbox_off: false,
+        read_only: false,
     }
 }
 

@@ -21,6 +21,7 @@ fn ctx(ws: &Path, session: &str) -> ToolContext {
         approver: None,
         depth: 0,
         sandbox_off: false,
+        read_only: false,
     }
 }
 

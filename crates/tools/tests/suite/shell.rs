@@ -24,6 +24,7 @@ fn ctx(ws: &Path) -> ToolContext {
         approver: None,
         depth: 0,
         sandbox_off: true,
+        read_only: false,
     }
 }
 
@@ -103,6 +104,7 @@ async fn without_a_sandbox_a_command_is_refused_unless_the_profile_turned_it_off
     let tmp = tempfile::tempdir().unwrap();
     let strict = ToolContext {
         sandbox_off: false,
+        read_only: false,
         ..ctx(tmp.path())
     };
     let args = json!({"command": "echo hi > made.txt"});

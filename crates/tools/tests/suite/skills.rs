@@ -60,6 +60,7 @@ fn ctx() -> ToolContext {
         approver: None,
         depth: 0,
         sandbox_off: false,
+        read_only: false,
     }
 }
 

@@ -324,3 +324,54 @@ fn a_run_walks_through_its_steps() {
         })
     );
 }
+
+#[test]
+fn a_plan_fix_pass_calls_the_model_again_with_the_cap_afresh() {
+    let f = Facts {
+        max_calls: 2,
+        ..facts()
+    };
+    // Pass 1 used the whole cap; the review sent the work back.
+    let mut s = answered(2, "done, I think", &[]);
+    assert_eq!(next(&s, &f), Step::SendQueued { closing: true });
+    observe(&mut s, Observation::FixSent);
+    assert_eq!(next(&s, &f), Step::CallModel { prefill: None });
+    // Its first answer asks for a tool: under the cap of this pass.
+    observe(
+        &mut s,
+        Observation::Answered {
+            text: String::new(),
+            calls: vec![call("a")],
+            end: ModelEnd::Done,
+        },
+    );
+    assert_eq!(next(&s, &f), Step::RunTools(vec![call("a")]));
+    // The next one is its second: the cap of this pass holds.
+    observe(&mut s, Observation::ToolsRan { spawned: false });
+    observe(
+        &mut s,
+        Observation::Sent {
+            count: 0,
+            closing: false,
+        },
+    );
+    observe(
+        &mut s,
+        Observation::Answered {
+            text: String::new(),
+            calls: vec![call("b")],
+            end: ModelEnd::Done,
+        },
+    );
+    assert!(
+        matches!(
+            next(&s, &f),
+            Step::AnswerUnrun {
+                why: Unrun::OverCap(2),
+                ..
+            }
+        ),
+        "{:?}",
+        next(&s, &f)
+    );
+}
