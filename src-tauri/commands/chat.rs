@@ -186,6 +186,12 @@ pub fn queue_message(
     session_id: String,
     text: String,
 ) -> Result<QueueResult, ErrorInfo> {
+    // A queued message joins the run going on; `/plan` is a run of its own.
+    if hearth_core::workflow::request_in(&text).is_some() {
+        return Err(invalid(
+            "/plan starts a run of its own: send it once this answer has ended",
+        ));
+    }
     let Some(queue) = state.runs.steering(&session_id) else {
         return Ok(QueueResult::RunEnded);
     };
