@@ -29,12 +29,12 @@ export async function freePort() {
   return port;
 }
 
-/** Starts hearth-sim with `models` on `port` (0: any); its URL. */
-export async function startSim(models, port = 0) {
+/** Starts hearth-sim with `models` (and scripted `replies`) on `port` (0: any); its URL. */
+export async function startSim(models, port = 0, replies = []) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-sim-'));
   dirs.push(dir);
   const script = path.join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify({ models, replies: [] }));
+  writeFileSync(script, JSON.stringify({ models, replies }));
   const child = spawn(simBin, ['--port', String(port), '--script', script], { stdio: ['ignore', 'pipe', 'ignore'] });
   sims.push(child);
   const line = await new Promise((resolve, reject) => {
