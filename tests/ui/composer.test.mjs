@@ -79,7 +79,7 @@ test('/ offers the commands: Tab completes, Enter runs a whole one, and anything
     const menu = page.getByTestId('slash-menu');
     await menu.waitFor();
     const labels = await menu.getByTestId('slash-item').evaluateAll((els) => els.map((e) => e.querySelector('.slash-label')?.textContent));
-    assert.deepEqual(labels, ['/model NAME', '/profile NAME', '/new', '/clear', '/settings', '/help']);
+    assert.deepEqual(labels, ['/model NAME', '/profile NAME', '/plan REQUEST', '/new', '/clear', '/settings', '/help']);
 
     await input.type('mo');
     await input.press('Tab');
