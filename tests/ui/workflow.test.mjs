@@ -105,6 +105,8 @@ test('a stored /plan run opened after a restart shows its phases, the plan choic
     assert.deepEqual(await phases(card), ['explore 0 done', 'plan 0 done', 'implement 1 done', 'review 1 done']);
     assert.equal(await card.getByTestId('plan-choice').textContent(), 'Approved after your edit.');
     await card.locator('[data-testid=verdict][data-verdict=done]').waitFor();
+    assert.equal(await card.getByTestId('verdict').getAttribute('data-checks'), '1');
+    assert.equal(await card.getByTestId('verdict-unchecked').count(), 0);
     const review = card.locator('[data-testid=phase][data-phase=review]');
     await review.locator('summary').first().click();
     assert.match(await review.getByTestId('phase-report').textContent(), /1 passed/);

@@ -730,7 +730,12 @@ verdict: Verdict;
 /**  What to fix (empty for `done`). */
 punch_list: string[]; 
 /**  True when this verdict leads to another implement pass. */
-fixing: boolean } | 
+fixing: boolean; 
+/**
+ *  The reviewer's tool calls that ran (files read, commands run):
+ *  0 means the verdict is its word alone, checked against nothing.
+ */
+checks?: number } | 
 /**  Token counts and speed of one model call. */
 { type: "usage"; 
 /**  The figures. */

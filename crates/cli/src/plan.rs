@@ -82,6 +82,7 @@ pub(crate) fn print(kind: &EventKind) {
             verdict,
             punch_list,
             fixing,
+            checks,
             ..
         } => {
             let what = match verdict {
@@ -89,7 +90,11 @@ pub(crate) fn print(kind: &EventKind) {
                 Verdict::NeedsFix => "NEEDS_FIX",
                 Verdict::Unreadable => "no verdict could be read",
             };
-            eprintln!("[verdict] {what}");
+            if *checks == 0 {
+                eprintln!("[verdict] {what} (the reviewer read and ran nothing: its word alone)");
+            } else {
+                eprintln!("[verdict] {what} (after {checks} checks)");
+            }
             for item in punch_list {
                 eprintln!("  - {}", shown(item));
             }

@@ -391,6 +391,10 @@ pub enum EventKind {
         punch_list: Vec<String>,
         /// True when this verdict leads to another implement pass.
         fixing: bool,
+        /// The reviewer's tool calls that ran (files read, commands run):
+        /// 0 means the verdict is its word alone, checked against nothing.
+        #[serde(default)]
+        checks: u32,
     },
     /// Token counts and speed of one model call.
     Usage {

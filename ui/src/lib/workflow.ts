@@ -28,6 +28,8 @@ export interface VerdictModel {
   verdict: Verdict;
   punch_list: string[];
   fixing: boolean;
+  /** The reviewer's tool calls that ran: 0, its word alone. */
+  checks: number;
 }
 
 export interface WorkflowModel {
@@ -80,7 +82,7 @@ export function reduceWorkflow(w: WorkflowModel | null, ev: AgentEvent): Workflo
     case 'plan_answered':
       return cur.proposal?.request_id === ev.request_id ? { ...cur, proposal: { ...cur.proposal, choice: ev.choice } } : cur;
     case 'review_verdict':
-      return { ...cur, verdicts: [...cur.verdicts, { cycle: ev.cycle, verdict: ev.verdict, punch_list: [...ev.punch_list], fixing: ev.fixing }] };
+      return { ...cur, verdicts: [...cur.verdicts, { cycle: ev.cycle, verdict: ev.verdict, punch_list: [...ev.punch_list], fixing: ev.fixing, checks: ev.checks ?? 0 }] };
     default:
       return cur;
   }

@@ -67,7 +67,7 @@ export function planWorkflowScript(k: ScriptKit): Step[] {
       const punch = ['add(2, 2) gives 4 only by luck: add(2, 3) must be 5'];
       steps.push(
         ...phase(k, 'review', 1, `npm test: 1 failed.\n{"verdict": "NEEDS_FIX", "punch_list": ["${punch[0]}"]}`, test),
-        { ev: ev({ type: 'review_verdict', cycle: 1, verdict: 'needs_fix', punch_list: punch, fixing: true }) },
+        { ev: ev({ type: 'review_verdict', cycle: 1, verdict: 'needs_fix', punch_list: punch, fixing: true, checks: 1 }) },
         { ev: ev({ type: 'mock_store', message: { role: 'user', content: `A reviewer checked the work and found it not done yet:\n- ${punch[0]}` } }) },
         { ev: ev({ type: 'phase_started', phase: 'implement', cycle: 2, message_id: -1 }) },
       );
@@ -80,7 +80,7 @@ export function planWorkflowScript(k: ScriptKit): Step[] {
     const cycle = twice ? 2 : 1;
     steps.push(
       ...phase(k, 'review', cycle, 'npm test: 1 passed.\n{"verdict": "DONE"}', test),
-      { ev: ev({ type: 'review_verdict', cycle, verdict: 'done', punch_list: [], fixing: false }) },
+      { ev: ev({ type: 'review_verdict', cycle, verdict: 'done', punch_list: [], fixing: false, checks: 1 }) },
       k.end(stored),
     );
     return steps;

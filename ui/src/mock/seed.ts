@@ -129,7 +129,7 @@ export function seedWorkflow(m: MockBackend): void {
       { type: 'phase_ended', phase: 'implement', cycle: 1, outcome: 'done', report: 'add() now returns a + b.' },
       { type: 'phase_started', phase: 'review', cycle: 1 },
       { type: 'phase_ended', phase: 'review', cycle: 1, outcome: 'done', report: 'npm test: 1 passed.\n{"verdict": "DONE"}' },
-      { type: 'review_verdict', cycle: 1, verdict: 'done', punch_list: [], fixing: false },
+      { type: 'review_verdict', cycle: 1, verdict: 'done', punch_list: [], fixing: false, checks: 1 },
       { type: 'stream_end', iterations: 2 },
     ],
   }];

@@ -15,7 +15,7 @@ use crate::agent::Agent;
 use crate::error::RunError;
 use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::{new_run_id, new_subagent_session_id};
-use crate::message::{ChatMessage, Role};
+use crate::message::{ChatMessage, MessageStatus, Role};
 use crate::profile::Profile;
 use crate::run_ctx::{RunCtx, TopRun};
 use crate::store::{InMemoryStore, SessionStore, Span};
@@ -50,13 +50,13 @@ impl Agent {
         snapshot.pop();
         let tools = self.phase_tools(ctx, WorkflowPhase::Explore);
         let task = prompts::explore(&flow.request, &tools);
-        let findings = self
+        let (findings, _) = self
             .phase(ctx, WorkflowPhase::Explore, 0, task, snapshot)
             .await?;
         // Only the findings carry over: the plan starts from a clean context.
         let tools = self.phase_tools(ctx, WorkflowPhase::Plan);
         let task = prompts::plan(&flow.request, &findings, &tools);
-        let plan = self
+        let (plan, _) = self
             .phase(ctx, WorkflowPhase::Plan, 0, task, Vec::new())
             .await?;
         let plan = self.approved(ctx, plan).await?;
@@ -101,12 +101,13 @@ impl Agent {
             .phase(ctx, WorkflowPhase::Review, cycle, task, Vec::new())
             .await
         {
-            Ok(text) => text,
+            Ok(answer) => answer,
             // A review that failed (an empty answer, the cap on calls, a
             // repeating model) gave no verdict: it counts as unreadable.
-            Err(RunOutcome::Failed { .. }) if !ctx.cancel.is_cancelled() => String::new(),
+            Err(RunOutcome::Failed { .. }) if !ctx.cancel.is_cancelled() => (String::new(), 0),
             Err(_) => return Err(RunError::Stopped),
         };
+        let (answer, checks) = answer;
         let review = verdict::read(&answer);
         let max_fixes = self.profile(ctx).review_cycles;
         let next = verdict::after(review.verdict, cycle, max_fixes, unreadable);
@@ -118,6 +119,7 @@ impl Agent {
             verdict: review.verdict,
             punch_list: review.punch_list.clone(),
             fixing: next == AfterReview::Fix,
+            checks,
         });
         if next != AfterReview::Fix {
             return Ok(false);
@@ -161,7 +163,8 @@ impl Agent {
     }
 
     /// One read-only (or reviewing) phase as a sub-run: announced, traced,
-    /// its report returned. `Err`: how the whole run ends instead.
+    /// its report returned with how many of its tool calls ran. `Err`: how
+    /// the whole run ends instead.
     async fn phase(
         &self,
         ctx: &RunCtx,
@@ -169,7 +172,7 @@ impl Agent {
         cycle: u32,
         task: String,
         snapshot: Vec<ChatMessage>,
-    ) -> Result<String, RunOutcome> {
+    ) -> Result<(String, u32), RunOutcome> {
         let started = Instant::now();
         ctx.sink.emit(EventKind::PhaseStarted {
             phase,
@@ -177,12 +180,12 @@ impl Agent {
             message_id: None,
         });
         let profile = phases::profile_for(&self.profile(ctx), self.phase_tools(ctx, phase));
-        let outcome = match self
+        let (outcome, ran) = match self
             .phase_run(ctx, phase, cycle, task, profile, snapshot)
             .await
         {
             Ok(o) => o,
-            Err(e) => RunOutcome::fail(e),
+            Err(e) => (RunOutcome::fail(e), 0),
         };
         let (how, report, result) = match outcome {
             RunOutcome::Answered { text, .. } if text.trim().is_empty() => {
@@ -199,7 +202,7 @@ impl Agent {
             RunOutcome::Answered { text, .. } => (
                 PhaseOutcome::Done,
                 text.trim().to_owned(),
-                Ok(text.trim().to_owned()),
+                Ok((text.trim().to_owned(), ran)),
             ),
             RunOutcome::Stopped { partial_text } => (
                 PhaseOutcome::Stopped,
@@ -233,9 +236,10 @@ impl Agent {
         task: String,
         profile: Profile,
         snapshot: Vec<ChatMessage>,
-    ) -> Result<RunOutcome, RunError> {
+    ) -> Result<(RunOutcome, u32), RunError> {
         let session_id = new_subagent_session_id();
         let scratch = Arc::new(InMemoryStore::new());
+        let before = snapshot.len();
         for message in snapshot {
             scratch.append(&session_id, "snapshot", message).await?;
         }
@@ -244,13 +248,13 @@ impl Agent {
             .sink
             .for_subagent(&session_id, &run_id, &phase_id(phase, cycle));
         let top = TopRun {
-            session_id,
+            session_id: session_id.clone(),
             run_id,
             text: task,
             attachments: Vec::new(),
             cancel: ctx.cancel.child_token(),
             sink,
-            store: scratch,
+            store: scratch.clone(),
             memory: None,
             preapproved: ctx.preapproved.clone(),
         };
@@ -264,7 +268,15 @@ impl Agent {
             read_only: true,
             ..RunCtx::headless(top)
         };
-        Ok(self.drive_boxed(&sub).await)
+        let outcome = self.drive_boxed(&sub).await;
+        // The calls of its own that ran (a result that is not an error).
+        let history = scratch.history(&session_id).await.unwrap_or_default();
+        let ran = history
+            .iter()
+            .skip(before)
+            .filter(|m| m.role == Role::Tool && m.status == MessageStatus::Complete)
+            .count();
+        Ok((outcome, u32::try_from(ran).unwrap_or(u32::MAX)))
     }
 
     /// [`Agent::drive`] behind a box, for a run driven from inside another

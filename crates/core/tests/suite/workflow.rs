@@ -241,6 +241,12 @@ async fn the_four_phases_run_in_order_each_offered_only_its_tools() {
     assert_eq!(s.read_file.calls.load(Ordering::SeqCst), 1);
     assert_eq!(s.write_file.calls.load(Ordering::SeqCst), 1);
     assert_eq!(s.run_shell.calls.load(Ordering::SeqCst), 1);
+    // The verdict says the reviewer checked something (its one command).
+    let checks = evs.iter().find_map(|e| match &e.kind {
+        EventKind::ReviewVerdict { checks, .. } => Some(*checks),
+        _ => None,
+    });
+    assert_eq!(checks, Some(1));
     // The session holds the command, the plan it answered, and the work;
     // the phases' own talk stayed in their sub-runs.
     let history = s.store.history("s").await.unwrap();
@@ -555,6 +561,14 @@ async fn a_review_that_fails_counts_as_an_unreadable_verdict() {
     script_implement(&s.backend, "second");
     script_review(&s.backend, "{\"verdict\": \"DONE\"}");
     let evs = run_through(&s, PlanAnswer::Run { plan: None }).await;
+    let checks: Vec<u32> = evs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ReviewVerdict { checks, .. } => Some(*checks),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(checks, [0, 1], "the failed review checked nothing");
     let steps = steps(&evs);
     assert!(steps.contains(&"review 1 Failed".to_owned()), "{steps:?}");
     assert!(
