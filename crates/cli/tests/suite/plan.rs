@@ -139,6 +139,67 @@ async fn plan_fixes_a_failing_test_in_four_phases_and_keeps_them() {
         verdicts,
         [(Verdict::NeedsFix, true), (Verdict::Done, false)]
     );
+    // What the simulator was offered in each phase (the last user message
+    // names the phase): explore and plan only read, the review reads and
+    // runs, the implement passes have the profile's tools.
+    let mut offered: Vec<(&str, Vec<String>)> = Vec::new();
+    for body in sim.chat_bodies() {
+        let last = body["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        let named = [
+            (EXPLORE, "explore"),
+            (PLAN, "plan"),
+            (IMPLEMENT, "implement"),
+            (FIX, "fix"),
+            (REVIEW, "review"),
+        ];
+        let Some(phase) = named
+            .iter()
+            .find_map(|(p, name)| last.starts_with(p).then_some(*name))
+        else {
+            continue;
+        };
+        let mut tools: Vec<String> = body["tools"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        tools.sort();
+        offered.push((phase, tools));
+    }
+    for (phase, tools) in &offered {
+        let want: &[&str] = match *phase {
+            "explore" | "plan" => &["list_dir", "read_file"],
+            "review" => &["list_dir", "read_file", "run_shell"],
+            _ => &["list_dir", "read_file", "run_shell", "write_file"],
+        };
+        assert_eq!(tools, want, "{phase}");
+    }
+    let phases: Vec<&str> = offered.iter().map(|(p, _)| *p).collect();
+    assert_eq!(
+        phases,
+        [
+            "explore",
+            "explore",
+            "explore",
+            "plan",
+            "implement",
+            "implement",
+            "review",
+            "review",
+            "fix",
+            "fix",
+            "review",
+            "review"
+        ]
+    );
 
     // Every phase is kept with the run's answer, and traced.
     let run_id = evs[0].scope.run_id.clone();
