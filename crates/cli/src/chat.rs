@@ -309,26 +309,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             let decision = ask(tool, reach, warning.as_deref()).await;
             agent.approve(request_id, decision);
         }
-        if let EventKind::PlanProposed { request_id, plan } = &event.kind {
-            let answer = if args.yes {
-                hearth_protocol::PlanAnswer::Run { plan: None }
-            } else {
-                // Ctrl-C while the question waits stops the run at once.
-                tokio::select! {
-                    a = crate::plan::ask(plan) => a,
-                    () = stop.cancelled() => hearth_protocol::PlanAnswer::Cancel,
-                }
-            };
-            agent.answer_plan(request_id, answer);
-        }
-        // A /plan whose work the review could not confirm done ends with
-        // its own exit status, so a script can tell.
-        if let EventKind::ReviewVerdict {
-            verdict, fixing, ..
-        } = &event.kind
-        {
-            unconfirmed = !*fixing && *verdict != hearth_protocol::Verdict::Done;
-        }
+        crate::plan::follow(&event.kind, &agent, args.yes, &stop, &mut unconfirmed).await;
     }
     // The title, memory and compaction workers run after the answer: the
     // process stays for them (a new run would have cancelled them).

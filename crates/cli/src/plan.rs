@@ -30,15 +30,6 @@ pub(crate) fn is_phase_talk(event: &AgentEvent) -> bool {
         )
 }
 
-fn name(phase: WorkflowPhase) -> &'static str {
-    match phase {
-        WorkflowPhase::Explore => "explore",
-        WorkflowPhase::Plan => "plan",
-        WorkflowPhase::Implement => "implement",
-        WorkflowPhase::Review => "review",
-    }
-}
-
 /// Print one of the workflow's own events (on stderr: stdout carries the
 /// implement passes' answers).
 pub(crate) fn print(kind: &EventKind) {
@@ -66,8 +57,8 @@ pub(crate) fn print(kind: &EventKind) {
             (WorkflowPhase::Review, PhaseOutcome::Done) => {
                 eprintln!("[review]\n{}", text(report));
             }
-            (p, PhaseOutcome::Stopped) => eprintln!("[{}] stopped", name(*p)),
-            (p, PhaseOutcome::Failed) => eprintln!("[{}] failed: {}", name(*p), shown(report)),
+            (p, PhaseOutcome::Stopped) => eprintln!("[{}] stopped", p.as_str()),
+            (p, PhaseOutcome::Failed) => eprintln!("[{}] failed: {}", p.as_str(), shown(report)),
         },
         EventKind::PlanProposed { plan, .. } => eprintln!("[plan]\n{}", text(plan)),
         EventKind::PlanAnswered { choice, .. } => eprintln!(
@@ -173,4 +164,33 @@ async fn edit(plan: String) -> Result<String, String> {
     })
     .await
     .map_err(|e| e.to_string())?
+}
+
+/// What the chat loop does with a workflow's event: answer a proposed plan
+/// (`--yes` runs it; else the question, which Ctrl-C cancels), and note
+/// whether the last verdict left the work unconfirmed (exit status 3).
+pub(crate) async fn follow(
+    kind: &EventKind,
+    agent: &hearth_core::Agent,
+    yes: bool,
+    stop: &tokio_util::sync::CancellationToken,
+    unconfirmed: &mut bool,
+) {
+    match kind {
+        EventKind::PlanProposed { request_id, plan } => {
+            let answer = if yes {
+                PlanAnswer::Run { plan: None }
+            } else {
+                tokio::select! {
+                    a = ask(plan) => a,
+                    () = stop.cancelled() => PlanAnswer::Cancel,
+                }
+            };
+            agent.answer_plan(request_id, answer);
+        }
+        EventKind::ReviewVerdict {
+            verdict, fixing, ..
+        } => *unconfirmed = !*fixing && *verdict != Verdict::Done,
+        _ => {}
+    }
 }

@@ -243,19 +243,9 @@ impl Agent {
                 Observation::Compacted(done.is_some())
             }
             Step::SendQueued { closing } => {
-                // Where a `/plan` run's pass would end, once nothing the
-                // user queued waits, the reviewer judges it; a punch list
-                // starts the next pass.
-                if closing
-                    && let Some(flow) = &ctx.workflow
-                    && ctx.steering.pending().is_empty()
-                {
-                    match self.review_pass(ctx, flow).await {
-                        Ok(true) => return Observation::FixSent,
-                        Ok(false) => {}
-                        Err(_) if ctx.cancel.is_cancelled() => return Observation::Interrupted,
-                        Err(e) => return Observation::Failed(e),
-                    }
+                // Where a `/plan` pass would end, its review (workflow/run.rs).
+                if closing && let Some(seen) = self.review_at_close(ctx).await {
+                    return seen;
                 }
                 match self.send_queued(ctx, closing).await {
                     Ok(count) => Observation::Sent { count, closing },

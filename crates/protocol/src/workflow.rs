@@ -19,6 +19,18 @@ pub enum WorkflowPhase {
     Review,
 }
 
+impl WorkflowPhase {
+    /// Its name, as sent (`explore`, `plan`, `implement`, `review`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Explore => "explore",
+            Self::Plan => "plan",
+            Self::Implement => "implement",
+            Self::Review => "review",
+        }
+    }
+}
+
 /// How a phase ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
 #[serde(rename_all = "snake_case")]
@@ -69,4 +81,24 @@ pub enum Verdict {
     /// The reviewer's answer held no verdict that could be read (treated
     /// as `needs_fix` once, then reported).
     Unreadable,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WorkflowPhase;
+
+    #[test]
+    fn names_match_the_wire() {
+        for p in [
+            WorkflowPhase::Explore,
+            WorkflowPhase::Plan,
+            WorkflowPhase::Implement,
+            WorkflowPhase::Review,
+        ] {
+            assert_eq!(
+                serde_json::to_value(p).unwrap(),
+                serde_json::json!(p.as_str())
+            );
+        }
+    }
 }

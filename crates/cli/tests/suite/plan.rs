@@ -4,6 +4,8 @@
 //! reviewed by running the test; the phases are stored with the run's
 //! answer and traced as spans.
 
+use std::path::PathBuf;
+
 use hearth_protocol::{AgentEvent, EventKind, PhaseOutcome, SpanKind, Verdict, WorkflowPhase};
 use hearth_sim::{Reply, ToolCallSpec};
 use hearth_store::Store;
@@ -32,31 +34,46 @@ const IMPLEMENT: &str = "Carry out this approved plan";
 const FIX: &str = "A reviewer checked the work";
 const REVIEW: &str = "Review finished work";
 
-#[tokio::test]
-async fn plan_fixes_a_failing_test_in_four_phases_and_keeps_them() {
+/// A project folder holding the broken `calc.py` (and, with `test`, its
+/// failing test), a database beside it, and a "Coder" profile working in
+/// the folder with `tools`, pre-approving `approved`.
+async fn project(test: bool, tools: &str, approved: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("calc.py"), BROKEN).unwrap();
-    std::fs::write(project.join("test_calc.py"), TEST).unwrap();
+    if test {
+        std::fs::write(project.join("test_calc.py"), TEST).unwrap();
+    }
     let path = dir.path().join("h.sqlite");
-    let db = path.to_str().unwrap();
     ok(&[
         "profiles",
         "--db",
-        db,
+        path.to_str().unwrap(),
         "set",
         "Coder",
         "--model",
         MODEL,
         "--tools",
-        "read_file,list_dir,write_file,run_shell",
+        tools,
         "--workspace",
         project.to_str().unwrap(),
         "--auto-approve",
-        "write_file,run_shell",
+        approved,
     ])
     .await;
+    (dir, project, path)
+}
+
+#[tokio::test]
+async fn plan_fixes_a_failing_test_in_four_phases_and_keeps_them() {
+    let (_dir, project, path) = project(
+        true,
+        "read_file,list_dir,write_file,run_shell",
+        "write_file,run_shell",
+    )
+    .await;
+    let db = path.to_str().unwrap();
     let script = with_workers("Fix add")
         // Explore: reads, then is talked into writing — refused.
         .with_reply(when(call("read_file", json!({"path": "calc.py"})), EXPLORE))
@@ -335,30 +352,11 @@ async fn plan_without_an_answer_carries_out_nothing() {
 #[tokio::test]
 async fn the_review_cannot_write_even_through_the_shell() {
     for landlock in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("project");
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(&tmp).unwrap();
-        std::fs::write(project.join("calc.py"), BROKEN).unwrap();
-        let path = dir.path().join("h.sqlite");
+        let (dir, project, path) =
+            project(false, "read_file,write_file,run_shell", "write_file").await;
         let db = path.to_str().unwrap();
-        ok(&[
-            "profiles",
-            "--db",
-            db,
-            "set",
-            "Coder",
-            "--model",
-            MODEL,
-            "--tools",
-            "read_file,write_file,run_shell",
-            "--workspace",
-            project.to_str().unwrap(),
-            "--auto-approve",
-            "write_file",
-        ])
-        .await;
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         let attack = "echo pwned > calc.py; echo new > new.txt; cat calc.py";
         let script = with_workers("Review")
             .with_reply(when(Reply::text("## Relevant files\n- calc.py"), EXPLORE))

@@ -51,13 +51,3 @@ pub(crate) fn profile_for(base: &Profile, tools: Vec<String>) -> Profile {
         ..base.clone()
     }
 }
-
-/// The phase's name in spans and ids.
-pub(crate) fn name(phase: WorkflowPhase) -> &'static str {
-    match phase {
-        WorkflowPhase::Explore => "explore",
-        WorkflowPhase::Plan => "plan",
-        WorkflowPhase::Implement => "implement",
-        WorkflowPhase::Review => "review",
-    }
-}

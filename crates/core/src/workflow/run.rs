@@ -18,6 +18,7 @@ use crate::ids::{new_run_id, new_subagent_session_id};
 use crate::message::{ChatMessage, MessageStatus, Role};
 use crate::profile::Profile;
 use crate::run_ctx::{RunCtx, TopRun};
+use crate::run_state::Observation;
 use crate::store::{InMemoryStore, SessionStore, Span};
 
 impl Agent {
@@ -72,14 +73,27 @@ impl Agent {
         Ok(())
     }
 
+    /// Where a `/plan` run's loop would end (its closing `SendQueued`), once
+    /// nothing the user queued waits: the review, as what the loop saw —
+    /// `FixSent` when a punch list starts the next pass; `None` to end as
+    /// any run does (no workflow, nothing to review, the work is done).
+    pub(crate) async fn review_at_close(&self, ctx: &RunCtx) -> Option<Observation> {
+        let flow = ctx.workflow.as_ref()?;
+        if !ctx.steering.pending().is_empty() {
+            return None;
+        }
+        match self.review_pass(ctx, flow).await {
+            Ok(true) => Some(Observation::FixSent),
+            Ok(false) => None,
+            Err(_) if ctx.cancel.is_cancelled() => Some(Observation::Interrupted),
+            Err(e) => Some(Observation::Failed(e)),
+        }
+    }
+
     /// Where the loop would end an implement pass: review it. `true`: the
     /// work was sent back, its punch list kept as the message the next pass
     /// answers.
-    pub(crate) async fn review_pass(
-        &self,
-        ctx: &RunCtx,
-        flow: &PlanFlow,
-    ) -> Result<bool, RunError> {
+    async fn review_pass(&self, ctx: &RunCtx, flow: &PlanFlow) -> Result<bool, RunError> {
         let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
         else {
             return Ok(false);
@@ -191,7 +205,7 @@ impl Agent {
             RunOutcome::Answered { text, .. } if text.trim().is_empty() => {
                 let error = RunError::Internal(format!(
                     "the {} phase ended without a report; try again, or a larger model",
-                    phases::name(phase)
+                    phase.as_str()
                 ));
                 (
                     PhaseOutcome::Failed,
@@ -212,7 +226,7 @@ impl Agent {
                 }),
             ),
             RunOutcome::Failed { error, .. } => {
-                let report = format!("the {} phase failed: {error}", phases::name(phase));
+                let report = format!("the {} phase failed: {error}", phase.as_str());
                 (PhaseOutcome::Failed, report, Err(RunOutcome::fail(error)))
             }
         };
@@ -326,7 +340,7 @@ impl Agent {
 
 /// The id a phase's events carry as their `parent_call_id`.
 pub(crate) fn phase_id(phase: WorkflowPhase, cycle: u32) -> String {
-    format!("phase_{}_{cycle}", phases::name(phase))
+    format!("phase_{}_{cycle}", phase.as_str())
 }
 
 /// An implement pass begins, answering message `message_id`.
@@ -361,7 +375,7 @@ async fn end_phase(
     keep_record(ctx).await;
     let span = Span {
         kind: SpanKind::Phase,
-        name: phases::name(phase).to_owned(),
+        name: phase.as_str().to_owned(),
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         error: (outcome == PhaseOutcome::Failed).then(|| report.to_owned()),
         detail: Some(match outcome {
@@ -372,7 +386,7 @@ async fn end_phase(
         ..Span::default()
     };
     if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
-        tracing::warn!("tracing the {} phase failed: {e}", phases::name(phase));
+        tracing::warn!("tracing the {} phase failed: {e}", phase.as_str());
     }
 }
 
