@@ -10,6 +10,13 @@ import { calls, setup } from './harness.mjs';
 const withApp = setup({ before, after });
 
 const focused = (page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName);
+// The palette takes the focus once it is open: a key typed before that goes
+// elsewhere, so each test waits for it (on a loaded machine it takes a while).
+const openPalette = async (page) => {
+  await page.keyboard.press('Control+k');
+  await page.getByTestId('palette').waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'palette-input');
+};
 const composerFocused = (page) => page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
 
 test('Ctrl+K lists every action with its shortcut, finds by typing, runs with Enter; the panel it opens takes the focus and gives it back', () =>
@@ -38,7 +45,7 @@ test('Ctrl+K lists every action with its shortcut, finds by typing, runs with En
     await composerFocused(page);
 
     // Nothing found says so; Esc closes the palette and the focus comes back.
-    await page.keyboard.press('Control+k');
+    await openPalette(page);
     await page.keyboard.type('zzzz');
     await page.getByTestId('palette-empty').waitFor();
     await page.keyboard.press('Escape');
@@ -46,7 +53,7 @@ test('Ctrl+K lists every action with its shortcut, finds by typing, runs with En
     await composerFocused(page);
 
     // An action with arguments of its own: the arrows choose, Enter runs.
-    await page.keyboard.press('Control+k');
+    await openPalette(page);
     await page.keyboard.type('profile agent');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowUp');

@@ -265,16 +265,26 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
       },
     ]);
     await page.getByTestId('open-settings').click();
-    await page.getByTestId('import-button').click();
-    await page.getByTestId('import-input').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(chatgpt) });
+    const [fromSettings] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('import-button').click()]);
+    await fromSettings.setFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(chatgpt) });
     await page.getByTestId('toast-text').filter({ hasText: 'Imported 1 conversation from ChatGPT with 2 messages' }).waitFor();
     await page.getByTestId('session-item').filter({ hasText: 'Tea brewing' }).waitFor();
     await page.getByTestId('session-title').filter({ hasText: 'Tea brewing' }).waitFor();
     await page.getByTestId('message-user').filter({ hasText: 'How long for green tea?' }).waitFor();
 
+    // Each step waits for the one before it: under load a key typed before
+    // the palette has the focus goes elsewhere, and Enter then runs nothing.
     await page.keyboard.press('Escape');
+    await page.getByTestId('panel-settings').waitFor({ state: 'detached' });
     await page.keyboard.press('Control+k');
+    const palette = page.getByTestId('palette');
+    await palette.waitFor();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'palette-input');
     await page.keyboard.type('import');
+    await page.waitForFunction(() => {
+      const items = [...document.querySelectorAll('[data-testid=palette-item]')];
+      return items.length === 1 && items[0].getAttribute('data-action') === 'import';
+    });
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
     await chooser.setFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
     await page.getByTestId('toast-text').filter({ hasText: "Import failed: this is not an export Hearth reads: expected ChatGPT's conversations.json" }).waitFor();
