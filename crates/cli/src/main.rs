@@ -15,6 +15,7 @@ mod profiles;
 mod ps;
 mod sessions;
 mod skills;
+mod voice;
 
 use std::process::ExitCode;
 
@@ -55,6 +56,10 @@ enum Command {
     Plan(chat::ChatArgs),
     /// List, add and remove model servers (hosts) besides the default Ollama.
     Hosts(hosts::HostsArgs),
+    /// Talk instead of typing: listen on a speech-to-text MCP server (the
+    /// microphone, what this computer plays, or a WAV file) and send each
+    /// thing said as a message; said during an answer, it is queued.
+    Voice(voice::VoiceArgs),
     /// Set, show or clear the commands run around tool and model calls.
     Hooks(hooks::HooksArgs),
     /// List your skills (SKILL.md folders), show one, or print their folder.
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Chat(args) => chat::run(args).await,
+            Command::Voice(args) => voice::run(args).await,
             Command::Plan(mut args) => {
                 args.plan = true;
                 chat::run(args).await

@@ -60,6 +60,7 @@ mod tool_servers;
 pub mod tools;
 mod tools_exec;
 pub mod visible;
+pub mod voice;
 pub mod workers;
 pub mod workflow;
 

@@ -10,10 +10,12 @@ pub mod config;
 mod hub;
 mod log;
 mod server;
+mod speech;
 mod tool;
 
 pub use command::{Resolved, resolve, resolve_with};
 pub use config::{ConfigError, ServerConfig, Transport, parse, to_json, valid_name};
 pub use hub::Hub;
 pub use server::{Server, Status};
+pub use speech::Speech;
 pub use tool::{McpTool, result_text, tool_name};

@@ -165,18 +165,35 @@ impl Tool for McpTool {
                 "the arguments must be a JSON object".into(),
             ));
         };
-        let params =
-            CallToolRequestParams::new(self.tool.name.to_string()).with_arguments(arguments);
         // Dropping the request (Stop drops this future) sends the server
         // `notifications/cancelled`.
-        let call = self.peer.call_tool(params);
-        let result = tokio::select! {
+        tokio::select! {
             biased;
-            () = ctx.cancel.cancelled() => {
-                return Err(ToolError::Failed("stopped by the user".into()));
-            }
-            r = tokio::time::timeout(self.call_timeout, call) => r,
+            () = ctx.cancel.cancelled() => Err(ToolError::Failed("stopped by the user".into())),
+            r = self.send(arguments) => r,
+        }
+    }
+}
+
+impl McpTool {
+    /// Call it outside a run: the voice runtime's session tools, which the
+    /// user starts with the microphone button (no model asks for them, so
+    /// no approval is asked either).
+    pub async fn invoke(&self, arguments: serde_json::Value) -> Result<String, String> {
+        let serde_json::Value::Object(arguments) = arguments else {
+            return Err("the arguments must be a JSON object".into());
         };
+        self.send(arguments).await.map_err(|e| e.to_string())
+    }
+
+    async fn send(
+        &self,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<String, ToolError> {
+        let params =
+            CallToolRequestParams::new(self.tool.name.to_string()).with_arguments(arguments);
+        let call = self.peer.call_tool(params);
+        let result = tokio::time::timeout(self.call_timeout, call).await;
         let result = match result {
             Err(_) => {
                 return Err(ToolError::Failed(format!(

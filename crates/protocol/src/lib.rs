@@ -18,6 +18,7 @@ mod guard;
 mod memory;
 mod message;
 mod span;
+mod voice;
 mod workflow;
 
 pub use command::ApprovalDecision;
@@ -29,6 +30,7 @@ pub use message::{
     AttachmentKindView, AttachmentView, MessageView, RoleView, StatusView, ToolCallView,
 };
 pub use span::SpanKind;
+pub use voice::{VoiceEvent, VoiceSource, VoiceState};
 pub use workflow::{PhaseOutcome, PlanAnswer, PlanChoice, Verdict, WorkflowPhase};
 
 /// Version of this wire format, sent in every `run_started` event. Bumped on

@@ -19,4 +19,5 @@ mod search_export;
 mod sessions;
 mod skills;
 mod traces;
+mod voice;
 mod workers;

@@ -17,4 +17,5 @@ mod stop;
 mod stored;
 mod subagent;
 mod tools;
+mod voice;
 mod workflow;

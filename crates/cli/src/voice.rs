@@ -1,0 +1,301 @@
+//! `hearth voice`: listen on a speech-to-text MCP server (docs/voice.md)
+//! and send each utterance as a message, as if it had been typed; one said
+//! while an answer streams is queued into that run, like a typed one.
+//! Ctrl-C stops listening (what was being said is still sent) and the
+//! answer going on; a second Ctrl-C leaves at once.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use hearth_core::voice::{DEFAULT_SERVER, Timing, Voice};
+use hearth_core::{Following, LiveRuns};
+use hearth_protocol::{AgentEvent, EventKind, VoiceEvent, VoiceSource, VoiceState};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{BackendKind, KeyArg};
+use crate::chat::{ChatArgs, Composed, Conversation, EXIT_STOPPED, Printer, compose};
+
+/// Where to listen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Source {
+    /// The default capture device.
+    Microphone,
+    /// What this computer plays.
+    Loopback,
+}
+
+/// Arguments of `hearth voice`.
+#[derive(Debug, Args)]
+pub struct VoiceArgs {
+    /// Where to listen (a WAV file: --file).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "microphone",
+        conflicts_with = "file"
+    )]
+    source: Source,
+    /// Transcribe this WAV file instead, at the speed it plays.
+    #[arg(long, value_name = "WAV")]
+    file: Option<PathBuf>,
+    /// The MCP server that hears (see `hearth mcp`).
+    #[arg(long, default_value = DEFAULT_SERVER)]
+    server: String,
+    /// Print what is heard and send nothing.
+    #[arg(long)]
+    no_send: bool,
+    /// The model server's URL (as for `hearth chat`).
+    #[arg(long)]
+    url: Option<String>,
+    /// Which kind of server to talk to.
+    #[arg(long, value_enum, default_value_t)]
+    backend: BackendKind,
+    /// API key for --backend openai (never shown).
+    #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
+    api_key: Option<KeyArg>,
+    /// Model to use instead of the profile's.
+    #[arg(long)]
+    model: Option<String>,
+    /// Profile to use for this session from now on.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Print one event per line (JSON): the voice events and the runs'.
+    #[arg(long)]
+    json: bool,
+    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Continue this session (default: a new one).
+    #[arg(long)]
+    session: Option<String>,
+}
+
+/// Run `hearth voice`.
+pub async fn run(args: VoiceArgs) -> ExitCode {
+    let (source, path) = match &args.file {
+        Some(f) => match std::path::absolute(f) {
+            Ok(p) => (VoiceSource::File, Some(p.to_string_lossy().into_owned())),
+            Err(e) => {
+                eprintln!("hearth: {}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        },
+        None if args.source == Source::Loopback => (VoiceSource::Loopback, None),
+        None => (VoiceSource::Microphone, None),
+    };
+    let chat = ChatArgs::conversation(Conversation {
+        url: args.url,
+        backend: args.backend,
+        api_key: args.api_key,
+        model: args.model,
+        profile: args.profile,
+        db: args.db,
+        session: args.session,
+        json: args.json,
+    });
+    let Composed {
+        agent,
+        mcp,
+        session,
+        ..
+    } = match compose(&chat).await {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let Some(server) = mcp.server(&args.server) else {
+        eprintln!(
+            "hearth: there is no speech-to-text server named `{}`. Set up Hearth's own with \
+             `voice/setup.sh` (in Hearth's source), or add any MCP server that has \
+             stt_start_session, stt_get_updates and stt_stop_session: \
+             `hearth mcp add {} -- COMMAND…`",
+            args.server, args.server
+        );
+        return ExitCode::from(2);
+    };
+
+    let interrupted = CancellationToken::new();
+    watch_interrupts(interrupted.clone());
+    let (tx, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let voice = Voice::new(Timing::default());
+    let sink = move |e: VoiceEvent| {
+        let _ = tx.send(e);
+    };
+    voice
+        .start(
+            Arc::new(hearth_mcp::Speech(server)),
+            source,
+            path,
+            Arc::new(sink),
+        )
+        .await;
+
+    let runs = LiveRuns::default();
+    let mut printer = Printer::new(args.json);
+    let mut current: Option<(Following, CancellationToken)> = None;
+    let mut waiting: VecDeque<String> = VecDeque::new();
+    let mut listening = true;
+    let mut stopping = false;
+    let mut code = ExitCode::SUCCESS;
+    loop {
+        if current.is_none()
+            && !stopping
+            && let Some(text) = waiting.pop_front()
+        {
+            let handle = agent.run_stream(&session, &text);
+            let stop = handle.stop_token();
+            match runs.adopt(handle, Some(text), "cli") {
+                Ok(f) => current = Some((f, stop)),
+                Err(e) => {
+                    eprintln!("hearth: {e}");
+                    code = ExitCode::FAILURE;
+                }
+            }
+        }
+        if !listening && current.is_none() && (waiting.is_empty() || stopping) {
+            break;
+        }
+        tokio::select! {
+            () = interrupted.cancelled(), if !stopping => {
+                stopping = true;
+                code = ExitCode::from(EXIT_STOPPED);
+                if let Some((_, stop)) = &current {
+                    stop.cancel();
+                }
+                let voice = voice.clone();
+                tokio::spawn(async move { voice.stop().await });
+            }
+            e = heard.recv(), if listening => {
+                let Some(e) = e else {
+                    listening = false;
+                    continue;
+                };
+                show(&e, args.json);
+                match e {
+                    VoiceEvent::VoiceState { state: VoiceState::Off, .. } => listening = false,
+                    VoiceEvent::VoiceState { state: VoiceState::Error, .. } => {
+                        listening = false;
+                        code = ExitCode::FAILURE;
+                    }
+                    VoiceEvent::VoiceFinal { text, .. } if !args.no_send => {
+                        // Said during an answer: queued into it, as a typed
+                        // message is; after its end, sent as the next one.
+                        let queued = current.is_some()
+                            && runs.steering(&session).is_some_and(|q| q.push(&text).is_ok());
+                        if !queued {
+                            waiting.push_back(text);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            event = next(&mut current) => match event {
+                Some(event) => {
+                    if event.kind.is_terminal()
+                        && !event.scope.is_subagent
+                        && !matches!(event.kind, EventKind::StreamEnd { .. } | EventKind::StreamStopped { .. })
+                    {
+                        code = ExitCode::FAILURE;
+                    }
+                    printer.print(&event);
+                    approve(&agent, &event).await;
+                }
+                None => {
+                    if let Some((mut f, _)) = current.take()
+                        && let Some(settled) = f.settled.take()
+                    {
+                        let _ = settled.await;
+                    }
+                }
+            },
+        }
+    }
+    voice.stop().await;
+    if agent.loads().in_flight() > 0 {
+        eprintln!("waiting for the model to finish loading (Ctrl-C again to leave now)");
+        agent.loads().settled().await;
+    }
+    mcp.shutdown().await;
+    if !args.json {
+        eprintln!("[session {session}] continue with --session {session}");
+    }
+    code
+}
+
+async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<AgentEvent> {
+    match current {
+        Some((f, _)) => f.events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn approve(agent: &hearth_core::Agent, event: &AgentEvent) {
+    if let EventKind::ApprovalRequested {
+        request_id,
+        tool,
+        reach,
+        warning,
+        ..
+    } = &event.kind
+    {
+        let decision = crate::chat::ask(tool, reach, warning.as_deref()).await;
+        agent.approve(request_id, decision);
+    }
+}
+
+/// A voice event: JSON, or a line for a person (what was heard on
+/// standard output, with the answers; the rest on standard error).
+fn show(e: &VoiceEvent, json: bool) {
+    if json {
+        if let Ok(line) = serde_json::to_string(e) {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        return;
+    }
+    match e {
+        VoiceEvent::VoiceState {
+            state,
+            source,
+            detail,
+        } => {
+            let what = match state {
+                VoiceState::Starting => "starting…".to_owned(),
+                VoiceState::Listening => format!(
+                    "listening to the {} (Ctrl-C stops)",
+                    source.map_or("source", |s| match s {
+                        VoiceSource::Microphone => "microphone",
+                        VoiceSource::Loopback => "computer's sound",
+                        VoiceSource::File => "recording",
+                    })
+                ),
+                VoiceState::Stopping => "stopping: finishing what was being said…".to_owned(),
+                VoiceState::Off => "off".to_owned(),
+                VoiceState::Error => "stopped".to_owned(),
+            };
+            match detail {
+                Some(d) => eprintln!("[voice] {what}: {}", crate::chat::shown(d)),
+                None => eprintln!("[voice] {what}"),
+            }
+        }
+        VoiceEvent::VoicePartial { text } => eprintln!("[hearing] {}", crate::chat::shown(text)),
+        VoiceEvent::VoiceFinal { text, .. } => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "\n> {}", crate::chat::shown(text));
+            let _ = out.flush();
+        }
+    }
+}
+
+/// The first Ctrl-C cancels `token`; the second leaves at once.
+fn watch_interrupts(token: CancellationToken) {
+    match signal(SignalKind::interrupt()) {
+        Ok(s) => crate::chat::watch_ctrl_c(Some(s), token),
+        Err(e) => tracing::warn!("Ctrl-C will end hearth without a clean stop: {e}"),
+    }
+}

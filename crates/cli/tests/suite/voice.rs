@@ -1,0 +1,416 @@
+//! `hearth voice` against Hearth's own speech-to-text server (`voice/`,
+//! installed with its Python packages and the tiny English Whisper model
+//! by `scripts/setup.sh --test`) and speech made here: espeak-ng speaks
+//! known sentences to WAV files, sox puts pauses between them and mixes
+//! in noise. What is heard must be close to what was said (word error
+//! rate), each utterance must reach the model as the user's message
+//! (hearth-sim captures the requests), and every way voice cannot start
+//! ends with a reason and an exit status, never a hang.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+use hearth_protocol::{AgentEvent, VoiceEvent, VoiceState};
+use hearth_sim::Reply;
+
+use super::basics::{T, hearth, ok, sim, turn_bodies, with_workers};
+
+/// The bound on the word error rate for clean speech.
+const CLEAN_WER: f64 = 0.2;
+/// The bound with white noise mixed in (about 20 dB below the speech).
+const NOISY_WER: f64 = 0.35;
+
+const SAID: [&str; 3] = [
+    "What is the capital of France?",
+    "Please write a short poem about the sea.",
+    "How many legs does a spider have?",
+];
+
+fn tools() -> PathBuf {
+    std::env::var_os("HEARTH_TEST_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/hearth-test-tools")
+        })
+}
+
+/// The server's command: the environment's Python and the script.
+fn stt_command() -> Vec<String> {
+    let python = tools().join("voice/venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup.sh --test",
+        python.display()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../voice/hearth_stt.py");
+    vec![
+        python.display().to_string(),
+        script.canonicalize().unwrap().display().to_string(),
+    ]
+}
+
+/// `hearth mcp add voice` with `env` (NAME=value) and `command`.
+async fn add_voice(db: &str, env: &[&str], command: &[String]) {
+    let mut args = vec!["mcp", "add", "--db", db];
+    for e in env {
+        args.extend(["--env", e]);
+    }
+    args.extend(["voice", "--"]);
+    args.extend(command.iter().map(String::as_str));
+    ok(&args).await;
+}
+
+fn run(program: &str, args: &[&str]) {
+    let out = Std::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} cannot run ({e}): run scripts/setup.sh --test"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `sentences` spoken by espeak-ng, 1.2 s of quiet between them, as a
+/// 16 kHz mono WAV file.
+fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
+    let quiet = dir.join("quiet.wav");
+    run(
+        "sox",
+        &[
+            "-n",
+            "-r",
+            "22050",
+            "-c",
+            "1",
+            "-b",
+            "16",
+            quiet.to_str().unwrap(),
+            "trim",
+            "0",
+            "1.2",
+        ],
+    );
+    let mut parts = vec![quiet.display().to_string()];
+    for (i, s) in sentences.iter().enumerate() {
+        let part = dir.join(format!("{name}-{i}.wav"));
+        run(
+            "espeak-ng",
+            &["-v", "en-us", "-s", "150", "-w", part.to_str().unwrap(), s],
+        );
+        parts.push(part.display().to_string());
+        parts.push(quiet.display().to_string());
+    }
+    let out = dir.join(format!("{name}.wav"));
+    let mut args: Vec<&str> = parts.iter().map(String::as_str).collect();
+    args.extend(["-r", "16000", "-c", "1", "-b", "16", out.to_str().unwrap()]);
+    run("sox", &args);
+    out
+}
+
+/// `clean` with white noise mixed in.
+fn noisy(dir: &Path, clean: &Path) -> PathBuf {
+    let noise = dir.join("noise.wav");
+    let out = dir.join("noisy.wav");
+    run(
+        "sox",
+        &[
+            clean.to_str().unwrap(),
+            noise.to_str().unwrap(),
+            "synth",
+            "whitenoise",
+            "vol",
+            "0.02",
+        ],
+    );
+    run(
+        "sox",
+        &[
+            "-m",
+            clean.to_str().unwrap(),
+            noise.to_str().unwrap(),
+            out.to_str().unwrap(),
+        ],
+    );
+    out
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric() || *c == '\'')
+                .collect::<String>()
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Word error rate: the word-level edit distance over the reference's
+/// length.
+fn wer(reference: &str, heard: &str) -> f64 {
+    let (r, h) = (words(reference), words(heard));
+    let mut prev: Vec<usize> = (0..=h.len()).collect();
+    for (i, rw) in r.iter().enumerate() {
+        let mut row = vec![i + 1];
+        for (j, hw) in h.iter().enumerate() {
+            let sub = prev[j] + usize::from(rw != hw);
+            row.push(sub.min(prev[j + 1] + 1).min(row[j] + 1));
+        }
+        prev = row;
+    }
+    prev[h.len()] as f64 / r.len() as f64
+}
+
+#[test]
+fn word_error_rate_counts_edits_per_reference_word() {
+    assert_eq!(wer("What is the capital?", "what is the capital"), 0.0);
+    assert_eq!(wer("a b c d", "a x c"), 0.5);
+    assert_eq!(wer("a b", "a b c d"), 1.0);
+}
+
+/// What `hearth voice --json` printed: the voice events and the runs'.
+fn printed(stdout: &[u8]) -> (Vec<VoiceEvent>, Vec<AgentEvent>) {
+    let (mut voice, mut runs) = (Vec::new(), Vec::new());
+    for line in String::from_utf8_lossy(stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object a line");
+        if v["type"].as_str().is_some_and(|t| t.starts_with("voice_")) {
+            voice.push(serde_json::from_value(v).unwrap());
+        } else {
+            runs.push(serde_json::from_value(v).unwrap());
+        }
+    }
+    (voice, runs)
+}
+
+fn finals(voice: &[VoiceEvent]) -> Vec<String> {
+    voice
+        .iter()
+        .filter_map(|e| match e {
+            VoiceEvent::VoiceFinal { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn last_state(voice: &[VoiceEvent]) -> (VoiceState, Option<String>) {
+    voice
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            VoiceEvent::VoiceState { state, detail, .. } => Some((*state, detail.clone())),
+            _ => None,
+        })
+        .expect("a voice state")
+}
+
+async fn voice(args: &[&str]) -> std::process::Output {
+    // The recording plays in real time (about 10 s), and the first model
+    // load comes before it.
+    tokio::time::timeout(4 * T, hearth(args).output())
+        .await
+        .expect("hearth voice finished in time")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn each_utterance_is_sent_as_the_users_message_and_heard_within_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    add_voice(db, &[], &stt_command()).await;
+    let clean = speak(dir.path(), "clean", &SAID);
+    let sim = sim(with_workers("Questions")
+        .with_reply(Reply::text("First answer."))
+        .with_reply(Reply::text("Second answer."))
+        .with_reply(Reply::text("Third answer.")))
+    .await;
+    let out = voice(&[
+        "voice",
+        "--db",
+        db,
+        "--url",
+        &sim.url(),
+        "--json",
+        "--file",
+        clean.to_str().unwrap(),
+    ])
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let (heard, runs) = printed(&out.stdout);
+
+    let states: Vec<VoiceState> = heard
+        .iter()
+        .filter_map(|e| match e {
+            VoiceEvent::VoiceState { state, .. } => Some(*state),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states,
+        [VoiceState::Starting, VoiceState::Listening, VoiceState::Off],
+        "{heard:?}"
+    );
+    assert_eq!(last_state(&heard).1.as_deref(), Some("the recording ended"));
+
+    let finals = finals(&heard);
+    let error = wer(&SAID.join(" "), &finals.join(" "));
+    eprintln!("clean speech: word error rate {error:.2}, heard {finals:?}");
+    assert!(
+        error <= CLEAN_WER,
+        "word error rate {error:.2} > {CLEAN_WER}: {finals:?}"
+    );
+
+    // Each utterance reached the model as the user's own message, in order.
+    let bodies = turn_bodies(&sim);
+    let last = bodies.last().expect("the model was asked");
+    let users: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        users,
+        finals.iter().map(String::as_str).collect::<Vec<_>>(),
+        "{last}"
+    );
+    let ended = runs
+        .iter()
+        .filter(|e| matches!(e.kind, hearth_protocol::EventKind::StreamEnd { .. }))
+        .count();
+    assert!(ended >= 1, "{runs:?}");
+}
+
+#[tokio::test]
+async fn noisy_speech_is_heard_within_its_bound_and_no_send_sends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    add_voice(db, &[], &stt_command()).await;
+    let clean = speak(dir.path(), "clean", &SAID);
+    let noisy = noisy(dir.path(), &clean);
+    let sim = sim(with_workers("Unused")).await;
+    let out = voice(&[
+        "voice",
+        "--db",
+        db,
+        "--url",
+        &sim.url(),
+        "--json",
+        "--no-send",
+        "--file",
+        noisy.to_str().unwrap(),
+    ])
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (heard, runs) = printed(&out.stdout);
+    let finals = finals(&heard);
+    let error = wer(&SAID.join(" "), &finals.join(" "));
+    eprintln!("noisy speech: word error rate {error:.2}, heard {finals:?}");
+    assert!(
+        error <= NOISY_WER,
+        "word error rate {error:.2} > {NOISY_WER}: {finals:?}"
+    );
+    assert!(runs.is_empty(), "{runs:?}");
+    assert!(sim.chat_bodies().is_empty());
+}
+
+#[tokio::test]
+async fn without_a_speech_server_it_says_how_to_set_one_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let sim = sim(with_workers("Unused")).await;
+    let out = voice(&["voice", "--db", db.to_str().unwrap(), "--url", &sim.url()]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("there is no speech-to-text server named `voice`"),
+        "{err}"
+    );
+    assert!(err.contains("voice/setup.sh"), "{err}");
+}
+
+/// A failure case: its name, the server's environment and command, the
+/// arguments of `hearth voice`, and what the error must say.
+type Case = (
+    &'static str,
+    Vec<&'static str>,
+    Vec<String>,
+    Vec<&'static str>,
+    &'static str,
+);
+
+/// Each way voice cannot start: the last state is an error that says why,
+/// and the exit status is 1.
+#[tokio::test]
+async fn a_dead_server_a_stranger_server_a_missing_device_and_a_missing_file_say_why() {
+    let time_server = tools()
+        .join("mcp-venv/bin/mcp-server-time")
+        .display()
+        .to_string();
+    let stt = stt_command();
+    let cases: [Case; 4] = [
+        (
+            "dead",
+            vec![],
+            vec!["hearth-no-such-stt-server".to_owned()],
+            vec![],
+            "the speech server could not start a session: the MCP server \"voice\" cannot start",
+        ),
+        (
+            "stranger",
+            vec![],
+            vec![time_server],
+            vec![],
+            "has no tool `stt_start_session`",
+        ),
+        (
+            // ALSA's default device names a card that does not exist, so
+            // the test is the same on a machine with a microphone.
+            "no device",
+            vec!["ALSA_CARD=hearth-no-such-card"],
+            stt.clone(),
+            vec!["--source", "microphone"],
+            "the speech server cannot listen: no microphone",
+        ),
+        (
+            "no file",
+            vec![],
+            stt,
+            vec!["--file", "/nonexistent/said.wav"],
+            "no such audio file: /nonexistent/said.wav",
+        ),
+    ];
+    for (name, env, command, extra, says) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("h.sqlite");
+        let db = db.to_str().unwrap();
+        add_voice(db, &env, &command).await;
+        let sim = sim(with_workers("Unused")).await;
+        let url = sim.url();
+        let mut args = vec!["voice", "--db", db, "--url", &url, "--json"];
+        args.extend(extra);
+        let out = voice(&args).await;
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (heard, _) = printed(&out.stdout);
+        let (state, detail) = last_state(&heard);
+        assert_eq!(state, VoiceState::Error, "{name}: {heard:?}");
+        let detail = detail.unwrap_or_default();
+        assert!(detail.contains(says), "{name}: {detail}");
+        assert!(sim.chat_bodies().is_empty(), "{name}");
+    }
+}

@@ -1,0 +1,181 @@
+//! Voice input (docs/voice.md): a speech-to-text session on an MCP server
+//! that has the session tools ([`START`], [`UPDATES`], [`STOP`]), polled
+//! for what it hears. Partial utterances and whole ones come to the front
+//! end as [`VoiceEvent`]s; a front end sends a final utterance through the
+//! same path as a typed message (so a final that comes during an answer is
+//! queued like a typed one).
+//!
+//! Nothing here hangs: every call to the server is bounded, a session that
+//! does not start listening in time is ended, a server that stops
+//! answering is given up after a few tries, and Stop is answered at once
+//! (the server is then asked to finish what was being said).
+
+mod session;
+mod updates;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hearth_protocol::{VoiceEvent, VoiceSource, VoiceState};
+use tokio_util::sync::CancellationToken;
+
+pub use updates::{Heard, SessionState, Updates, session_id};
+
+/// The tool that starts a session: `{source, path?}` → `{session_id}`.
+pub const START: &str = "stt_start_session";
+/// The tool that reads a session: `{session_id, cursor}` → updates.
+pub const UPDATES: &str = "stt_get_updates";
+/// The tool that ends a session, finishing what was being said:
+/// `{session_id, cursor}` → its last updates.
+pub const STOP: &str = "stt_stop_session";
+
+/// The name of the MCP server voice uses unless the user names another.
+pub const DEFAULT_SERVER: &str = "voice";
+
+/// A speech-to-text server: its tools called by name.
+#[async_trait]
+pub trait SpeechServer: Send + Sync {
+    /// Call `tool` with `arguments` (a JSON object); the text it answers,
+    /// or why the call failed.
+    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, String>;
+}
+
+/// Where the runtime's events go (the app's channel, the CLI's loop).
+pub trait VoiceSink: Send + Sync {
+    /// One event, in order.
+    fn event(&self, event: VoiceEvent);
+}
+
+impl<F: Fn(VoiceEvent) + Send + Sync> VoiceSink for F {
+    fn event(&self, event: VoiceEvent) {
+        self(event)
+    }
+}
+
+/// The runtime's waits and bounds.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// The poll interval while the server has news.
+    pub poll_min: Duration,
+    /// The longest poll interval (reached by doubling while it has none).
+    pub poll_max: Duration,
+    /// How long a session may take to start listening (a first model load
+    /// takes seconds).
+    pub start_within: Duration,
+    /// How long one call may take.
+    pub call_within: Duration,
+    /// How long `stt_stop_session` may take (it finishes the utterance).
+    pub stop_within: Duration,
+    /// Failed polls in a row before the server is given up.
+    pub retries: u32,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            poll_min: Duration::from_millis(100),
+            poll_max: Duration::from_millis(800),
+            start_within: Duration::from_secs(60),
+            call_within: Duration::from_secs(15),
+            stop_within: Duration::from_secs(40),
+            retries: 3,
+        }
+    }
+}
+
+/// What the runtime is doing now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// Its state.
+    pub state: VoiceState,
+    /// The source listened to.
+    pub source: Option<VoiceSource>,
+    /// Why, when it is in error.
+    pub detail: Option<String>,
+}
+
+/// The voice runtime: at most one session listens at a time.
+pub struct Voice {
+    timing: Timing,
+    status: Arc<Mutex<Status>>,
+    current: tokio::sync::Mutex<Option<Current>>,
+}
+
+struct Current {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Voice {
+    /// A runtime with `timing`; nothing listens yet.
+    pub fn new(timing: Timing) -> Arc<Self> {
+        Arc::new(Self {
+            timing,
+            status: Arc::new(Mutex::new(Status {
+                state: VoiceState::Off,
+                source: None,
+                detail: None,
+            })),
+            current: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    /// What it is doing now.
+    pub fn status(&self) -> Status {
+        self.status.lock().map(|s| s.clone()).unwrap_or(Status {
+            state: VoiceState::Off,
+            source: None,
+            detail: None,
+        })
+    }
+
+    /// Start listening to `source` (`path` for a file) on `server`; a
+    /// session already listening is stopped first. Returns at once: the
+    /// events say when it listens, or why it cannot.
+    pub async fn start(
+        &self,
+        server: Arc<dyn SpeechServer>,
+        source: VoiceSource,
+        path: Option<String>,
+        sink: Arc<dyn VoiceSink>,
+    ) {
+        let mut current = self.current.lock().await;
+        if let Some(c) = current.take() {
+            self.finish(c).await;
+        }
+        let stop = CancellationToken::new();
+        let session = session::Session {
+            server,
+            source,
+            path,
+            timing: self.timing.clone(),
+            out: session::Out::new(sink, self.status.clone(), source),
+            stop: stop.clone(),
+        };
+        *current = Some(Current {
+            stop,
+            task: tokio::spawn(session.run()),
+        });
+    }
+
+    /// Stop listening: what was being said is finished and comes as a
+    /// final first. False when nothing was listening.
+    pub async fn stop(&self) -> bool {
+        let Some(c) = self.current.lock().await.take() else {
+            return false;
+        };
+        let was_on = !c.task.is_finished();
+        self.finish(c).await;
+        was_on
+    }
+
+    async fn finish(&self, c: Current) {
+        c.stop.cancel();
+        // The session's own calls are bounded; this bound is for a bug.
+        let bound = self.timing.stop_within + self.timing.call_within;
+        if tokio::time::timeout(bound, c.task).await.is_err() {
+            tracing::warn!("the voice session did not end within {bound:?}");
+        }
+    }
+}

