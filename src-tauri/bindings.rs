@@ -7,7 +7,9 @@
 use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
-use crate::commands::{app, attachments, chat, hosts, memory, models, profiles, sessions, tools};
+use crate::commands::{
+    app, attachments, chat, hosts, memory, models, profiles, sessions, tools, voice,
+};
 
 /// The commands, in one place. `build.rs` lists the same names for the app
 /// manifest (a test checks the two lists agree).
@@ -48,6 +50,9 @@ pub fn builder() -> Builder<Wry> {
             chat::cancel_queued,
             chat::approve,
             chat::answer_plan,
+            voice::voice_start,
+            voice::voice_stop,
+            voice::voice_status,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

@@ -48,6 +48,8 @@ pub struct AppState {
     pub runs: LiveRuns,
     /// Model pulls, queued and going on.
     pub pulls: crate::pulls::Pulls,
+    /// Voice input: at most one speech-to-text session listens.
+    pub voice: Arc<hearth_core::voice::Voice>,
     /// Approval requests of every run, shared by the agents the app builds
     /// (a run of an agent replaced by a URL change can still be answered).
     pub approvals: Arc<Approvals>,
@@ -126,6 +128,7 @@ impl AppState {
             openai_url: RwLock::new(openai_url),
             runs: LiveRuns::default(),
             pulls: crate::pulls::Pulls::default(),
+            voice: hearth_core::voice::Voice::new(hearth_core::voice::Timing::default()),
             demo,
             db_path,
         })

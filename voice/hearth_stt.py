@@ -7,7 +7,9 @@ runtime calls (any other server with the same tools works too):
   stt_get_updates(session_id, cursor)           -> {"state", "events", "cursor", "error"}
   stt_stop_session(session_id)                  -> {"state", "events", "cursor", "error"}
 
-Sources: "microphone" (arecord, ALSA's default capture device), "loopback"
+Sources: "microphone" (arecord, ALSA's default capture device, or the
+command in $HEARTH_STT_CAPTURE: any program that writes 16 kHz mono 16-bit
+PCM to its standard output), "loopback"
 (parec, what PulseAudio or PipeWire plays) and "file" (a WAV file: tests,
 and transcribing a recording). Audio is cut into utterances where the
 speaker pauses (an energy detector over a tracked noise floor); while one
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -170,7 +173,7 @@ class ProcessSource:
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # A missing device makes the program exit at once with a message.
         time.sleep(0.3)
-        if self.proc.poll() is not None:
+        if self.proc.poll() not in (None, 0):
             err = self.proc.stderr.read().decode(errors="replace").strip()
             # ALSA prints its whole configuration search; the last line says it.
             last = err.splitlines()[-1] if err else "no message"
@@ -199,6 +202,11 @@ def open_source(source: str, path: str | None, realtime: bool):
         if not path:
             raise SourceError("the file source needs a path to a WAV file")
         return FileSource(path, realtime)
+    if source == "microphone" and os.environ.get("HEARTH_STT_CAPTURE"):
+        # Another capture program (pw-record, a device of its own, a
+        # recording played in as if spoken: the desktop tests).
+        argv = shlex.split(os.environ["HEARTH_STT_CAPTURE"])
+        return ProcessSource(argv, "microphone", "the program in HEARTH_STT_CAPTURE")
     if source == "microphone":
         return ProcessSource(
             ["arecord", "-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1"],

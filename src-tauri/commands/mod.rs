@@ -12,3 +12,4 @@ pub mod models;
 pub mod profiles;
 pub mod sessions;
 pub mod tools;
+pub mod voice;

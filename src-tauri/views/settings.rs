@@ -432,6 +432,24 @@ pub struct Prefs {
     pub last_session: Option<String>,
     /// Sidebar shown.
     pub sidebar_open: bool,
+    /// What is said is sent at once; off, it waits in the composer to be
+    /// edited and sent.
+    pub voice_send: bool,
+}
+
+/// Voice input: whether it can be used, and what it is doing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type)]
+pub struct VoiceView {
+    /// A speech-to-text server named `voice` is configured.
+    pub configured: bool,
+    /// How to set one up, for the page to show.
+    pub setup: String,
+    /// The runtime's state.
+    pub state: hearth_protocol::VoiceState,
+    /// The source listened to.
+    pub source: Option<hearth_protocol::VoiceSource>,
+    /// Why, in the error state.
+    pub detail: Option<String>,
 }
 
 impl Default for Prefs {
@@ -442,6 +460,7 @@ impl Default for Prefs {
             theme: Theme::System,
             last_session: None,
             sidebar_open: true,
+            voice_send: true,
         }
     }
 }

@@ -126,6 +126,19 @@ export const commands = {
 	 *  cancel. False when it is no longer waiting.
 	 */
 	answerPlan: (requestId: string, answer: PlanAnswer) => __TAURI_INVOKE<boolean>("answer_plan", { requestId, answer }),
+	/**
+	 *  Start listening to `source`; the events come on `on_event` (a session
+	 *  already listening is stopped first). The file source is the CLI's and
+	 *  the server's (`hearth voice --file`), not the page's.
+	 */
+	voiceStart: (source: VoiceSource, onEvent: Channel<VoiceEvent>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("voice_start", { source, onEvent })),
+	/**
+	 *  Stop listening; what was being said comes as a final first. False when
+	 *  nothing was listening.
+	 */
+	voiceStop: () => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("voice_stop")),
+	/**  Whether a speech server is set up, and what voice is doing. */
+	voiceStatus: () => __TAURI_INVOKE<VoiceView>("voice_status"),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -1092,6 +1105,11 @@ export type Prefs = {
 	last_session?: string | null,
 	/**  Sidebar shown. */
 	sidebar_open?: boolean,
+	/**
+	 *  What is said is sent at once; off, it waits in the composer to be
+	 *  edited and sent.
+	 */
+	voice_send?: boolean,
 };
 
 /**  A profile as the editor shows it. */
@@ -1599,6 +1617,72 @@ export type Verdict =
  *  as `needs_fix` once, then reported).
  */
 "unreadable";
+
+/**  An event of the voice runtime, outside any run. */
+export type VoiceEvent = 
+/**  The runtime's state changed. */
+{ type: "voice_state"; 
+/**  The new state. */
+state: VoiceState; 
+/**  The source listened to (`None` when off). */
+source: VoiceSource | null; 
+/**  Why, for `error` (and what ended a session that ended itself). */
+detail: string | null } | 
+/**
+ *  The text of the utterance going on so far; the next partial or the
+ *  final replaces it.
+ */
+{ type: "voice_partial"; 
+/**  The text so far. */
+text: string } | 
+/**
+ *  An utterance ended: its text, sent as a message when the front end
+ *  says so, as if it had been typed.
+ */
+{ type: "voice_final"; 
+/**  What was said. */
+text: string; 
+/**  From the end of speech to this text, as the server measured it. */
+latency_ms: number | null };
+
+/**  Where a speech-to-text session listens. */
+export type VoiceSource = 
+/**  The default capture device. */
+"microphone" | 
+/**  What this computer plays (a call, a video). */
+"loopback" | 
+/**  A recording (a WAV file): transcribing one, and the tests. */
+"file";
+
+/**  What the voice runtime is doing. */
+export type VoiceState = 
+/**  Nothing listens. */
+"off" | 
+/**
+ *  The server is starting a session (loading its model, opening the
+ *  device).
+ */
+"starting" | 
+/**  It hears: what is said comes as partial and final utterances. */
+"listening" | 
+/**  Stop was asked: what was being said is finished first. */
+"stopping" | 
+/**  It cannot listen (the event's `detail` says why); nothing listens. */
+"error";
+
+/**  Voice input: whether it can be used, and what it is doing. */
+export type VoiceView = {
+	/**  A speech-to-text server named `voice` is configured. */
+	configured: boolean,
+	/**  How to set one up, for the page to show. */
+	setup: string,
+	/**  The runtime's state. */
+	state: VoiceState,
+	/**  The source listened to. */
+	source: VoiceSource | null,
+	/**  Why, in the error state. */
+	detail: string | null,
+};
 
 /**  A phase of the `/plan` workflow, in the order they run. */
 export type WorkflowPhase = 

@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PlanAnswer, Prefs, ProfileView, Value } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PlanAnswer, Prefs, ProfileView, Value, VoiceEvent, VoiceSource } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -142,3 +142,7 @@ export const unloadModel = (model: string) => ok(commands.unloadModel(model));
 export const startPull = (model: string) => ok(commands.startPull(model));
 export const cancelPull = (model: string) => commands.cancelPull(model);
 export const listPulls = () => commands.listPulls();
+
+export const voiceStart = (source: VoiceSource, onEvent: (e: VoiceEvent) => void) => ok(commands.voiceStart(source, channel(onEvent)));
+export const voiceStop = () => ok(commands.voiceStop());
+export const voiceStatus = () => commands.voiceStatus();

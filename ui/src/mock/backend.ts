@@ -40,6 +40,7 @@ import { shownOf } from './shown';
 import { seedPlanned, seedSubagents, seedWorkflow, storeSubagents } from './seed';
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
+import { MockVoice } from './voice';
 const now = () => Date.now();
 
 export class MockBackend {
@@ -54,7 +55,7 @@ export class MockBackend {
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
-  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true };
+  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true };
   url = 'http://127.0.0.1:11434';
   openaiUrl = 'http://127.0.0.1:8080/v1';
   nextId = 1;
@@ -65,6 +66,7 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  voice = new MockVoice();
   files = new MockFiles();
   hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, models: this.models.map((m) => m.name), reachable: this.config.reachable }));
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
@@ -282,6 +284,9 @@ export class MockBackend {
       }
       case 'approve': await new Promise((r) => setTimeout(r, this.config.approveDelayMs)); return this.approve(String(a.requestId), a.decision);
       case 'answer_plan': return this.answerPlan(String(a.requestId), a.answer as PlanAnswer);
+      case 'voice_start': { const ch = a.onEvent as ChannelLike; let i = 0; this.voice.start(a.source, (e) => this.deliver(ch, i++, e)); return null; }
+      case 'voice_stop': return this.voice.stop();
+      case 'voice_status': return this.voice.status();
       case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
       case 'list_profiles': return this.profilesView();
       case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }

@@ -14,7 +14,7 @@ export const panelTitles = { models: 'Models', tools: 'Tools', memory: 'Memory',
 
 class AppState {
   info = $state<AppInfo | null>(null);
-  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true });
+  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true });
   backend = $state<BackendStatus | null>(null);
   checkingBackend = $state(false);
   profiles = $state.raw<ProfilesView | null>(null);
@@ -23,7 +23,12 @@ class AppState {
   async load(): Promise<void> {
     const [info, prefs] = await Promise.all([ipc.appInfo(), ipc.getPrefs()]);
     this.info = info;
-    this.prefs = { theme: prefs.theme ?? 'system', last_session: prefs.last_session ?? null, sidebar_open: prefs.sidebar_open ?? true };
+    this.prefs = {
+      theme: prefs.theme ?? 'system',
+      last_session: prefs.last_session ?? null,
+      sidebar_open: prefs.sidebar_open ?? true,
+      voice_send: prefs.voice_send ?? true,
+    };
     applyTheme(this.prefs.theme);
     await Promise.all([this.refreshBackend(), this.refreshProfiles()]);
   }
