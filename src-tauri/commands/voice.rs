@@ -33,7 +33,9 @@ pub async fn voice_start(
     on_event: Channel<VoiceEvent>,
 ) -> Result<(), ErrorInfo> {
     if source == VoiceSource::File {
-        return Err(invalid("the app listens to the microphone or to what this computer plays"));
+        return Err(invalid(
+            "the app listens to the microphone or to what this computer plays",
+        ));
     }
     let Some(server) = state.mcp.server(DEFAULT_SERVER) else {
         return Err(invalid(not_set_up()));

@@ -1,8 +1,9 @@
 //! `hearth voice`: listen on a speech-to-text MCP server (docs/voice.md)
 //! and send each utterance as a message, as if it had been typed; one said
 //! while an answer streams is queued into that run, like a typed one.
-//! Ctrl-C stops listening (what was being said is still sent) and the
-//! answer going on; a second Ctrl-C leaves at once.
+//! Ctrl-C stops listening and the answer going on: what was being said is
+//! finished and printed, not sent (Stop sends nothing new); a second
+//! Ctrl-C leaves at once.
 
 use std::collections::VecDeque;
 use std::io::Write;

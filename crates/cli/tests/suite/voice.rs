@@ -13,7 +13,9 @@ use std::process::Command as Std;
 use hearth_protocol::{AgentEvent, VoiceEvent, VoiceState};
 use hearth_sim::Reply;
 
-use super::basics::{T, hearth, ok, sim, turn_bodies, with_workers};
+use super::basics::{
+    T, hearth, interrupt, ok, sim, stderr_lines, turn_bodies, until_line, with_workers,
+};
 
 /// The bound on the word error rate for clean speech.
 const CLEAN_WER: f64 = 0.2;
@@ -413,4 +415,53 @@ async fn a_dead_server_a_stranger_server_a_missing_device_and_a_missing_file_say
         assert!(detail.contains(says), "{name}: {detail}");
         assert!(sim.chat_bodies().is_empty(), "{name}");
     }
+}
+
+#[tokio::test]
+async fn ctrl_c_mid_sentence_finishes_it_prints_it_sends_nothing_and_exits_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    add_voice(db, &[], &stt_command()).await;
+    let said = speak(dir.path(), "said", &SAID);
+    let sim = sim(with_workers("Unused")).await;
+    let mut child = hearth(&[
+        "voice",
+        "--db",
+        db,
+        "--url",
+        &sim.url(),
+        "--file",
+        said.to_str().unwrap(),
+    ])
+    .spawn()
+    .unwrap();
+    let mut lines = stderr_lines(&mut child);
+    until_line(&mut lines, "[voice] listening to the recording").await;
+    // A partial: the first sentence is being said.
+    until_line(&mut lines, "[hearing] ").await;
+    interrupt(&child);
+    until_line(
+        &mut lines,
+        "[voice] stopping: finishing what was being said",
+    )
+    .await;
+    let out = tokio::time::timeout(T, child.wait_with_output())
+        .await
+        .expect("hearth voice ended in time")
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let heard: Vec<&str> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("> "))
+        .collect();
+    assert_eq!(heard.len(), 1, "{printed}");
+    // Cut where Ctrl-C came, so only its start is certain.
+    assert_eq!(
+        words(heard[0]).first().map(String::as_str),
+        Some("what"),
+        "{heard:?}"
+    );
+    assert!(sim.chat_bodies().is_empty(), "nothing was sent");
 }
