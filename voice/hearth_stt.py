@@ -25,8 +25,10 @@ is an error that says how to get one.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
+import queue
 import shlex
 import shutil
 import subprocess
@@ -51,8 +53,14 @@ MIN_SPEECH_S = 0.25
 PARTIAL_EVERY_S = 1.0
 # An utterance is cut here even without a pause, so memory stays bounded.
 MAX_UTTERANCE_S = 30.0
-# Events kept per session for readers that fall behind.
+# Events kept per session for readers that fall behind, and sent per read
+# (a reader that fell behind catches up over several reads).
 MAX_EVENTS = 1000
+EVENTS_PER_READ = 50
+# Partials stop for an utterance this long: each would transcribe it whole.
+PARTIAL_UNTIL_S = 15.0
+# A session nobody has read for this long stops (its client is gone).
+IDLE_S = 30.0
 
 _model_lock = threading.Lock()
 _models: dict[str, object] = {}
@@ -164,37 +172,88 @@ class FileSource:
 
 
 class ProcessSource:
-    """Raw 16-bit mono PCM from a capture program (arecord, parec)."""
+    """Raw 16-bit mono PCM from a capture program (arecord, parec).
+
+    Two threads drain the program's pipes, so it never blocks on a full
+    pipe: its output into a queue (recognition, which runs on the session's
+    thread, never makes the device overrun), its messages into the last
+    few lines kept for the error."""
+
+    # How long the program has to give its first sound or fail.
+    FIRST_SOUND_S = 5.0
 
     def __init__(self, argv: list[str], what: str, package: str):
         if shutil.which(argv[0]) is None:
             raise SourceError(f"no {what}: `{argv[0]}` is not installed (Debian/Ubuntu: apt install {package})")
         self.what = what
+        self.program = argv[0]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        # A missing device makes the program exit at once with a message.
-        time.sleep(0.3)
-        if self.proc.poll() not in (None, 0):
-            err = self.proc.stderr.read().decode(errors="replace").strip()
-            # ALSA prints its whole configuration search; the last line says it.
-            last = err.splitlines()[-1] if err else "no message"
-            raise SourceError(f"no {what}: {argv[0]} exited ({last})")
+        self.chunks: queue.Queue[bytes | None] = queue.Queue()
+        self.said: collections.deque[str] = collections.deque(maxlen=8)
+        threading.Thread(target=self._out, daemon=True).start()
+        threading.Thread(target=self._err, daemon=True).start()
+        self.rest = b""
+        # A missing device makes the program exit before any sound, whether
+        # at once or after a while on a busy machine.
+        try:
+            first = self.chunks.get(timeout=self.FIRST_SOUND_S)
+        except queue.Empty:
+            first = b""  # no sound yet, but running: a quiet device
+        if first is None:
+            self._wait()
+            raise SourceError(f"no {what}: {self.program} exited ({self._last()})")
+        self.rest = first
+
+    def _out(self) -> None:
+        while True:
+            raw = self.proc.stdout.read1(65536) if hasattr(self.proc.stdout, "read1") else self.proc.stdout.read(4096)
+            if not raw:
+                self.chunks.put(None)
+                return
+            self.chunks.put(raw)
+
+    def _err(self) -> None:
+        for line in self.proc.stderr:
+            text = line.decode(errors="replace").strip()
+            if text:
+                self.said.append(text)
+
+    def _last(self) -> str:
+        # ALSA prints its whole configuration search; the last line says it.
+        return self.said[-1] if self.said else "no message"
+
+    def _wait(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
 
     def read(self, n: int) -> np.ndarray | None:
-        raw = self.proc.stdout.read(2 * n)
-        if not raw:
-            err = self.proc.stderr.read().decode(errors="replace").strip()
-            if self.proc.wait() != 0:
-                raise SourceError(f"the {self.what} stopped: {err or 'no message'}")
-            return None
-        return np.frombuffer(raw[: len(raw) // 2 * 2], dtype="<i2").astype(np.float32) / 32768.0
+        need = 2 * n
+        buf = self.rest
+        while len(buf) < need:
+            try:
+                raw = self.chunks.get(timeout=0.5)
+            except queue.Empty:
+                break  # give what there is: the caller checks Stop
+            if raw is None:
+                self.chunks.put(None)  # stays ended
+                if not buf:
+                    if self._wait() not in (0, None):
+                        raise SourceError(f"the {self.what} stopped: {self._last()}")
+                    return None
+                break
+            buf += raw
+        take = min(len(buf), need) // 2 * 2
+        self.rest = buf[take:]
+        return np.frombuffer(buf[:take], dtype="<i2").astype(np.float32) / 32768.0
 
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
-            try:
-                self.proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
+            if self._wait() is None:
                 self.proc.kill()
+                self._wait()
 
 
 def open_source(source: str, path: str | None, realtime: bool):
@@ -242,7 +301,9 @@ class Segmenter:
         """'start', 'end' or None for this frame."""
         level = float(np.sqrt(np.mean(frame * frame)) + 1e-6)
         if self.floor is None:
-            self.floor = level
+            # Capped: speech from the first frame (push-to-talk) must not
+            # be taken for the room's quiet.
+            self.floor = min(level, 0.01)
         # The floor falls fast and rises slowly.
         if level < self.floor:
             self.floor = 0.8 * self.floor + 0.2 * level
@@ -279,6 +340,7 @@ class Session:
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     thread: threading.Thread | None = None
+    last_read: float = field(default_factory=time.monotonic)
 
     def emit(self, kind: str, text: str, **extra) -> None:
         with self.lock:
@@ -294,15 +356,24 @@ class Session:
 
     def view(self, cursor: int) -> dict:
         with self.lock:
-            events = [e for e in self.events if e["seq"] > cursor]
+            self.last_read = time.monotonic()
+            after = [e for e in self.events if e["seq"] > cursor]
+            events = after[:EVENTS_PER_READ]
+            # With events still to read, an ended session is not over yet
+            # for its reader.
+            more = len(after) > len(events)
             return {
                 "session_id": self.id,
                 "source": self.source_name,
-                "state": self.state,
-                "error": self.error,
+                "state": "listening" if more else self.state,
+                "error": None if more else self.error,
                 "events": events,
-                "cursor": self.seq,
+                "cursor": events[-1]["seq"] if events else max(cursor, 0),
             }
+
+    def idle(self) -> bool:
+        with self.lock:
+            return time.monotonic() - self.last_read > IDLE_S
 
 
 def run_session(s: Session, source: str, path: str | None, realtime: bool, model_arg: str | None) -> None:
@@ -320,6 +391,8 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
         last_voiced_at = 0.0
         pending = np.zeros(0, dtype=np.float32)
         while not s.stop.is_set():
+            if s.idle():
+                raise SourceError(f"nobody read this session for {IDLE_S:.0f} s: it stopped listening")
             chunk = src.read(FRAME * 4)
             if chunk is None:
                 break
@@ -339,7 +412,7 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
                     if long:
                         finish(s, model, speech, last_voiced_at)
                         speech = []
-                    elif since_partial * FRAME / RATE >= PARTIAL_EVERY_S:
+                    elif since_partial * FRAME / RATE >= PARTIAL_EVERY_S and len(speech) * FRAME / RATE < PARTIAL_UNTIL_S:
                         text = transcribe(model, np.concatenate(speech), beam=1)
                         if text:
                             s.emit("partial", text)
@@ -378,6 +451,9 @@ def finish(s: Session, model, speech: list[np.ndarray], voiced_at: float) -> Non
             # From the last voiced frame to this event: the pause that ends
             # the utterance plus the recognition.
             latency_ms=int(1000 * (now - voiced_at)),
+            # That moment on the wall clock, so a client on this machine can
+            # count its own delay in too.
+            speech_end_at_ms=int(1000 * (time.time() - (now - voiced_at))),
         )
 
 
@@ -411,6 +487,7 @@ def build(model_arg: str | None):
             # One session listens at a time: a new one ends the others.
             for old in sessions.values():
                 old.stop.set()
+            sessions.clear()
             sessions[s.id] = s
         s.thread = threading.Thread(
             target=run_session, args=(s, source, path, realtime, model_arg), daemon=True

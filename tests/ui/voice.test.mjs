@@ -27,14 +27,25 @@ test('the microphone button listens, shows what is heard, and sends each utteran
     assert.deepEqual((await calls(page, 'voice_start')).map((c) => c.args.source), ['microphone']);
 
     // The partial grows in the composer; the final is sent.
+    // Checked every frame; each partial shows for one step of the mock,
+    // long enough for a slow frame too.
+    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 400));
     const said = say(page, 'What is the capital of France?');
-    // Checked every frame: each partial shows for one step of the mock.
     await page.waitForFunction(() => document.querySelector('[data-testid=voice-partial]')?.textContent === 'What is the capital');
     await said;
     await page.getByTestId('message-user').filter({ hasText: 'What is the capital of France?' }).waitFor();
     assert.equal(await page.getByTestId('voice-partial').innerText(), '');
     const sent = await calls(page, 'send_message');
     assert.equal(sent.at(-1).args.text, 'What is the capital of France?');
+
+    // A file waiting in the composer stays there for the typed message.
+    await page.getByTestId('attach-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('my notes') });
+    await page.getByTestId('attachment').waitFor();
+    await say(page, 'Thanks a lot.');
+    await page.getByTestId('message-user').filter({ hasText: 'Thanks a lot.' }).waitFor();
+    assert.deepEqual((await calls(page, 'send_message')).at(-1).args.attachments, []);
+    assert.equal(await page.getByTestId('attachment').count(), 1);
+    await waitIdle(page);
 
     // Said while the answer streams (held by the mock until stepped):
     // queued into it, as typed text is.
@@ -120,4 +131,12 @@ test('no speech server says how to set one up; a missing microphone says so; bot
     await page.getByTestId('voice-state').waitFor({ state: 'detached' });
     assert.equal(await button.getAttribute('aria-pressed'), 'false');
     assert.equal((await calls(page, 'send_message')).length, 0);
+  }));
+
+test('a session left listening by the page before a reload is stopped at load', () =>
+  withApp('voice=listening', async ({ page }) => {
+    await page.getByTestId('composer-input').waitFor();
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'voice_stop'));
+    assert.equal((await page.evaluate(() => window.__hearthMock.voice.status())).state, 'off');
+    assert.equal(await page.getByTestId('voice-button').getAttribute('aria-pressed'), 'false');
   }));

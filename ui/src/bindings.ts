@@ -1642,7 +1642,11 @@ text: string } |
 { type: "voice_final"; 
 /**  What was said. */
 text: string; 
-/**  From the end of speech to this text, as the server measured it. */
+/**
+ *  From the end of speech to this text: on this machine's clock
+ *  when the server says when speech ended (the polling counted
+ *  in), else the server's own measure.
+ */
 latency_ms: number | null };
 
 /**  Where a speech-to-text session listens. */

@@ -149,7 +149,6 @@ async fn attach_files(
     Ok(out)
 }
 
-/// Run `hearth chat`.
 /// A new database's seeded profiles name a model before any server was
 /// asked: the first chat moves them to one this server has, and says so
 /// (`hearth_compose::first_run`). A server that cannot be asked leaves
@@ -178,9 +177,10 @@ async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
 /// plan`, `hearth voice`).
 pub(crate) struct Composed {
     pub agent: Arc<hearth_core::Agent>,
-    pub store: Arc<hearth_store::Store>,
     pub mcp: Arc<hearth_mcp::Hub>,
     pub session: String,
+    /// The files of `--attach`, kept in the store.
+    pub attachments: Vec<hearth_core::Attachment>,
 }
 
 /// Compose the agent for `args`; on failure the error is printed and the
@@ -202,6 +202,11 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
         (Ok(p), Ok(s)) => (p, s),
         (Err(e), _) | (_, Err(e)) => return Err(fail(&e, ExitCode::FAILURE)),
     };
+    // Before anything is changed: a file that cannot be attached leaves
+    // the session, its profile and its host as they were.
+    let attachments = attach_files(&store, &args.attach)
+        .await
+        .map_err(|e| fail(&e, ExitCode::from(2)))?;
     if args.backend == BackendKind::Ollama && profiles.seed_model_pending() {
         settle_seed_model(&profiles, args.url.as_deref()).await;
     }
@@ -248,7 +253,6 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
         fail(&e, ExitCode::FAILURE)
     })?;
     let skills = hearth_compose::skills(&store);
-    let store = Arc::new(store);
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -259,7 +263,7 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
         hosts,
         provider,
         profiles,
-        store: store.clone(),
+        store: Arc::new(store),
         settings: Arc::new(settings),
         approvals: Arc::default(),
         mcp: mcp.clone(),
@@ -268,12 +272,13 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
     });
     Ok(Composed {
         agent,
-        store,
         mcp,
         session,
+        attachments,
     })
 }
 
+/// Run `hearth chat` (and `hearth plan`).
 pub async fn run(args: ChatArgs) -> ExitCode {
     // `hearth plan REQUEST`, or `/plan REQUEST` as the message.
     let plan_request = match &args.message {
@@ -287,21 +292,14 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let Composed {
         agent,
-        store,
         mcp,
         session,
+        attachments,
+        ..
     } = match compose(&args).await {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let attachments = match attach_files(&store, &args.attach).await {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::from(2);
-        }
-    };
-
     // Listen for Ctrl-C before the run starts: from here on it stops the
     // run instead of killing the process mid-write.
     let interrupts = match signal(SignalKind::interrupt()) {

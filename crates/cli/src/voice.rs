@@ -50,6 +50,11 @@ pub struct VoiceArgs {
     /// Print what is heard and send nothing.
     #[arg(long)]
     no_send: bool,
+    /// With --source loopback, send what is heard too. It is not your
+    /// words: a video or a call could tell the model anything, and it
+    /// would go as your message (with the profile's pre-approved tools).
+    #[arg(long, conflicts_with = "no_send")]
+    send: bool,
     /// The model server's URL (as for `hearth chat`).
     #[arg(long)]
     url: Option<String>,
@@ -78,6 +83,9 @@ pub struct VoiceArgs {
 
 /// Run `hearth voice`.
 pub async fn run(args: VoiceArgs) -> ExitCode {
+    // What this computer plays is printed only, unless asked.
+    let no_send =
+        args.no_send || (args.file.is_none() && args.source == Source::Loopback && !args.send);
     let (source, path) = match &args.file {
         Some(f) => match std::path::absolute(f) {
             Ok(p) => (VoiceSource::File, Some(p.to_string_lossy().into_owned())),
@@ -139,6 +147,10 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
     let mut printer = Printer::new(args.json);
     let mut current: Option<(Following, CancellationToken)> = None;
     let mut waiting: VecDeque<String> = VecDeque::new();
+    // Queued into the answer going on and not yet taken in: a run that
+    // ends without taking them (it failed, or it had no turn left) gives
+    // them back, to be sent after it.
+    let mut pushed: Vec<(String, String)> = Vec::new();
     let mut listening = true;
     let mut stopping = false;
     let mut code = ExitCode::SUCCESS;
@@ -182,13 +194,16 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         listening = false;
                         code = ExitCode::FAILURE;
                     }
-                    VoiceEvent::VoiceFinal { text, .. } if !args.no_send => {
+                    VoiceEvent::VoiceFinal { text, .. } if !no_send => {
                         // Said during an answer: queued into it, as a typed
                         // message is; after its end, sent as the next one.
-                        let queued = current.is_some()
-                            && runs.steering(&session).is_some_and(|q| q.push(&text).is_ok());
-                        if !queued {
-                            waiting.push_back(text);
+                        let queued = current
+                            .as_ref()
+                            .and_then(|_| runs.steering(&session))
+                            .and_then(|q| q.push(&text).ok());
+                        match queued {
+                            Some(id) => pushed.push((id, text)),
+                            None => waiting.push_back(text),
                         }
                     }
                     _ => {}
@@ -202,6 +217,9 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                     {
                         code = ExitCode::FAILURE;
                     }
+                    if let EventKind::QueuedMessageSent { queue_id, .. } = &event.kind {
+                        pushed.retain(|(id, _)| id != queue_id);
+                    }
                     printer.print(&event);
                     approve(&agent, &event).await;
                 }
@@ -210,6 +228,9 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         && let Some(settled) = f.settled.take()
                     {
                         let _ = settled.await;
+                    }
+                    for (_, text) in pushed.drain(..).rev() {
+                        waiting.push_front(text);
                     }
                 }
             },

@@ -69,7 +69,9 @@ pub enum VoiceEvent {
     VoiceFinal {
         /// What was said.
         text: String,
-        /// From the end of speech to this text, as the server measured it.
+        /// From the end of speech to this text: on this machine's clock
+        /// when the server says when speech ended (the polling counted
+        /// in), else the server's own measure.
         latency_ms: Option<u64>,
     },
 }

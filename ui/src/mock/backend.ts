@@ -98,6 +98,8 @@ export class MockBackend {
 
   constructor(params: URLSearchParams) {
     if (params.get('unreachable')) this.config.reachable = false;
+    // A session left listening by the page before a reload.
+    if (params.get('voice') === 'listening') this.voice.pretendListening();
     // A message the core refuses before keeping it, the refusal coming this many ms after Send.
     this.config.refuseSendMs = Number(params.get('refusesend') ?? 0);
     firstRun(this, params.get('firstrun'));

@@ -46,6 +46,12 @@ export class MockVoice {
     send({ type: 'voice_final', text, latency_ms: 400 });
   }
 
+  /** As if a page before a reload had started it: listening, its events going nowhere. */
+  pretendListening(): void {
+    this.#send = () => {};
+    this.#source = 'microphone';
+  }
+
   stop(): boolean {
     const send = this.#send;
     if (!send) return false;

@@ -16,6 +16,9 @@ class Voice {
   partial = $state('');
   /** Why it cannot listen (an error, or no server set up), until the next start. */
   problem = $state<string | null>(null);
+  /** The start being asked for: a stop waits for it (a quick tap of the
+   * hold-to-talk keys must not leave it listening). */
+  #starting: Promise<void> | null = null;
 
   /** Listening, or about to, or finishing: the button stops it. */
   get active(): boolean {
@@ -33,23 +36,50 @@ class Voice {
     this.partial = '';
     this.state = 'starting';
     this.source = source;
-    try {
-      await ipc.voiceStart(source, (e) => this.on(e));
-    } catch (e) {
-      this.state = 'off';
-      this.source = null;
-      this.problem = ipc.errorInfo(e).message;
-    }
+    const started = ipc.voiceStart(source, (e) => this.on(e)).then(
+      () => undefined,
+      (e: unknown) => {
+        this.state = 'off';
+        this.source = null;
+        this.problem = ipc.errorInfo(e).message;
+      },
+    );
+    this.#starting = started;
+    await started;
+    if (this.#starting === started) this.#starting = null;
   }
 
   async stop(): Promise<void> {
     if (!this.active || this.state === 'stopping') return;
+    if (this.#starting) await this.#starting;
+    if (!this.active) return;
     this.state = 'stopping';
     try {
-      await ipc.voiceStop();
+      // False: nothing was listening any more (it ended by itself).
+      if (!(await ipc.voiceStop())) this.off();
     } catch (e) {
       this.problem = ipc.errorInfo(e).message;
+      this.off();
     }
+  }
+
+  /**
+   * At load: a session left listening by the page before a reload has no
+   * one to show what it hears any more, so it is stopped.
+   */
+  async settle(): Promise<void> {
+    try {
+      const s = await ipc.voiceStatus();
+      if (s.state === 'starting' || s.state === 'listening') await ipc.voiceStop();
+    } catch {
+      // Nothing to settle: the shell answers the next start.
+    }
+  }
+
+  private off(): void {
+    this.state = 'off';
+    this.source = null;
+    this.partial = '';
   }
 
   dismiss(): void {
@@ -79,8 +109,10 @@ function deliver(text: string): void {
     chat.draft = typed ? `${typed} ${text}` : text;
     return;
   }
+  // The files waiting in the composer stay there, for the typed message
+  // they were attached to.
   if (chat.running) void chat.queue(text);
-  else void chat.send(text);
+  else void chat.send(text, []);
 }
 
 export const voice = new Voice();

@@ -423,7 +423,15 @@ async fn ctrl_c_mid_sentence_finishes_it_prints_it_sends_nothing_and_exits_130()
     let db = dir.path().join("h.sqlite");
     let db = db.to_str().unwrap();
     add_voice(db, &[], &stt_command()).await;
-    let said = speak(dir.path(), "said", &SAID);
+    // A long first sentence (about 7 s): Ctrl-C comes well inside it.
+    let said = speak(
+        dir.path(),
+        "said",
+        &[
+            "Please tell me everything you know about the long history of the Roman Empire and about all of its emperors, one by one.",
+            SAID[1],
+        ],
+    );
     let sim = sim(with_workers("Unused")).await;
     let mut child = hearth(&[
         "voice",
@@ -460,7 +468,7 @@ async fn ctrl_c_mid_sentence_finishes_it_prints_it_sends_nothing_and_exits_130()
     // Cut where Ctrl-C came, so only its start is certain.
     assert_eq!(
         words(heard[0]).first().map(String::as_str),
-        Some("what"),
+        Some("please"),
         "{heard:?}"
     );
     assert!(sim.chat_bodies().is_empty(), "nothing was sent");

@@ -67,7 +67,7 @@ pub struct Timing {
     pub call_within: Duration,
     /// How long `stt_stop_session` may take (it finishes the utterance).
     pub stop_within: Duration,
-    /// Failed polls in a row before the server is given up.
+    /// Failed polls in a row that give the server up.
     pub retries: u32,
 }
 
@@ -75,7 +75,7 @@ impl Default for Timing {
     fn default() -> Self {
         Self {
             poll_min: Duration::from_millis(100),
-            poll_max: Duration::from_millis(800),
+            poll_max: Duration::from_millis(400),
             start_within: Duration::from_secs(60),
             call_within: Duration::from_secs(15),
             stop_within: Duration::from_secs(40),
@@ -170,12 +170,19 @@ impl Voice {
         was_on
     }
 
-    async fn finish(&self, c: Current) {
+    async fn finish(&self, mut c: Current) {
         c.stop.cancel();
-        // The session's own calls are bounded; this bound is for a bug.
-        let bound = self.timing.stop_within + self.timing.call_within;
-        if tokio::time::timeout(bound, c.task).await.is_err() {
+        // The session's own calls are bounded (a poll, then the stop); past
+        // that and a margin it is a bug, and the task is ended so it cannot
+        // report on a session that came after it.
+        let bound = self.timing.stop_within + 2 * self.timing.call_within + Duration::from_secs(1);
+        if tokio::time::timeout(bound, &mut c.task).await.is_err() {
             tracing::warn!("the voice session did not end within {bound:?}");
+            c.task.abort();
+            if let Ok(mut s) = self.status.lock() {
+                s.state = VoiceState::Off;
+                s.source = None;
+            }
         }
     }
 }

@@ -64,9 +64,26 @@ impl Out {
                     self.sink.event(VoiceEvent::VoicePartial { text });
                 }
                 Heard::Partial(_) => {}
-                Heard::Final { text, latency_ms } => {
+                Heard::Final {
+                    text,
+                    latency_ms,
+                    speech_end_at_ms,
+                } => {
                     self.partial.clear();
-                    self.sink.event(VoiceEvent::VoiceFinal { text, latency_ms });
+                    // The end of speech on the wall clock gives the delay
+                    // as the user lives it, the polling included; a clock
+                    // that disagrees (another machine) falls back to the
+                    // server's own measure.
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+                    let lived = speech_end_at_ms
+                        .filter(|end| *end <= now && now - end < 60_000)
+                        .map(|end| now - end);
+                    self.sink.event(VoiceEvent::VoiceFinal {
+                        text,
+                        latency_ms: lived.or(latency_ms),
+                    });
                 }
             }
         }
@@ -91,16 +108,29 @@ impl Session {
         if let Some(p) = &self.path {
             args["path"] = json!(p);
         }
-        let id = tokio::select! {
+        let start = call(self.server.clone(), START, args, self.timing.call_within);
+        tokio::pin!(start);
+        let (id, stopped) = tokio::select! {
             biased;
             () = self.stop.cancelled() => {
-                // Nothing was heard yet; a session the server may still
-                // start ends with it (one listens at a time) or idles.
-                self.out.state(VoiceState::Off, None);
-                return;
+                // Stopped while the server starts: the start (bounded) is
+                // let finish, so the session it made can be stopped too,
+                // never left listening.
+                self.out.state(VoiceState::Stopping, None);
+                (start.await, true)
             }
-            r = self.call(START, args, self.timing.call_within) => r,
+            r = &mut start => (r, false),
         };
+        if stopped {
+            if let Ok(id) = id.and_then(|t| super::session_id(&t)) {
+                let args = json!({ "session_id": id, "cursor": 0 });
+                call(self.server.clone(), STOP, args, self.timing.stop_within)
+                    .await
+                    .ok();
+            }
+            self.out.state(VoiceState::Off, None);
+            return;
+        }
         let id = match id.and_then(|t| super::session_id(&t)) {
             Ok(id) => id,
             Err(e) => {
@@ -116,7 +146,7 @@ impl Session {
             End::Stopped => {
                 self.out.state(VoiceState::Stopping, None);
                 let args = json!({ "session_id": id, "cursor": cursor });
-                match self.call(STOP, args, self.timing.stop_within).await {
+                match call(self.server.clone(), STOP, args, self.timing.stop_within).await {
                     Ok(t) => match Updates::parse(&t, cursor) {
                         Ok(u) => {
                             self.out.heard(u.heard);
@@ -130,7 +160,9 @@ impl Session {
             End::Failed(e) => {
                 // Best effort: a server that still answers stops listening.
                 let args = json!({ "session_id": id, "cursor": cursor });
-                self.call(STOP, args, self.timing.call_within).await.ok();
+                call(self.server.clone(), STOP, args, self.timing.call_within)
+                    .await
+                    .ok();
                 End::Failed(e)
             }
             other => other,
@@ -159,15 +191,14 @@ impl Session {
                 () = tokio::time::sleep(wait) => {}
             }
             let args = json!({ "session_id": id, "cursor": cursor });
-            let read = self
-                .call(UPDATES, args, t.call_within)
+            let read = call(self.server.clone(), UPDATES, args, t.call_within)
                 .await
                 .and_then(|text| Updates::parse(&text, cursor));
             let u = match read {
                 Ok(u) => u,
                 Err(e) => {
                     failures += 1;
-                    if failures > t.retries {
+                    if failures >= t.retries {
                         return (
                             End::Failed(format!(
                                 "the speech server stopped answering ({failures} tries): {e}"
@@ -217,19 +248,20 @@ impl Session {
             }
         }
     }
+}
 
-    async fn call(
-        &self,
-        tool: &str,
-        args: serde_json::Value,
-        within: Duration,
-    ) -> Result<String, String> {
-        match tokio::time::timeout(within, self.server.call(tool, args)).await {
-            Ok(r) => r,
-            Err(_) => Err(format!(
-                "{tool} did not answer within {} s",
-                within.as_secs()
-            )),
-        }
+/// `tool` of `server`, bounded by `within`.
+async fn call(
+    server: Arc<dyn SpeechServer>,
+    tool: &str,
+    args: serde_json::Value,
+    within: Duration,
+) -> Result<String, String> {
+    match tokio::time::timeout(within, server.call(tool, args)).await {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "{tool} did not answer within {} s",
+            within.as_secs()
+        )),
     }
 }

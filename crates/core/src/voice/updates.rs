@@ -28,6 +28,10 @@ pub enum Heard {
         text: String,
         /// The server's measure, when it gives one.
         latency_ms: Option<u64>,
+        /// When speech ended, in milliseconds since the Unix epoch, when
+        /// the server says: a client on the same machine then counts its
+        /// own delay (the poll, the transport) in too.
+        speech_end_at_ms: Option<u64>,
     },
 }
 
@@ -65,6 +69,8 @@ struct WireEvent {
     text: String,
     #[serde(default)]
     latency_ms: Option<u64>,
+    #[serde(default)]
+    speech_end_at_ms: Option<u64>,
 }
 
 /// The session id in `stt_start_session`'s answer.
@@ -116,6 +122,7 @@ impl Updates {
                 "final" if !text.is_empty() => heard.push(Heard::Final {
                     text,
                     latency_ms: e.latency_ms,
+                    speech_end_at_ms: e.speech_end_at_ms,
                 }),
                 _ => {}
             }

@@ -21,10 +21,10 @@ fn fast() -> Timing {
     Timing {
         poll_min: Duration::from_millis(5),
         poll_max: Duration::from_millis(20),
-        start_within: Duration::from_millis(300),
+        start_within: Duration::from_secs(20),
         call_within: Duration::from_millis(300),
         stop_within: Duration::from_secs(2),
-        retries: 2,
+        retries: 3,
     }
 }
 
@@ -39,6 +39,8 @@ struct Scripted {
     calls: Mutex<Vec<(String, Value)>>,
     /// `stt_get_updates` never answers.
     hang: bool,
+    /// `stt_start_session` answers only after this.
+    start_after: Duration,
 }
 
 #[async_trait]
@@ -49,9 +51,13 @@ impl SpeechServer for Scripted {
             .unwrap()
             .push((tool.to_owned(), arguments));
         match tool {
-            "stt_start_session" => self.start.lock().unwrap().clone().unwrap_or_else(|| {
-                Ok(json!({"session_id": "s1", "state": "starting"}).to_string())
-            }),
+            "stt_start_session" => {
+                tokio::time::sleep(self.start_after).await;
+                let start = self.start.lock().unwrap().clone();
+                start.unwrap_or_else(|| {
+                    Ok(json!({"session_id": "s1", "state": "starting"}).to_string())
+                })
+            }
             "stt_get_updates" => {
                 if self.hang {
                     std::future::pending::<()>().await;
@@ -274,7 +280,10 @@ async fn a_session_that_never_starts_listening_is_ended_with_a_reason() {
         .lock()
         .unwrap()
         .push_back(updates("starting", json!([]), 0));
-    let voice = Voice::new(fast());
+    let voice = Voice::new(Timing {
+        start_within: Duration::from_millis(300),
+        ..fast()
+    });
     let (sink, mut events) = sink();
     voice
         .start(server.clone(), VoiceSource::Microphone, None, sink)
@@ -398,4 +407,72 @@ async fn unreadable_updates_count_as_failures_and_a_new_start_replaces_the_sessi
     events3.until(VoiceState::Listening).await;
     assert_eq!(voice.status().source, Some(VoiceSource::Loopback));
     assert!(voice.stop().await);
+}
+
+#[tokio::test]
+async fn a_stop_while_the_server_starts_stops_the_session_it_made() {
+    let server = Arc::new(Scripted {
+        // Long enough that Stop comes first even on a loaded machine.
+        start_after: Duration::from_secs(1),
+        ..Scripted::default()
+    });
+    let voice = Voice::new(Timing {
+        call_within: Duration::from_secs(10),
+        ..fast()
+    });
+    let (sink, mut events) = sink();
+    voice
+        .start(server.clone(), VoiceSource::Microphone, None, sink)
+        .await;
+    events.until(VoiceState::Starting).await;
+    assert!(voice.stop().await);
+    let seen = events.until(VoiceState::Off).await;
+    assert_eq!(
+        seen.iter()
+            .filter_map(state_of)
+            .map(|(s, _)| s)
+            .collect::<Vec<_>>(),
+        [VoiceState::Stopping, VoiceState::Off]
+    );
+    let calls = server.calls.lock().unwrap().clone();
+    let tools: Vec<&str> = calls.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(tools, ["stt_start_session", "stt_stop_session"]);
+    assert_eq!(calls[1].1["session_id"], "s1");
+}
+
+#[tokio::test]
+async fn a_final_with_the_end_of_speech_counts_the_clients_own_delay() {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let server = Arc::new(Scripted::default());
+    server.updates.lock().unwrap().extend([updates(
+        "ended",
+        json!([
+            // Ended 1.5 s ago by this machine's clock: the server's 400 ms
+            // left out the time until it was read.
+            {"seq": 1, "kind": "final", "text": "One.", "latency_ms": 400, "speech_end_at_ms": now - 1500},
+            // A clock far off (another machine): the server's measure.
+            {"seq": 2, "kind": "final", "text": "Two.", "latency_ms": 300, "speech_end_at_ms": now + 3_600_000},
+        ]),
+        2,
+    )]);
+    let voice = Voice::new(fast());
+    let (sink, mut events) = sink();
+    voice
+        .start(server, VoiceSource::File, Some("/tmp/a.wav".into()), sink)
+        .await;
+    let latencies: Vec<u64> = events
+        .until(VoiceState::Off)
+        .await
+        .iter()
+        .filter_map(|e| match e {
+            VoiceEvent::VoiceFinal { latency_ms, .. } => *latency_ms,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(latencies.len(), 2);
+    assert!((1500..60_000).contains(&latencies[0]), "{latencies:?}");
+    assert_eq!(latencies[1], 300);
 }
