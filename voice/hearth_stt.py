@@ -115,6 +115,10 @@ def transcribe(model, audio: np.ndarray, beam: int) -> str:
         language="en",
         beam_size=beam,
         condition_on_previous_text=False,
+        # No fallback to sampling at higher temperatures when a pass looks
+        # unsure (faster-whisper's default): the same sound gives the same
+        # text, and a noisy one is not guessed at.
+        temperature=0.0,
         without_timestamps=True,
         vad_filter=False,
     )

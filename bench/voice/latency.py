@@ -39,14 +39,14 @@ SENTENCES = [
 
 def speak(folder):
     quiet = os.path.join(folder, "quiet.wav")
-    subprocess.run(["sox", "-n", "-r", "22050", "-c", "1", "-b", "16", quiet, "trim", "0", "1.5"], check=True)
+    subprocess.run(["sox", "-R", "-n", "-r", "22050", "-c", "1", "-b", "16", quiet, "trim", "0", "1.5"], check=True)
     parts = [quiet]
     for i, s in enumerate(SENTENCES):
         p = os.path.join(folder, f"s{i}.wav")
         subprocess.run(["espeak-ng", "-v", "en-us", "-s", "150", "-w", p, s], check=True)
         parts += [p, quiet]
     out = os.path.join(folder, "said.wav")
-    subprocess.run(["sox", *parts, "-r", "16000", "-c", "1", "-b", "16", out], check=True)
+    subprocess.run(["sox", "-R", *parts, "-r", "16000", "-c", "1", "-b", "16", out], check=True)
     return out
 
 

@@ -33,7 +33,7 @@ test('what is said lands in the composer, and sent from there it is answered', a
   const said = path.join(dir, 'said.wav');
   execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', spoken, 'What is the capital of France?']);
   // A second of quiet after it: the pause that ends the utterance.
-  execFileSync('sox', [spoken, '-r', '16000', '-c', '1', '-b', '16', said, 'pad', '0.3', '1.0']);
+  execFileSync('sox', ['-R', spoken, '-r', '16000', '-c', '1', '-b', '16', said, 'pad', '0.3', '1.0']);
 
   const url = await startSim([{ name: 'qwen3:8b', capabilities: ['completion', 'tools'] }], 0, [
     { when: 'capital', content: 'Paris is the capital of France.' },

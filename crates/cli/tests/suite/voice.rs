@@ -74,26 +74,32 @@ fn run(program: &str, args: &[&str]) {
     );
 }
 
+/// sox with `args`, in its repeatable mode: without it, sox dithers (and
+/// makes noise) with a new random seed each time, and the same sentences
+/// were heard differently from one run to the next.
+fn sox(args: &[&str]) {
+    let mut all = vec!["-R"];
+    all.extend_from_slice(args);
+    run("sox", &all);
+}
+
 /// `sentences` spoken by espeak-ng, 1.2 s of quiet between them, as a
 /// 16 kHz mono WAV file.
 fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
     let quiet = dir.join("quiet.wav");
-    run(
-        "sox",
-        &[
-            "-n",
-            "-r",
-            "22050",
-            "-c",
-            "1",
-            "-b",
-            "16",
-            quiet.to_str().unwrap(),
-            "trim",
-            "0",
-            "1.2",
-        ],
-    );
+    sox(&[
+        "-n",
+        "-r",
+        "22050",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        quiet.to_str().unwrap(),
+        "trim",
+        "0",
+        "1.2",
+    ]);
     let mut parts = vec![quiet.display().to_string()];
     for (i, s) in sentences.iter().enumerate() {
         let part = dir.join(format!("{name}-{i}.wav"));
@@ -107,7 +113,7 @@ fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
     let out = dir.join(format!("{name}.wav"));
     let mut args: Vec<&str> = parts.iter().map(String::as_str).collect();
     args.extend(["-r", "16000", "-c", "1", "-b", "16", out.to_str().unwrap()]);
-    run("sox", &args);
+    sox(&args);
     out
 }
 
@@ -115,26 +121,20 @@ fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
 fn noisy(dir: &Path, clean: &Path) -> PathBuf {
     let noise = dir.join("noise.wav");
     let out = dir.join("noisy.wav");
-    run(
-        "sox",
-        &[
-            clean.to_str().unwrap(),
-            noise.to_str().unwrap(),
-            "synth",
-            "whitenoise",
-            "vol",
-            "0.02",
-        ],
-    );
-    run(
-        "sox",
-        &[
-            "-m",
-            clean.to_str().unwrap(),
-            noise.to_str().unwrap(),
-            out.to_str().unwrap(),
-        ],
-    );
+    sox(&[
+        clean.to_str().unwrap(),
+        noise.to_str().unwrap(),
+        "synth",
+        "whitenoise",
+        "vol",
+        "0.02",
+    ]);
+    sox(&[
+        "-m",
+        clean.to_str().unwrap(),
+        noise.to_str().unwrap(),
+        out.to_str().unwrap(),
+    ]);
     out
 }
 
