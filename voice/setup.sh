@@ -42,7 +42,10 @@ if ((register)); then
     if command -v hearth >/dev/null; then
         hearth mcp add "${db[@]}" voice -- "$venv/bin/python" "$home/hearth_stt.py"
     else
-        echo "==> add it to Hearth with:"
-        echo "    hearth mcp add voice -- $venv/bin/python $home/hearth_stt.py"
+        # The desktop package has no CLI: the Tools panel takes the same
+        # configuration as JSON.
+        echo "==> add it to Hearth: in the app's Tools panel, add this to mcpServers:"
+        printf '    "voice": {"command": "%s", "args": ["%s"]}\n' "$venv/bin/python" "$home/hearth_stt.py"
+        echo "    (or with the CLI: hearth mcp add voice -- $venv/bin/python $home/hearth_stt.py)"
     fi
 fi

@@ -4,22 +4,51 @@
 //! sends a final utterance through its own send path, as if it had been
 //! typed (or leaves it in the composer, as the user chose).
 
+use std::sync::Arc;
+
 use hearth_core::voice::DEFAULT_SERVER;
 use hearth_protocol::{ErrorInfo, VoiceEvent, VoiceSource};
-use tauri::State;
 use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State};
 
 use crate::state::{AppState, invalid};
 use crate::views::VoiceView;
 
-/// What to say when no speech server is set up: what to run.
-fn not_set_up() -> String {
+/// What to say when no speech server is set up: what to run. The package
+/// installs the server's setup beside the app (`bundle.resources`); a build
+/// from source has it in `voice/`.
+fn not_set_up(app: &AppHandle) -> String {
+    let installed = app
+        .path()
+        .resource_dir()
+        .ok()
+        .map(|d| d.join("voice/setup.sh"))
+        .filter(|p| p.is_file());
+    let run = match installed {
+        Some(p) => format!("`bash '{}'`", p.display()),
+        None => "`voice/setup.sh` from Hearth's source".to_owned(),
+    };
     format!(
-        "No speech-to-text server is set up. Run `voice/setup.sh` from Hearth's source (it \
-         installs Hearth's own, local and offline, and adds it as the MCP server `{DEFAULT_SERVER}`), \
-         or add any MCP server with stt_start_session, stt_get_updates and stt_stop_session \
-         under that name in the Tools panel."
+        "No speech-to-text server is set up. Run {run}: it installs Hearth's own (local and \
+         offline) and says how to add it as the MCP server `{DEFAULT_SERVER}`. Any MCP server \
+         with stt_start_session, stt_get_updates and stt_stop_session works too, under that \
+         name in the Tools panel."
     )
+}
+
+/// The MCP server named `voice`, reading the saved configuration again
+/// when the one in use has none (`hearth mcp add voice`, which
+/// voice/setup.sh runs, may have added it since the app started).
+async fn speech_server(state: &AppState) -> Option<Arc<hearth_mcp::Server>> {
+    if let Some(s) = state.mcp.server(DEFAULT_SERVER) {
+        return Some(s);
+    }
+    let saved = hearth_compose::mcp_servers(&state.store).await.ok()?;
+    if !saved.contains_key(DEFAULT_SERVER) {
+        return None;
+    }
+    state.mcp.configure(saved).await;
+    state.mcp.server(DEFAULT_SERVER)
 }
 
 /// Start listening to `source`; the events come on `on_event` (a session
@@ -28,6 +57,7 @@ fn not_set_up() -> String {
 #[tauri::command]
 #[specta::specta]
 pub async fn voice_start(
+    app: AppHandle,
     state: State<'_, AppState>,
     source: VoiceSource,
     on_event: Channel<VoiceEvent>,
@@ -37,8 +67,8 @@ pub async fn voice_start(
             "the app listens to the microphone or to what this computer plays",
         ));
     }
-    let Some(server) = state.mcp.server(DEFAULT_SERVER) else {
-        return Err(invalid(not_set_up()));
+    let Some(server) = speech_server(&state).await else {
+        return Err(invalid(not_set_up(&app)));
     };
     let sink = move |e: VoiceEvent| {
         // A page that reloaded has dropped the channel: the session goes on
@@ -48,10 +78,10 @@ pub async fn voice_start(
     state
         .voice
         .start(
-            std::sync::Arc::new(hearth_mcp::Speech(server)),
+            Arc::new(hearth_mcp::Speech(server)),
             source,
             None,
-            std::sync::Arc::new(sink),
+            Arc::new(sink),
         )
         .await;
     Ok(())
@@ -68,13 +98,16 @@ pub async fn voice_stop(state: State<'_, AppState>) -> Result<bool, ErrorInfo> {
 /// Whether a speech server is set up, and what voice is doing.
 #[tauri::command]
 #[specta::specta]
-pub fn voice_status(state: State<'_, AppState>) -> VoiceView {
+pub async fn voice_status(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<VoiceView, ErrorInfo> {
     let s = state.voice.status();
-    VoiceView {
-        configured: state.mcp.server(DEFAULT_SERVER).is_some(),
-        setup: not_set_up(),
+    Ok(VoiceView {
+        configured: speech_server(&state).await.is_some(),
+        setup: not_set_up(&app),
         state: s.state,
         source: s.source,
         detail: s.detail,
-    }
+    })
 }

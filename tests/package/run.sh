@@ -69,6 +69,11 @@ grep -q '^Exec=hearth-app' "$desktop" || fail "the desktop entry does not start 
 icons="$(dpkg -L "$package" | grep -c '^/usr/share/icons/hicolor/.*/apps/hearth-app\.png$' || true)"
 ((icons >= 2)) || fail "expected the icons in hicolor, found $icons"
 dpkg-query -W -f='${Depends}' "$package" | grep -q bubblewrap || fail "the package does not depend on bubblewrap"
+# The speech-to-text server's setup comes with the app (docs/voice.md): the
+# app names this file when no speech server is set up.
+listed="$(dpkg -L "$package")"
+grep -q '/voice/setup\.sh$' <<<"$listed" || fail "the package lacks voice/setup.sh"
+grep -q '/voice/hearth_stt\.py$' <<<"$listed" || fail "the package lacks voice/hearth_stt.py"
 
 echo "package: the installed app sends a message"
 HEARTH_E2E_DATA_DIR="$data" HEARTH_PACKAGE_PHASE=first \

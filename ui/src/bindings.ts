@@ -138,7 +138,7 @@ export const commands = {
 	 */
 	voiceStop: () => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("voice_stop")),
 	/**  Whether a speech server is set up, and what voice is doing. */
-	voiceStatus: () => __TAURI_INVOKE<VoiceView>("voice_status"),
+	voiceStatus: () => typedError<VoiceView, ErrorInfo>(__TAURI_INVOKE("voice_status")),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**

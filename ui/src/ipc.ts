@@ -145,4 +145,4 @@ export const listPulls = () => commands.listPulls();
 
 export const voiceStart = (source: VoiceSource, onEvent: (e: VoiceEvent) => void) => ok(commands.voiceStart(source, channel(onEvent)));
 export const voiceStop = () => ok(commands.voiceStop());
-export const voiceStatus = () => commands.voiceStatus();
+export const voiceStatus = () => ok(commands.voiceStatus());

@@ -25,42 +25,50 @@ pub(crate) const EXIT_STOPPED: u8 = 130;
 /// could not confirm done (no fix pass left, or no readable verdict).
 const EXIT_UNCONFIRMED: u8 = 3;
 
-/// Arguments of `hearth chat`.
+/// The model server and the session: the arguments `hearth chat`, `hearth
+/// plan` and `hearth voice` share.
 #[derive(Debug, Args)]
-pub struct ChatArgs {
+pub(crate) struct Conversation {
     /// The model server's URL: Ollama's (default: $OLLAMA_HOST, else
     /// http://127.0.0.1:11434), or with --backend openai the server's
     /// OpenAI root (default: http://127.0.0.1:8080/v1).
     #[arg(long)]
-    url: Option<String>,
+    pub url: Option<String>,
     /// Which kind of server to talk to.
     #[arg(long, value_enum, default_value_t)]
-    backend: BackendKind,
+    pub backend: BackendKind,
     /// API key for --backend openai, sent as a bearer token (never shown).
     #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
-    api_key: Option<KeyArg>,
+    pub api_key: Option<KeyArg>,
     /// Move this session to a host added with `hearth hosts add` (or
     /// `ollama`, the default server); it stays there for its next messages.
     #[arg(long, value_name = "NAME", conflicts_with = "backend")]
-    host: Option<String>,
+    pub host: Option<String>,
     /// Model to use instead of the profile's, as the server names it (e.g. qwen3:8b).
     #[arg(long)]
-    model: Option<String>,
+    pub model: Option<String>,
     /// Profile to use for this session from now on (see `hearth profiles`).
     #[arg(long)]
-    profile: Option<String>,
+    pub profile: Option<String>,
     /// Print one protocol event per line (JSON) instead of plain text.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Continue this session (default: a new one).
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+/// Arguments of `hearth chat`.
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub(crate) conv: Conversation,
     /// Offer no tools to the model.
     #[arg(long)]
     no_tools: bool,
-    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
-    #[arg(long)]
-    db: Option<PathBuf>,
-    /// Continue this session (default: a new one).
-    #[arg(long)]
-    session: Option<String>,
     /// Cap on model calls for this message (default: the profile's).
     #[arg(long)]
     max_iterations: Option<u32>,
@@ -87,33 +95,13 @@ pub struct ChatArgs {
     pub(crate) plan: bool,
 }
 
-/// The connection and session arguments, for a front end that sends its
-/// own messages (`hearth voice`).
-pub(crate) struct Conversation {
-    pub url: Option<String>,
-    pub backend: BackendKind,
-    pub api_key: Option<KeyArg>,
-    pub model: Option<String>,
-    pub profile: Option<String>,
-    pub db: Option<PathBuf>,
-    pub session: Option<String>,
-    pub json: bool,
-}
-
 impl ChatArgs {
-    /// Arguments for `c`'s messages, none given yet.
-    pub(crate) fn conversation(c: Conversation) -> Self {
+    /// Arguments for messages in `conv` that a front end sends itself
+    /// (`hearth voice`), none given yet.
+    pub(crate) fn conversation(conv: Conversation) -> Self {
         Self {
-            url: c.url,
-            backend: c.backend,
-            api_key: c.api_key,
-            host: None,
-            model: c.model,
-            profile: c.profile,
-            json: c.json,
+            conv,
             no_tools: false,
-            db: c.db,
-            session: c.session,
             max_iterations: None,
             regenerate: false,
             attach: Vec::new(),
@@ -190,9 +178,13 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
         eprintln!("hearth: {e}");
         code
     };
-    let backends = build(args.backend, args.url.as_deref(), args.api_key.clone())
-        .map_err(|e| fail(&e, ExitCode::from(2)))?;
-    let store = crate::db::open(args.db.clone())
+    let backends = build(
+        args.conv.backend,
+        args.conv.url.as_deref(),
+        args.conv.api_key.clone(),
+    )
+    .map_err(|e| fail(&e, ExitCode::from(2)))?;
+    let store = crate::db::open(args.conv.db.clone())
         .await
         .map_err(|e| fail(&e, ExitCode::FAILURE))?;
     let (profiles, settings) = match (
@@ -207,18 +199,18 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
     let attachments = attach_files(&store, &args.attach)
         .await
         .map_err(|e| fail(&e, ExitCode::from(2)))?;
-    if args.backend == BackendKind::Ollama && profiles.seed_model_pending() {
-        settle_seed_model(&profiles, args.url.as_deref()).await;
+    if args.conv.backend == BackendKind::Ollama && profiles.seed_model_pending() {
+        settle_seed_model(&profiles, args.conv.url.as_deref()).await;
     }
-    let session = args.session.clone().unwrap_or_else(new_session_id);
-    if let Some(name) = &args.profile
+    let session = args.conv.session.clone().unwrap_or_else(new_session_id);
+    if let Some(name) = &args.conv.profile
         && let Err(e) = profiles.switch(&session, name).await
     {
         return Err(fail(&e, ExitCode::from(2)));
     }
     let hosts = hearth_compose::saved_hosts(&store).await;
     // A session stays on the host it started on; `--host` moves it.
-    let placed = match args.host.as_deref() {
+    let placed = match args.conv.host.as_deref() {
         Some(name) if name != hearth_core::DEFAULT_HOST && hosts.get(name).is_none() => {
             let e = format!(
                 "there is no host `{name}`; add it with `hearth hosts add {name} URL` (hosts: {})",
@@ -235,7 +227,7 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
     placed.map_err(|e| fail(&e, ExitCode::FAILURE))?;
     let provider = Arc::new(Overrides {
         inner: profiles.clone(),
-        model: args.model.clone(),
+        model: args.conv.model.clone(),
         no_tools: args.no_tools,
         max_iterations: args.max_iterations,
         backend: backends.profile_backend(),
@@ -337,7 +329,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         }
     };
 
-    let mut printer = Printer::new(args.json);
+    let mut printer = Printer::new(args.conv.json);
     let mut code = ExitCode::FAILURE;
     let mut unconfirmed = false;
     while let Some(event) = following.events.recv().await {
@@ -376,7 +368,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     // MCP servers this run started end with it.
     mcp.shutdown().await;
-    if !args.json {
+    if !args.conv.json {
         eprintln!("[session {session}] continue with --session {session}");
     }
     if unconfirmed && code == ExitCode::SUCCESS {

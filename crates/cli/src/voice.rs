@@ -18,7 +18,6 @@ use hearth_protocol::{AgentEvent, EventKind, VoiceEvent, VoiceSource, VoiceState
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{BackendKind, KeyArg};
 use crate::chat::{ChatArgs, Composed, Conversation, EXIT_STOPPED, Printer, compose};
 
 /// Where to listen.
@@ -55,30 +54,8 @@ pub struct VoiceArgs {
     /// would go as your message (with the profile's pre-approved tools).
     #[arg(long, conflicts_with = "no_send")]
     send: bool,
-    /// The model server's URL (as for `hearth chat`).
-    #[arg(long)]
-    url: Option<String>,
-    /// Which kind of server to talk to.
-    #[arg(long, value_enum, default_value_t)]
-    backend: BackendKind,
-    /// API key for --backend openai (never shown).
-    #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
-    api_key: Option<KeyArg>,
-    /// Model to use instead of the profile's.
-    #[arg(long)]
-    model: Option<String>,
-    /// Profile to use for this session from now on.
-    #[arg(long)]
-    profile: Option<String>,
-    /// Print one event per line (JSON): the voice events and the runs'.
-    #[arg(long)]
-    json: bool,
-    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
-    #[arg(long)]
-    db: Option<PathBuf>,
-    /// Continue this session (default: a new one).
-    #[arg(long)]
-    session: Option<String>,
+    #[command(flatten)]
+    conv: Conversation,
 }
 
 /// Run `hearth voice`.
@@ -97,16 +74,8 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         None if args.source == Source::Loopback => (VoiceSource::Loopback, None),
         None => (VoiceSource::Microphone, None),
     };
-    let chat = ChatArgs::conversation(Conversation {
-        url: args.url,
-        backend: args.backend,
-        api_key: args.api_key,
-        model: args.model,
-        profile: args.profile,
-        db: args.db,
-        session: args.session,
-        json: args.json,
-    });
+    let json = args.conv.json;
+    let chat = ChatArgs::conversation(args.conv);
     let Composed {
         agent,
         mcp,
@@ -144,7 +113,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         .await;
 
     let runs = LiveRuns::default();
-    let mut printer = Printer::new(args.json);
+    let mut printer = Printer::new(json);
     let mut current: Option<(Following, CancellationToken)> = None;
     let mut waiting: VecDeque<String> = VecDeque::new();
     // Queued into the answer going on and not yet taken in: a run that
@@ -187,7 +156,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                     listening = false;
                     continue;
                 };
-                show(&e, args.json);
+                show(&e, json);
                 match e {
                     VoiceEvent::VoiceState { state: VoiceState::Off, .. } => listening = false,
                     VoiceEvent::VoiceState { state: VoiceState::Error, .. } => {
@@ -242,7 +211,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         agent.loads().settled().await;
     }
     mcp.shutdown().await;
-    if !args.json {
+    if !json {
         eprintln!("[session {session}] continue with --session {session}");
     }
     code
