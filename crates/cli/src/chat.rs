@@ -5,18 +5,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
-use hearth_core::tools::ProfileSwitcher;
-use hearth_core::{LiveRuns, LoadOptions, new_session_id};
+use hearth_core::LiveRuns;
 use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
-use hearth_store::Profiles;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{BackendKind, KeyArg, build};
-use crate::overrides::Overrides;
+use crate::conversation::{Composed, Conversation, compose};
 
 /// Exit code after a stop, as a shell reports a SIGINT'd program.
 pub(crate) const EXIT_STOPPED: u8 = 130;
@@ -25,42 +21,6 @@ pub(crate) const EXIT_STOPPED: u8 = 130;
 /// could not confirm done (no fix pass left, or no readable verdict).
 const EXIT_UNCONFIRMED: u8 = 3;
 
-/// The model server and the session: the arguments `hearth chat`, `hearth
-/// plan` and `hearth voice` share.
-#[derive(Debug, Args)]
-pub(crate) struct Conversation {
-    /// The model server's URL: Ollama's (default: $OLLAMA_HOST, else
-    /// http://127.0.0.1:11434), or with --backend openai the server's
-    /// OpenAI root (default: http://127.0.0.1:8080/v1).
-    #[arg(long)]
-    pub url: Option<String>,
-    /// Which kind of server to talk to.
-    #[arg(long, value_enum, default_value_t)]
-    pub backend: BackendKind,
-    /// API key for --backend openai, sent as a bearer token (never shown).
-    #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
-    pub api_key: Option<KeyArg>,
-    /// Move this session to a host added with `hearth hosts add` (or
-    /// `ollama`, the default server); it stays there for its next messages.
-    #[arg(long, value_name = "NAME", conflicts_with = "backend")]
-    pub host: Option<String>,
-    /// Model to use instead of the profile's, as the server names it (e.g. qwen3:8b).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// Profile to use for this session from now on (see `hearth profiles`).
-    #[arg(long)]
-    pub profile: Option<String>,
-    /// Print one protocol event per line (JSON) instead of plain text.
-    #[arg(long)]
-    pub json: bool,
-    /// The database (default: $HEARTH_DB, else hearth.sqlite in your data folder).
-    #[arg(long)]
-    pub db: Option<PathBuf>,
-    /// Continue this session (default: a new one).
-    #[arg(long)]
-    pub session: Option<String>,
-}
-
 /// Arguments of `hearth chat`.
 #[derive(Debug, Args)]
 pub struct ChatArgs {
@@ -68,20 +28,20 @@ pub struct ChatArgs {
     pub(crate) conv: Conversation,
     /// Offer no tools to the model.
     #[arg(long)]
-    no_tools: bool,
+    pub(crate) no_tools: bool,
     /// Cap on model calls for this message (default: the profile's).
     #[arg(long)]
-    max_iterations: Option<u32>,
+    pub(crate) max_iterations: Option<u32>,
     /// Answer the session's last message again (needs --session); the
     /// previous answer stays on its own branch.
     #[arg(long, requires = "session", conflicts_with = "message")]
-    regenerate: bool,
+    pub(crate) regenerate: bool,
     /// Attach a file to the message: a picture (PNG, JPEG, WebP, GIF) for
     /// a model that can see, or a text file, whose text goes into the
     /// message (cut to the context window, and the model is told).
     /// Repeat for more files.
     #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
-    attach: Vec<PathBuf>,
+    pub(crate) attach: Vec<PathBuf>,
     /// `/plan`: carry out the plan without asking first (each call that
     /// writes or runs still asks).
     #[arg(long)]
@@ -110,164 +70,6 @@ impl ChatArgs {
             plan: false,
         }
     }
-}
-
-/// Keep each file of `--attach` in the store; the first that cannot be
-/// read or attached is the error.
-async fn attach_files(
-    store: &hearth_store::Store,
-    paths: &[PathBuf],
-) -> Result<Vec<hearth_core::Attachment>, String> {
-    let mut out = Vec::with_capacity(paths.len());
-    for path in paths {
-        let bytes = tokio::fs::read(path)
-            .await
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        out.push(
-            store
-                .add_file(&name, bytes)
-                .await
-                .map_err(|e| e.to_string())?,
-        );
-    }
-    Ok(out)
-}
-
-/// A new database's seeded profiles name a model before any server was
-/// asked: the first chat moves them to one this server has, and says so
-/// (`hearth_compose::first_run`). A server that cannot be asked leaves
-/// them waiting; the run then says what is wrong.
-async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
-    let Ok(server) = hearth_compose::ollama(url) else {
-        return;
-    };
-    match hearth_compose::first_run::settle(profiles, &server.client).await {
-        Ok(run) => {
-            if let Some((model, moved)) = run.adopted {
-                eprintln!(
-                    "hearth: the profiles {} now use {model}, a model this server has ({} is not installed); change it with `hearth profiles set NAME --model M`",
-                    moved.join(", "),
-                    hearth_store::SEED_MODEL
-                );
-            }
-        }
-        Err(e) => tracing::debug!("the seeded profiles wait for the server: {e}"),
-    }
-}
-
-/// What a front end of the CLI that runs messages needs: the agent over
-/// the backends, profiles, hosts, MCP servers, hooks and skills the
-/// arguments name, and the session it talks in (`hearth chat`, `hearth
-/// plan`, `hearth voice`).
-pub(crate) struct Composed {
-    pub agent: Arc<hearth_core::Agent>,
-    pub mcp: Arc<hearth_mcp::Hub>,
-    pub session: String,
-    /// The files of `--attach`, kept in the store.
-    pub attachments: Vec<hearth_core::Attachment>,
-}
-
-/// Compose the agent for `args`; on failure the error is printed and the
-/// exit code returned.
-pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
-    let fail = |e: &dyn std::fmt::Display, code: ExitCode| {
-        eprintln!("hearth: {e}");
-        code
-    };
-    let backends = build(
-        args.conv.backend,
-        args.conv.url.as_deref(),
-        args.conv.api_key.clone(),
-    )
-    .map_err(|e| fail(&e, ExitCode::from(2)))?;
-    let store = crate::db::open(args.conv.db.clone())
-        .await
-        .map_err(|e| fail(&e, ExitCode::FAILURE))?;
-    let (profiles, settings) = match (
-        Profiles::load(&store).await,
-        store.model_settings(LoadOptions::default()).await,
-    ) {
-        (Ok(p), Ok(s)) => (p, s),
-        (Err(e), _) | (_, Err(e)) => return Err(fail(&e, ExitCode::FAILURE)),
-    };
-    // Before anything is changed: a file that cannot be attached leaves
-    // the session, its profile and its host as they were.
-    let attachments = attach_files(&store, &args.attach)
-        .await
-        .map_err(|e| fail(&e, ExitCode::from(2)))?;
-    if args.conv.backend == BackendKind::Ollama && profiles.seed_model_pending() {
-        settle_seed_model(&profiles, args.conv.url.as_deref()).await;
-    }
-    let session = args.conv.session.clone().unwrap_or_else(new_session_id);
-    if let Some(name) = &args.conv.profile
-        && let Err(e) = profiles.switch(&session, name).await
-    {
-        return Err(fail(&e, ExitCode::from(2)));
-    }
-    let hosts = hearth_compose::saved_hosts(&store).await;
-    // A session stays on the host it started on; `--host` moves it.
-    let placed = match args.conv.host.as_deref() {
-        Some(name) if name != hearth_core::DEFAULT_HOST && hosts.get(name).is_none() => {
-            let e = format!(
-                "there is no host `{name}`; add it with `hearth hosts add {name} URL` (hosts: {})",
-                hosts.names().join(", ")
-            );
-            return Err(fail(&e, ExitCode::from(2)));
-        }
-        Some(name) => {
-            let host = (name != hearth_core::DEFAULT_HOST).then_some(name);
-            profiles.set_session_host(&session, host).await
-        }
-        None => profiles.pin_session_host(&session).await,
-    };
-    placed.map_err(|e| fail(&e, ExitCode::FAILURE))?;
-    let provider = Arc::new(Overrides {
-        inner: profiles.clone(),
-        model: args.conv.model.clone(),
-        no_tools: args.no_tools,
-        max_iterations: args.max_iterations,
-        backend: backends.profile_backend(),
-    });
-    if args.regenerate
-        && let Err(e) = fork_before_last_answer(&store, &session).await
-    {
-        return Err(fail(&e, ExitCode::FAILURE));
-    }
-    let mcp = hearth_compose::mcp_hub(&store).await;
-    let hooks = hearth_compose::hooks(&store).await.map_err(|e| {
-        let e = format!(
-            "the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
-        );
-        fail(&e, ExitCode::FAILURE)
-    })?;
-    let skills = hearth_compose::skills(&store);
-    let agent = hearth_compose::agent(hearth_compose::Parts {
-        backend: backends.default,
-        named: backends
-            .named
-            .into_iter()
-            .map(|(name, b)| (name.to_owned(), b))
-            .collect(),
-        hosts,
-        provider,
-        profiles,
-        store: Arc::new(store),
-        settings: Arc::new(settings),
-        approvals: Arc::default(),
-        mcp: mcp.clone(),
-        hooks,
-        skills,
-    });
-    Ok(Composed {
-        agent,
-        mcp,
-        session,
-        attachments,
-    })
 }
 
 /// Run `hearth chat` (and `hearth plan`).
@@ -341,17 +143,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             };
         }
         printer.print(&event);
-        if let EventKind::ApprovalRequested {
-            request_id,
-            tool,
-            reach,
-            warning,
-            ..
-        } = &event.kind
-        {
-            let decision = ask(tool, reach, warning.as_deref()).await;
-            agent.approve(request_id, decision);
-        }
+        approve(&agent, &event).await;
         crate::plan::follow(&event.kind, &agent, args.yes, &stop, &mut unconfirmed).await;
     }
     // The title, memory and compaction workers run after the answer: the
@@ -392,10 +184,25 @@ pub(crate) fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) 
     });
 }
 
+/// An approval request of `event`, asked on the terminal and answered.
+pub(crate) async fn approve(agent: &hearth_core::Agent, event: &AgentEvent) {
+    if let EventKind::ApprovalRequested {
+        request_id,
+        tool,
+        reach,
+        warning,
+        ..
+    } = &event.kind
+    {
+        let decision = ask(tool, reach, warning.as_deref()).await;
+        agent.approve(request_id, decision);
+    }
+}
+
 /// Ask on the terminal whether a call that writes or runs something may
 /// run: `y` once, `a` for the rest of the session, anything else (or no
 /// terminal input at all) denies.
-pub(crate) async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision {
+async fn ask(tool: &str, reach: &str, warning: Option<&str>) -> ApprovalDecision {
     // Model-chosen text never reaches the terminal raw: a `\r` or an ANSI
     // sequence in it could redraw this very question.
     let (tool, reach) = (shown(tool), shown(reach));
@@ -644,24 +451,4 @@ impl Printer {
             _ => {}
         }
     }
-}
-
-/// Move the branch head back to the last user message, so the answer after
-/// it (kept on its own branch) can be generated again.
-async fn fork_before_last_answer(store: &hearth_store::Store, session: &str) -> Result<(), String> {
-    let msgs = store
-        .branch_messages(session)
-        .await
-        .map_err(|e| e.to_string())?;
-    let last_user = msgs
-        .iter()
-        .rposition(|m| m.message.role == hearth_core::Role::User)
-        .ok_or_else(|| format!("session `{session}` has no message to answer again"))?;
-    if let Some(answer) = msgs.get(last_user + 1) {
-        store
-            .fork(session, answer.id)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
 }

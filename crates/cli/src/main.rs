@@ -4,6 +4,7 @@
 
 mod backend;
 mod chat;
+mod conversation;
 mod db;
 mod hooks;
 mod hosts;

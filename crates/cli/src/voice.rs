@@ -18,7 +18,8 @@ use hearth_protocol::{AgentEvent, EventKind, VoiceEvent, VoiceSource, VoiceState
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
-use crate::chat::{ChatArgs, Composed, Conversation, EXIT_STOPPED, Printer, compose};
+use crate::chat::{ChatArgs, EXIT_STOPPED, Printer, approve};
+use crate::conversation::{Composed, Conversation, compose};
 
 /// Where to listen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -221,20 +222,6 @@ async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<Ag
     match current {
         Some((f, _)) => f.events.recv().await,
         None => std::future::pending().await,
-    }
-}
-
-async fn approve(agent: &hearth_core::Agent, event: &AgentEvent) {
-    if let EventKind::ApprovalRequested {
-        request_id,
-        tool,
-        reach,
-        warning,
-        ..
-    } = &event.kind
-    {
-        let decision = crate::chat::ask(tool, reach, warning.as_deref()).await;
-        agent.approve(request_id, decision);
     }
 }
 
