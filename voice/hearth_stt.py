@@ -57,6 +57,7 @@ MAX_UTTERANCE_S = 30.0
 # (a reader that fell behind catches up over several reads).
 MAX_EVENTS = 1000
 EVENTS_PER_READ = 50
+READ_CHARS = 12000
 # Partials stop for an utterance this long: each would transcribe it whole.
 PARTIAL_UNTIL_S = 15.0
 # A session nobody has read for this long stops (its client is gone).
@@ -122,7 +123,10 @@ def transcribe(model, audio: np.ndarray, beam: int) -> str:
         without_timestamps=True,
         vad_filter=False,
     )
-    return " ".join(s.text.strip() for s in segments).strip()
+    # What Whisper "hears" in a breath or a click ("Thank you.") is left
+    # out by its own measure of silence, as its reference decoder does.
+    heard = [s.text.strip() for s in segments if not (s.no_speech_prob > 0.6 and s.avg_logprob < -1.0)]
+    return " ".join(heard).strip()
 
 
 # ------------------------------------------------------------------ sources
@@ -242,7 +246,8 @@ class ProcessSource:
                 break  # give what there is: the caller checks Stop
             if raw is None:
                 self.chunks.put(None)  # stays ended
-                if not buf:
+                if len(buf) < 2:
+                    # Nothing left but half a sample, if that: the end.
                     if self._wait() not in (0, None):
                         raise SourceError(f"the {self.what} stopped: {self._last()}")
                     return None
@@ -292,8 +297,8 @@ class Segmenter:
     """Cuts a stream of frames into utterances at pauses.
 
     A frame is voiced when its level is well above the noise floor, which
-    follows the quietest recent frames (so steady noise raises it and
-    speech does not)."""
+    falls fast toward a quieter frame and rises slowly (steady noise raises
+    it over a few seconds; speech, which comes and goes, hardly does)."""
 
     def __init__(self):
         self.floor = None
@@ -362,7 +367,14 @@ class Session:
         with self.lock:
             self.last_read = time.monotonic()
             after = [e for e in self.events if e["seq"] > cursor]
-            events = after[:EVENTS_PER_READ]
+            # Bounded by count and by size: a tool's text is capped on the
+            # client's side, and a cut answer is not JSON any more.
+            events, size = [], 0
+            for e in after[:EVENTS_PER_READ]:
+                size += len(json.dumps(e))
+                if events and size > READ_CHARS:
+                    break
+                events.append(e)
             # With events still to read, an ended session is not over yet
             # for its reader.
             more = len(after) > len(events)
@@ -384,6 +396,10 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
     src = None
     try:
         model = load_model(model_path(model_arg))
+        if s.stop.is_set():
+            # Stopped while the model loaded: the device is never opened.
+            s.set_state("ended")
+            return
         src = open_source(source, path, realtime)
         s.set_state("listening")
         log(f"session {s.id}: listening ({source})")
@@ -392,6 +408,7 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
         preroll: list[np.ndarray] = []
         speech: list[np.ndarray] = []
         since_partial = 0  # frames of speech since the last partial
+        voiced = 0  # voiced frames in the utterance going on
         last_voiced_at = 0.0
         pending = np.zeros(0, dtype=np.float32)
         while not s.stop.is_set():
@@ -406,28 +423,30 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
                 mark = seg.push(frame)
                 if seg.voiced_run > 0:
                     last_voiced_at = time.monotonic()
+                    voiced += 1
                 if mark == "start":
                     speech = preroll + [frame]
                     since_partial = 0
+                    voiced = seg.voiced_run
                 elif seg.in_speech:
                     speech.append(frame)
                     since_partial += 1
                     long = len(speech) * FRAME / RATE >= MAX_UTTERANCE_S
                     if long:
-                        finish(s, model, speech, last_voiced_at)
-                        speech = []
+                        finish(s, model, speech, voiced, last_voiced_at)
+                        speech, voiced = [], 0
                     elif since_partial * FRAME / RATE >= PARTIAL_EVERY_S and len(speech) * FRAME / RATE < PARTIAL_UNTIL_S:
                         text = transcribe(model, np.concatenate(speech), beam=1)
                         if text:
                             s.emit("partial", text)
                         since_partial = 0
                 elif mark == "end":
-                    finish(s, model, speech, last_voiced_at)
-                    speech = []
+                    finish(s, model, speech, voiced, last_voiced_at)
+                    speech, voiced = [], 0
                 preroll = (preroll + [frame])[-10:]
         # Stopped, or the source ended: what was being said still counts.
         if speech:
-            finish(s, model, speech, last_voiced_at or time.monotonic())
+            finish(s, model, speech, voiced, last_voiced_at or time.monotonic())
         s.set_state("ended")
         log(f"session {s.id}: ended")
     except (SourceError, ValueError) as e:
@@ -441,10 +460,12 @@ def run_session(s: Session, source: str, path: str | None, realtime: bool, model
             src.close()
 
 
-def finish(s: Session, model, speech: list[np.ndarray], voiced_at: float) -> None:
-    audio = np.concatenate(speech)
-    if len(audio) / RATE < MIN_SPEECH_S:
+def finish(s: Session, model, speech: list[np.ndarray], voiced: int, voiced_at: float) -> None:
+    # The clip holds the lead-in and the closing pause too: what counts is
+    # how much of it was voiced (a click is not an utterance).
+    if voiced * FRAME / RATE < MIN_SPEECH_S:
         return
+    audio = np.concatenate(speech)
     text = transcribe(model, audio, beam=5)
     if text:
         now = time.monotonic()
@@ -511,8 +532,8 @@ def build(model_arg: str | None):
         s.stop.set()
         if s.thread is not None:
             s.thread.join(timeout=30)
-        with sessions_lock:
-            sessions.pop(session_id, None)
+        # Kept until the next start: a reader with more events to read
+        # (state "listening") reads them with stt_get_updates.
         return json.dumps(s.view(cursor))
 
     return server

@@ -8,11 +8,12 @@ Hearth's speech-to-text server (voice/, the tiny English Whisper model),
 and sends each utterance to the model server given (hearth-sim, or a real
 one: llama.cpp with --backend openai). Per utterance:
 
-- to final: the server's own measure (`latency_ms` of `voice_final`): from
-  the last voiced frame to the text, which includes the 0.7 s pause that
-  ends an utterance;
+- to final: `latency_ms` of `voice_final`, from the end of speech (the
+  last voiced frame, on the wall clock as the server reports it) to the
+  text reaching `hearth`, counted on this machine's clock: the 0.7 s pause
+  that ends an utterance, the recognition and the polling;
 - to first token: from that same end of speech (the final's arrival minus
-  its latency) to the first `text_delta` of the answer to it.
+  its latency) to the first `text_delta` after it.
 
     bench/voice/latency.py --hearth target/release/hearth --url http://127.0.0.1:18090/v1 \
         --backend openai --model qwen2.5-coder:0.5b [--stt-python PATH]

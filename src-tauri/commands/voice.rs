@@ -51,9 +51,8 @@ async fn speech_server(state: &AppState) -> Option<Arc<hearth_mcp::Server>> {
     state.mcp.server(DEFAULT_SERVER)
 }
 
-/// Start listening to `source`; the events come on `on_event` (a session
-/// already listening is stopped first). The file source is the CLI's and
-/// the server's (`hearth voice --file`), not the page's.
+/// Start listening to `source` (the microphone); the events come on
+/// `on_event` (a session already listening is stopped first).
 #[tauri::command]
 #[specta::specta]
 pub async fn voice_start(
@@ -62,10 +61,11 @@ pub async fn voice_start(
     source: VoiceSource,
     on_event: Channel<VoiceEvent>,
 ) -> Result<(), ErrorInfo> {
-    if source == VoiceSource::File {
-        return Err(invalid(
-            "the app listens to the microphone or to what this computer plays",
-        ));
+    // What the computer plays is not the user's words, and the page sends
+    // what is heard as the user's message: the app listens to the
+    // microphone only (`hearth voice --source loopback` prints).
+    if source != VoiceSource::Microphone {
+        return Err(invalid("the app listens to the microphone only"));
     }
     let Some(server) = speech_server(&state).await else {
         return Err(invalid(not_set_up(&app)));

@@ -15,13 +15,15 @@ const listening = (page) => page.locator('[data-testid=voice-state][data-state=l
 
 test('the microphone button listens, shows what is heard, and sends each utterance as a typed message', () =>
   withApp('', async ({ page }) => {
-    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 120));
+    // The server takes 600 ms to start: long enough to see it starting.
+    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 600));
     const button = page.getByTestId('voice-button');
     await page.getByTestId('composer-input').waitFor();
     assert.equal(await button.getAttribute('aria-pressed'), 'false');
     await button.click();
     await page.locator('[data-testid=voice-state][data-state=starting]').waitFor();
     await listening(page);
+    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 120));
     assert.equal(await button.getAttribute('aria-pressed'), 'true');
     assert.equal(await button.getAttribute('aria-label'), 'Stop listening');
     assert.deepEqual((await calls(page, 'voice_start')).map((c) => c.args.source), ['microphone']);
@@ -139,4 +141,16 @@ test('a session left listening by the page before a reload is stopped at load', 
     await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'voice_stop'));
     assert.equal((await page.evaluate(() => window.__hearthMock.voice.status())).state, 'off');
     assert.equal(await page.getByTestId('voice-button').getAttribute('aria-pressed'), 'false');
+  }));
+
+test('a stop the shell had to end without its last events still turns listening off', () =>
+  withApp('', async ({ page }) => {
+    const button = page.getByTestId('voice-button');
+    await button.click();
+    await listening(page);
+    await page.evaluate(() => (window.__hearthMock.voice.silentStop = true));
+    await button.click();
+    await page.getByTestId('voice-state').waitFor({ state: 'detached' });
+    assert.equal(await button.getAttribute('aria-pressed'), 'false');
+    assert.equal(await button.isDisabled(), false);
   }));

@@ -75,6 +75,19 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         None if args.source == Source::Loopback => (VoiceSource::Loopback, None),
         None => (VoiceSource::Microphone, None),
     };
+    // Before the session is touched (its profile, its host): is there a
+    // server to listen on?
+    match configured(&args.conv, &args.server).await {
+        Ok(true) => {}
+        Ok(false) => {
+            no_server(&args.server);
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let json = args.conv.json;
     let chat = ChatArgs::conversation(args.conv);
     let Composed {
@@ -87,13 +100,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         Err(code) => return code,
     };
     let Some(server) = mcp.server(&args.server) else {
-        eprintln!(
-            "hearth: there is no speech-to-text server named `{}`. Set up Hearth's own with \
-             `voice/setup.sh` (in Hearth's source), or add any MCP server that has \
-             stt_start_session, stt_get_updates and stt_stop_session: \
-             `hearth mcp add {} -- COMMAND…`",
-            args.server, args.server
-        );
+        no_server(&args.server);
         return ExitCode::from(2);
     };
 
@@ -223,6 +230,25 @@ async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<Ag
         Some((f, _)) => f.events.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// Whether the database of `conv` configures an MCP server `name`.
+async fn configured(conv: &Conversation, name: &str) -> Result<bool, String> {
+    let store = crate::db::open(conv.db.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(hearth_compose::mcp_servers(&store)
+        .await?
+        .contains_key(name))
+}
+
+fn no_server(name: &str) {
+    eprintln!(
+        "hearth: there is no speech-to-text server named `{name}`. Set up Hearth's own with \
+         `voice/setup.sh` (in Hearth's source), or add any MCP server that has \
+         stt_start_session, stt_get_updates and stt_stop_session: \
+         `hearth mcp add {name} -- COMMAND…`"
+    );
 }
 
 /// A voice event: JSON, or a line for a person (what was heard on

@@ -464,6 +464,11 @@ impl Server {
             }))
             .env("PATH", &resolved.path)
             .envs(&self.config.env)
+            // A process group of its own: a terminal's Ctrl-C goes to
+            // Hearth, which stops what it runs in order (`hearth voice`
+            // asks the speech server to finish the sentence), instead of
+            // killing the server mid-call.
+            .process_group(0)
             .kill_on_drop(true);
         match &self.config.cwd {
             Some(dir) => {

@@ -12,6 +12,8 @@ export class MockVoice {
   /** Said when Stop comes: what was being said as it was stopped. */
   pending = '';
   stepMs = 30;
+  /** A stop the shell had to end past its bound: no last events come. */
+  silentStop = false;
   #send: Send | null = null;
   #source: VoiceSource | null = null;
 
@@ -52,17 +54,18 @@ export class MockVoice {
     this.#source = 'microphone';
   }
 
-  stop(): boolean {
+  /** As the shell's: answers once the stop is over (its last events sent). */
+  async stop(): Promise<boolean> {
     const send = this.#send;
     if (!send) return false;
     this.#send = null;
     const source = this.#source;
+    if (this.silentStop) return true;
     send({ type: 'voice_state', state: 'stopping', source, detail: null });
-    setTimeout(() => {
-      if (this.pending) send({ type: 'voice_final', text: this.pending, latency_ms: 300 });
-      this.pending = '';
-      send({ type: 'voice_state', state: 'off', source: null, detail: null });
-    }, this.stepMs);
+    await new Promise((r) => setTimeout(r, this.stepMs));
+    if (this.pending) send({ type: 'voice_final', text: this.pending, latency_ms: 300 });
+    this.pending = '';
+    send({ type: 'voice_state', state: 'off', source: null, detail: null });
     return true;
   }
 

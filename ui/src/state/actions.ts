@@ -19,6 +19,11 @@ export interface Action {
   run: () => void;
   /** Words the palette also finds it by. */
   keywords?: string[];
+  /**
+   * Runs within the key press or click that chose it, not after the
+   * palette has closed: a file chooser opens only in the user's gesture.
+   */
+  gesture?: boolean;
 }
 
 const ctrl = (key: string, shift = false) => (e: KeyboardEvent) =>
@@ -53,7 +58,7 @@ export function actions(): Action[] {
   ];
   list.push({
     id: 'import', label: 'Import conversations (ChatGPT, Open WebUI, Hearth)…', group: 'Session',
-    run: () => document.getElementById('import-input')?.click(), keywords: ['chatgpt', 'webui', 'open'],
+    run: () => document.getElementById('import-input')?.click(), keywords: ['chatgpt', 'webui', 'open'], gesture: true,
   });
   if (chat.running) list.push({ id: 'stop', label: 'Stop the answer', group: 'Chat', keys: 'Esc', run: () => void chat.stop() });
   const id = chat.sessionId;

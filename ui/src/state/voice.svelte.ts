@@ -55,8 +55,11 @@ class Voice {
     if (!this.active) return;
     this.state = 'stopping';
     try {
-      // False: nothing was listening any more (it ended by itself).
+      // False: nothing was listening any more (it ended by itself). True:
+      // its last events say off, unless the shell had to end it past its
+      // bound without them; its status says so then.
       if (!(await ipc.voiceStop())) this.off();
+      else if (this.state === 'stopping' && ['off', 'error'].includes((await ipc.voiceStatus()).state)) this.off();
     } catch (e) {
       this.problem = ipc.errorInfo(e).message;
       this.off();

@@ -13,9 +13,7 @@ use std::process::Command as Std;
 use hearth_protocol::{AgentEvent, VoiceEvent, VoiceState};
 use hearth_sim::Reply;
 
-use super::basics::{
-    T, hearth, interrupt, ok, sim, stderr_lines, turn_bodies, until_line, with_workers,
-};
+use super::basics::{T, hearth, ok, sim, stderr_lines, turn_bodies, until_line, with_workers};
 
 /// The bound on the word error rate for clean speech.
 const CLEAN_WER: f64 = 0.2;
@@ -218,7 +216,7 @@ async fn voice(args: &[&str]) -> std::process::Output {
 }
 
 #[tokio::test]
-async fn each_utterance_is_sent_as_the_users_message_and_heard_within_the_bound() {
+async fn each_utterance_is_sent_as_the_users_message_and_heard_within_the_error_bound() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
     let db = db.to_str().unwrap();
@@ -376,10 +374,11 @@ async fn a_dead_server_a_stranger_server_a_missing_device_and_a_missing_file_say
             "has no tool `stt_start_session`",
         ),
         (
-            // ALSA's default device names a card that does not exist, so
-            // the test is the same on a machine with a microphone.
+            // The capture program names a device that does not exist, so
+            // the test is the same on a machine with a microphone (and
+            // where ALSA's default is PulseAudio or PipeWire).
             "no device",
-            vec!["ALSA_CARD=hearth-no-such-card"],
+            vec!["HEARTH_STT_CAPTURE=arecord -q -D hw:97,0 -t raw -f S16_LE -r 16000 -c 1"],
             stt.clone(),
             vec!["--source", "microphone"],
             "the speech server cannot listen: no microphone",
@@ -442,13 +441,21 @@ async fn ctrl_c_mid_sentence_finishes_it_prints_it_sends_nothing_and_exits_130()
         "--file",
         said.to_str().unwrap(),
     ])
+    // Its own process group, which Ctrl-C at a terminal signals whole: the
+    // speech server must not die of it (it has a group of its own).
+    .process_group(0)
     .spawn()
     .unwrap();
     let mut lines = stderr_lines(&mut child);
     until_line(&mut lines, "[voice] listening to the recording").await;
     // A partial: the first sentence is being said.
     until_line(&mut lines, "[hearing] ").await;
-    interrupt(&child);
+    let group = format!("-{}", child.id().unwrap());
+    let sent = Std::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    assert!(sent.success());
     until_line(
         &mut lines,
         "[voice] stopping: finishing what was being said",
@@ -472,4 +479,57 @@ async fn ctrl_c_mid_sentence_finishes_it_prints_it_sends_nothing_and_exits_130()
         "{heard:?}"
     );
     assert!(sim.chat_bodies().is_empty(), "nothing was sent");
+}
+
+/// What is not speech sends nothing: a click (a 0.1 s burst of noise in
+/// quiet) is no utterance, and a capture program that ends on half a
+/// sample ends the session instead of keeping it busy.
+#[tokio::test]
+async fn a_click_is_no_utterance_and_a_capture_ending_on_half_a_sample_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let click = dir.path().join("click.wav");
+    sox(&[
+        "-n",
+        "-r",
+        "16000",
+        "-c",
+        "1",
+        "-b",
+        "16",
+        click.to_str().unwrap(),
+        "synth",
+        "0.1",
+        "whitenoise",
+        "vol",
+        "0.5",
+        "pad",
+        "1",
+        "2",
+    ]);
+    for (name, env, extra) in [
+        ("click", vec![], vec!["--file", click.to_str().unwrap()]),
+        (
+            "half a sample",
+            vec!["HEARTH_STT_CAPTURE=printf abc"],
+            vec!["--source", "microphone"],
+        ),
+    ] {
+        let db = dir.path().join(format!("{name}.sqlite"));
+        let db = db.to_str().unwrap();
+        add_voice(db, &env, &stt_command()).await;
+        let sim = sim(with_workers("Unused")).await;
+        let url = sim.url();
+        let mut args = vec!["voice", "--db", db, "--url", &url, "--json"];
+        args.extend(extra);
+        let out = voice(&args).await;
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (heard, _) = printed(&out.stdout);
+        assert_eq!(finals(&heard), Vec::<String>::new(), "{name}");
+        assert_eq!(last_state(&heard).0, VoiceState::Off, "{name}: {heard:?}");
+        assert!(sim.chat_bodies().is_empty(), "{name}");
+    }
 }

@@ -7,8 +7,9 @@
 //!
 //! Nothing here hangs: every call to the server is bounded, a session that
 //! does not start listening in time is ended, a server that stops
-//! answering is given up after a few tries, and Stop is answered at once
-//! (the server is then asked to finish what was being said).
+//! answering is given up after a few tries, and Stop is taken as soon as
+//! the poll in flight (bounded) returns; the server is then asked to finish
+//! what was being said.
 
 mod session;
 mod updates;

@@ -90,6 +90,9 @@ impl Out {
     }
 }
 
+/// Reads after a stop for the events one answer could not hold.
+const LAST_READS: usize = 20;
+
 /// How a session ended, for the last state event.
 enum End {
     /// Stop was asked.
@@ -149,7 +152,7 @@ impl Session {
                 match call(self.server.clone(), STOP, args, self.timing.stop_within).await {
                     Ok(t) => match Updates::parse(&t, cursor) {
                         Ok(u) => {
-                            self.out.heard(u.heard);
+                            self.last_words(&id, u).await;
                             End::Stopped
                         }
                         Err(e) => End::Failed(format!("the speech server's last words: {e}")),
@@ -173,6 +176,27 @@ impl Session {
                 .out
                 .state(VoiceState::Off, Some("the recording ended".into())),
             End::Failed(e) => self.out.state(VoiceState::Error, Some(e)),
+        }
+    }
+
+    /// What `stt_stop_session` answered, and the events that did not fit
+    /// in that answer: a session still "listening" has more to read (a
+    /// bounded number of reads, for a server that never says it ended).
+    async fn last_words(&mut self, id: &str, mut u: Updates) {
+        for _ in 0..LAST_READS {
+            self.out.heard(std::mem::take(&mut u.heard));
+            if u.state != SessionState::Listening {
+                return;
+            }
+            tokio::time::sleep(self.timing.poll_min).await;
+            let args = json!({ "session_id": id, "cursor": u.cursor });
+            let read = call(self.server.clone(), UPDATES, args, self.timing.call_within)
+                .await
+                .and_then(|t| Updates::parse(&t, u.cursor));
+            match read {
+                Ok(next) => u = next,
+                Err(_) => return,
+            }
         }
     }
 

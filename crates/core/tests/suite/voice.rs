@@ -41,6 +41,8 @@ struct Scripted {
     hang: bool,
     /// `stt_start_session` answers only after this.
     start_after: Duration,
+    /// What `stt_get_updates` answers once the session was stopped.
+    after_stop: Mutex<Option<String>>,
 }
 
 #[async_trait]
@@ -59,6 +61,15 @@ impl SpeechServer for Scripted {
                 })
             }
             "stt_get_updates" => {
+                let stopped = self
+                    .calls
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .any(|(t, _)| t == "stt_stop_session");
+                if stopped && let Some(answer) = self.after_stop.lock().unwrap().clone() {
+                    return Ok(answer);
+                }
                 if self.hang {
                     std::future::pending::<()>().await;
                 }
@@ -475,4 +486,46 @@ async fn a_final_with_the_end_of_speech_counts_the_clients_own_delay() {
     assert_eq!(latencies.len(), 2);
     assert!((1500..60_000).contains(&latencies[0]), "{latencies:?}");
     assert_eq!(latencies[1], 300);
+}
+
+#[tokio::test]
+async fn what_a_stop_answer_could_not_hold_is_read_after_it() {
+    let server = Arc::new(Scripted::default());
+    server
+        .updates
+        .lock()
+        .unwrap()
+        .push_back(updates("listening", json!([]), 0));
+    // The stop's answer holds one event and says there are more.
+    *server.stop.lock().unwrap() = Some(
+        json!({"state": "listening", "events": [{"seq": 1, "kind": "final", "text": "First part."}], "cursor": 1})
+            .to_string(),
+    );
+    *server.after_stop.lock().unwrap() = Some(
+        json!({"state": "ended", "events": [{"seq": 2, "kind": "final", "text": "Second part."}], "cursor": 2})
+            .to_string(),
+    );
+    let voice = Voice::new(fast());
+    let (sink, mut events) = sink();
+    voice
+        .start(server.clone(), VoiceSource::Microphone, None, sink)
+        .await;
+    events.until(VoiceState::Listening).await;
+    assert!(voice.stop().await);
+    let finals: Vec<String> = events
+        .until(VoiceState::Off)
+        .await
+        .into_iter()
+        .filter_map(|e| match e {
+            VoiceEvent::VoiceFinal { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finals, ["First part.", "Second part."]);
+    let calls = server.calls.lock().unwrap().clone();
+    let (tool, args) = calls.last().unwrap();
+    assert_eq!(
+        (tool.as_str(), &args["cursor"]),
+        ("stt_get_updates", &json!(1))
+    );
 }
