@@ -127,9 +127,8 @@ export const commands = {
 	 */
 	answerPlan: (requestId: string, answer: PlanAnswer) => __TAURI_INVOKE<boolean>("answer_plan", { requestId, answer }),
 	/**
-	 *  Start listening to `source`; the events come on `on_event` (a session
-	 *  already listening is stopped first). The file source is the CLI's and
-	 *  the server's (`hearth voice --file`), not the page's.
+	 *  Start listening to `source` (the microphone); the events come on
+	 *  `on_event` (a session already listening is stopped first).
 	 */
 	voiceStart: (source: VoiceSource, onEvent: Channel<VoiceEvent>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("voice_start", { source, onEvent })),
 	/**
