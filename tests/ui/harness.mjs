@@ -167,3 +167,42 @@ export async function stepAll(page) {
     while (window.__hearthMock.step());
   });
 }
+
+/**
+ * The file choosers `page` opens, in order: `next()` waits for the next one.
+ * Call it before the first step that opens one. It keeps one listener for
+ * the page's life, so Playwright turns file chooser interception on once,
+ * here. `waitForEvent('filechooser')` turns it on per wait, without waiting
+ * for Chromium, and off again after: raced with a key press (which, unlike
+ * a click, has no actionability checks to take time), the chooser could
+ * open before interception was back on and was never reported.
+ */
+export function fileChoosers(page) {
+  const opened = [];
+  const waiting = [];
+  page.on('filechooser', (chooser) => {
+    const resolve = waiting.shift();
+    if (resolve) resolve(chooser);
+    else opened.push(chooser);
+  });
+  return {
+    async next(timeout = 30_000) {
+      if (opened.length) return opened.shift();
+      let timer;
+      let resolve;
+      const chooser = new Promise((r) => (resolve = r));
+      waiting.push(resolve);
+      const expired = new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(resolve), 1);
+          reject(new Error(`no file chooser opened within ${timeout} ms`));
+        }, timeout);
+      });
+      try {
+        return await Promise.race([chooser, expired]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

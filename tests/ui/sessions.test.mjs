@@ -2,7 +2,7 @@
 // (switch + transcript marker, editor, persona) and the theme preference.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { calls, send, setup, waitIdle } from './harness.mjs';
+import { calls, fileChoosers, send, setup, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -264,8 +264,10 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
         },
       },
     ]);
+    const choosers = fileChoosers(page);
     await page.getByTestId('open-settings').click();
-    const [fromSettings] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('import-button').click()]);
+    await page.getByTestId('import-button').click();
+    const fromSettings = await choosers.next();
     await fromSettings.setFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(chatgpt) });
     await page.getByTestId('toast-text').filter({ hasText: 'Imported 1 conversation from ChatGPT with 2 messages' }).waitFor();
     await page.getByTestId('session-item').filter({ hasText: 'Tea brewing' }).waitFor();
@@ -285,7 +287,8 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
       const items = [...document.querySelectorAll('[data-testid=palette-item]')];
       return items.length === 1 && items[0].getAttribute('data-action') === 'import';
     });
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    await page.keyboard.press('Enter');
+    const chooser = await choosers.next();
     await chooser.setFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
     await page.getByTestId('toast-text').filter({ hasText: "Import failed: this is not an export Hearth reads: expected ChatGPT's conversations.json" }).waitFor();
   }));
