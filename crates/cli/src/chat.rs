@@ -90,7 +90,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         session,
         attachments,
         ..
-    } = match compose(&args).await {
+    } = match compose(&args, None).await {
         Ok(c) => c,
         Err(code) => return code,
     };

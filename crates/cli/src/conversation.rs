@@ -64,9 +64,20 @@ pub(crate) struct Composed {
     pub attachments: Vec<hearth_core::Attachment>,
 }
 
+/// An MCP server a command cannot work without (`hearth voice`'s speech
+/// server), and what to print when there is none.
+pub(crate) struct Needs<'a> {
+    pub server: &'a str,
+    pub missing: fn(&str),
+}
+
 /// Compose the agent for `args`; on failure the error is printed and the
-/// exit code returned.
-pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
+/// exit code returned. The server `needs` names is looked for before
+/// anything changes (exit code 2 without it).
+pub(crate) async fn compose(
+    args: &ChatArgs,
+    needs: Option<Needs<'_>>,
+) -> Result<Composed, ExitCode> {
     let fail = |e: &dyn std::fmt::Display, code: ExitCode| {
         eprintln!("hearth: {e}");
         code
@@ -80,6 +91,16 @@ pub(crate) async fn compose(args: &ChatArgs) -> Result<Composed, ExitCode> {
     let store = crate::db::open(args.conv.db.clone())
         .await
         .map_err(|e| fail(&e, ExitCode::FAILURE))?;
+    if let Some(Needs { server, missing }) = needs {
+        match hearth_compose::mcp_servers(&store).await {
+            Ok(servers) if servers.contains_key(server) => {}
+            Ok(_) => {
+                missing(server);
+                return Err(ExitCode::from(2));
+            }
+            Err(e) => return Err(fail(&e, ExitCode::FAILURE)),
+        }
+    }
     let (profiles, settings) = match (
         Profiles::load(&store).await,
         store.model_settings(LoadOptions::default()).await,

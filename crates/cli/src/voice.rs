@@ -19,7 +19,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatArgs, EXIT_STOPPED, Printer, approve};
-use crate::conversation::{Composed, Conversation, compose};
+use crate::conversation::{Composed, Conversation, Needs, compose};
 
 /// Where to listen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -75,27 +75,24 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         None if args.source == Source::Loopback => (VoiceSource::Loopback, None),
         None => (VoiceSource::Microphone, None),
     };
-    // Before the session is touched (its profile, its host): is there a
-    // server to listen on?
-    match configured(&args.conv, &args.server).await {
-        Ok(true) => {}
-        Ok(false) => {
-            no_server(&args.server);
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
     let json = args.conv.json;
     let chat = ChatArgs::conversation(args.conv);
+    // Before the session is touched (its profile, its host), compose looks
+    // for a server to listen on.
     let Composed {
         agent,
         mcp,
         session,
         ..
-    } = match compose(&chat).await {
+    } = match compose(
+        &chat,
+        Some(Needs {
+            server: &args.server,
+            missing: no_server,
+        }),
+    )
+    .await
+    {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -230,16 +227,6 @@ async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<Ag
         Some((f, _)) => f.events.recv().await,
         None => std::future::pending().await,
     }
-}
-
-/// Whether the database of `conv` configures an MCP server `name`.
-async fn configured(conv: &Conversation, name: &str) -> Result<bool, String> {
-    let store = crate::db::open(conv.db.clone())
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(hearth_compose::mcp_servers(&store)
-        .await?
-        .contains_key(name))
 }
 
 fn no_server(name: &str) {

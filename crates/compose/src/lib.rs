@@ -12,7 +12,7 @@ pub mod keys;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hearth_core::tools::{Remember, SwitchProfile, builtin_registry};
+use hearth_core::tools::{ReadAttachment, Remember, SwitchProfile, builtin_registry};
 use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
 use hearth_core::{
     Agent, Approvals, BackendError, Hosts, ModelBackend, ModelSettings, ProfileProvider,
@@ -222,7 +222,7 @@ pub async fn mcp_servers(
 /// (Hearth's data folder stays read-only to sandboxed commands: one that
 /// edited it could turn its own sandbox off; the skills folder too: one
 /// that wrote a skill would instruct every later session), `switch_profile`,
-/// `remember`, the tools of the MCP servers a profile names, and
+/// `remember`, `read_attachment`, the tools of the MCP servers a profile names, and
 /// `load_skill` over the skills it enables.
 pub fn tools(
     store: &Arc<Store>,
@@ -238,7 +238,8 @@ pub fn tools(
     hearth_tools::register(&mut tools, std::env::current_exe().ok(), protected);
     tools
         .register(Arc::new(SwitchProfile(profiles.clone())))
-        .register(Arc::new(Remember(store.clone())));
+        .register(Arc::new(Remember(store.clone())))
+        .register(Arc::new(ReadAttachment(store.clone())));
     tools
 }
 

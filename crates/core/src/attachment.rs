@@ -163,7 +163,8 @@ pub fn with_file_text(m: &ChatMessage) -> String {
         if given < total {
             out.push_str(&format!(
                 "\n[Hearth: {name} is {total} characters long; only its first {given} are given above, \
-                 to fit the model's context window. Say so if the rest matters.]"
+                 to fit the model's context window. Read the rest with the read_attachment tool where it \
+                 is offered; else say so if the rest matters.]"
             ));
         }
     }

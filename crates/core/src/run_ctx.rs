@@ -36,6 +36,9 @@ impl Drop for TerminalGuard<'_> {
 /// Everything one run needs besides the agent.
 pub(crate) struct RunCtx {
     pub(crate) session_id: String,
+    /// The session the person talks in ([`ToolContext::conversation`]):
+    /// `session_id`, but for a sub-agent or a `/plan` phase.
+    pub(crate) conversation: String,
     pub(crate) run_id: String,
     pub(crate) text: String,
     /// Files attached to `text` (already in the store).
@@ -109,6 +112,7 @@ impl RunCtx {
     /// writes or runs is denied (nobody can be asked).
     pub(crate) fn headless(top: TopRun) -> Self {
         Self {
+            conversation: top.session_id.clone(),
             session_id: top.session_id,
             run_id: top.run_id,
             text: top.text,
@@ -159,6 +163,7 @@ impl RunCtx {
             preapproved: crate::rights::Preapproved::default(),
         };
         Self {
+            conversation: parent.conversation.clone(),
             profile: Some(profile),
             depth: parent.depth + 1,
             interactive: parent.approver.is_some(),

@@ -90,6 +90,11 @@ pub struct Question<'a> {
 pub struct ToolContext {
     /// Session of the run (a sub-agent's own `subagent_…` id inside one).
     pub session_id: String,
+    /// The session the person talks in: the run's own, or the one a
+    /// sub-agent or a `/plan` phase (each in a scratch session of its own)
+    /// was started from. Its attached files are what `read_attachment`
+    /// reads.
+    pub conversation: String,
     /// The run.
     pub run_id: String,
     /// This call's id.

@@ -464,6 +464,7 @@ impl Agent {
     pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
         ToolContext {
             session_id: ctx.session_id.clone(),
+            conversation: ctx.conversation.clone(),
             run_id: ctx.run_id.clone(),
             call_id: String::new(),
             cancel: ctx.cancel.clone(),

@@ -1,7 +1,9 @@
 //! MCP servers the user brings (docs/extending.md): their configuration in
 //! the `mcpServers` shape other apps use, their lives (started when a
 //! profile first needs them, restarted after a crash, stopped with the
-//! app), and their tools as Hearth tools. The official SDK (`rmcp`) is
+//! app), and their tools as Hearth tools. `Speech` drives the speech server
+//! (docs/voice.md) through the same tools, called by the app rather than by
+//! the model. The official SDK (`rmcp`) is
 //! used here and nowhere else, so its next major version touches this
 //! crate only.
 

@@ -1,13 +1,14 @@
 //! `hearth chat --attach`: a picture reaches a model that can see as
 //! Ollama's `images`, a text file goes into the message cut to the window
-//! with a note, a model that cannot see refuses before anything is kept or
-//! sent, and a file that is neither is refused at once.
+//! with a note, the agent reads the rest with `read_attachment`, a model
+//! that cannot see refuses before anything is kept or sent, and a file
+//! that is neither is refused at once.
 
 use base64::Engine as _;
 use hearth_core::SessionStore as _;
-use hearth_sim::{ModelSpec, Script};
+use hearth_sim::{ModelSpec, Reply, Script, ToolCallSpec};
 
-use super::basics::{hearth, output, sim};
+use super::basics::{hearth, output, sim, with_workers};
 use crate::MODEL;
 
 const EYE: &str = "eye:latest";
@@ -214,5 +215,87 @@ async fn a_model_that_cannot_see_refuses_the_picture_before_anything_is_kept_or_
     assert!(
         err.contains("cannot attach a.zip: it is application/zip"),
         "{err}"
+    );
+}
+
+#[tokio::test]
+async fn the_agent_reads_the_part_of_a_long_file_its_message_could_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let notes = dir.path().join("notes.txt");
+    let long: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&notes, &long).unwrap();
+    // The seeded Chat profile offers no tools: one that offers this one.
+    let set = output(hearth(&[
+        "profiles",
+        "set",
+        "--db",
+        db.to_str().unwrap(),
+        "Reader",
+        "--model",
+        MODEL,
+        "--tools",
+        "read_attachment",
+    ]))
+    .await;
+    assert!(set.status.success(), "{}", text(&set.stderr));
+    // Far past any cut: the model asks for a window near the end.
+    let offset = 400_000;
+    let sim = sim(with_workers("Notes")
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
+            "read_attachment",
+            serde_json::json!({"name": "notes.txt", "offset": offset, "limit": 60}),
+        )]))
+        .with_reply(Reply::text("The file ends with line 39999.")))
+    .await;
+    let out = chat(
+        &db,
+        &sim,
+        MODEL,
+        &[
+            "--session",
+            "s1",
+            "--profile",
+            "Reader",
+            "--attach",
+            notes.to_str().unwrap(),
+            "how does it end?",
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("The file ends with line 39999."));
+
+    // The first request offered the tool, and the message was cut.
+    let first = &asked(&sim, "how does it end?")[0];
+    assert!(
+        first["content"]
+            .as_str()
+            .unwrap()
+            .contains("read_attachment tool")
+    );
+    let offered = sim.chat_bodies().into_iter().any(|b| {
+        b["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "read_attachment"))
+    });
+    assert!(offered, "read_attachment is offered");
+    // The model got exactly that window of the file, said as such.
+    let window: String = long.chars().skip(offset).take(60).collect();
+    let expected = format!(
+        "[notes.txt: characters {offset} to {} of 428890; the rest from offset {}]\n{window}",
+        offset + 60,
+        offset + 60
+    );
+    let results: Vec<String> = sim
+        .chat_bodies()
+        .into_iter()
+        .flat_map(|b| b["messages"].as_array().cloned().unwrap_or_default())
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["content"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        results.iter().any(|r| r.contains(&expected)),
+        "{expected:?} not in {results:?}"
     );
 }

@@ -2,6 +2,7 @@
 
 mod arith;
 mod calculator;
+mod read_attachment;
 mod remember;
 mod spawn_agent;
 mod switch_profile;
@@ -9,6 +10,7 @@ mod time;
 mod update_plan;
 
 pub use calculator::Calculator;
+pub use read_attachment::ReadAttachment;
 pub use remember::Remember;
 pub use spawn_agent::SpawnAgent;
 pub use switch_profile::{ProfileSwitcher, SwitchProfile};

@@ -276,6 +276,7 @@ impl Agent {
         // ones, and the reviewer's commands run with the folder mounted
         // read-only (crates/tools/src/sandbox).
         let sub = RunCtx {
+            conversation: ctx.conversation.clone(),
             profile: Some(profile),
             depth: ctx.depth + 1,
             interactive: ctx.interactive,

@@ -223,6 +223,7 @@ async fn nesting_beyond_the_depth_limit_is_refused() {
     let (agent, _) = setup(FakeBackend::new());
     let ctx = ToolContext {
         session_id: "s".into(),
+        conversation: "s".into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: Default::default(),
@@ -242,4 +243,58 @@ async fn nesting_beyond_the_depth_limit_is_refused() {
     let ctx = ToolContext { depth: 0, ..ctx };
     let err = agent.run_ephemeral("task", "Nope", &ctx).await.unwrap_err();
     assert!(err.to_string().contains("no profile named `Nope`"), "{err}");
+}
+
+#[tokio::test]
+async fn a_subagent_reads_the_files_of_the_conversation_it_was_started_from() {
+    let backend = FakeBackend::new();
+    backend.push(vec![
+        call(Some("c1"), "spawn_agent", json!({"task": "read the notes"})),
+        done(),
+    ]);
+    backend.push(vec![
+        call(Some("c2"), "read_attachment", json!({"name": "notes.txt"})),
+        done(),
+    ]);
+    backend.push(vec![text("the notes say hello"), done()]);
+    backend.push(vec![text("parent done"), done()]);
+    let profiles = Arc::new(StaticProfiles::single("", Profile::new("Agent", "m")));
+    let store = Arc::new(InMemoryStore::new());
+    let mut tools = ToolRegistry::new();
+    tools.register(Arc::new(hearth_core::tools::ReadAttachment(store.clone())));
+    let agent = Agent::builder(backend.clone(), profiles)
+        .tools(tools)
+        .store(store.clone())
+        .subagents()
+        .build();
+    let notes = hearth_core::Attachment {
+        sha256: "ab".repeat(32),
+        name: "notes.txt".into(),
+        kind: hearth_core::AttachmentKind::Text,
+        mime: "text/plain".into(),
+        size: 5,
+        given: None,
+        chars: None,
+        body: Some(hearth_core::Body(Arc::from(&b"hello"[..]))),
+    };
+    let mut run = agent.run_stream_with("parent", "delegate", vec![notes]);
+    let evs = events(&mut run).await;
+    // The sub-agent runs in a scratch session of its own, yet its call
+    // read the parent conversation's file.
+    let read = evs
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ToolEvent {
+                output, outcome, ..
+            } if e.scope.is_subagent => Some((output.clone(), *outcome)),
+            _ => None,
+        })
+        .expect("the sub-agent's call ended");
+    assert_eq!(
+        read,
+        (
+            "[notes.txt: characters 0 to 5 of 5]\nhello".to_owned(),
+            ToolOutcome::Ok
+        )
+    );
 }

@@ -94,6 +94,7 @@ pub fn hub(name: &str, config: ServerConfig) -> Arc<Hub> {
 pub fn ctx() -> ToolContext {
     ToolContext {
         session_id: "s".into(),
+        conversation: "s".into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: tokio_util::sync::CancellationToken::new(),

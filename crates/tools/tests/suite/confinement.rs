@@ -38,6 +38,7 @@ fn setup() -> Setup {
 fn ctx(ws: &Path) -> ToolContext {
     ToolContext {
         session_id: "s".into(),
+        conversation: "s".into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: Default::default(),

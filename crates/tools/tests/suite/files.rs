@@ -12,6 +12,7 @@ use serde_json::json;
 fn ctx(ws: &Path, session: &str) -> ToolContext {
     ToolContext {
         session_id: session.into(),
+        conversation: session.into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: Default::default(),

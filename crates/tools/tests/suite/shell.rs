@@ -15,6 +15,7 @@ use serde_json::json;
 fn ctx(ws: &Path) -> ToolContext {
     ToolContext {
         session_id: "s".into(),
+        conversation: "s".into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: Default::default(),

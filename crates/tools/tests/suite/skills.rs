@@ -51,6 +51,7 @@ fn folder() -> (tempfile::TempDir, std::path::PathBuf) {
 fn ctx() -> ToolContext {
     ToolContext {
         session_id: "s".into(),
+        conversation: "s".into(),
         run_id: "r".into(),
         call_id: "c".into(),
         cancel: Default::default(),
