@@ -220,12 +220,14 @@ pub fn refusal(model: &str, images: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn text_file(name: &str, text: &str) -> Attachment {
+    /// A text file held in memory; files of different lengths have
+    /// different addresses.
+    pub(crate) fn text_file(name: &str, text: &str) -> Attachment {
         Attachment {
-            sha256: "00".into(),
+            sha256: format!("{:064x}", text.len()),
             name: name.into(),
             kind: AttachmentKind::Text,
             mime: "text/plain".into(),

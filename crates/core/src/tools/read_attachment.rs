@@ -168,22 +168,9 @@ fn pick<'a>(files: &[&'a Attachment], name: Option<&str>) -> Result<&'a Attachme
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attachment::Body;
+    use crate::attachment::tests::text_file;
     use crate::message::ChatMessage;
     use crate::store::InMemoryStore;
-
-    fn text_file(name: &str, text: &str) -> Attachment {
-        Attachment {
-            sha256: format!("{:064x}", text.len()),
-            name: name.into(),
-            kind: AttachmentKind::Text,
-            mime: "text/plain".into(),
-            size: text.len() as u64,
-            given: None,
-            chars: None,
-            body: Some(Body(Arc::from(text.as_bytes()))),
-        }
-    }
 
     fn ctx(conversation: &str) -> ToolContext {
         ToolContext {
