@@ -170,21 +170,26 @@ export async function stepAll(page) {
 
 /**
  * The file choosers `page` opens, in order: `next()` waits for the next one.
- * Call it before the first step that opens one. It keeps one listener for
- * the page's life, so Playwright turns file chooser interception on once,
- * here. `waitForEvent('filechooser')` turns it on per wait, without waiting
- * for Chromium, and off again after: raced with a key press (which, unlike
- * a click, has no actionability checks to take time), the chooser could
- * open before interception was back on and was never reported.
+ * Await it before the step that opens one. It keeps one listener for the
+ * page's life, so Playwright turns file chooser interception on once, here,
+ * and a round trip to the page lets that reach Chromium first.
+ * `waitForEvent('filechooser')` turns it on per wait without waiting for
+ * Chromium, and off again after: raced with a key press (which, unlike a
+ * click, has no actionability checks to take time), the chooser could open
+ * before interception was back on and was never reported.
  */
-export function fileChoosers(page) {
+export async function fileChoosers(page) {
   const opened = [];
   const waiting = [];
+  // A chooser that comes after its wait gave up is not the next one's.
+  let late = 0;
   page.on('filechooser', (chooser) => {
     const resolve = waiting.shift();
     if (resolve) resolve(chooser);
+    else if (late > 0) late--;
     else opened.push(chooser);
   });
+  await page.evaluate(() => 0);
   return {
     async next(timeout = 30_000) {
       if (opened.length) return opened.shift();
@@ -194,7 +199,9 @@ export function fileChoosers(page) {
       waiting.push(resolve);
       const expired = new Promise((_, reject) => {
         timer = setTimeout(() => {
-          waiting.splice(waiting.indexOf(resolve), 1);
+          const i = waiting.indexOf(resolve);
+          if (i >= 0) waiting.splice(i, 1);
+          late++;
           reject(new Error(`no file chooser opened within ${timeout} ms`));
         }, timeout);
       });

@@ -13,7 +13,7 @@ const server = await startServer();
 const browser = await launch();
 const app = await openApp(browser, server.url, '');
 const { page } = app;
-const choosers = mode === 'new' ? fileChoosers(page) : null;
+const choosers = mode === 'new' ? await fileChoosers(page) : null;
 let lost = 0;
 for (let i = 0; i < rounds; i++) {
   await page.keyboard.press('Control+k');

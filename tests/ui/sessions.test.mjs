@@ -264,7 +264,7 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
         },
       },
     ]);
-    const choosers = fileChoosers(page);
+    const choosers = await fileChoosers(page);
     await page.getByTestId('open-settings').click();
     await page.getByTestId('import-button').click();
     const fromSettings = await choosers.next();

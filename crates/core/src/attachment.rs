@@ -69,7 +69,7 @@ impl Attachment {
 
     /// The text a text attachment gives, whole (empty for an image or an
     /// attachment whose bytes were not loaded).
-    fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         match (&self.body, self.kind) {
             (Some(b), AttachmentKind::Text) => std::str::from_utf8(&b.0).unwrap_or(""),
             _ => "",
@@ -92,6 +92,14 @@ pub fn view(a: &Attachment) -> hearth_protocol::AttachmentView {
         given: a.given.map(small),
         chars: a.chars.map(small),
     }
+}
+
+/// A file's name as the model reads it: the person's, but kept from
+/// closing the `<file>` tag or breaking a line.
+pub(crate) fn shown_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if c == '"' || c.is_control() { '_' } else { c })
+        .collect()
 }
 
 /// Room for what surrounds each file's text in the message (its name,
@@ -144,12 +152,7 @@ pub fn with_file_text(m: &ChatMessage) -> String {
             .and_then(|g| usize::try_from(g).ok())
             .unwrap_or(total)
             .min(total);
-        // A name is the person's, but keep it from closing the tag.
-        let name: String = a
-            .name
-            .chars()
-            .map(|c| if c == '"' || c.is_control() { '_' } else { c })
-            .collect();
+        let name = shown_name(&a.name);
         if given == 0 && total > 0 {
             out.push_str(&format!(
                 "\n\n[Hearth: the user attached {name} ({total} characters), but this message had no room \
@@ -163,8 +166,8 @@ pub fn with_file_text(m: &ChatMessage) -> String {
         if given < total {
             out.push_str(&format!(
                 "\n[Hearth: {name} is {total} characters long; only its first {given} are given above, \
-                 to fit the model's context window. Read the rest with the read_attachment tool where it \
-                 is offered; else say so if the rest matters.]"
+                 to fit the model's context window. Read the rest (from character {given}) with the \
+                 read_attachment tool where it is offered; else say so if the rest matters.]"
             ));
         }
     }

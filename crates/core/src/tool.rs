@@ -88,7 +88,8 @@ pub struct Question<'a> {
 /// What a tool call can see of the run it belongs to.
 #[derive(Clone)]
 pub struct ToolContext {
-    /// Session of the run (a sub-agent's own `subagent_…` id inside one).
+    /// Session of the run (a sub-agent's or a `/plan` phase's own scratch
+    /// session inside one).
     pub session_id: String,
     /// The session the person talks in: the run's own, or the one a
     /// sub-agent or a `/plan` phase (each in a scratch session of its own)

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 
-use crate::attachment::{Attachment, AttachmentKind};
+use crate::attachment::{Attachment, AttachmentKind, shown_name};
 use crate::message::Role;
 use crate::store::SessionStore;
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
@@ -35,9 +35,9 @@ impl Tool for ReadAttachment {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "description": "the file's name, as attached (may be left out when only one file is attached)"},
-                    "offset": {"type": "integer", "description": "the first character to read (default 0)"},
-                    "limit": {"type": "integer", "description": format!("how many characters (default {DEFAULT_CHARS}, at most {MAX_CHARS})")}
+                    "name": {"type": "string", "description": "the file's name, as attached (may be left out when only one text file is attached)"},
+                    "offset": {"type": "integer", "minimum": 0, "description": "the first character to read, counted from 0 (characters, not lines; default 0)"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_CHARS, "description": format!("how many characters (default {DEFAULT_CHARS}, at most {MAX_CHARS})")}
                 }
             }),
         }
@@ -58,10 +58,18 @@ impl Tool for ReadAttachment {
             }
         };
         let offset = count(&arguments, "offset")?.unwrap_or(0);
-        let limit = count(&arguments, "limit")?
-            .unwrap_or(DEFAULT_CHARS)
-            .clamp(1, MAX_CHARS);
+        let limit = match count(&arguments, "limit")? {
+            None => DEFAULT_CHARS,
+            Some(0) => {
+                return Err(ToolError::InvalidArguments(
+                    "`limit` must be 1 or more".into(),
+                ));
+            }
+            Some(n) => n.min(MAX_CHARS),
+        };
 
+        // The current branch of the conversation, never any other: the
+        // session comes from the run, not from the model's arguments.
         let history = self
             .0
             .history(&ctx.conversation)
@@ -73,24 +81,23 @@ impl Tool for ReadAttachment {
             .flat_map(|m| m.attachments.iter())
             .collect();
         let file = pick(&files, name)?;
-        let Some(body) = &file.body else {
+        let shown = shown_name(&file.name);
+        if file.body.is_none() {
             return Err(ToolError::Failed(format!(
-                "`{}` is no longer on this computer",
-                file.name
-            )));
-        };
-        if file.kind == AttachmentKind::Image {
-            return Err(ToolError::Failed(format!(
-                "`{}` is a picture, not text: a model that can see is shown it with the message it came with",
-                file.name
+                "`{shown}` is no longer on this computer"
             )));
         }
-        let text = String::from_utf8_lossy(&body.0);
-        let total = text.chars().count();
-        if offset >= total && total > 0 {
+        if file.kind == AttachmentKind::Image {
             return Err(ToolError::Failed(format!(
-                "`{}` has {total} characters; offset {offset} is past its end",
-                file.name
+                "`{shown}` is a picture, not text: a model that can see is shown it with the message it came with"
+            )));
+        }
+        // The same text the message gives, so offsets agree with its note.
+        let text = file.text();
+        let total = text.chars().count();
+        if offset > 0 && offset >= total {
+            return Err(ToolError::Failed(format!(
+                "`{shown}` has {total} characters; offset {offset} is past its end"
             )));
         }
         let part: String = text.chars().skip(offset).take(limit).collect();
@@ -101,8 +108,7 @@ impl Tool for ReadAttachment {
             String::new()
         };
         Ok(format!(
-            "[{}: characters {offset} to {end} of {total}{more}]\n{part}",
-            file.name
+            "[{shown}: characters {offset} to {end} of {total}{more}]\n{part}"
         ))
     }
 }
@@ -121,13 +127,19 @@ fn count(arguments: &Value, key: &str) -> Result<Option<usize>, ToolError> {
     }
 }
 
-/// The file `name` names (the latest of that name; its case may differ),
-/// or the only one when no name is given.
+/// The file `name` names: by its name, then by the name the model was
+/// shown ([`shown_name`]), then ignoring case; of several with that name,
+/// the latest. With no name, the only text file.
 fn pick<'a>(files: &[&'a Attachment], name: Option<&str>) -> Result<&'a Attachment, ToolError> {
     let names = || {
-        let mut n: Vec<String> = files.iter().map(|f| format!("`{}`", f.name)).collect();
-        n.dedup();
-        n.join(", ")
+        let mut seen = std::collections::HashSet::new();
+        files
+            .iter()
+            .map(|f| shown_name(&f.name))
+            .filter(|n| seen.insert(n.clone()))
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if files.is_empty() {
         return Err(ToolError::Failed(
@@ -135,31 +147,36 @@ fn pick<'a>(files: &[&'a Attachment], name: Option<&str>) -> Result<&'a Attachme
         ));
     }
     let Some(name) = name else {
-        let mut distinct: Vec<&str> = files.iter().map(|f| f.sha256.as_str()).collect();
+        let texts: Vec<&'a Attachment> = files
+            .iter()
+            .filter(|f| f.kind == AttachmentKind::Text)
+            .copied()
+            .collect();
+        let mut distinct: Vec<&str> = texts.iter().map(|f| f.sha256.as_str()).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        return match distinct.len() {
-            1 => Ok(files[files.len() - 1]),
+        return match (distinct.len(), texts.last()) {
+            (1, Some(only)) => Ok(only),
             _ => Err(ToolError::InvalidArguments(format!(
                 "say which file, by `name`: {}",
                 names()
             ))),
         };
     };
-    files
+    let lower = name.to_lowercase();
+    let matches: [&dyn Fn(&Attachment) -> bool; 3] = [
+        &|f| f.name == name,
+        &|f| shown_name(&f.name) == name,
+        &|f| f.name.to_lowercase() == lower,
+    ];
+    matches
         .iter()
-        .rev()
-        .find(|f| f.name == name)
-        .or_else(|| {
-            files
-                .iter()
-                .rev()
-                .find(|f| f.name.eq_ignore_ascii_case(name))
-        })
+        .find_map(|m| files.iter().rev().find(|f| m(f)))
         .copied()
         .ok_or_else(|| {
             ToolError::Failed(format!(
-                "no file named `{name}` is attached to this conversation; attached: {}",
+                "no file named `{}` is attached to this conversation; attached: {}",
+                shown_name(name),
                 names()
             ))
         })
@@ -240,26 +257,96 @@ mod tests {
         let mut png = text_file("dot.png", "\u{89}PNG");
         png.kind = AttachmentKind::Image;
         png.sha256 = "ab".repeat(32);
-        let store = store_with(vec![text_file("a.txt", "alpha"), png]).await;
-        let err = read(&store, json!({})).await.unwrap_err();
-        assert!(err.to_string().contains("`a.txt`, `dot.png`"), "{err}");
+        let store = store_with(vec![text_file("a.txt", "alpha"), png.clone()]).await;
+        // One text file and a picture: no name is needed.
+        assert_eq!(
+            read(&store, json!({})).await.unwrap(),
+            "[a.txt: characters 0 to 5 of 5]\nalpha"
+        );
         let err = read(&store, json!({"name": "dot.png"})).await.unwrap_err();
         assert!(err.to_string().contains("is a picture"), "{err}");
         let err = read(&store, json!({"name": "b.txt"})).await.unwrap_err();
-        assert!(err.to_string().contains("no file named `b.txt`"), "{err}");
-        let err = read(&store, json!({"name": "a.txt", "offset": -3}))
-            .await
-            .unwrap_err();
-        assert!(matches!(err, ToolError::InvalidArguments(_)), "{err}");
-        assert_eq!(
-            read(&store, json!({"name": "a.txt"})).await.unwrap(),
-            "[a.txt: characters 0 to 5 of 5]\nalpha"
+        assert!(
+            err.to_string()
+                .contains("no file named `b.txt` is attached to this conversation; attached: `a.txt`, `dot.png`"),
+            "{err}"
         );
+        for bad in [
+            json!({"offset": -3}),
+            json!({"limit": 0}),
+            json!({"name": 7}),
+        ] {
+            let err = read(&store, bad.clone()).await.unwrap_err();
+            assert!(
+                matches!(err, ToolError::InvalidArguments(_)),
+                "{bad}: {err}"
+            );
+        }
         // Another conversation's files are not this one's.
         let other = ReadAttachment(store.clone())
             .call(json!({}), &ctx("s2"))
             .await
             .unwrap_err();
         assert!(other.to_string().contains("no file is attached"), "{other}");
+    }
+
+    #[tokio::test]
+    async fn finds_a_file_by_the_name_the_model_was_shown_and_the_latest_of_a_name() {
+        let store = store_with(vec![
+            text_file("my \"draft\".txt", "first"),
+            text_file("Übersicht.md", "overview"),
+            text_file("a.txt", "old"),
+        ])
+        .await;
+        let mut later = ChatMessage::user("and this");
+        later.attachments = vec![text_file("a.txt", "newer"), text_file("a.txt", "newer")];
+        store.append("s1", "r1", later).await.unwrap();
+        // The message showed `my _draft_.txt`; asking by that name works.
+        assert!(
+            read(&store, json!({"name": "my _draft_.txt"}))
+                .await
+                .unwrap()
+                .starts_with("[my _draft_.txt: characters 0 to 5 of 5]\nfirst")
+        );
+        assert!(
+            read(&store, json!({"name": "übersicht.MD"}))
+                .await
+                .unwrap()
+                .ends_with("overview")
+        );
+        assert!(
+            read(&store, json!({"name": "a.txt"}))
+                .await
+                .unwrap()
+                .ends_with("newer")
+        );
+        // Several different text files: the model must say which, and each
+        // name is listed once.
+        let err = read(&store, json!({})).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("`my _draft_.txt`, `Übersicht.md`, `a.txt`"),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_empty_file_reads_as_empty_and_a_file_gone_from_disk_says_so() {
+        let mut gone = text_file("gone.txt", "lost");
+        gone.body = None;
+        let store = store_with(vec![text_file("empty.txt", ""), gone]).await;
+        assert_eq!(
+            read(&store, json!({"name": "empty.txt"})).await.unwrap(),
+            "[empty.txt: characters 0 to 0 of 0]\n"
+        );
+        let err = read(&store, json!({"name": "empty.txt", "offset": 5}))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("past its end"), "{err}");
+        let err = read(&store, json!({"name": "gone.txt"})).await.unwrap_err();
+        assert!(
+            err.to_string().contains("no longer on this computer"),
+            "{err}"
+        );
     }
 }

@@ -691,3 +691,63 @@ async fn the_messages_the_workflow_wrote_are_named_and_a_retry_runs_it_again() {
         "the command is kept once"
     );
 }
+
+#[tokio::test]
+async fn an_exploring_phase_reads_the_files_attached_to_the_conversation() {
+    // The phase runs in a scratch session of its own; the file is the
+    // conversation's, attached in an earlier message.
+    let backend = FakeBackend::new();
+    let store = Arc::new(InMemoryStore::new());
+    let mut tools = ToolRegistry::new();
+    tools.register(Arc::new(hearth_core::tools::ReadAttachment(store.clone())));
+    let mut asked = ChatMessage::user("here are my notes");
+    asked.attachments = vec![hearth_core::Attachment {
+        sha256: "cd".repeat(32),
+        name: "notes.txt".into(),
+        kind: hearth_core::AttachmentKind::Text,
+        mime: "text/plain".into(),
+        size: 14,
+        given: None,
+        chars: None,
+        body: Some(hearth_core::Body(Arc::from(&b"add() subtracts"[..]))),
+    }];
+    store.append("s", "earlier", asked).await.unwrap();
+    let agent = Agent::builder(
+        backend.clone(),
+        Arc::new(hearth_core::StaticProfiles::single(
+            "Persona",
+            Profile::new("Agent", "m"),
+        )),
+    )
+    .tools(tools)
+    .store(store.clone())
+    .build();
+    backend.push(vec![
+        call(Some("e1"), "read_attachment", json!({"name": "notes.txt"})),
+        done(),
+    ]);
+    backend.push(vec![text("findings"), done()]);
+    backend.push(vec![text("1. nothing"), done()]);
+    let mut run = agent.plan_stream("s", "fix what the notes say");
+    let mut evs = events_until(&mut run, |e| proposed(e).is_some()).await;
+    let id = proposed(evs.last().unwrap()).expect("the plan is proposed");
+    assert!(agent.answer_plan(&id, PlanAnswer::Cancel));
+    evs.extend(events_until(&mut run, is_end).await);
+    assert_eq!(
+        tool_names(&backend.requests()[0]),
+        ["read_attachment"],
+        "a read-only tool, offered to the phase"
+    );
+    let read = evs.iter().find_map(|e| match &e.kind {
+        EventKind::ToolEvent { output, .. }
+            if e.scope.parent_call_id.as_deref() == Some("phase_explore_0") =>
+        {
+            Some(output.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(
+        read.as_deref(),
+        Some("[notes.txt: characters 0 to 15 of 15]\nadd() subtracts")
+    );
+}
