@@ -117,9 +117,11 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # private bus (crates/cli/tests/suite/host_keys.rs). espeak-ng and sox make
 # the voice tests' speech (sentences spoken to WAV files, noise mixed in);
 # alsa-utils is the speech server's microphone capture (arecord), whose
-# missing device the tests see.
+# missing device the tests see. xdotool finds, moves and measures the app's
+# window, and dbus gives it a session bus, in tests/e2e/desktop.e2e.mjs (one
+# window per database, the window's place kept).
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
-    python3-venv curl jq dbus gnome-keyring espeak-ng sox alsa-utils)
+    python3-venv curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -8,6 +8,8 @@
 
 pub mod bindings;
 pub mod commands;
+mod desktop;
+mod notices;
 mod prefs;
 mod pulls;
 mod runs;
@@ -65,13 +67,14 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
             e.message
         );
     }
+    let notify = handle.clone();
+    state
+        .runs
+        .notices()
+        .set(move |n| desktop::show_notice(&notify, n));
     app.manage(state);
-    if let (Some(window), Some((w, h))) =
-        (app.get_webview_window("main"), prefs::window_size(&handle))
-        && let Err(e) = window.set_size(tauri::LogicalSize::new(w, h))
-    {
-        tracing::warn!("cannot restore the window size: {e}");
-    }
+    app.manage(desktop::Focus::default());
+    desktop::quit_on_signals(&handle);
     Ok(())
 }
 
@@ -102,6 +105,14 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
         .build()
 }
 
+/// What of the window is remembered between launches: its size, its place
+/// and whether it was maximized (not whether it was shown or full-screen:
+/// the app always opens visible and windowed).
+fn window_state_flags() -> tauri_plugin_window_state::StateFlags {
+    use tauri_plugin_window_state::StateFlags;
+    StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED
+}
+
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("HEARTH_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
@@ -122,14 +133,32 @@ fn init_tracing() {
 pub fn run() -> Result<(), tauri::Error> {
     init_tracing();
     let specta = bindings::builder();
-    let app = tauri::Builder::default()
+    let mut builder = tauri::Builder::default();
+    // First: a second launch exits before anything else starts. (Without a
+    // database path, setup reports that below.)
+    if let Ok(db) = db_path() {
+        builder = builder.plugin(desktop::single(&db));
+    }
+    let app = builder
         .plugin(tauri_plugin_store::Builder::default().build())
+        .plugin(tauri_plugin_notification::init())
+        .plugin(
+            tauri_plugin_window_state::Builder::new()
+                .with_state_flags(window_state_flags())
+                .build(),
+        )
         .plugin(navigation_guard())
         .invoke_handler(specta.invoke_handler())
         .setup(setup)
         // A reload starts a new page: the runs the old one started have no
         // one watching (a send to its channel does not fail), so they stop.
         .on_page_load(|webview, payload| {
+            // The window is on the screen by now, at the size the
+            // window-state plugin restored (before it is mapped, its size
+            // and screen are not known yet).
+            if payload.event() == PageLoadEvent::Finished && webview.label() == "main" {
+                desktop::fit_on_screen(&webview.window());
+            }
             if payload.event() == PageLoadEvent::Started
                 && let Some(state) = webview.try_state::<AppState>()
             {
@@ -140,12 +169,9 @@ pub fn run() -> Result<(), tauri::Error> {
             }
         })
         .on_window_event(|window, event| match event {
-            WindowEvent::CloseRequested { .. } => {
-                if let Ok(size) = window.inner_size()
-                    && let Ok(scale) = window.scale_factor()
-                {
-                    let size = size.to_logical::<f64>(scale);
-                    prefs::save_window_size(window.app_handle(), size.width, size.height);
+            WindowEvent::Focused(focused) if window.label() == "main" => {
+                if let Some(focus) = window.try_state::<desktop::Focus>() {
+                    focus.set(*focused);
                 }
             }
             WindowEvent::Destroyed => {
@@ -157,6 +183,10 @@ pub fn run() -> Result<(), tauri::Error> {
         })
         .build(tauri::generate_context!())?;
     app.run(|handle, event| {
+        // A launch from now on starts a new app: this one is going.
+        if let RunEvent::Exit = event {
+            desktop::leave(handle);
+        }
         // Quitting stops every run and gives them a moment to store the
         // partial answer (what is not stored is recovered at next start).
         if let RunEvent::Exit = event

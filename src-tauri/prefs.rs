@@ -1,7 +1,8 @@
 //! UI preferences in tauri-plugin-store (`prefs.json` in the app's config
 //! folder), docs/design.md §7: theme, last session, sidebar, the Ollama and
-//! OpenAI-compatible servers' URLs and the window's size. Everything else (profiles, persona, model settings)
-//! is the core's, in SQLite.
+//! OpenAI-compatible servers' URLs. The window's size and place are the
+//! window-state plugin's (`.window-state.json` beside it); everything else
+//! (profiles, persona, model settings) is the core's, in SQLite.
 
 use hearth_protocol::ErrorInfo;
 use tauri::{AppHandle, Runtime};
@@ -14,7 +15,6 @@ const FILE: &str = "prefs.json";
 const UI: &str = "ui";
 const URL: &str = "ollama_url";
 const OPENAI_URL: &str = "openai_url";
-const WINDOW: &str = "window";
 
 /// The saved preferences (defaults when none or unreadable).
 pub fn load<R: Runtime>(app: &AppHandle<R>) -> Prefs {
@@ -67,20 +67,4 @@ pub fn openai_url<R: Runtime>(app: &AppHandle<R>) -> Option<String> {
 /// Remember the OpenAI-compatible server's URL.
 pub fn save_openai_url<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), ErrorInfo> {
     put(app, OPENAI_URL, serde_json::Value::String(url.to_owned()))
-}
-
-/// The window's last inner size, in logical pixels.
-pub fn window_size<R: Runtime>(app: &AppHandle<R>) -> Option<(f64, f64)> {
-    let v = app.store(FILE).ok()?.get(WINDOW)?;
-    let w = v.get("width")?.as_f64()?;
-    let h = v.get("height")?.as_f64()?;
-    (w >= 320.0 && h >= 240.0).then_some((w, h))
-}
-
-/// Remember the window's size.
-pub fn save_window_size<R: Runtime>(app: &AppHandle<R>, width: f64, height: f64) {
-    let v = serde_json::json!({ "width": width, "height": height });
-    if let Err(e) = put(app, WINDOW, v) {
-        tracing::warn!("{e}");
-    }
 }

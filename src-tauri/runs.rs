@@ -6,7 +6,8 @@
 //! page reloads or its window closes — a channel send to a reloaded page
 //! does not fail, so the page and window events are watched instead (see
 //! `lib.rs`). A page that comes back to a session follows its run from the
-//! last event number it saw.
+//! last event number it saw. The run's first follower also shows the
+//! system notifications its events call for (`notices.rs`).
 
 use std::ops::Deref;
 
@@ -15,16 +16,20 @@ use hearth_protocol::{AgentEvent, ErrorInfo};
 use tauri::ipc::Channel;
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::notices::{Notices, Watch};
 use crate::views::{LiveRunView, QueuedView};
 
-/// The live runs, by session.
+/// The live runs, by session, and where their notices go.
 #[derive(Default, Clone)]
-pub struct LiveRuns(hearth_core::LiveRuns);
+pub struct LiveRuns {
+    runs: hearth_core::LiveRuns,
+    notices: Notices,
+}
 
 impl Deref for LiveRuns {
     type Target = hearth_core::LiveRuns;
     fn deref(&self) -> &Self::Target {
-        &self.0
+        &self.runs
     }
 }
 
@@ -46,8 +51,10 @@ fn split(following: Following) -> (LiveRunView, UnboundedReceiver<AgentEvent>) {
 }
 
 /// Send a followed run's events to a page's `channel`: those it missed
-/// first, then the live ones, in one task so their order holds.
-fn attach(following: Following, channel: Channel<AgentEvent>) -> LiveRunView {
+/// first, then the live ones, in one task so their order holds; `watch`
+/// sees each of them too (for the run's first follower only, so a notice
+/// is shown once however many pages follow).
+fn attach(following: Following, channel: Channel<AgentEvent>, watch: Option<Watch>) -> LiveRunView {
     let (view, mut events) = split(following);
     let rid = view.run_id.clone();
     let missed = view.events.clone();
@@ -57,10 +64,15 @@ fn attach(following: Following, channel: Channel<AgentEvent>) -> LiveRunView {
             Some(e) => Some(e),
             None => events.recv().await,
         } {
+            let notice = watch.as_ref().and_then(|w| w.notice(&event));
             // The page may be gone (closed window): the run is stopped by
             // the window watcher, not by this send failing.
             if let Err(e) = channel.send(event) {
                 tracing::debug!("run {rid}: event not delivered: {e}");
+            }
+            // The page first, the notification after.
+            if let (Some(w), Some(n)) = (&watch, notice) {
+                w.show(n);
             }
         }
     });
@@ -78,27 +90,33 @@ impl LiveRuns {
         webview: &str,
         channel: Channel<AgentEvent>,
     ) -> Result<String, ErrorInfo> {
+        let watch = self.notices.watch(prompt.clone());
         let following = self
-            .0
+            .runs
             .adopt(handle, prompt, webview)
             .map_err(|e| e.to_info())?;
-        Ok(attach(following, channel).run_id)
+        Ok(attach(following, channel, Some(watch)).run_id)
     }
 
     /// Follow the session's run from after event `after`: the events
     /// after it, then the live ones, go to `channel`. False when no run is
     /// going.
     pub fn follow(&self, session_id: &str, after: u32, channel: Channel<AgentEvent>) -> bool {
-        self.0
+        self.runs
             .follow(session_id, after)
-            .map(|f| attach(f, channel))
+            .map(|f| attach(f, channel, None))
             .is_some()
     }
 
     /// The session's live run as it stands (its events so far), for a page
     /// that opens the session; it follows the rest with `follow`.
     pub fn view(&self, session_id: &str) -> Option<LiveRunView> {
-        Some(split(self.0.snapshot(session_id)?).0)
+        Some(split(self.runs.snapshot(session_id)?).0)
+    }
+
+    /// Where the runs' notices go (set once by the shell).
+    pub fn notices(&self) -> &Notices {
+        &self.notices
     }
 }
 

@@ -435,6 +435,9 @@ pub struct Prefs {
     /// What is said is sent at once; off, it waits in the composer to be
     /// edited and sent.
     pub voice_send: bool,
+    /// A system notification when an approval waits or a long answer
+    /// ends while the window is in the background.
+    pub notify: bool,
 }
 
 /// Voice input: whether it can be used, and what it is doing.
@@ -461,6 +464,7 @@ impl Default for Prefs {
             last_session: None,
             sidebar_open: true,
             voice_send: true,
+            notify: true,
         }
     }
 }

@@ -56,6 +56,23 @@ test('a message streams in, and the answer is rendered as Markdown', async () =>
   const docs = path.resolve(path.dirname(shot), '../../../docs/screenshots');
   mkdirSync(docs, { recursive: true });
   copyFileSync(shot, path.join(docs, 'app.png'));
+  // And in the dark theme, chosen in Settings; back to the system's after,
+  // since the files after this one share its preferences.
+  for (const theme of ['dark', 'system']) {
+    await browser.$('[data-testid="open-settings"]').click();
+    const choice = browser.$(`[data-testid="theme-${theme}"]`);
+    await choice.waitForClickable({ timeout: 30_000 });
+    await choice.click();
+    await eventually(browser, `the ${theme} theme is chosen`, async () =>
+      (await browser.execute(() => document.documentElement.dataset.themePref)) === theme,
+    );
+    await browser.$('[data-testid="panel-close"]').click();
+    await eventually(browser, 'the settings are closed', async () => !(await browser.$('[data-testid="panel-settings"]').isExisting()));
+    if (theme === 'dark') {
+      const dark = await captureWindow(browser, 'app-dark.png');
+      copyFileSync(dark, path.join(docs, 'app-dark.png'));
+    }
+  }
   // The answer's trace, read from the real store (docs/background.md §3.12):
   // the run, then its model call with the server's token counts.
   await browser.$('[data-testid="message-assistant"][data-status="done"] [data-testid="trace-toggle"]').click();

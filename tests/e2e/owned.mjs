@@ -49,17 +49,27 @@ export async function startSim(models, port = 0, replies = []) {
   return line.replace('listening on ', '').trim();
 }
 
-/** An app on a fresh database, with `url` as its Ollama. */
-export function appFor(url) {
+/** `value` quoted for sh. */
+const sh = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
+
+/**
+ * An app on a fresh database, with `url` as its Ollama; `env` adds to its
+ * environment, with `log` set its stderr (its log) goes to that file, and
+ * with `pidFile` set its process id is written there.
+ */
+export function appFor(url, { env = {}, log, pidFile } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-app-'));
   dirs.push(dir);
   const wrapper = path.join(dir, 'hearth-app');
+  const more = Object.entries(env)
+    .map(([k, v]) => `export ${k}=${sh(v)}\n`)
+    .join('');
   writeFileSync(
     wrapper,
     `#!/bin/sh
-export HEARTH_DB='${dir}/hearth.sqlite' HEARTH_OLLAMA_URL='${url}'
-export XDG_CONFIG_HOME='${dir}/config' XDG_DATA_HOME='${dir}/data' XDG_CACHE_HOME='${dir}/cache'
-exec '${app}' "$@"
+export HEARTH_DB=${sh(`${dir}/hearth.sqlite`)} HEARTH_OLLAMA_URL=${sh(url)}
+export XDG_CONFIG_HOME=${sh(`${dir}/config`)} XDG_DATA_HOME=${sh(`${dir}/data`)} XDG_CACHE_HOME=${sh(`${dir}/cache`)}
+${more}${pidFile ? `echo $$ > ${sh(pidFile)}\n` : ''}exec ${sh(app)} "$@"${log ? ` 2>>${sh(log)}` : ''}
 `,
   );
   chmodSync(wrapper, 0o755);

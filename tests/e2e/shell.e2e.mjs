@@ -44,9 +44,11 @@ test('the capability denies commands it does not grant', async () => {
         (error) => done({ ok: false, value: String(error) }),
       );
     }, cmd);
-  // Compiled in but not granted: the core `app` plugin and the store
-  // plugin (the UI reaches preferences only through Hearth's commands).
-  for (const cmd of ['plugin:app|version', 'plugin:store|load']) {
+  // Compiled in but not granted: the core `app` plugin, the store plugin
+  // (the UI reaches preferences only through Hearth's commands), and the
+  // notification and window-state plugins, which only Rust uses (a page
+  // that could notify could put any words on the desktop).
+  for (const cmd of ['plugin:app|version', 'plugin:store|load', 'plugin:notification|notify', 'plugin:window-state|save_window_state']) {
     const outcome = await call(cmd);
     assert.equal(outcome.ok, false, `${cmd} was allowed: ${outcome.value}`);
     assert.match(outcome.value, /not allowed|not found/);

@@ -108,6 +108,20 @@ test('settings: the OpenAI-compatible server is set from the app, resolved to it
     );
   }));
 
+test('settings: desktop notifications are on until turned off, and the choice is saved whole', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    const box = page.getByTestId('notify-pref');
+    assert.equal(await box.isChecked(), true);
+    await box.uncheck();
+    await page.waitForFunction(() => window.__hearthMock.prefs.notify === false);
+    // The other preferences are saved with it, unchanged.
+    const saved = (await calls(page, 'set_prefs')).at(-1).args.prefs;
+    assert.deepEqual({ ...saved, last_session: null }, { theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: false });
+    await box.check();
+    await page.waitForFunction(() => window.__hearthMock.prefs.notify === true);
+  }));
+
 test('models: delete asks first, says what it costs, and the picker no longer offers the model', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('open-models').click();

@@ -1109,6 +1109,11 @@ export type Prefs = {
 	 *  edited and sent.
 	 */
 	voice_send?: boolean,
+	/**
+	 *  A system notification when an approval waits or a long answer
+	 *  ends while the window is in the background.
+	 */
+	notify?: boolean,
 };
 
 /**  A profile as the editor shows it. */

@@ -55,7 +55,7 @@ export class MockBackend {
   sessions = new Map<string, Sess>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
-  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true };
+  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true, notify: true };
   url = 'http://127.0.0.1:11434';
   openaiUrl = 'http://127.0.0.1:8080/v1';
   nextId = 1;

@@ -14,7 +14,7 @@ export const panelTitles = { models: 'Models', tools: 'Tools', memory: 'Memory',
 
 class AppState {
   info = $state<AppInfo | null>(null);
-  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true });
+  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: true });
   backend = $state<BackendStatus | null>(null);
   checkingBackend = $state(false);
   profiles = $state.raw<ProfilesView | null>(null);
@@ -28,6 +28,7 @@ class AppState {
       last_session: prefs.last_session ?? null,
       sidebar_open: prefs.sidebar_open ?? true,
       voice_send: prefs.voice_send ?? true,
+      notify: prefs.notify ?? true,
     };
     applyTheme(this.prefs.theme);
     await Promise.all([this.refreshBackend(), this.refreshProfiles()]);

@@ -1,0 +1,331 @@
+//! The app's place on the desktop: one window per database, a quit that
+//! is a quit whichever way it comes, and notices while it is in the
+//! background.
+//!
+//! - A second launch on the same database shows and focuses the running
+//!   window instead of opening another (tauri-plugin-single-instance: a
+//!   D-Bus name on Linux). The name is per database, so a test or a second
+//!   `$HEARTH_DB` runs beside the user's own app. Without a session bus the
+//!   plugin lets every launch start, as before. The name is given up as
+//!   the quit begins, so a launch during the quit's last seconds starts a
+//!   new app rather than handing over to one going away.
+//! - SIGTERM (a logout, `kill`, a service manager) and SIGINT (Ctrl+C in
+//!   the terminal that started it) quit as closing the window does: runs
+//!   store their partial answers and the window's place is saved. Their
+//!   default would end the process where it stands. A second signal, or a
+//!   quit still going after [`QUIT_WATCHDOG`], ends it at once.
+//! - A notice (`notices.rs` says which) is shown as a system notification
+//!   only while the window is not the focused one: in front of the person,
+//!   the window itself says it. The focus is kept from the window's own
+//!   focus events ([`Focus`]): asking the window would wait on the main
+//!   thread from the task that forwards the run's events.
+//! - A restored window that would not fit on its screen (saved on a bigger
+//!   one) is made to fit and centred.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tauri::plugin::TauriPlugin;
+use tauri::{AppHandle, Manager, Runtime};
+use tauri_plugin_notification::NotificationExt;
+
+use crate::notices::Notice;
+
+/// The single-instance plugin for the database at `db`. Register it before
+/// any other plugin: a second launch exits in its setup, before the others
+/// (and the app's own setup, which opens the database) run.
+pub fn single<R: Runtime>(db: &Path) -> TauriPlugin<R> {
+    tauri_plugin_single_instance::Builder::new()
+        .dbus_id(dbus_id(db))
+        .callback(|app, _argv, _cwd| show(app))
+        .build()
+}
+
+/// `dev.hearth.app.db` and 16 hex digits of the SHA-256 of the database's
+/// absolute path (a D-Bus name element may not start with a digit). The
+/// hash is stable across builds, so two versions of the app on one
+/// database still find each other.
+fn dbus_id(db: &Path) -> String {
+    let path = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    // The folder's real path (symlinks, `..`), so two spellings of one
+    // database are one app; the file itself may not exist yet.
+    let path = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => dir
+            .canonicalize()
+            .map(|d| d.join(name))
+            .unwrap_or_else(|_| path.clone()),
+        _ => path,
+    };
+    let digest = Sha256::digest(path.as_os_str().as_encoded_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("dev.hearth.app.db{hex}")
+}
+
+/// A second launch asked for the window: bring it back and to the front.
+fn show<R: Runtime>(app: &AppHandle<R>) {
+    tracing::info!("a second launch on this database: showing this window");
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    for (what, result) in [
+        ("unminimize", window.unminimize()),
+        ("show", window.show()),
+        ("focus", window.set_focus()),
+    ] {
+        if let Err(e) = result {
+            tracing::warn!("cannot {what} the window for a second launch: {e}");
+        }
+    }
+}
+
+/// Give up the single-instance name: the app is quitting.
+pub fn leave<R: Runtime>(app: &AppHandle<R>) {
+    tauri_plugin_single_instance::destroy(app);
+}
+
+/// Whether the main window has the keyboard focus, from its focus events.
+#[derive(Default)]
+pub struct Focus(AtomicBool);
+
+impl Focus {
+    /// The window gained (`true`) or lost the focus.
+    pub fn set(&self, focused: bool) {
+        self.0.store(focused, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Show `notice` as a system notification, unless the window has the focus
+/// or the person turned notifications off (Settings). A desktop without a
+/// notification server loses the notice, nothing else.
+pub fn show_notice<R: Runtime>(app: &AppHandle<R>, notice: Notice) {
+    if !crate::prefs::load(app).notify {
+        tracing::debug!("not shown (notifications are off): {}", notice.title);
+        return;
+    }
+    if app.try_state::<Focus>().is_some_and(|f| f.get()) {
+        tracing::debug!("not shown (the window has the focus): {}", notice.title);
+        return;
+    }
+    tracing::info!("notice: {}", notice.title);
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title(&notice.title)
+        .body(&notice.body)
+        .show()
+    {
+        tracing::warn!("cannot show the notification {:?}: {e}", notice.title);
+    }
+}
+
+/// How long a quit asked for by a signal may take before the process ends
+/// anyway (runs get 2 s to store their answers, MCP servers 2 s to end).
+pub const QUIT_WATCHDOG: Duration = Duration::from_secs(30);
+
+/// Quit the app on SIGTERM or SIGINT, through the same exit as closing the
+/// window ([`tauri::AppHandle::exit`], then `RunEvent::Exit`).
+pub fn quit_on_signals<R: Runtime>(app: &AppHandle<R>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let (term, int) = match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(t), Ok(i)) => (t, i),
+            (Err(e), _) | (_, Err(e)) => {
+                tracing::warn!("cannot watch for SIGTERM and SIGINT: {e}");
+                return;
+            }
+        };
+        let (mut term, mut int) = (term, int);
+        let name = tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        };
+        tracing::info!("{name}: quitting");
+        app.exit(0);
+        // A thread of its own: the watchdog must not depend on the runtime
+        // or the main thread it watches.
+        std::thread::spawn(|| {
+            std::thread::sleep(QUIT_WATCHDOG);
+            tracing::warn!("the quit took over {QUIT_WATCHDOG:?}: ending now");
+            std::process::exit(1);
+        });
+        let again = tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        };
+        tracing::warn!("{again} during the quit: ending now");
+        std::process::exit(130);
+    });
+}
+
+/// Make a restored window fit its screen: one saved on a bigger screen is
+/// shrunk to it, and one partly off it is centred.
+pub fn fit_on_screen<R: Runtime>(window: &tauri::Window<R>) {
+    let (Ok(Some(screen)), Ok(position), Ok(outer), Ok(inner)) = (
+        window.current_monitor(),
+        window.outer_position(),
+        window.outer_size(),
+        window.inner_size(),
+    ) else {
+        return;
+    };
+    let now = Place {
+        x: position.x,
+        y: position.y,
+        width: outer.width,
+        height: outer.height,
+    };
+    let area = screen.work_area();
+    let screen = Place {
+        x: area.position.x,
+        y: area.position.y,
+        width: area.size.width,
+        height: area.size.height,
+    };
+    let Some(to) = fitted(now, screen) else {
+        return;
+    };
+    tracing::info!("the window's saved place does not fit this screen: centred");
+    // The size asked for is the inside; the frame (a window manager's) is
+    // what the outside has more.
+    let frame = (
+        outer.width.saturating_sub(inner.width),
+        outer.height.saturating_sub(inner.height),
+    );
+    let size = tauri::PhysicalSize::new(
+        to.width.saturating_sub(frame.0),
+        to.height.saturating_sub(frame.1),
+    );
+    if let Err(e) = window
+        .set_size(size)
+        .and_then(|()| window.set_position(tauri::PhysicalPosition::new(to.x, to.y)))
+    {
+        tracing::warn!("cannot fit the window to the screen: {e}");
+    }
+}
+
+/// A window's or a screen's rectangle, in physical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Place {
+    x: i32,
+    y: i32,
+    width: u32,
+    height: u32,
+}
+
+/// Where `window` goes to be whole on `screen`: `None` when it already is;
+/// else no bigger than the screen, centred on it.
+fn fitted(window: Place, screen: Place) -> Option<Place> {
+    let inside = |p: i32, s: u32, o: i32, a: u32| {
+        p >= o && i64::from(p) + i64::from(s) <= i64::from(o) + i64::from(a)
+    };
+    if inside(window.x, window.width, screen.x, screen.width)
+        && inside(window.y, window.height, screen.y, screen.height)
+    {
+        return None;
+    }
+    let (width, height) = (
+        window.width.min(screen.width),
+        window.height.min(screen.height),
+    );
+    let centre =
+        |o: i32, a: u32, s: u32| i32::try_from(i64::from(o) + i64::from((a - s) / 2)).unwrap_or(o);
+    Some(Place {
+        x: centre(screen.x, screen.width, width),
+        y: centre(screen.y, screen.height, height),
+        width,
+        height,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dbus_name_is_per_database_and_valid() {
+        let a = dbus_id(Path::new("/home/u/.local/share/hearth/hearth.sqlite"));
+        let b = dbus_id(Path::new("/tmp/other/hearth.sqlite"));
+        assert_ne!(a, b);
+        assert_eq!(
+            a,
+            dbus_id(Path::new("/home/u/.local/share/hearth/hearth.sqlite"))
+        );
+        // Elements of [A-Za-z0-9_-], none starting with a digit; at most 255.
+        assert!(a.len() <= 255);
+        for element in a.split('.') {
+            assert!(!element.is_empty());
+            assert!(!element.starts_with(|c: char| c.is_ascii_digit()), "{a}");
+            assert!(
+                element
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{a}"
+            );
+        }
+        assert_eq!(a.len(), "dev.hearth.app.db".len() + 16);
+    }
+
+    #[test]
+    fn a_window_bigger_than_its_screen_or_off_it_is_made_whole_and_centred() {
+        let screen = Place {
+            x: 0,
+            y: 0,
+            width: 1280,
+            height: 800,
+        };
+        let at = |x, y, width, height| Place {
+            x,
+            y,
+            width,
+            height,
+        };
+        // Whole already: left where it is.
+        assert_eq!(fitted(at(210, 130, 900, 640), screen), None);
+        assert_eq!(fitted(at(0, 0, 1280, 800), screen), None);
+        // Saved on a bigger screen: the screen's size, centred.
+        assert_eq!(
+            fitted(at(100, 50, 2400, 1400), screen),
+            Some(at(0, 0, 1280, 800))
+        );
+        // Half off the right edge: centred, its size kept.
+        assert_eq!(
+            fitted(at(1000, 100, 800, 600), screen),
+            Some(at(240, 100, 800, 600))
+        );
+        // Off a second screen that is gone (negative place).
+        assert_eq!(
+            fitted(at(-1500, 20, 1000, 700), screen),
+            Some(at(140, 50, 1000, 700))
+        );
+        // A screen that does not start at 0 (a panel on the left).
+        let right = Place {
+            x: 1920,
+            y: 0,
+            width: 1000,
+            height: 700,
+        };
+        assert_eq!(
+            fitted(at(100, 100, 800, 600), right),
+            Some(at(2020, 50, 800, 600))
+        );
+    }
+
+    #[test]
+    fn a_relative_database_path_names_the_same_file_as_its_absolute_one() {
+        let cwd = std::env::current_dir().expect("a working directory");
+        assert_eq!(
+            dbus_id(Path::new("h.sqlite")),
+            dbus_id(&cwd.join("h.sqlite"))
+        );
+    }
+}

@@ -1,0 +1,297 @@
+//! System notifications for a person looking elsewhere: a tool call waits
+//! for their approval, a `/plan` plan waits to be run, or a long answer has
+//! finished (or failed), while Hearth's window is not the focused one. Shown from Rust through
+//! tauri-plugin-notification; the page has no notification permission.
+//!
+//! What is worth a notice is decided here from the run's events
+//! ([`notice_for`]); whether the window is in the background, and the
+//! showing, are the shell's (`lib.rs`), set once with [`Notices::set`].
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use hearth_protocol::{AgentEvent, EventKind};
+
+/// A run shorter than this ends in front of the person who started it: its
+/// end is not announced.
+pub const LONG_RUN: Duration = Duration::from_secs(20);
+
+/// The longest a quoted prompt or error is in a notice.
+const QUOTE_CHARS: usize = 80;
+
+/// The longest a tool call's reach is in a notice: what it runs and where
+/// come first, the sandbox's terms after (and are on the card).
+const REACH_CHARS: usize = 160;
+
+/// One system notification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Its title line.
+    pub title: String,
+    /// Its text.
+    pub body: String,
+}
+
+type Show = Box<dyn Fn(Notice) + Send + Sync>;
+
+/// Where notices go: nowhere until the shell sets it (tests, the CLI-less
+/// core), then to the shell's function for the whole app's life.
+#[derive(Clone, Default)]
+pub struct Notices(Arc<OnceLock<Show>>);
+
+impl Notices {
+    /// Send notices to `show` from now on (the first call wins).
+    pub fn set(&self, show: impl Fn(Notice) + Send + Sync + 'static) {
+        if self.0.set(Box::new(show)).is_err() {
+            tracing::warn!("notices were already set up");
+        }
+    }
+
+    /// A watcher for one run, started now; `prompt` is what the person
+    /// asked (quoted when its answer is announced).
+    pub fn watch(&self, prompt: Option<String>) -> Watch {
+        Watch {
+            notices: self.clone(),
+            started: Instant::now(),
+            prompt,
+        }
+    }
+}
+
+/// Watches one run's events for what is worth a notice.
+pub struct Watch {
+    notices: Notices,
+    started: Instant,
+    prompt: Option<String>,
+}
+
+impl Watch {
+    /// The notice one of the run's events calls for, if any.
+    pub fn notice(&self, event: &AgentEvent) -> Option<Notice> {
+        notice_for(event, self.started.elapsed(), self.prompt.as_deref())
+    }
+
+    /// Show `notice` where the shell said (nowhere until it did).
+    pub fn show(&self, notice: Notice) {
+        if let Some(show) = self.notices.0.get() {
+            show(notice);
+        }
+    }
+
+    /// Look at one of the run's events, and show its notice.
+    #[cfg(test)]
+    fn see(&self, event: &AgentEvent) {
+        if let Some(n) = self.notice(event) {
+            self.show(n);
+        }
+    }
+}
+
+/// The notice `event` deserves in a run that started `elapsed` ago, if any:
+/// every approval request (a sub-agent's too: the run waits on it), a
+/// proposed plan, and the end or failure of the run itself after
+/// [`LONG_RUN`]. A stop is the person's own doing (or the app's quit),
+/// never announced. The text is plain: what the model chose (a command, an
+/// error) has `&`, `<` and `>` escaped, since notification servers read
+/// the body as markup (links, pictures).
+pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -> Option<Notice> {
+    let asked = || {
+        prompt
+            .map(|p| format!(" to “{}”", quote(p)))
+            .unwrap_or_default()
+    };
+    match &event.kind {
+        EventKind::ApprovalRequested { tool, reach, .. } => Some(Notice {
+            title: format!("Hearth asks before running {tool}"),
+            body: format!("{}\nApprove or deny it in Hearth.", cut(reach, REACH_CHARS)),
+        }),
+        EventKind::PlanProposed { .. } => Some(Notice {
+            title: "Hearth: a plan waits for you".to_owned(),
+            body: format!(
+                "The plan{} is ready: run it, edit it or cancel it in Hearth.",
+                asked()
+            ),
+        }),
+        EventKind::StreamEnd { .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
+            Some(Notice {
+                title: "Hearth: the answer is ready".to_owned(),
+                body: format!("The answer{} is ready.", asked()),
+            })
+        }
+        EventKind::Error { error, .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
+            Some(Notice {
+                title: "Hearth: the answer failed".to_owned(),
+                body: format!(
+                    "The answer{} failed: {}",
+                    asked(),
+                    cut(&error.message, QUOTE_CHARS)
+                ),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `text` on one line, cut to [`QUOTE_CHARS`] characters with an ellipsis.
+fn quote(text: &str) -> String {
+    cut(text, QUOTE_CHARS)
+}
+
+/// `text` on one line, cut to `max` characters with an ellipsis, and
+/// escaped for a body read as markup.
+fn cut(text: &str, max: usize) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = match line.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    };
+    line.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use hearth_protocol::{ErrorCode, ErrorInfo, Recovery, RunScope, StopReason};
+
+    fn event(kind: EventKind) -> AgentEvent {
+        AgentEvent {
+            scope: RunScope::top("s1", "r1"),
+            kind,
+            seq: 1,
+        }
+    }
+
+    fn approval() -> EventKind {
+        EventKind::ApprovalRequested {
+            request_id: "q1".into(),
+            call_id: "c1".into(),
+            tool: "run_shell".into(),
+            arguments: serde_json::json!({"command": "ls"}),
+            reach: "runs `ls` in\nthe workspace".into(),
+            session_allowed: false,
+            warning: None,
+        }
+    }
+
+    const LONG: Duration = LONG_RUN;
+    const SHORT: Duration = Duration::from_secs(3);
+
+    #[test]
+    fn an_approval_is_announced_at_once_with_the_tool_and_what_it_reaches() {
+        let n = notice_for(&event(approval()), Duration::ZERO, Some("list")).unwrap();
+        assert_eq!(n.title, "Hearth asks before running run_shell");
+        assert_eq!(
+            n.body,
+            "runs `ls` in the workspace\nApprove or deny it in Hearth."
+        );
+        // A long reach keeps its start: the command and the folder.
+        let mut long = event(approval());
+        if let EventKind::ApprovalRequested { reach, .. } = &mut long.kind {
+            *reach = format!("runs `make test` in /home/u/p, {}", "sandboxed ".repeat(40));
+        }
+        let body = notice_for(&long, Duration::ZERO, None).unwrap().body;
+        let first = body.lines().next().unwrap();
+        assert!(
+            first.starts_with("runs `make test` in /home/u/p, sandboxed"),
+            "{first}"
+        );
+        assert_eq!(first.chars().count(), REACH_CHARS + 1);
+        assert!(first.ends_with('…'));
+        // A sub-agent's approval holds its parent's run too.
+        let mut sub = event(approval());
+        sub.scope.is_subagent = true;
+        assert!(notice_for(&sub, Duration::ZERO, None).is_some());
+    }
+
+    #[test]
+    fn only_a_long_runs_end_or_failure_is_announced_never_a_stop() {
+        let end = event(EventKind::StreamEnd { iterations: 1 });
+        assert_eq!(notice_for(&end, SHORT, Some("hi")), None);
+        let n = notice_for(&end, LONG, Some("Summarize the report")).unwrap();
+        assert_eq!(n.body, "The answer to “Summarize the report” is ready.");
+        let failed = event(EventKind::Error {
+            error: ErrorInfo {
+                code: ErrorCode::BackendUnreachable,
+                recovery: Recovery::Retry,
+                message: "Ollama is not reachable".into(),
+                details: None,
+            },
+            partial_text: String::new(),
+        });
+        assert_eq!(notice_for(&failed, SHORT, None), None);
+        assert_eq!(
+            notice_for(&failed, LONG, None).unwrap().body,
+            "The answer failed: Ollama is not reachable"
+        );
+        let stopped = event(EventKind::StreamStopped {
+            reason: StopReason::User,
+            partial_text: "so far".into(),
+        });
+        assert_eq!(notice_for(&stopped, LONG, None), None);
+        // A sub-agent's end is not the answer.
+        let mut sub = end.clone();
+        sub.scope.is_subagent = true;
+        assert_eq!(notice_for(&sub, LONG, None), None);
+        let text = event(EventKind::TextDelta {
+            delta: "hello".into(),
+        });
+        assert_eq!(notice_for(&text, LONG, None), None);
+    }
+
+    #[test]
+    fn what_the_model_chose_cannot_become_markup() {
+        let mut call = event(approval());
+        if let EventKind::ApprovalRequested { reach, .. } = &mut call.kind {
+            *reach = r#"runs `make 2>&1 <in` <a href="https://x.example">here</a>"#.into();
+        }
+        let body = notice_for(&call, Duration::ZERO, None).unwrap().body;
+        assert_eq!(
+            body.lines().next().unwrap(),
+            r#"runs `make 2&gt;&amp;1 &lt;in` &lt;a href="https://x.example"&gt;here&lt;/a&gt;"#
+        );
+        let plan = event(EventKind::PlanProposed {
+            request_id: "p1".into(),
+            plan: "1. <b>x</b>".into(),
+        });
+        let n = notice_for(&plan, Duration::ZERO, Some("Fix <the> test")).unwrap();
+        assert_eq!(n.title, "Hearth: a plan waits for you");
+        assert_eq!(
+            n.body,
+            "The plan to “Fix &lt;the&gt; test” is ready: run it, edit it or cancel it in Hearth."
+        );
+    }
+
+    #[test]
+    fn a_long_prompt_is_quoted_on_one_line_and_cut() {
+        let prompt = format!("first line\n{}", "é".repeat(200));
+        let n = notice_for(
+            &event(EventKind::StreamEnd { iterations: 1 }),
+            LONG,
+            Some(&prompt),
+        )
+        .unwrap();
+        let quoted = n.body.split('“').nth(1).unwrap().split('”').next().unwrap();
+        assert!(quoted.starts_with("first line é"), "{quoted}");
+        assert!(quoted.ends_with('…'));
+        assert_eq!(quoted.chars().count(), QUOTE_CHARS + 1);
+    }
+
+    #[test]
+    fn a_watch_shows_nothing_until_the_shell_sets_where_notices_go() {
+        let notices = Notices::default();
+        let watch = notices.watch(None);
+        watch.see(&event(approval()));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        notices.set(move |n| sink.lock().unwrap().push(n));
+        watch.see(&event(approval()));
+        watch.see(&event(EventKind::StreamEnd { iterations: 1 }));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].title, "Hearth asks before running run_shell");
+    }
+}

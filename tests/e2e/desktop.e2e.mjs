@@ -1,0 +1,144 @@
+// The app among the desktop's processes, without WebDriver: the binary is
+// started as a person's launcher starts it, on its own session bus, its
+// own database and its own config folder, on run.sh's virtual display.
+//
+// - A second launch on the same database shows the running window and
+//   exits; the first keeps running (tauri-plugin-single-instance, D-Bus).
+// - The window's place and size are restored at start and saved at quit,
+//   also when the quit is a SIGTERM (a logout): runs stop the same way.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { app, simUrl } from './support.mjs';
+import { isAt, removeDir, run, startBus, until, windowOf } from './x11.mjs';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-desktop-'));
+const db = path.join(dir, 'hearth.sqlite');
+const config = path.join(dir, 'config');
+const stateFile = path.join(config, 'dev.hearth.app', '.window-state.json');
+const children = [];
+let bus = '';
+
+/** The app's process, with its stderr (its log) collected and its exit awaited. */
+function launch() {
+  const child = spawn(app, [], {
+    env: {
+      ...process.env,
+      DBUS_SESSION_BUS_ADDRESS: bus,
+      HEARTH_DB: db,
+      HEARTH_OLLAMA_URL: simUrl,
+      HEARTH_LOG: 'info',
+      XDG_CONFIG_HOME: config,
+      XDG_DATA_HOME: path.join(dir, 'data'),
+      XDG_CACHE_HOME: path.join(dir, 'cache'),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  const proc = { child, log: '', code: undefined };
+  child.stderr.on('data', (d) => (proc.log += d));
+  proc.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve((proc.code = code ?? signal))));
+  return proc;
+}
+
+/** Writes the window-state plugin's file as it does, the main window at `place`. */
+function saveWindowState(place) {
+  const main = { ...place, prev_x: place.x, prev_y: place.y, maximized: false, visible: true, decorated: true, fullscreen: false };
+  writeFileSync(stateFile, JSON.stringify({ main }));
+}
+
+/** The D-Bus name the app holds for database `file` (desktop.rs: dbus_id). */
+function busName(file) {
+  const hash = createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16);
+  return `dev.hearth.app.db${hash}.SingleInstance`;
+}
+
+function nameHasOwner(name) {
+  const out = run(
+    'dbus-send',
+    ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', `string:${name}`],
+    bus,
+  );
+  return /boolean true/.test(out);
+}
+
+async function exitOf(proc, what, timeout = 30_000) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve('still running'), timeout)));
+  const code = await Promise.race([proc.exited, late]);
+  clearTimeout(timer);
+  assert.equal(code, 0, `${what}: exit ${code}; its log:\n${proc.log}`);
+}
+
+before(async () => {
+  const started = await startBus(path.join(dir, 'bus'));
+  children.push(started.daemon);
+  bus = started.address;
+  mkdirSync(path.dirname(stateFile), { recursive: true });
+});
+
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await removeDir(dir);
+});
+
+test('the window opens where it was, a second launch shows it, and SIGTERM saves where it is', async () => {
+  // Where the window was at the last quit (the plugin's file, as it writes it).
+  const saved = { x: 210, y: 130, width: 900, height: 640 };
+  saveWindowState(saved);
+
+  const first = launch();
+  const name = busName(db);
+  await until(`the app holds ${name} on its session bus`, () => nameHasOwner(name) || first.code !== undefined);
+  assert.equal(first.code, undefined, `the first launch exited: ${first.log}`);
+  const win = await until('the app shows its window', () => windowOf(first.child.pid));
+  await until(`the window is restored to ${JSON.stringify(saved)}`, () => isAt(win, saved));
+
+  // A second launch on the same database: it hands over and exits 0, and
+  // the first shows its window (its log says so); no second window.
+  const second = launch();
+  await exitOf(second, 'the second launch');
+  await until('the first app was asked to show its window', () =>
+    first.log.includes('a second launch on this database: showing this window'),
+  );
+  assert.equal(first.code, undefined, 'the first app still runs');
+  assert.equal(windowOf(second.child.pid), null, 'the second launch opened no window');
+
+  // The person moves and resizes the window, then logs out (SIGTERM).
+  const moved = { x: 260, y: 120, width: 960, height: 660 };
+  run('xdotool', ['windowsize', win, String(moved.width), String(moved.height)]);
+  run('xdotool', ['windowmove', win, String(moved.x), String(moved.y)]);
+  await until(`the window is at ${JSON.stringify(moved)}`, () => isAt(win, moved));
+  first.child.kill('SIGTERM');
+  await exitOf(first, 'the app after SIGTERM');
+  assert.match(first.log, /SIGTERM: quitting/);
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')).main;
+  assert.deepEqual(
+    { x: state.x, y: state.y, width: state.width, height: state.height, maximized: state.maximized },
+    { ...moved, maximized: false },
+  );
+
+  // The next start opens it there.
+  const third = launch();
+  const win3 = await until('the app shows its window again', () => windowOf(third.child.pid));
+  await until(`the window opens at ${JSON.stringify(moved)}`, () => isAt(win3, moved));
+  third.child.kill('SIGTERM');
+  await exitOf(third, 'the third app after SIGTERM');
+});
+
+test('a window saved on a bigger screen opens whole on this one', async () => {
+  const big = { x: 100, y: 50, width: 2400, height: 1400 };
+  saveWindowState(big);
+  const proc = launch();
+  const win = await until('the app shows its window', () => windowOf(proc.child.pid));
+  await until('the app says it moved the window', () => proc.log.includes('does not fit this screen: centred'));
+  // The screen run.sh gives Xvfb is 1280×800: the window takes all of it.
+  const whole = { x: 0, y: 0, width: 1280, height: 800 };
+  await until(`the window is at ${JSON.stringify(whole)}`, () => isAt(win, whole));
+  proc.child.kill('SIGTERM');
+  await exitOf(proc, 'the app after SIGTERM');
+});

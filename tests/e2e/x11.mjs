@@ -1,0 +1,99 @@
+// The desktop around the app in the e2e tests: a session bus of a test's
+// own (dbus-daemon), and the app's window on run.sh's virtual display
+// (xdotool: find it, measure it, move it, and move the pointer, which is
+// what gives a window the focus on an X server without a window manager).
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+
+/** Waits for `check()` to return something truthy, polling; fails after `timeout` ms. */
+export async function until(what, check, timeout = 60_000) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    last = await check();
+    if (last) return last;
+    if (Date.now() > end) assert.fail(`${what} (last seen: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Removes folder `dir`, retried: the app's web process can outlive the app
+ * by a moment and still write its shader cache there. A folder left in
+ * /tmp is reported, never a failed test.
+ */
+export async function removeDir(dir) {
+  for (let i = 0; i < 50; i++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  console.error(`could not remove ${dir} (a process still writes there)`);
+}
+
+/** `cmd args` on `bus` (when given); its stdout, or '' when it failed. */
+export function run(cmd, args, bus) {
+  try {
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: bus ? { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus } : process.env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Starts a session bus listening at `socket`; its address, and the daemon
+ * (for the caller to kill). The user's own desktop bus, or none in CI,
+ * plays no part.
+ */
+export async function startBus(socket) {
+  const daemon = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1', `--address=unix:path=${socket}`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const address = await new Promise((resolve, reject) => {
+    let out = '';
+    daemon.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    daemon.once('exit', () => reject(new Error('dbus-daemon exited at start')));
+  });
+  return { address, daemon };
+}
+
+/** The visible top-level window of process `pid`, or null. */
+export function windowOf(pid) {
+  return run('xdotool', ['search', '--onlyvisible', '--pid', String(pid)]).trim().split('\n')[0] || null;
+}
+
+/** `{x, y, width, height}` of window `id` on the screen. */
+export function geometry(id) {
+  const out = run('xdotool', ['getwindowgeometry', '--shell', id]);
+  const v = Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('=')),
+  );
+  return { x: Number(v.X), y: Number(v.Y), width: Number(v.WIDTH), height: Number(v.HEIGHT) };
+}
+
+/** Whether window `id` is at `want` (`{x, y, width, height}`). */
+export function isAt(id, want) {
+  const g = geometry(id);
+  return g.x === want.x && g.y === want.y && g.width === want.width && g.height === want.height;
+}
+
+/** Moves the pointer to `x, y` on the screen. */
+export function pointerTo(x, y) {
+  run('xdotool', ['mousemove', '--sync', String(x), String(y)]);
+}
