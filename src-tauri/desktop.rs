@@ -9,8 +9,8 @@
 //!   plugin lets every launch start, as before. The name is given up as
 //!   the quit begins, so a launch during the quit's last seconds starts a
 //!   new app rather than handing over to one going away.
-//! - SIGTERM (a logout, `kill`, a service manager) and SIGINT (Ctrl+C in
-//!   the terminal that started it) quit as closing the window does: runs
+//! - SIGTERM (`kill`, a service manager) and SIGINT (Ctrl+C in the
+//!   terminal that started it) quit as closing the window does: runs
 //!   store their partial answers and the window's place is saved. Their
 //!   default would end the process where it stands. A second signal, or a
 //!   quit still going after [`QUIT_WATCHDOG`], ends it at once.
@@ -20,7 +20,7 @@
 //!   focus events ([`Focus`]): asking the window would wait on the main
 //!   thread from the task that forwards the run's events.
 //! - A restored window that would not fit on its screen (saved on a bigger
-//!   one) is made to fit and centred.
+//!   one, or mostly off it) is made to fit and centred, once per process.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -92,6 +92,7 @@ pub struct Focus(AtomicBool);
 impl Focus {
     /// The window gained (`true`) or lost the focus.
     pub fn set(&self, focused: bool) {
+        tracing::debug!("window focus: {focused}");
         self.0.store(focused, Ordering::Relaxed);
     }
 
@@ -131,23 +132,34 @@ pub const QUIT_WATCHDOG: Duration = Duration::from_secs(30);
 /// Quit the app on SIGTERM or SIGINT, through the same exit as closing the
 /// window ([`tauri::AppHandle::exit`], then `RunEvent::Exit`).
 pub fn quit_on_signals<R: Runtime>(app: &AppHandle<R>) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let app = app.clone();
-    tauri::async_runtime::spawn(async move {
-        let (term, int) = match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(t), Ok(i)) => (t, i),
-            (Err(e), _) | (_, Err(e)) => {
-                tracing::warn!("cannot watch for SIGTERM and SIGINT: {e}");
-                return;
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    /// The next `sig`; never, for one that could not be watched.
+    async fn next(sig: &mut Option<Signal>) {
+        match sig {
+            Some(s) => {
+                s.recv().await;
             }
-        };
-        let (mut term, mut int) = (term, int);
+            None => std::future::pending().await,
+        }
+    }
+    // Each on its own: one that cannot be watched keeps its default.
+    fn watch(kind: SignalKind, name: &str) -> Option<Signal> {
+        match signal(kind) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!("cannot watch for {name}: {e}");
+                None
+            }
+        }
+    }
+    let app = app.clone();
+    // Registered inside the runtime (the signal driver is its).
+    tauri::async_runtime::spawn(async move {
+        let mut term = watch(SignalKind::terminate(), "SIGTERM");
+        let mut int = watch(SignalKind::interrupt(), "SIGINT");
         let name = tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
+            () = next(&mut term) => "SIGTERM",
+            () = next(&mut int) => "SIGINT",
         };
         tracing::info!("{name}: quitting");
         app.exit(0);
@@ -158,18 +170,28 @@ pub fn quit_on_signals<R: Runtime>(app: &AppHandle<R>) {
             tracing::warn!("the quit took over {QUIT_WATCHDOG:?}: ending now");
             std::process::exit(1);
         });
-        let again = tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
+        // The shell's codes for a process ended by the signal.
+        let (again, code) = tokio::select! {
+            () = next(&mut term) => ("SIGTERM", 143),
+            () = next(&mut int) => ("SIGINT", 130),
         };
         tracing::warn!("{again} during the quit: ending now");
-        std::process::exit(130);
+        std::process::exit(code);
     });
 }
 
-/// Make a restored window fit its screen: one saved on a bigger screen is
-/// shrunk to it, and one partly off it is centred.
+/// Make a restored window fit its screen, once per process (a reload
+/// leaves it where the person put it): one saved on a bigger screen is
+/// shrunk to it, and one mostly off it (its middle outside) is centred. A
+/// maximized or full-screen window is the window manager's.
 pub fn fit_on_screen<R: Runtime>(window: &tauri::Window<R>) {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::Relaxed)
+        || window.is_maximized().unwrap_or(true)
+        || window.is_fullscreen().unwrap_or(true)
+    {
+        return;
+    }
     let (Ok(Some(screen)), Ok(position), Ok(outer), Ok(inner)) = (
         window.current_monitor(),
         window.outer_position(),
@@ -222,14 +244,19 @@ struct Place {
     height: u32,
 }
 
-/// Where `window` goes to be whole on `screen`: `None` when it already is;
-/// else no bigger than the screen, centred on it.
+/// Where `window` goes to be usable on `screen`: `None` when it is no
+/// bigger than the screen and its middle is on it (a window the person
+/// left partly off an edge stays there); else no bigger than the screen,
+/// centred on it.
 fn fitted(window: Place, screen: Place) -> Option<Place> {
-    let inside = |p: i32, s: u32, o: i32, a: u32| {
-        p >= o && i64::from(p) + i64::from(s) <= i64::from(o) + i64::from(a)
+    let middle_on = |p: i32, s: u32, o: i32, a: u32| {
+        let middle = i64::from(p) + i64::from(s / 2);
+        middle >= i64::from(o) && middle < i64::from(o) + i64::from(a)
     };
-    if inside(window.x, window.width, screen.x, screen.width)
-        && inside(window.y, window.height, screen.y, screen.height)
+    if window.width <= screen.width
+        && window.height <= screen.height
+        && middle_on(window.x, window.width, screen.x, screen.width)
+        && middle_on(window.y, window.height, screen.y, screen.height)
     {
         return None;
     }
@@ -297,7 +324,9 @@ mod tests {
             fitted(at(100, 50, 2400, 1400), screen),
             Some(at(0, 0, 1280, 800))
         );
-        // Half off the right edge: centred, its size kept.
+        // Partly off an edge, its middle on the screen: left there.
+        assert_eq!(fitted(at(700, 100, 800, 600), screen), None);
+        // Mostly off the right edge: centred, its size kept.
         assert_eq!(
             fitted(at(1000, 100, 800, 600), screen),
             Some(at(240, 100, 800, 600))

@@ -5,7 +5,7 @@
 //!
 //! What is worth a notice is decided here from the run's events
 //! ([`notice_for`]); whether the window is in the background, and the
-//! showing, are the shell's (`lib.rs`), set once with [`Notices::set`].
+//! showing, are the shell's (`desktop.rs`), set once with [`Notices::set`].
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};

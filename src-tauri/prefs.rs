@@ -1,8 +1,9 @@
-//! UI preferences in tauri-plugin-store (`prefs.json` in the app's config
-//! folder), docs/design.md §7: theme, last session, sidebar, the Ollama and
-//! OpenAI-compatible servers' URLs. The window's size and place are the
-//! window-state plugin's (`.window-state.json` beside it); everything else
-//! (profiles, persona, model settings) is the core's, in SQLite.
+//! UI preferences in tauri-plugin-store (`prefs.json` in the app's data
+//! folder), docs/design.md §7: theme, last session, sidebar, notifications,
+//! the Ollama and OpenAI-compatible servers' URLs. The window's size and
+//! place are the window-state plugin's (`.window-state.json` in the app's
+//! config folder); everything else (profiles, persona, model settings) is
+//! the core's, in SQLite.
 
 use hearth_protocol::ErrorInfo;
 use tauri::{AppHandle, Runtime};

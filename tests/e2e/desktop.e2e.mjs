@@ -5,12 +5,13 @@
 // - A second launch on the same database shows the running window and
 //   exits; the first keeps running (tauri-plugin-single-instance, D-Bus).
 // - The window's place and size are restored at start and saved at quit,
-//   also when the quit is a SIGTERM (a logout): runs stop the same way.
+//   also when the quit is a SIGTERM (`kill`, a service manager): runs stop
+//   the same way.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { app, simUrl } from './support.mjs';
@@ -53,7 +54,9 @@ function saveWindowState(place) {
 
 /** The D-Bus name the app holds for database `file` (desktop.rs: dbus_id). */
 function busName(file) {
-  const hash = createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16);
+  // The folder's real path, as the app takes it (the file may not exist yet).
+  const real = path.join(realpathSync(path.dirname(path.resolve(file))), path.basename(file));
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 16);
   return `dev.hearth.app.db${hash}.SingleInstance`;
 }
 
@@ -108,7 +111,7 @@ test('the window opens where it was, a second launch shows it, and SIGTERM saves
   assert.equal(first.code, undefined, 'the first app still runs');
   assert.equal(windowOf(second.child.pid), null, 'the second launch opened no window');
 
-  // The person moves and resizes the window, then logs out (SIGTERM).
+  // The person moves and resizes the window; then a SIGTERM.
   const moved = { x: 260, y: 120, width: 960, height: 660 };
   run('xdotool', ['windowsize', win, String(moved.width), String(moved.height)]);
   run('xdotool', ['windowmove', win, String(moved.x), String(moved.y)]);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, startApp } from './support.mjs';
+import { captureWindow, eventually, started, startApp } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -24,6 +24,7 @@ async function click(selector) {
 
 test('a server added in the Tools panel gives a tool card in a run', async () => {
   browser = await startApp();
+  await started(browser);
   await click('[data-testid="open-tools"]');
   const config = browser.$('[data-testid="mcp-config"]');
   await config.waitForExist({ timeout: 30_000 });

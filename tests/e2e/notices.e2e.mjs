@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually } from './support.mjs';
+import { eventually, started } from './support.mjs';
 import { appFor, cleanup, click, startSim } from './owned.mjs';
 import { geometry, pointerTo, removeDir, startBus, until, windowOf } from './x11.mjs';
 
@@ -37,7 +37,13 @@ const replies = [
   { when: 'second listing', content: 'Listed twice.' },
 ];
 
-/** Sends `text` and waits for its approval card; the card's element. */
+/** Whether the app's last word on its window's focus is `focused`. */
+function focusIs(focused) {
+  const said = readFileSync(log, 'utf8').match(/window focus: (true|false)/g) ?? [];
+  return said.at(-1) === `window focus: ${focused}`;
+}
+
+/** Sends `text` and waits for its approval card. */
 async function askAndWaitForApproval(text) {
   const input = browser.$('[data-testid="composer-input"]');
   await input.waitForEnabled({ timeout: 30_000 });
@@ -87,11 +93,17 @@ test('an approval is a system notification while the window is in the background
   const url = await startSim([{ name: 'llama3.2', capabilities: ['completion', 'tools'] }], 0, replies);
   browser = await appFor(url, { env: { DBUS_SESSION_BUS_ADDRESS: address, HEARTH_LOG: 'hearth_app=debug' }, log, pidFile });
 
-  // The session's profile (Chat) offers every tool, in a workspace.
+  // The session's profile (Chat) offers every tool, in a workspace. Once
+  // the first session is open: it takes the focus to the composer, and a
+  // field being typed in would lose the rest of its keys.
+  await started(browser);
   await click(browser, '[data-testid="open-profiles"]');
   await click(browser, '[data-testid="profile-item"][data-profile="Chat"] [data-testid="profile-edit"]');
   await click(browser, '[data-testid="tools-all"]');
-  await browser.$('[data-testid="profile-workspace"]').setValue(dir);
+  const workspace = browser.$('[data-testid="profile-workspace"]');
+  await workspace.setValue(dir);
+  assert.equal(await workspace.getValue(), dir);
+  assert.equal(await browser.$('[data-testid="tools-all"]').isSelected(), true);
   await click(browser, '[data-testid="profile-save"]');
   await eventually(browser, 'the profile is saved', async () => {
     for (const t of await browser.$$('[data-testid="toast-text"]')) if ((await t.getText()).includes('Saved profile Chat')) return true;
@@ -105,7 +117,11 @@ test('an approval is a system notification while the window is in the background
   const g = geometry(win);
   const [outX, outY] = [g.x + g.width + 5, g.y + g.height + 5];
   assert.ok(outX < 1280 && outY < 800, `the window ${JSON.stringify(g)} leaves room beside it on the 1280×800 screen`);
+  // On it first (wherever an earlier test left the pointer), then off it.
+  pointerTo(g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2));
+  await until('the app saw its window take the focus', () => focusIs(true));
   pointerTo(outX, outY);
+  await until('the app saw its window lose the focus', () => focusIs(false));
   await askAndWaitForApproval('Do a first listing of the folder.');
   const notify = await until('a Notify call for the approval', () => calls.includes('Hearth asks before running run_shell') && calls, 30_000);
   assert.match(notify, /string "hearth-app"/, `the app names itself: ${notify}`);
@@ -114,6 +130,7 @@ test('an approval is a system notification while the window is in the background
 
   // Back at the window: the card says it, no notification.
   pointerTo(g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2));
+  await until('the app saw its window take the focus', () => focusIs(true));
   const shown = approvals();
   await askAndWaitForApproval('Do a second listing of the folder.');
   await until('the app saw the approval and kept quiet', () =>

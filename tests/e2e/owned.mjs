@@ -62,7 +62,10 @@ export function appFor(url, { env = {}, log, pidFile } = {}) {
   dirs.push(dir);
   const wrapper = path.join(dir, 'hearth-app');
   const more = Object.entries(env)
-    .map(([k, v]) => `export ${k}=${sh(v)}\n`)
+    .map(([k, v]) => {
+      assert.match(k, /^[A-Za-z_]\w*$/, 'an environment variable name');
+      return `export ${k}=${sh(v)}\n`;
+    })
     .join('');
   writeFileSync(
     wrapper,

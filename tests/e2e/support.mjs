@@ -40,6 +40,18 @@ export function startApp(application = app) {
   });
 }
 
+/**
+ * Waits until the app has started: its first session open and the composer
+ * focused (it takes the focus then: a field typed in before would lose the
+ * rest of its keys to it).
+ */
+export async function started(browser) {
+  await browser.$('[data-testid="composer-input"]').waitForEnabled({ timeout: 30_000 });
+  await eventually(browser, 'the composer has the focus', async () =>
+    browser.execute(() => document.activeElement?.getAttribute('data-testid') === 'composer-input'),
+  );
+}
+
 /** Captures the whole virtual screen (the app's real window) with ImageMagick. */
 export function captureScreen(file) {
   mkdirSync(path.dirname(file), { recursive: true });
