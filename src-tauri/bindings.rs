@@ -8,7 +8,7 @@ use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
-    app, attachments, chat, hosts, memory, models, profiles, sessions, tools, voice,
+    app, attachments, chat, hosts, memory, models, profiles, sessions, tools, transfer, voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -34,8 +34,8 @@ pub fn builder() -> Builder<Wry> {
             sessions::rename_session,
             sessions::delete_session,
             sessions::restore_session,
-            sessions::export_session,
-            sessions::import_sessions,
+            transfer::export_session,
+            transfer::import_file,
             sessions::save_unsent,
             sessions::switch_branch,
             sessions::run_trace,

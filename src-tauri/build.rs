@@ -22,7 +22,7 @@ const COMMANDS: &[&str] = &[
     "delete_session",
     "restore_session",
     "export_session",
-    "import_sessions",
+    "import_file",
     "save_unsent",
     "switch_branch",
     "run_trace",

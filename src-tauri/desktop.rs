@@ -18,7 +18,8 @@
 //!   only while the window is not the focused one: in front of the person,
 //!   the window itself says it. The focus is kept from the window's own
 //!   focus events ([`Focus`]): asking the window would wait on the main
-//!   thread from the task that forwards the run's events.
+//!   thread from the task that forwards the run's events. While one of the
+//!   app's own Save or Open dialogs is open the window counts as focused.
 //! - A restored window that would not fit on its screen (saved on a bigger
 //!   one, or mostly off it) is made to fit and centred, once per process.
 
@@ -86,18 +87,42 @@ pub fn leave<R: Runtime>(app: &AppHandle<R>) {
 }
 
 /// Whether the main window has the keyboard focus, from its focus events.
+/// A Save or Open dialog of the app's own takes the focus from the window
+/// while the person is still in front of it: while one is open the window
+/// counts as focused. One such dialog at a time ([`Focus::dialog_open`]).
 #[derive(Default)]
-pub struct Focus(AtomicBool);
+pub struct Focus {
+    window: AtomicBool,
+    dialog: AtomicBool,
+}
 
 impl Focus {
     /// The window gained (`true`) or lost the focus.
     pub fn set(&self, focused: bool) {
         tracing::debug!("window focus: {focused}");
-        self.0.store(focused, Ordering::Relaxed);
+        self.window.store(focused, Ordering::Relaxed);
+    }
+
+    /// Marks a dialog of the app's own as open until the guard is dropped;
+    /// `None` while another one is.
+    pub fn dialog_open(&self) -> Option<DialogOpen<'_>> {
+        self.dialog
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| DialogOpen(self))
     }
 
     fn get(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.window.load(Ordering::Relaxed) || self.dialog.load(Ordering::Acquire)
+    }
+}
+
+/// An open dialog ([`Focus::dialog_open`]).
+pub struct DialogOpen<'a>(&'a Focus);
+
+impl Drop for DialogOpen<'_> {
+    fn drop(&mut self) {
+        self.0.dialog.store(false, Ordering::Release);
     }
 }
 
@@ -277,6 +302,27 @@ fn fitted(window: Place, screen: Place) -> Option<Place> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_counts_as_focused_while_its_own_dialog_is_open() {
+        let focus = Focus::default();
+        focus.set(true);
+        assert!(focus.get());
+        let open = focus.dialog_open().expect("no dialog is open yet");
+        focus.set(false);
+        assert!(
+            focus.get(),
+            "the dialog took the focus, the person is still here"
+        );
+        assert!(focus.dialog_open().is_none(), "one dialog at a time");
+        drop(open);
+        assert!(!focus.get());
+        let again = focus.dialog_open();
+        assert!(again.is_some(), "the next one may open once it closed");
+        drop(again);
+        focus.set(true);
+        assert!(focus.get());
+    }
 
     #[test]
     fn the_dbus_name_is_per_database_and_valid() {

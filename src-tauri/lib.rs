@@ -9,6 +9,7 @@
 pub mod bindings;
 pub mod commands;
 mod desktop;
+mod dialogs;
 mod notices;
 mod prefs;
 mod pulls;
@@ -142,6 +143,7 @@ pub fn run() -> Result<(), tauri::Error> {
     let app = builder
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
         .plugin(
             tauri_plugin_window_state::Builder::new()
                 .with_state_flags(window_state_flags())

@@ -12,4 +12,5 @@ pub mod models;
 pub mod profiles;
 pub mod sessions;
 pub mod tools;
+pub mod transfer;
 pub mod voice;

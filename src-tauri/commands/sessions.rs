@@ -1,15 +1,15 @@
 //! The sessions sidebar and the transcript: list, search, open, rename,
-//! delete (with undo), export, branches.
+//! delete (with undo), branches. Export and import: `transfer.rs`.
 
 use hearth_protocol::ErrorInfo;
 use hearth_store::StoredMessage;
-use tauri::{AppHandle, Manager, State};
+use tauri::State;
 
 use crate::commands::profiles::profile_error;
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
-    AnswerModelView, AnswerShownView, ExportFormat, SearchHitView, SessionInfo,
-    SessionInfo as Info, SessionView, SubagentView, SwitchView, TraceView,
+    AnswerModelView, AnswerShownView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
+    SubagentView, SwitchView, TraceView,
 };
 
 /// Sessions, newest first.
@@ -197,106 +197,6 @@ pub async fn restore_session(
     state.store.restore(&session_id).await.map_err(store_error)
 }
 
-/// Write the session to a file in the Downloads folder (the app data
-/// folder when there is none) and return its path.
-#[tauri::command]
-#[specta::specta]
-pub async fn export_session(
-    app: AppHandle,
-    state: State<'_, AppState>,
-    session_id: String,
-    format: ExportFormat,
-) -> Result<String, ErrorInfo> {
-    let (body, ext) = match format {
-        ExportFormat::Markdown => (
-            state
-                .store
-                .export_markdown(&session_id)
-                .await
-                .map_err(store_error)?,
-            "md",
-        ),
-        ExportFormat::Json => {
-            let v = state
-                .store
-                .export_json(&session_id)
-                .await
-                .map_err(store_error)?;
-            (
-                serde_json::to_string_pretty(&v).map_err(|e| internal(e.to_string()))?,
-                "json",
-            )
-        }
-    };
-    let dir = app
-        .path()
-        .download_dir()
-        .or_else(|_| app.path().app_data_dir())
-        .map_err(|e| internal(format!("no folder to export to: {e}")))?;
-    let title = hearth_core::SessionStore::title(state.store.as_ref(), &session_id)
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let path = export_path(&dir, &title, &session_id, ext);
-    tokio::fs::create_dir_all(&dir)
-        .await
-        .and(tokio::fs::write(&path, body).await)
-        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
-    Ok(path.display().to_string())
-}
-
-/// `<title>.<ext>` (letters, digits, spaces, `-` and `_` of the session's
-/// title), or `hearth-<session>.<ext>` for an untitled one, with `-2`,
-/// `-3`… so an export never overwrites an earlier one. Nothing in a title
-/// or an id can name another folder.
-fn export_path(
-    dir: &std::path::Path,
-    title: &str,
-    session_id: &str,
-    ext: &str,
-) -> std::path::PathBuf {
-    let keep = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '-' || *c == ' ';
-    let named: String = title
-        .chars()
-        .filter(keep)
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let named: String = named.chars().take(80).collect();
-    let stem = if named.trim().is_empty() {
-        let safe: String = session_id
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-            .collect();
-        format!("hearth-{safe}")
-    } else {
-        named.trim().to_owned()
-    };
-    let mut path = dir.join(format!("{stem}.{ext}"));
-    let mut n = 2;
-    while path.exists() {
-        path = dir.join(format!("{stem}-{n}.{ext}"));
-        n += 1;
-    }
-    path
-}
-
-/// Import another app's conversations (ChatGPT's conversations.json, an
-/// Open WebUI export, a Hearth JSON export): `text` is the file's text,
-/// which the page read from a file the person picked. Each conversation
-/// becomes a new session; nothing is written when the file is refused.
-#[tauri::command]
-#[specta::specta]
-pub async fn import_sessions(
-    state: State<'_, AppState>,
-    text: String,
-) -> Result<crate::views::ImportView, ErrorInfo> {
-    let report = state.store.import(&text).await.map_err(store_error)?;
-    Ok(report.into())
-}
-
 /// Make the branch through `message_id` current.
 #[tauri::command]
 #[specta::specta]
@@ -329,19 +229,4 @@ pub async fn run_trace(
 ) -> Result<Option<TraceView>, ErrorInfo> {
     let trace = state.store.trace(&run_id).await.map_err(store_error)?;
     Ok(trace.map(Into::into))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn exports_are_named_after_the_title_never_overwrite_and_cannot_escape() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = super::export_path(dir.path(), "", "ses_1/../../x", "md");
-        assert_eq!(first, dir.path().join("hearth-ses_1x.md"));
-        std::fs::write(&first, "x").unwrap();
-        let second = super::export_path(dir.path(), "  ", "ses_1/../../x", "md");
-        assert_eq!(second, dir.path().join("hearth-ses_1x-2.md"));
-        let titled = super::export_path(dir.path(), "../Tea: brewing /etc/passwd\n", "s", "json");
-        assert_eq!(titled, dir.path().join("Tea brewing etcpasswd.json"));
-    }
 }

@@ -136,8 +136,11 @@ fi
 # no bus either. desktop.e2e.mjs starts a bus of its own.
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$data_dir/no-session-bus"
 export XDG_CONFIG_HOME="$data_dir/config" XDG_DATA_HOME="$data_dir/data"
-export XDG_CACHE_HOME="$data_dir/cache" XDG_DOWNLOAD_DIR="$data_dir/downloads"
-mkdir -p "$XDG_DOWNLOAD_DIR"
+export XDG_CACHE_HOME="$data_dir/cache"
+# Downloads (where the Save dialog opens) is read from user-dirs.dirs, not
+# from the environment.
+mkdir -p "$data_dir/downloads" "$XDG_CONFIG_HOME"
+printf 'XDG_DOWNLOAD_DIR="%s"\n' "$data_dir/downloads" >"$XDG_CONFIG_HOME/user-dirs.dirs"
 
 driver_log="$(mktemp -t hearth-tauri-driver.XXXXXX.log)"
 tauri-driver --port "$port" --native-port "$((port + 1))" >"$driver_log" 2>&1 &

@@ -46,9 +46,10 @@ test('the capability denies commands it does not grant', async () => {
     }, cmd);
   // Compiled in but not granted: the core `app` plugin, the store plugin
   // (the UI reaches preferences only through Hearth's commands), and the
-  // notification and window-state plugins, which only Rust uses (a page
-  // that could notify could put any words on the desktop).
-  for (const cmd of ['plugin:app|version', 'plugin:store|load', 'plugin:notification|notify', 'plugin:window-state|save_window_state']) {
+  // notification, window-state and dialog plugins, which only Rust uses (a
+  // page that could notify could put any words on the desktop; one that
+  // could open a Save dialog could ask the person for any path).
+  for (const cmd of ['plugin:app|version', 'plugin:store|load', 'plugin:notification|notify', 'plugin:window-state|save_window_state', 'plugin:dialog|save', 'plugin:dialog|open', 'plugin:dialog|message']) {
     const outcome = await call(cmd);
     assert.equal(outcome.ok, false, `${cmd} was allowed: ${outcome.value}`);
     assert.match(outcome.value, /not allowed|not found/);

@@ -78,9 +78,10 @@ function windowIsPainted(file, rect) {
 export async function captureWindow(browser, name) {
   const file = path.join(screenshots, name);
   const rect = await browser.getWindowRect();
-  // The DOM the test just checked, painted: two frames after it (under
-  // load the screen lagged a streamed answer's end by a few frames).
-  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+  // The DOM the test just checked, painted in the bundled font: two frames
+  // after it and after the fonts it uses have loaded (under load the screen
+  // lagged a streamed answer's end by a few frames).
+  await browser.executeAsync((done) => document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
   let painted = false;
   const deadline = Date.now() + 15_000;
   while (!painted && Date.now() < deadline) {

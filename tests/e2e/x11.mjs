@@ -97,3 +97,28 @@ export function isAt(id, want) {
 export function pointerTo(x, y) {
   run('xdotool', ['mousemove', '--sync', String(x), String(y)]);
 }
+
+/** The visible window titled exactly `title`, or null. */
+export function windowTitled(title) {
+  const pattern = `^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+  return run('xdotool', ['search', '--onlyvisible', '--name', pattern]).trim().split('\n')[0] || null;
+}
+
+/**
+ * Gives window `id` the keyboard focus as a person would, by pointing at
+ * it (no window manager: the focus follows the pointer).
+ */
+export function focusWindow(id) {
+  const g = geometry(id);
+  pointerTo(g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2));
+}
+
+/** Presses `keys` (xdotool's names: Return, Escape, ctrl+l) in the focused window. */
+export function press(...keys) {
+  run('xdotool', ['key', '--clearmodifiers', ...keys]);
+}
+
+/** Types `text` into the focused window, a key at a time (XTEST: real key events). */
+export function typeText(text) {
+  run('xdotool', ['type', '--delay', '20', text]);
+}

@@ -29,9 +29,32 @@ test('the composer takes the focus at start, after New chat and on a switch, and
     await page.waitForFunction(() => document.activeElement?.value === 'draft of the new one');
   }));
 
+test('a field typed in while the first session opens keeps the focus and every key', async () => {
+  // A panel's field, and the sidebar's search.
+  for (const [panel, id] of [['open-settings', 'host-name'], [null, 'search-input']]) {
+    await withApp('holdopen=1', async ({ page }) => {
+      if (panel) await page.getByTestId(panel).click();
+      const field = page.getByTestId(id);
+      await field.click();
+      await page.keyboard.type('gpu');
+      assert.equal(await page.getByTestId('message-user').count(), 0, 'no session is open yet');
+      // The first session opens while the person types (a slow server).
+      await page.evaluate(() => window.__hearthMock.releaseOpen());
+      await page.getByTestId('composer-input').and(page.locator(':enabled')).waitFor();
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await page.keyboard.type('2');
+      assert.equal(await focused(page), id);
+      assert.equal(await field.inputValue(), 'gpu2');
+      assert.equal(await page.getByTestId('composer-input').inputValue(), '');
+    });
+  }
+});
+
 test('the composer grows with its text and shrinks back', () =>
   withApp('', async ({ page }) => {
     const input = page.getByTestId('composer-input');
+    // Once the session is open: opening it shows its own draft (none).
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
     const height = () => input.evaluate((t) => t.getBoundingClientRect().height);
     const empty = await height();
     await input.fill(Array.from({ length: 8 }, (_, i) => `line ${i}`).join('\n'));

@@ -48,17 +48,18 @@ export const commands = {
 	/**  Undo a delete. */
 	restoreSession: (sessionId: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("restore_session", { sessionId })),
 	/**
-	 *  Write the session to a file in the Downloads folder (the app data
-	 *  folder when there is none) and return its path.
+	 *  Export the session to a file the person picks in a Save dialog, which
+	 *  opens in Downloads with the session's title as the name. Returns the
+	 *  path written, or `None` when the person cancelled (nothing is written).
 	 */
-	exportSession: (sessionId: string, format: ExportFormat) => typedError<string, ErrorInfo>(__TAURI_INVOKE("export_session", { sessionId, format })),
+	exportSession: (sessionId: string, format: ExportFormat) => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("export_session", { sessionId, format })),
 	/**
-	 *  Import another app's conversations (ChatGPT's conversations.json, an
-	 *  Open WebUI export, a Hearth JSON export): `text` is the file's text,
-	 *  which the page read from a file the person picked. Each conversation
-	 *  becomes a new session; nothing is written when the file is refused.
+	 *  Import another app's conversations from a file the person picks in an
+	 *  Open dialog: ChatGPT's conversations.json, an Open WebUI export or a
+	 *  Hearth JSON export. Each conversation becomes a new session; nothing is
+	 *  written when the file is refused. `None` when the person cancelled.
 	 */
-	importSessions: (text: string) => typedError<ImportView, ErrorInfo>(__TAURI_INVOKE("import_sessions", { text })),
+	importFile: () => typedError<ImportView | null, ErrorInfo>(__TAURI_INVOKE("import_file")),
 	/**
 	 *  Keep what is typed in a session's composer and not sent, so it is there
 	 *  after a restart (empty: forget it). False when it is too long to keep.

@@ -59,12 +59,13 @@ export const openSession = (id: string) => ok(commands.openSession(id));
 export const renameSession = (id: string, title: string) => ok(commands.renameSession(id, title));
 export const deleteSession = (id: string) => ok(commands.deleteSession(id));
 export const restoreSession = (id: string) => ok(commands.restoreSession(id));
+/** Exports through the system's Save dialog: the path written, or null when the person cancelled. */
 export const exportSession = (id: string, format: 'markdown' | 'json') =>
   ok(commands.exportSession(id, format));
 /** Keeps a session's unsent composer text across restarts (empty: forgets it); false when too long to keep. */
 export const saveUnsent = (id: string, text: string) => ok(commands.saveUnsent(id, text));
-/** Imports another app's export (the file's text); what it did. */
-export const importSessions = (text: string) => ok(commands.importSessions(text));
+/** Imports another app's export picked in the system's Open dialog: what it did, or null when the person cancelled. */
+export const importFile = () => ok(commands.importFile());
 export const switchBranch = (id: string, messageId: number) => ok(commands.switchBranch(id, messageId));
 /** The spans of the run that wrote an answer; null when none were recorded. */
 export const runTrace = (runId: string) => ok(commands.runTrace(runId));

@@ -1,6 +1,11 @@
 // Mounts the UI into index.html's #app element.
 import { mount } from 'svelte';
 import App from './App.svelte';
+// The app's typeface, bundled (Inter, variable weight, upright and italic;
+// @fontsource-variable/inter): the same look on every desktop, and no
+// remote font, which the CSP would refuse anyway.
+import '@fontsource-variable/inter/wght.css';
+import '@fontsource-variable/inter/wght-italic.css';
 import './app.css';
 
 const target = document.getElementById('app');

@@ -7,9 +7,9 @@
 // Markdown answer. A message that looks like a prompt injection is
 // screened first, by the profile's input guard. `run_trace` reads a run's
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
-// command answers. `?vision=1` adds a model that can see (gemma3:4b). `?subagents=1` adds a stored session with sub-agent
+// command answers. `?vision=1` adds a model that can see (gemma3:4b). `?holdopen=1` holds every `open_session` reply until `releaseOpen()`. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
-// (calls, config).
+// (calls, config, and `dialogs`: what the Save and Open dialogs answer).
 import { flushThink, initialSplit, splitThink } from './thinkTags';
 import { ShownText } from './liveSanitize';
 import { PROTOCOL_VERSION } from '../bindings';
@@ -53,6 +53,21 @@ export class MockBackend {
    */
   config = { openDelayMs: 0, refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
+  /**
+   * The system's Save and Open dialogs: each one shown takes the next answer
+   * (null: the person cancelled; `text`: the picked file's); `asked` is what
+   * each showed, `saved` what exports wrote where.
+   */
+  dialogs: ({ path: string; text?: string } | null)[] = [];
+  /** `?holdopen=1`: sessions open only once `releaseOpen()` is called (a slow server at start). */
+  private held: Promise<void> | null = null;
+  private releaseHeld: (() => void) | null = null;
+  releaseOpen(): void {
+    this.releaseHeld?.();
+    this.held = null;
+  }
+  asked: { kind: 'save' | 'open'; name?: string }[] = [];
+  saved = new Map<string, string>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
   prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true, notify: true };
@@ -102,6 +117,7 @@ export class MockBackend {
     if (params.get('voice') === 'listening') this.voice.pretendListening();
     // A message the core refuses before keeping it, the refusal coming this many ms after Send.
     this.config.refuseSendMs = Number(params.get('refusesend') ?? 0);
+    if (params.get('holdopen')) this.held = new Promise((r) => (this.releaseHeld = r));
     firstRun(this, params.get('firstrun'));
     const s = this.addSession('Welcome');
     const u = this.addMessage(s, 'user', 'Hello there');
@@ -226,12 +242,22 @@ export class MockBackend {
         // The snapshot is taken now; the reply may come later (events go on meanwhile).
         const v = this.view(this.sess(a.sessionId));
         if (this.config.openDelayMs > 0) await new Promise((r) => setTimeout(r, this.config.openDelayMs));
+        if (this.held) await this.held;
         return v;
       }
       case 'rename_session': this.sess(a.sessionId).title = a.title; return null;
       case 'delete_session': this.sess(a.sessionId).deleted = true; return null;
       case 'restore_session': { const s = this.sessions.get(a.sessionId); if (s) s.deleted = false; return null; }
-      case 'export_session': { const s = this.sess(a.sessionId); return `/home/user/Hearth/exports/${s.title}.${a.format === 'json' ? 'json' : 'md'}`; }
+      case 'export_session': {
+        const s = this.sess(a.sessionId);
+        const name = `${s.title}.${a.format === 'json' ? 'json' : 'md'}`;
+        this.asked.push({ kind: 'save', name });
+        // With no answer queued the person accepts the suggested name in Downloads.
+        const picked = this.dialogs.length > 0 ? this.dialogs.shift() : { path: `/home/user/Downloads/${name}` };
+        if (!picked) return null;
+        this.saved.set(picked.path, this.path(s).map((m) => `${m.role}: ${m.content}`).join('\n\n'));
+        return picked.path;
+      }
       case 'run_trace': {
         if (this.config.traceError) throw err('storage', 'database is locked');
         const run = this.runs.get(String(a.runId));
@@ -250,8 +276,11 @@ export class MockBackend {
         return this.startRun(s, a.text, a.text, u.id, a.onEvent);
       }
       case 'save_unsent': { const s = this.sess(a.sessionId); const t = String(a.text); s.unsent = t.trim() ? t : null; return true; }
-      case 'import_sessions': {
-        const { source, conversations } = parseImport(String(a.text));
+      case 'import_file': {
+        this.asked.push({ kind: 'open' });
+        const picked = this.dialogs.shift();
+        if (!picked) return null;
+        const { source, conversations } = parseImport(picked.text ?? '');
         const made = conversations.filter((c) => c.messages.length > 0).map((c) => {
           const s = this.addSession(c.title);
           for (const m of c.messages) this.addMessage(s, m.role, m.content);

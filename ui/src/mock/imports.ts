@@ -1,4 +1,4 @@
-// `import_sessions` in the mock: Open WebUI's flat export and ChatGPT's
+// `import_file` in the mock: Open WebUI's flat export and ChatGPT's
 // conversations.json (the branch `current_node` ends), enough for the
 // page's flow; the shell's own parser (crates/store/src/import.rs) is
 // tested on its own.

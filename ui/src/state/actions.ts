@@ -19,11 +19,6 @@ export interface Action {
   run: () => void;
   /** Words the palette also finds it by. */
   keywords?: string[];
-  /**
-   * Runs within the key press or click that chose it, not after the
-   * palette has closed: a file chooser opens only in the user's gesture.
-   */
-  gesture?: boolean;
 }
 
 const ctrl = (key: string, shift = false) => (e: KeyboardEvent) =>
@@ -58,7 +53,7 @@ export function actions(): Action[] {
   ];
   list.push({
     id: 'import', label: 'Import conversations (ChatGPT, Open WebUI, Hearth)…', group: 'Session',
-    run: () => document.getElementById('import-input')?.click(), keywords: ['chatgpt', 'webui', 'open'], gesture: true,
+    run: () => void sessions.importPicked((id) => chat.open(id)), keywords: ['chatgpt', 'webui', 'open'],
   });
   if (chat.running) list.push({ id: 'stop', label: 'Stop the answer', group: 'Chat', keys: 'Esc', run: () => void chat.stop() });
   const id = chat.sessionId;

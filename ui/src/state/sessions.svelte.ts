@@ -60,12 +60,14 @@ class SessionsState {
   }
 
   /**
-   * Imports a file the person picked (ChatGPT's conversations.json, an Open
-   * WebUI export, a Hearth JSON export) and opens the first conversation.
+   * Asks the shell to import a file the person picks in the system's Open
+   * dialog (ChatGPT's conversations.json, an Open WebUI export, a Hearth
+   * JSON export) and opens the first conversation. Cancelling does nothing.
    */
-  async importFile(file: File, open: (id: string) => Promise<void>): Promise<void> {
+  async importPicked(open: (id: string) => Promise<void>): Promise<void> {
     try {
-      const r = await ipc.importSessions(await file.text());
+      const r = await ipc.importFile();
+      if (!r) return;
       await this.refresh();
       const left = r.skipped > 0 ? `; ${r.skipped} left out (system prompts, tool messages, pictures)` : '';
       const n = r.sessions.length;
@@ -79,7 +81,7 @@ class SessionsState {
   async export(id: string, format: 'markdown' | 'json'): Promise<void> {
     try {
       const path = await ipc.exportSession(id, format);
-      toasts.show(`Exported to ${path}`, { ms: 10000 });
+      if (path) toasts.show(`Exported to ${path}`, { ms: 10000 });
     } catch (e) {
       toasts.error(`Export failed: ${ipc.errorInfo(e).message}`);
     }

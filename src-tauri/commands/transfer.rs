@@ -1,0 +1,245 @@
+//! Export a session and import other apps' conversations, through the
+//! system's Save and Open dialogs (`dialogs.rs`): the file is written and
+//! read here, so the page never handles a path or a file's bytes.
+
+use std::path::Path;
+
+use hearth_protocol::ErrorInfo;
+use hearth_store::MAX_IMPORT_BYTES;
+use tauri::{AppHandle, State};
+
+use crate::dialogs::{self, Ask};
+use crate::state::{AppState, internal, invalid, store_error};
+use crate::views::{ExportFormat, ImportView};
+
+/// Export the session to a file the person picks in a Save dialog, which
+/// opens in Downloads with the session's title as the name. Returns the
+/// path written, or `None` when the person cancelled (nothing is written).
+#[tauri::command]
+#[specta::specta]
+pub async fn export_session(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    session_id: String,
+    format: ExportFormat,
+) -> Result<Option<String>, ErrorInfo> {
+    // The body first: a session that cannot be exported says so before
+    // the person picks a file.
+    let (body, ext, label): (String, &'static str, &'static str) = match format {
+        ExportFormat::Markdown => (
+            state
+                .store
+                .export_markdown(&session_id)
+                .await
+                .map_err(store_error)?,
+            "md",
+            "Markdown",
+        ),
+        ExportFormat::Json => {
+            let v = state
+                .store
+                .export_json(&session_id)
+                .await
+                .map_err(store_error)?;
+            (
+                serde_json::to_string_pretty(&v).map_err(|e| internal(e.to_string()))?,
+                "json",
+                "JSON",
+            )
+        }
+    };
+    let title = hearth_core::SessionStore::title(state.store.as_ref(), &session_id)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let folder = dialogs::start_folder(&app);
+    let name = suggested_name(folder.as_deref(), &title, &session_id, ext);
+    let shown = if title.trim().is_empty() {
+        "this conversation".to_owned()
+    } else {
+        format!("“{}”", title.trim())
+    };
+    let ask = Ask {
+        title: format!("Export {shown} as {label}"),
+        folder,
+        name: Some(name),
+        filter: (label, if ext == "md" { &["md"] } else { &["json"] }),
+    };
+    let Some(path) = dialogs::save(&app, ask).await else {
+        return Ok(None);
+    };
+    tokio::fs::write(&path, body)
+        .await
+        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
+    tracing::info!("exported {session_id} to {}", path.display());
+    Ok(Some(path.display().to_string()))
+}
+
+/// Import another app's conversations from a file the person picks in an
+/// Open dialog: ChatGPT's conversations.json, an Open WebUI export or a
+/// Hearth JSON export. Each conversation becomes a new session; nothing is
+/// written when the file is refused. `None` when the person cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_file(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Option<ImportView>, ErrorInfo> {
+    let ask = Ask {
+        title: "Import conversations".to_owned(),
+        folder: dialogs::start_folder(&app),
+        name: None,
+        filter: ("Conversation exports (JSON)", &["json"]),
+    };
+    let Some(path) = dialogs::open(&app, ask).await else {
+        return Ok(None);
+    };
+    let text = read_export(&path).await?;
+    let report = state.store.import(&text).await.map_err(store_error)?;
+    tracing::info!(
+        "imported {} conversations from {}",
+        report.sessions.len(),
+        path.display()
+    );
+    Ok(Some(report.into()))
+}
+
+/// The text of an export: a plain file (a pipe or a device could block the
+/// read forever), refused before reading when it is larger than the store
+/// imports (a multi-gigabyte file is not read into memory), and read no
+/// further than that if it grew meanwhile.
+async fn read_export(path: &Path) -> Result<String, ErrorInfo> {
+    use tokio::io::AsyncReadExt;
+    let cannot = |e: std::io::Error| invalid(format!("cannot read {}: {e}", path.display()));
+    let meta = tokio::fs::metadata(path).await.map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(invalid(format!("{} is not a file", path.display())));
+    }
+    let too_large = |size: u64| {
+        invalid(format!(
+            "{} is {} MB; the most Hearth imports at once is {} MB",
+            path.display(),
+            size.div_ceil(1 << 20),
+            MAX_IMPORT_BYTES >> 20
+        ))
+    };
+    if meta.len() > MAX_IMPORT_BYTES as u64 {
+        return Err(too_large(meta.len()));
+    }
+    let file = tokio::fs::File::open(path).await.map_err(cannot)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_IMPORT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .await
+        .map_err(cannot)?;
+    if bytes.len() > MAX_IMPORT_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        invalid(format!(
+            "{} is not text (an export is a JSON file)",
+            path.display()
+        ))
+    })
+}
+
+/// `<title>.<ext>` (letters, digits, spaces, `-` and `_` of the session's
+/// title), or `hearth-<session>.<ext>` for an untitled one, with `-2`,
+/// `-3`… when `folder` already holds that name, so the suggestion never
+/// replaces an earlier export. Nothing in a title or an id can name
+/// another folder.
+fn suggested_name(folder: Option<&Path>, title: &str, session_id: &str, ext: &str) -> String {
+    let keep = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '-' || *c == ' ';
+    let named: String = title
+        .chars()
+        .filter(keep)
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let named: String = named.chars().take(80).collect();
+    let stem = if named.trim().is_empty() {
+        let safe: String = session_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        format!("hearth-{safe}")
+    } else {
+        named.trim().to_owned()
+    };
+    let taken = |name: &str| folder.is_some_and(|f| f.join(name).exists());
+    let mut name = format!("{stem}.{ext}");
+    let mut n = 2;
+    while taken(&name) {
+        name = format!("{stem}-{n}.{ext}");
+        n += 1;
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggested_names_follow_the_title_never_an_existing_file_and_cannot_escape() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = suggested_name(Some(dir.path()), "", "ses_1/../../x", "md");
+        assert_eq!(first, "hearth-ses_1x.md");
+        std::fs::write(dir.path().join(&first), "x").unwrap();
+        let second = suggested_name(Some(dir.path()), "  ", "ses_1/../../x", "md");
+        assert_eq!(second, "hearth-ses_1x-2.md");
+        let titled = suggested_name(
+            Some(dir.path()),
+            "../Tea: brewing /etc/passwd\n",
+            "s",
+            "json",
+        );
+        assert_eq!(titled, "Tea brewing etcpasswd.json");
+        assert_eq!(
+            suggested_name(None, "", "ses_1/../../x", "md"),
+            "hearth-ses_1x.md"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_export_too_large_or_not_text_is_refused_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("picture.json");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x89]).unwrap();
+        let e = read_export(&binary).await.unwrap_err();
+        assert!(
+            e.message.contains("picture.json is not text"),
+            "{}",
+            e.message
+        );
+
+        let big = dir.path().join("huge.json");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_IMPORT_BYTES as u64 + 1).unwrap();
+        let e = read_export(&big).await.unwrap_err();
+        assert!(
+            e.message
+                .contains("huge.json is 201 MB; the most Hearth imports at once is 200 MB"),
+            "{}",
+            e.message
+        );
+
+        let folder = read_export(dir.path()).await.unwrap_err();
+        assert!(
+            folder.message.ends_with("is not a file"),
+            "{}",
+            folder.message
+        );
+
+        let gone = read_export(&dir.path().join("gone.json"))
+            .await
+            .unwrap_err();
+        assert!(gone.message.contains("cannot read"), "{}", gone.message);
+
+        let ok = dir.path().join("ok.json");
+        std::fs::write(&ok, "[]").unwrap();
+        assert_eq!(read_export(&ok).await.unwrap(), "[]");
+    }
+}

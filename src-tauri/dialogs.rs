@@ -1,0 +1,105 @@
+//! The system's Save and Open dialogs (GTK on Linux, through
+//! tauri-plugin-dialog), shown by Rust commands for export and import. None
+//! of the plugin's commands is granted to the page: the page asks for an
+//! export or an import, and only gets back the path the person chose.
+//!
+//! One at a time: while one is open another is not shown (a second click on
+//! Export answers as a cancel). The plugin's page script also replaces
+//! `window.alert` and `window.confirm` with calls the page may not make:
+//! the UI uses neither (`confirm()` would now return a Promise, always
+//! truthy), and asks in its own dialogs.
+
+use std::path::PathBuf;
+
+use tauri::{AppHandle, Manager, Runtime};
+use tauri_plugin_dialog::{DialogExt, FileDialogBuilder};
+
+use crate::desktop::Focus;
+
+/// What a dialog shows.
+pub struct Ask {
+    /// The dialog's title (it also names the window for the e2e test).
+    pub title: String,
+    /// The folder it opens in.
+    pub folder: Option<PathBuf>,
+    /// The name it suggests (a Save dialog).
+    pub name: Option<String>,
+    /// The filter's label and the extensions it lets through.
+    pub filter: (&'static str, &'static [&'static str]),
+}
+
+/// The file the person chose to save to, or `None` when they cancelled.
+/// GTK asks before replacing an existing file.
+pub async fn save<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf> {
+    let name = ask.name.clone();
+    shown(app, ask, move |b, tx| {
+        let b = match name {
+            Some(n) => b.set_file_name(n),
+            None => b,
+        };
+        b.save_file(move |p| drop(tx.send(p)));
+    })
+    .await
+}
+
+/// The file the person chose to open, or `None` when they cancelled.
+pub async fn open<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf> {
+    shown(app, ask, |b, tx| b.pick_file(move |p| drop(tx.send(p)))).await
+}
+
+type Picked = tokio::sync::oneshot::Sender<Option<tauri_plugin_dialog::FilePath>>;
+
+/// Builds the dialog, shows it with `show` (the plugin runs it on the main
+/// thread and answers through the callback) and waits for the answer
+/// without holding a runtime thread.
+async fn shown<R: Runtime>(
+    app: &AppHandle<R>,
+    ask: Ask,
+    show: impl FnOnce(FileDialogBuilder<R>, Picked),
+) -> Option<PathBuf> {
+    let (label, extensions) = ask.filter;
+    let mut b = app
+        .dialog()
+        .file()
+        .set_title(ask.title)
+        .add_filter(label, extensions)
+        .set_can_create_directories(true);
+    if let Some(folder) = ask.folder.filter(|f| f.is_dir()) {
+        b = b.set_directory(folder);
+    }
+    // Placed over the window where the platform uses it (GTK's chooser,
+    // through rfd, opens on its own).
+    if let Some(window) = app.get_webview_window("main") {
+        b = b.set_parent(&window);
+    }
+    let focus = app.try_state::<Focus>().map(|f| f.inner());
+    let _open = match focus.map(Focus::dialog_open) {
+        Some(None) => {
+            tracing::debug!("a dialog is already open: not showing another");
+            return None;
+        }
+        open => open.flatten(),
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    show(b, tx);
+    let picked = rx.await.ok().flatten()?;
+    match picked.into_path() {
+        Ok(path) => Some(path),
+        Err(e) => {
+            // Not on desktop: the plugin gives file paths there.
+            tracing::warn!("the dialog answered something that is not a path: {e}");
+            None
+        }
+    }
+}
+
+/// The folder a dialog opens in: Downloads where it exists, else the home
+/// folder.
+pub fn start_folder<R: Runtime>(app: &AppHandle<R>) -> Option<PathBuf> {
+    let paths = app.path();
+    paths
+        .download_dir()
+        .ok()
+        .filter(|d| d.is_dir())
+        .or_else(|| paths.home_dir().ok())
+}
