@@ -70,7 +70,8 @@ demo_dir="$(mktemp -d -t hearth-demo.XXXXXX)"
 eval "$(scripts/sim-start.sh demo/conversation.json "$demo_dir/sim.log")"
 trap 'kill "$SIM_PID" 2>/dev/null || true; rm -rf "$demo_dir"' EXIT
 echo "app.sh: demo against hearth-sim at $SIM_URL (data in $demo_dir)"
-# Exports go to the demo's folder: Downloads is read from user-dirs.dirs.
+# The Save dialog opens in the demo's folder (Downloads is read from
+# user-dirs.dirs), which goes when the demo ends (the trap above).
 mkdir -p "$demo_dir/config"
 printf 'XDG_DOWNLOAD_DIR="%s"\n' "$demo_dir" >"$demo_dir/config/user-dirs.dirs"
 HEARTH_DEMO=1 HEARTH_OLLAMA_URL="$SIM_URL" HEARTH_DB="$demo_dir/demo.sqlite" \

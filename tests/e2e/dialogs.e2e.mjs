@@ -34,7 +34,11 @@ async function dialog(title) {
   return id;
 }
 
-/** The header's session title (its text, whatever WebDriver thinks of its box). */
+/**
+ * The header's session title, from the DOM: WebKitWebDriver's getText
+ * answered "" for it while it was on screen. (This does not check that
+ * it is visible; the screenshots of the other files show the header.)
+ */
 const title = () => browser.execute(() => document.querySelector('[data-testid="session-title"]')?.textContent?.trim());
 
 async function sessionMenu(item) {

@@ -24,7 +24,7 @@ export const CSP = [
   "form-action 'none'",
 ].join('; ');
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png' };
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2' };
 
 /** Serves the mock build on a free loopback port. */
 export async function startServer() {
@@ -85,6 +85,8 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(`${base}${query ? `?${query}` : ''}`);
   await page.locator('[data-testid="app"][data-version="0.1.0"]').waitFor({ timeout: 15_000 });
+  // In the bundled font: what a test measures is what the app shows.
+  await page.evaluate(() => document.fonts.ready);
   return {
     page,
     requests,

@@ -59,6 +59,8 @@ export class MockBackend {
    * each showed, `saved` what exports wrote where.
    */
   dialogs: ({ path: string; text?: string } | null)[] = [];
+  asked: { kind: 'save' | 'open'; name?: string }[] = [];
+  saved = new Map<string, string>();
   /** `?holdopen=1`: sessions open only once `releaseOpen()` is called (a slow server at start). */
   private held: Promise<void> | null = null;
   private releaseHeld: (() => void) | null = null;
@@ -66,8 +68,6 @@ export class MockBackend {
     this.releaseHeld?.();
     this.held = null;
   }
-  asked: { kind: 'save' | 'open'; name?: string }[] = [];
-  saved = new Map<string, string>();
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
   prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true, notify: true };
