@@ -30,8 +30,8 @@ pub struct Ask {
 
 /// The file the person chose to save to, or `None` when they cancelled.
 /// GTK asks before replacing an existing file.
-pub async fn save<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf> {
-    let name = ask.name.clone();
+pub async fn save<R: Runtime>(app: &AppHandle<R>, mut ask: Ask) -> Option<PathBuf> {
+    let name = ask.name.take();
     shown(app, ask, move |b, tx| {
         let b = match name {
             Some(n) => b.set_file_name(n),
@@ -64,7 +64,7 @@ async fn shown<R: Runtime>(
         .set_title(ask.title)
         .add_filter(label, extensions)
         .set_can_create_directories(true);
-    if let Some(folder) = ask.folder.filter(|f| f.is_dir()) {
+    if let Some(folder) = ask.folder {
         b = b.set_directory(folder);
     }
     // Placed over the window where the platform uses it (GTK's chooser,
@@ -94,12 +94,11 @@ async fn shown<R: Runtime>(
 }
 
 /// The folder a dialog opens in: Downloads where it exists, else the home
-/// folder.
+/// folder where that exists, else none (the dialog's own choice).
 pub fn start_folder<R: Runtime>(app: &AppHandle<R>) -> Option<PathBuf> {
     let paths = app.path();
-    paths
-        .download_dir()
-        .ok()
-        .filter(|d| d.is_dir())
-        .or_else(|| paths.home_dir().ok())
+    [paths.download_dir(), paths.home_dir()]
+        .into_iter()
+        .flatten()
+        .find(|d| d.is_dir())
 }

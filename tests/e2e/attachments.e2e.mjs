@@ -12,7 +12,7 @@ let browser;
 
 after(async () => {
   await browser?.deleteSession();
-  cleanup();
+  await cleanup();
 });
 
 test('a pasted picture reaches the model as images and stays with the message', async () => {

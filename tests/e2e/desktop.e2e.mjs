@@ -15,7 +15,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { app, simUrl } from './support.mjs';
-import { isAt, removeDir, run, startBus, until, windowOf } from './x11.mjs';
+import { isAt, run, startBus, until, windowOf } from './x11.mjs';
+import { removeDir } from './owned.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-desktop-'));
 const db = path.join(dir, 'hearth.sqlite');

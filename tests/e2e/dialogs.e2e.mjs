@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { eventually, started } from './support.mjs';
-import { answered, appFor, cleanup, click, startSim, toast } from './owned.mjs';
-import { focusWindow, press, removeDir, typeText, until, windowTitled } from './x11.mjs';
+import { answered, appFor, cleanup, click, removeDir, startSim, toast } from './owned.mjs';
+import { focusWindow, press, typeText, until, windowTitled } from './x11.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-dialogs-'));
 const config = path.join(dir, 'config');
@@ -23,7 +23,7 @@ let browser;
 
 after(async () => {
   await browser?.deleteSession();
-  cleanup();
+  await cleanup();
   await removeDir(dir);
 });
 

@@ -18,7 +18,7 @@ let browser;
 
 after(async () => {
   await browser?.deleteSession();
-  cleanup();
+  await cleanup();
 });
 
 async function endSession() {

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { eventually, started } from './support.mjs';
-import { appFor, cleanup, click, startSim } from './owned.mjs';
-import { geometry, pointerTo, removeDir, startBus, until, windowOf } from './x11.mjs';
+import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
+import { geometry, pointerTo, startBus, until, windowOf } from './x11.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-notices-'));
 const log = path.join(dir, 'app.log');
@@ -25,7 +25,7 @@ let browser;
 after(async () => {
   await browser?.deleteSession();
   for (const c of children) c.kill('SIGTERM');
-  cleanup();
+  await cleanup();
   await removeDir(dir);
 });
 

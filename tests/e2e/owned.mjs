@@ -3,7 +3,7 @@
 // WebKitWebDriver starts whatever binary it is given), all stopped and
 // removed by `cleanup()`.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,10 +14,59 @@ const simBin = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'debug/hea
 const sims = [];
 const dirs = [];
 
-/** Stops every simulator started here and removes every folder. */
-export function cleanup() {
+/** Stops every simulator started here and removes every folder (and what still runs in it). */
+export async function cleanup() {
   for (const s of sims) s.kill('SIGTERM');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) await removeDir(d);
+}
+
+/**
+ * The processes whose environment names a path in `dir`: an app started
+ * on it and the web and network processes it started, which inherit it.
+ */
+function processesIn(dir) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let env;
+    try {
+      env = readFileSync(`/proc/${name}/environ`, 'latin1');
+    } catch {
+      continue; // gone meanwhile, or not ours
+    }
+    if (env.split('\0').some((kv) => kv.slice(kv.indexOf('=') + 1).startsWith(`${dir}/`))) pids.push(Number(name));
+  }
+  return pids;
+}
+
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Removes folder `dir` once nothing runs in it any more. Ending a WebDriver
+ * session ends the app, but its web process can outlive it by a moment and
+ * still write its shader cache there (a removal then failed with ENOTEMPTY
+ * in CI): what is left is asked to end, and killed after 10 s. A folder
+ * that still cannot be removed is reported, never a failed test.
+ */
+export async function removeDir(dir) {
+  let pids = processesIn(dir);
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && pids.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    pids = processesIn(dir);
+  }
+  for (const pid of pids) signal(pid, 'SIGKILL');
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+  } catch (e) {
+    console.error(`could not remove ${dir}: ${e.message}`);
+  }
 }
 
 /** A free loopback port (for a server the app must find after it starts). */

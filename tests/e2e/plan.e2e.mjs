@@ -14,7 +14,7 @@ let browser;
 
 after(async () => {
   await browser?.deleteSession();
-  cleanup();
+  await cleanup();
 });
 
 const FINDINGS = '## Relevant files\n- greet.py: prints "Helo"';

@@ -6,11 +6,11 @@
 // it. Run through tests/e2e/run.sh.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { appFor, cleanup, click, startSim } from './owned.mjs';
+import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
 import { captureWindow, eventually } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
@@ -19,8 +19,8 @@ const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-voice-'));
 
 after(async () => {
   await browser?.deleteSession();
-  cleanup();
-  rmSync(dir, { recursive: true, force: true });
+  await cleanup();
+  await removeDir(dir);
 });
 
 const tools = process.env.HEARTH_TEST_TOOLS ?? path.join(homedir(), '.cache/hearth-test-tools');

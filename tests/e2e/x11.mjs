@@ -3,7 +3,6 @@
 // (xdotool: find it, measure it, move it, and move the pointer, which is
 // what gives a window the focus on an X server without a window manager).
 import { execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
 
 /** Waits for `check()` to return something truthy, polling; fails after `timeout` ms. */
@@ -16,23 +15,6 @@ export async function until(what, check, timeout = 60_000) {
     if (Date.now() > end) assert.fail(`${what} (last seen: ${JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/**
- * Removes folder `dir`, retried: the app's web process can outlive the app
- * by a moment and still write its shader cache there. A folder left in
- * /tmp is reported, never a failed test.
- */
-export async function removeDir(dir) {
-  for (let i = 0; i < 50; i++) {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  console.error(`could not remove ${dir} (a process still writes there)`);
 }
 
 /** `cmd args` on `bus` (when given); its stdout, or '' when it failed. */

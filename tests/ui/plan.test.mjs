@@ -82,6 +82,6 @@ test('a stored planned answer opened after a restart shows its plan, reasoning t
       await page.waitForTimeout(10);
     }
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    assert.equal(await page.evaluate(() => window.__hearthMock.memories.find((m) => m.id === 1)?.deleted ?? false), true);
+    assert.equal(await page.evaluate(() => window.__hearthMock.memories.items.find((m) => m.id === 1)?.deleted ?? false), true);
     assert.equal(await page.getByTestId('memory-note').count(), 0);
   }));

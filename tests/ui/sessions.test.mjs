@@ -25,14 +25,14 @@ test('new, rename, delete with undo, export', () =>
     await renamed.getByTestId('session-export-md').click();
     await page.getByTestId('toast-text').filter({ hasText: 'Exported to /home/user/Downloads/Renamed chat.md' }).waitFor();
     // The person picks another place in the Save dialog, then cancels one.
-    await page.evaluate(() => window.__hearthMock.dialogs.push({ path: '/tmp/mine.json' }, null));
+    await page.evaluate(() => window.__hearthMock.dialogs.answers.push({ path: '/tmp/mine.json' }, null));
     await renamed.getByTestId('session-menu').click();
     await renamed.getByTestId('session-export-json').click();
     await page.getByTestId('toast-text').filter({ hasText: 'Exported to /tmp/mine.json' }).waitFor();
     await renamed.getByTestId('session-menu').click();
     await renamed.getByTestId('session-export-md').click();
-    await page.waitForFunction(() => window.__hearthMock.dialogs.length === 0 && window.__hearthMock.asked.length === 3);
-    const mock = await page.evaluate(() => ({ asked: window.__hearthMock.asked, saved: [...window.__hearthMock.saved.keys()] }));
+    await page.waitForFunction(() => window.__hearthMock.dialogs.answers.length === 0 && window.__hearthMock.dialogs.asked.length === 3);
+    const mock = await page.evaluate(() => ({ asked: window.__hearthMock.dialogs.asked, saved: [...window.__hearthMock.dialogs.saved.keys()] }));
     // Each dialog suggested the title as the name; the cancelled one wrote nothing.
     assert.deepEqual(mock.asked, [
       { kind: 'save', name: 'Renamed chat.md' },
@@ -279,7 +279,7 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
       },
     ]);
     // The Open dialog answers with the file the person picked.
-    await page.evaluate((text) => window.__hearthMock.dialogs.push({ path: '/home/user/Downloads/conversations.json', text }), chatgpt);
+    await page.evaluate((text) => window.__hearthMock.dialogs.answers.push({ path: '/home/user/Downloads/conversations.json', text }), chatgpt);
     await page.getByTestId('open-settings').click();
     await page.getByTestId('import-button').click();
     await page.getByTestId('toast-text').filter({ hasText: 'Imported 1 conversation from ChatGPT with 2 messages' }).waitFor();
@@ -300,20 +300,20 @@ test('conversations from ChatGPT import from Settings and from the palette; a st
       const items = [...document.querySelectorAll('[data-testid=palette-item]')];
       return items.length === 1 && items[0].getAttribute('data-action') === 'import';
     });
-    await page.evaluate(() => window.__hearthMock.dialogs.push({ path: '/tmp/notes.json', text: '{"hello": 1}' }));
+    await page.evaluate(() => window.__hearthMock.dialogs.answers.push({ path: '/tmp/notes.json', text: '{"hello": 1}' }));
     await page.keyboard.press('Enter');
     await page.getByTestId('toast-text').filter({ hasText: "Import failed: this is not an export Hearth reads: expected ChatGPT's conversations.json" }).waitFor();
 
     // The dialog cancelled: nothing imported, nothing said.
     const sessionCount = await page.getByTestId('session-item').count();
     const failures = await page.getByTestId('toast-text').filter({ hasText: 'Import failed' }).count();
-    await page.evaluate(() => window.__hearthMock.dialogs.push(null));
+    await page.evaluate(() => window.__hearthMock.dialogs.answers.push(null));
     await page.getByTestId('open-settings').click();
     await page.getByTestId('import-button').click();
-    await page.waitForFunction(() => window.__hearthMock.dialogs.length === 0 && window.__hearthMock.asked.length === 3);
+    await page.waitForFunction(() => window.__hearthMock.dialogs.answers.length === 0 && window.__hearthMock.dialogs.asked.length === 3);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.equal(await page.getByTestId('session-item').count(), sessionCount);
     assert.equal(await page.getByTestId('toast-text').filter({ hasText: 'Imported 0' }).count(), 0);
     assert.ok((await page.getByTestId('toast-text').filter({ hasText: 'Import failed' }).count()) <= failures);
-    assert.deepEqual(await page.evaluate(() => window.__hearthMock.asked), [{ kind: 'open' }, { kind: 'open' }, { kind: 'open' }]);
+    assert.deepEqual(await page.evaluate(() => window.__hearthMock.dialogs.asked), [{ kind: 'open' }, { kind: 'open' }, { kind: 'open' }]);
   }));

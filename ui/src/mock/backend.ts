@@ -10,13 +10,13 @@
 // command answers. `?vision=1` adds a model that can see (gemma3:4b). `?holdopen=1` holds every `open_session` reply until `releaseOpen()`. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
 // (calls, config, and `dialogs`: what the Save and Open dialogs answer).
+import { Dialogs } from './dialogs';
 import { flushThink, initialSplit, splitThink } from './thinkTags';
 import { ShownText } from './liveSanitize';
 import { PROTOCOL_VERSION } from '../bindings';
 import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
   AgentEvent,
-  MemoryView,
   PlanAnswer,
   MessageView,
   ModelView,
@@ -25,7 +25,6 @@ import type {
   SessionView,
   SkillsView,
   HooksView,
-  SummaryView,
 } from '../bindings';
 import { screenMessage } from './guardScripts';
 import { MockFiles } from './attachments';
@@ -33,7 +32,7 @@ import { parseImport } from './imports';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
-import { memorySummary } from './memorySummary';
+import { MockMemories } from './memories';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
 import { shownOf } from './shown';
@@ -41,6 +40,8 @@ import { seedPlanned, seedSubagents, seedWorkflow, storeSubagents } from './seed
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
 import { MockVoice } from './voice';
+import { searchSessions } from './search';
+import { afterRun } from './workers';
 const now = () => Date.now();
 
 export class MockBackend {
@@ -53,14 +54,7 @@ export class MockBackend {
    */
   config = { openDelayMs: 0, refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
-  /**
-   * The system's Save and Open dialogs: each one shown takes the next answer
-   * (null: the person cancelled; `text`: the picked file's); `asked` is what
-   * each showed, `saved` what exports wrote where.
-   */
-  dialogs: ({ path: string; text?: string } | null)[] = [];
-  asked: { kind: 'save' | 'open'; name?: string }[] = [];
-  saved = new Map<string, string>();
+  dialogs = new Dialogs();
   /** `?holdopen=1`: sessions open only once `releaseOpen()` is called (a slow server at start). */
   private held: Promise<void> | null = null;
   private releaseHeld: (() => void) | null = null;
@@ -97,12 +91,7 @@ export class MockBackend {
   hooks: HooksView = { config: '{\n  "before_tool_call": [{"command": "python3 /home/user/hooks/no_rm.py", "tools": ["run_shell"]}]\n}', before_tool_call: 1, after_tool_call: 0, before_model_call: 0, problem: null };
   persona = 'Be concise.';
   toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan', 'load_skill'];
-  memories: (MemoryView & { history: { version: number; content: string; source: string; replaced_at: number }[]; deleted?: boolean })[] = [
-    { id: 1, content: 'The user prefers Rust.', source: 'memory_worker', session_id: 's1', run_id: 'r0', created_at: now() - 86400000, updated_at: now() - 3600000, version: 2, category: 'preference', quote: 'I mostly write Rust', uses: 3, session_title: null, history: [{ version: 1, content: 'The user likes Rust.', source: 'memory_worker', replaced_at: now() - 3600000 }] },
-  ];
-  summaries: SummaryView[] = [
-    { id: 1, session_id: 's1', session_title: 'Welcome', upto_message_id: 2, content: 'The user said hello.', model: 'qwen3:8b', source: 'compaction', created_at: now() - 7200000 },
-  ];
+  memories = new MockMemories(() => this.nextId++, (id) => this.sessions.get(id)?.title ?? null);
   models: ModelView[] = [
     { name: 'qwen3:8b', size: 5_200_000_000, family: 'qwen3', parameter_size: '8.2B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools', 'thinking'], context_length: 40960, settings: { num_ctx: 8192, keep_alive_secs: 1800 } },
     { name: 'llama3.2:3b', size: 2_000_000_000, family: 'llama', parameter_size: '3.2B', quantization: 'Q4_K_M', capabilities: ['completion', 'tools'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: -1 } },
@@ -235,7 +224,7 @@ export class MockBackend {
       case 'set_ollama_url': this.url = a.url; this.config.reachable = true; return this.status();
       case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
         .map((s) => ({ id: s.id, title: s.title, messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
-      case 'search_sessions': return this.search(String(a.query));
+      case 'search_sessions': return searchSessions(this.sessions.values(), (x) => this.path(x), String(a.query));
       // Untitled until the title worker names it, as in the store.
       case 'new_session': return this.addSession('').id;
       case 'open_session': {
@@ -251,12 +240,7 @@ export class MockBackend {
       case 'export_session': {
         const s = this.sess(a.sessionId);
         const name = `${s.title}.${a.format === 'json' ? 'json' : 'md'}`;
-        this.asked.push({ kind: 'save', name });
-        // With no answer queued the person accepts the suggested name in Downloads.
-        const picked = this.dialogs.length > 0 ? this.dialogs.shift() : { path: `/home/user/Downloads/${name}` };
-        if (!picked) return null;
-        this.saved.set(picked.path, this.path(s).map((m) => `${m.role}: ${m.content}`).join('\n\n'));
-        return picked.path;
+        return this.dialogs.save(name, this.path(s).map((m) => `${m.role}: ${m.content}`).join('\n\n'));
       }
       case 'run_trace': {
         if (this.config.traceError) throw err('storage', 'database is locked');
@@ -277,8 +261,7 @@ export class MockBackend {
       }
       case 'save_unsent': { const s = this.sess(a.sessionId); const t = String(a.text); s.unsent = t.trim() ? t : null; return true; }
       case 'import_file': {
-        this.asked.push({ kind: 'open' });
-        const picked = this.dialogs.shift();
+        const picked = this.dialogs.open();
         if (!picked) return null;
         const { source, conversations } = parseImport(picked.text ?? '');
         const made = conversations.filter((c) => c.messages.length > 0).map((c) => {
@@ -340,16 +323,6 @@ export class MockBackend {
         return null;
       }
       case 'switch_profile': { const s = this.sess(a.sessionId); s.profile = a.name; s.switches.push({ profile: a.name, after_message_id: s.leaf, at: now() }); return null; }
-      case 'list_memories': return this.memories.filter((m) => !m.deleted).map(({ history: _h, deleted: _d, ...m }) => ({ ...m, session_title: m.session_id ? (this.sessions.get(m.session_id)?.title ?? null) : null }));
-      case 'memory_history': return this.memories.find((m) => m.id === a.id)?.history ?? [];
-      case 'add_memory': { const id = this.nextId++; this.memories.push({ id, content: a.content, source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, category: null, quote: null, uses: 0, session_title: null, history: [] }); return id; }
-      case 'decline_memory': { const id = this.nextId++; this.memories.push({ id, content: String(a.content), source: 'user', session_id: null, run_id: null, created_at: now(), updated_at: now(), version: 1, category: null, quote: null, uses: 0, session_title: null, history: [], deleted: true }); return null; }
-      case 'edit_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) { m.history.push({ version: m.version, content: m.content, source: m.source, replaced_at: now() }); m.content = a.content; m.version++; m.source = 'user'; m.updated_at = now(); } return null; }
-      case 'delete_memory': { const m = this.memories.find((x) => x.id === a.id); if (m) m.deleted = true; return null; }
-      case 'memory_summary': return memorySummary(this.memories.filter((m) => !m.deleted));
-      case 'list_summaries': return this.summaries;
-      case 'edit_summary': { const x = this.summaries.find((s) => s.id === a.id); if (x) x.content = a.content; return null; }
-      case 'delete_summary': this.summaries = this.summaries.filter((s) => s.id !== a.id); return null;
       case 'list_models': return this.models;
       case 'running_models': return this.running;
       case 'check_model_settings': return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) };
@@ -366,7 +339,11 @@ export class MockBackend {
       case 'mcp_server_log': return this.mcp.log(String(a.name));
       case 'list_skills': return this.skills;
       case 'show_hooks': return this.hooks;
-      default: throw err('internal', `mock: unknown command ${cmd}`, 'none');
+      default: {
+        const answer = this.memories.handle(cmd, a);
+        if (answer === undefined) throw err('internal', `mock: unknown command ${cmd}`, 'none');
+        return answer;
+      }
     }
   }
 
@@ -387,24 +364,6 @@ export class MockBackend {
     if (m && numCtx !== m.settings.num_ctx && this.running.some((r) => r.name === model)) w.push(`Changing num_ctx reloads ${model}, which is loaded now.`);
     if (keep >= 0 && keep < 60) w.push('A keep_alive under a minute makes the model reload often.');
     return w;
-  }
-  search(q: string) {
-    const out = [];
-    const needle = q.toLowerCase();
-    for (const s of this.sessions.values()) {
-      if (s.deleted) continue;
-      for (const m of this.path(s)) {
-        const at = m.content.toLowerCase().indexOf(needle);
-        if (at < 0 || m.role === 'tool') continue;
-        out.push({ session_id: s.id, session_title: s.title, message_id: m.id, role: m.role, parts: [
-          { text: m.content.slice(Math.max(0, at - 20), at), hit: false },
-          { text: m.content.slice(at, at + q.length), hit: true },
-          { text: m.content.slice(at + q.length, at + q.length + 40), hit: false },
-        ] });
-        if (out.length > 50) return out;
-      }
-    }
-    return out;
   }
   deliver(ch: ChannelLike, index: number, message: unknown): void {
     const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, d: unknown) => void } }).__TAURI_INTERNALS__;
@@ -522,30 +481,7 @@ export class MockBackend {
       }
       if (stored) for (const m of stored) this.keep(run, m.role ?? 'assistant', m.content ?? '', m);
       else this.keep(run, 'assistant', run.text.replace(/<think>[\s\S]*?<\/think>/g, ''), {});
-      // The memory worker, after the run's end: "my name is X" is kept,
-      // "I prefer X" proposed (as a profile that asks first would).
-      const name = /my name is (\w+)/i.exec(run.prompt ?? '');
-      const prefer = /i prefer ([\w ]+)/i.exec(run.prompt ?? '');
-      if (name || prefer) {
-        setTimeout(() => {
-          const base = { session_id: s.id, run_id: run.id, is_subagent: false };
-          if (name) {
-            const id = this.nextId++;
-            const fact = `The user's name is ${name[1]}`;
-            this.memories.push({ id, content: fact, source: 'worker', session_id: s.id, run_id: run.id, created_at: now(), updated_at: now(), version: 1, category: 'identity', quote: null, uses: 0, session_title: null, history: [] });
-            this.publish(run, { ...base, type: 'memory_learned', facts: [{ id, fact }] } as AgentEvent);
-          }
-          if (prefer) this.publish(run, { ...base, type: 'memory_proposed', facts: [`The user prefers ${prefer[1]}`] } as AgentEvent);
-        }, this.config.tickMs);
-      }
-      // The title worker, after the run's end, names an untitled session.
-      if (!s.title) {
-        const words = (run.prompt ?? 'a chat').split(/\s+/).slice(0, 4).join(' ');
-        setTimeout(() => {
-          s.title = `About ${words}`;
-          this.publish(run, { session_id: s.id, run_id: run.id, is_subagent: false, type: 'session_titled', title: s.title } as AgentEvent);
-        }, this.config.tickMs);
-      }
+      afterRun(s, run, this.memories, (ev) => this.publish(run, ev), this.config.tickMs);
     } else if (body.type === 'stream_stopped' && !body.is_subagent) {
       // A script that ends stopped (a /plan cancelled at its card).
       this.finish(run);
