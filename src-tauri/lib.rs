@@ -76,6 +76,15 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     app.manage(state);
     app.manage(desktop::Focus::default());
     desktop::quit_on_signals(&handle);
+    // The window is made hidden (tauri.conf.json) and shown only now, once
+    // the window-state plugin has given it its saved size and place: shown
+    // at once, it appeared at the default size and then jumped. (One saved
+    // on a bigger screen is still shrunk after it is shown: a hidden
+    // window's size and screen read as nothing.)
+    if let Some(window) = app.get_webview_window("main") {
+        window.show()?;
+        let _ = window.set_focus();
+    }
     Ok(())
 }
 

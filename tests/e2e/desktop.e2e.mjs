@@ -4,7 +4,8 @@
 //
 // - A second launch on the same database shows the running window and
 //   exits; the first keeps running (tauri-plugin-single-instance, D-Bus).
-// - The window's place and size are restored at start and saved at quit,
+// - The window's place and size are restored at start (before it is first
+//   shown: it does not jump) and saved at quit,
 //   also when the quit is a SIGTERM (`kill`, a service manager): runs stop
 //   the same way.
 import { after, before, test } from 'node:test';
@@ -15,7 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { app, simUrl } from './support.mjs';
-import { isAt, run, startBus, until, windowOf } from './x11.mjs';
+import { isAt, run, startBus, until, watchWindows, windowOf } from './x11.mjs';
 import { removeDir } from './owned.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-desktop-'));
@@ -78,6 +79,24 @@ async function exitOf(proc, what, timeout = 30_000) {
   assert.equal(code, 0, `${what}: exit ${code}; its log:\n${proc.log}`);
 }
 
+/**
+ * Window `win` was on the screen at `place` from the start: placed and
+ * sized before it was mapped, never moved or resized after (it appeared at
+ * the default size, then jumped). Stops `windows`.
+ */
+async function shownAt(windows, win, place) {
+  const events = await until("the window's map seen", () => {
+    const seen = windows.of(win);
+    return seen.some((e) => e.type === 'MapNotify') ? seen : null;
+  });
+  windows.stop();
+  const mapped = events.findIndex((e) => e.type === 'MapNotify');
+  const sized = (list) => list.filter((e) => e.width !== undefined).map(({ x, y, width, height }) => ({ x, y, width, height }));
+  const seen = JSON.stringify(events);
+  assert.deepEqual(sized(events.slice(0, mapped)).at(-1), place, `placed before it was mapped: ${seen}`);
+  for (const p of sized(events.slice(mapped + 1))) assert.deepEqual(p, place, `not moved after it was mapped: ${seen}`);
+}
+
 before(async () => {
   const started = await startBus(path.join(dir, 'bus'));
   children.push(started.daemon);
@@ -95,12 +114,14 @@ test('the window opens where it was, a second launch shows it, and SIGTERM saves
   const saved = { x: 210, y: 130, width: 900, height: 640 };
   saveWindowState(saved);
 
+  const windows = await watchWindows();
   const first = launch();
   const name = busName(db);
   await until(`the app holds ${name} on its session bus`, () => nameHasOwner(name) || first.code !== undefined);
   assert.equal(first.code, undefined, `the first launch exited: ${first.log}`);
   const win = await until('the app shows its window', () => windowOf(first.child.pid));
   await until(`the window is restored to ${JSON.stringify(saved)}`, () => isAt(win, saved));
+  await shownAt(windows, win, saved);
 
   // A second launch on the same database: it hands over and exits 0, and
   // the first shows its window (its log says so); no second window.

@@ -75,6 +75,40 @@ export function isAt(id, want) {
   return g.x === want.x && g.y === want.y && g.width === want.width && g.height === want.height;
 }
 
+/**
+ * Watches the screen's top-level windows being created, moved, resized and
+ * mapped (xev on the root window; with no window manager the app's windows
+ * are its children). `of(id)` lists window `id`'s events so far, in order:
+ * `{type, x, y, width, height}` (no place or size for a map).
+ */
+export async function watchWindows() {
+  const xev = spawn('stdbuf', ['-oL', 'xev', '-root', '-event', 'substructure', '-event', 'property'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  xev.stdout.on('data', (d) => (out += d));
+  // Watching once a change of the root's properties made here is seen.
+  await until('xev watches the screen', () => {
+    run('xprop', ['-root', '-f', '_HEARTH_E2E', '8s', '-set', '_HEARTH_E2E', 'watching']);
+    return out.includes('_HEARTH_E2E');
+  });
+  return {
+    of(id) {
+      const hex = `0x${Number(id).toString(16)}`;
+      const events = [];
+      for (const block of out.split(/\n\s*\n/)) {
+        const type = /^\s*(\w+Notify) event/.exec(block)?.[1];
+        // The last "window" named is the one the event is about (the first is the root).
+        const m = [...block.matchAll(/\bwindow (0x[0-9a-f]+)(?:, \((-?\d+),(-?\d+)\), width (\d+), height (\d+))?/g)].at(-1);
+        if (!type || !m || m[1] !== hex) continue;
+        events.push(m[2] === undefined ? { type } : { type, x: Number(m[2]), y: Number(m[3]), width: Number(m[4]), height: Number(m[5]) });
+      }
+      return events;
+    },
+    stop: () => xev.kill('SIGTERM'),
+  };
+}
+
 /** Moves the pointer to `x, y` on the screen. */
 export function pointerTo(x, y) {
   run('xdotool', ['mousemove', '--sync', String(x), String(y)]);

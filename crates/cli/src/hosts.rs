@@ -100,7 +100,7 @@ pub async fn run(args: HostsArgs) -> ExitCode {
                     Kind::Openai => HostKind::Openai,
                 };
                 let key = if api_key_stdin {
-                    Some(read_key()?)
+                    Some(read_key(&name)?)
                 } else {
                     None
                 };
@@ -153,11 +153,9 @@ pub async fn run(args: HostsArgs) -> ExitCode {
     }
 }
 
-/// The key on the first line of stdin.
-fn read_key() -> Result<hearth_openai::ApiKey, String> {
-    let mut line = String::new();
-    std::io::stdin()
-        .read_line(&mut line)
+/// The key on the first line of stdin (typed at a terminal, not shown).
+fn read_key(host: &str) -> Result<hearth_openai::ApiKey, String> {
+    let line = crate::hidden::read_line(&format!("API key for `{host}` (not shown): "))
         .map_err(|e| format!("could not read the API key from stdin: {e}"))?;
     hearth_openai::ApiKey::new(line)
         .ok_or_else(|| "--api-key-stdin: the first line of stdin is empty".to_owned())

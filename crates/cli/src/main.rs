@@ -6,6 +6,7 @@ mod backend;
 mod chat;
 mod conversation;
 mod db;
+mod hidden;
 mod hooks;
 mod hosts;
 mod mcp;

@@ -244,3 +244,72 @@ async fn without_a_secret_store_a_key_is_refused_and_nothing_is_saved() {
     let list = output(hearth(&["hosts", "list", "--db", &db])).await;
     assert!(!String::from_utf8_lossy(&list.stdout).contains("box"));
 }
+
+/// Typed at a terminal, the key is asked for and never shown, and the
+/// terminal is left as it was. The command runs on a real pseudo-terminal
+/// (util-linux `script`); the key is typed only once the prompt shows (the
+/// echo is off by then: a key typed before it is shown by any program),
+/// and what the terminal showed is read back, with `stty -a` after it.
+#[tokio::test]
+async fn a_key_typed_at_a_terminal_is_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("tty.sqlite").display().to_string();
+    let nowhere = format!("unix:path={}", dir.path().join("no-bus").display());
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let line = format!(
+        "{} hosts add box http://127.0.0.1:1/v1 --kind openai --api-key-stdin --db {}; stty -a",
+        quote(env!("CARGO_BIN_EXE_hearth")),
+        quote(&db)
+    );
+    let mut child = Command::new("script")
+        .args(["-qfc", &line, "/dev/null"])
+        .env("DBUS_SESSION_BUS_ADDRESS", &nowhere)
+        .env("HEARTH_DB", &db)
+        .env_remove("OLLAMA_HOST")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("script (util-linux) runs");
+    let mut input = child.stdin.take().unwrap();
+    let mut screen = child.stdout.take().unwrap();
+    let mut shown = Vec::new();
+    let prompt = "API key for `box` (not shown): ";
+    tokio::time::timeout(T, async {
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&shown).contains(prompt) {
+            let n = tokio::io::AsyncReadExt::read(&mut screen, &mut buf)
+                .await
+                .unwrap();
+            assert!(n > 0, "the terminal closed before the prompt: {shown:?}");
+            shown.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the prompt in time: {:?}", String::from_utf8_lossy(&shown)));
+    input
+        .write_all(format!("{KEY}\n").as_bytes())
+        .await
+        .unwrap();
+    tokio::time::timeout(
+        T,
+        tokio::io::AsyncReadExt::read_to_end(&mut screen, &mut shown),
+    )
+    .await
+    .expect("the command ended in time")
+    .unwrap();
+    drop(input);
+    let shown = String::from_utf8_lossy(&shown);
+    // The key was read (no secret store here: refused after reading it).
+    assert!(
+        shown.contains("could not save the API key of host `box`"),
+        "{shown}"
+    );
+    assert!(!shown.contains(KEY), "the key was shown: {shown}");
+    let modes: Vec<&str> = shown.split([' ', ';', '\r', '\n']).collect();
+    assert!(
+        modes.contains(&"echo") && !modes.contains(&"-echo"),
+        "the echo is back on: {shown}"
+    );
+}
