@@ -80,10 +80,10 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     // the window-state plugin has given it its saved size and place: shown
     // at once, it appeared at the default size and then jumped. (One saved
     // on a bigger screen is still shrunk after it is shown: a hidden
-    // window's size and screen read as nothing.)
+    // window's size and screen read as nothing.) Last in setup, so its
+    // focus events find `Focus` to keep them.
     if let Some(window) = app.get_webview_window("main") {
         window.show()?;
-        let _ = window.set_focus();
     }
     Ok(())
 }

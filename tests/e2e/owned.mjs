@@ -62,11 +62,17 @@ export async function removeDir(dir) {
     pids = processesIn(dir);
   }
   for (const pid of pids) signal(pid, 'SIGKILL');
-  try {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-  } catch (e) {
-    console.error(`could not remove ${dir}: ${e.message}`);
+  let error;
+  for (let i = 0; i < 50; i++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (e) {
+      error = e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
+  console.error(`could not remove ${dir}: ${error.message}`);
 }
 
 /** A free loopback port (for a server the app must find after it starts). */

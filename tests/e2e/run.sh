@@ -28,7 +28,7 @@ fail() {
 }
 
 [[ -x "$app" ]] || fail "no app binary at $app; build it first with: npx tauri build --debug --no-bundle"
-for tool in Xvfb tauri-driver WebKitWebDriver import node xdotool dbus-daemon dbus-send dbus-monitor; do
+for tool in Xvfb tauri-driver WebKitWebDriver import node xdotool xev xprop stdbuf dbus-daemon dbus-send dbus-monitor; do
     command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing; run scripts/setup.sh --test"
 done
 

@@ -87,12 +87,21 @@ export async function watchWindows() {
   });
   let out = '';
   xev.stdout.on('data', (d) => (out += d));
-  // Watching once a change of the root's properties made here is seen.
-  await until('xev watches the screen', () => {
-    run('xprop', ['-root', '-f', '_HEARTH_E2E', '8s', '-set', '_HEARTH_E2E', 'watching']);
-    return out.includes('_HEARTH_E2E');
-  });
+  // A change of the root's properties made here, once xev has printed it,
+  // tells that everything before it was read too.
+  let marks = 0;
+  const caughtUp = (what) =>
+    until(what, () => {
+      const atom = `_HEARTH_E2E_${marks}`;
+      run('xprop', ['-root', '-f', atom, '8s', '-set', atom, 'seen']);
+      if (!out.includes(`(${atom})`)) return false;
+      marks++;
+      return true;
+    });
+  await caughtUp('xev watches the screen');
   return {
+    /** Waits until xev has printed every event that came before. */
+    caughtUp: () => caughtUp('xev has printed what came before'),
     of(id) {
       const hex = `0x${Number(id).toString(16)}`;
       const events = [];
@@ -105,7 +114,7 @@ export async function watchWindows() {
       }
       return events;
     },
-    stop: () => xev.kill('SIGTERM'),
+    stop: () => xev.exitCode === null && xev.signalCode === null && xev.kill('SIGTERM'),
   };
 }
 

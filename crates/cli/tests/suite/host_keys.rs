@@ -265,6 +265,8 @@ async fn a_key_typed_at_a_terminal_is_not_shown() {
         .args(["-qfc", &line, "/dev/null"])
         .env("DBUS_SESSION_BUS_ADDRESS", &nowhere)
         .env("HEARTH_DB", &db)
+        // `script -c` runs the line with $SHELL.
+        .env("SHELL", "/bin/sh")
         .env_remove("OLLAMA_HOST")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
