@@ -57,6 +57,44 @@ test('a server without the seeded model: the profiles move to an installed tool-
     assert.deepEqual(profiles, ['qwen3:8b', 'qwen3:8b']);
   }));
 
+// The editor was opened while the server was still down: once it answers,
+// the seeded model moves, and saving the form must not put it back.
+async function editChatWhileDown(page) {
+  await page.getByTestId('backend-banner').waitFor();
+  await page.getByTestId('open-profiles').click();
+  await page.locator('[data-testid=profile-item][data-profile=Chat]').getByTestId('profile-edit').click();
+  const model = page.getByTestId('profile-model');
+  assert.equal(await model.inputValue(), 'llama3.2');
+  await page.getByTestId('profile-prompt').fill('Answer in French.');
+  return model;
+}
+
+async function savedAfterTheMove(page) {
+  await page.evaluate(() => { window.__hearthMock.config.reachable = true; });
+  await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use qwen3:8b' }).waitFor({ timeout: 10_000 });
+  await page.getByTestId('profile-save').click();
+  await page.getByTestId('profile-editor').waitFor({ state: 'detached' });
+  return (await calls(page, 'save_profile')).at(-1).args.profile;
+}
+
+test('an editor opened before the seeded profiles moved saves the new model, with the edits', () =>
+  withApp('firstrun=fresh&unreachable=1', async ({ page }) => {
+    const model = await editChatWhileDown(page);
+    const saved = await savedAfterTheMove(page);
+    assert.equal(await model.count(), 0);
+    assert.equal(saved.model, 'qwen3:8b');
+    assert.equal(saved.system_prompt, 'Answer in French.');
+  }));
+
+test('an editor whose model the user changed keeps that model when the seeded profiles move', () =>
+  withApp('firstrun=fresh&unreachable=1', async ({ page }) => {
+    const model = await editChatWhileDown(page);
+    await model.fill('llama3.2:3b');
+    const saved = await savedAfterTheMove(page);
+    assert.equal(saved.model, 'llama3.2:3b');
+    assert.equal(saved.system_prompt, 'Answer in French.');
+  }));
+
 test('a profile whose model is missing says so before the first send and offers the installed models', () =>
   withApp('firstrun=missing', async ({ page }) => {
     const notice = page.getByTestId('model-missing');

@@ -100,7 +100,7 @@ pub async fn run(args: HostsArgs) -> ExitCode {
                     Kind::Openai => HostKind::Openai,
                 };
                 let key = if api_key_stdin {
-                    Some(read_key(&name)?)
+                    Some(read_key(&name).await?)
                 } else {
                     None
                 };
@@ -154,8 +154,9 @@ pub async fn run(args: HostsArgs) -> ExitCode {
 }
 
 /// The key on the first line of stdin (typed at a terminal, not shown).
-fn read_key(host: &str) -> Result<hearth_openai::ApiKey, String> {
+async fn read_key(host: &str) -> Result<hearth_openai::ApiKey, String> {
     let line = crate::hidden::read_line(&format!("API key for `{host}` (not shown): "))
+        .await
         .map_err(|e| format!("could not read the API key from stdin: {e}"))?;
     hearth_openai::ApiKey::new(line)
         .ok_or_else(|| "--api-key-stdin: the first line of stdin is empty".to_owned())

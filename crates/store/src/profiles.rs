@@ -150,6 +150,10 @@ struct Cache {
 pub struct Profiles {
     store: Store,
     cache: RwLock<Cache>,
+    /// Held across a profile's write and its cache update, so two writes
+    /// of one profile land in the cache in the order they reached the
+    /// database.
+    writes: tokio::sync::Mutex<()>,
 }
 
 fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
@@ -168,10 +172,7 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
         )?;
     }
     let mut cache = Cache::default();
-    let mut stmt = conn.prepare("SELECT body FROM profiles")?;
-    for body in stmt.query_map([], |r| r.get::<_, String>(0))? {
-        let p: Profile =
-            serde_json::from_str(&body?).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    for p in read_profiles(conn)? {
         cache.profiles.insert(p.name.clone(), p);
     }
     let setting = |k: &str| -> Result<Option<String>, StoreError> {
@@ -199,6 +200,14 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
     Ok(cache)
 }
 
+fn read_profiles(conn: &Connection) -> Result<Vec<Profile>, StoreError> {
+    let mut stmt = conn.prepare("SELECT body FROM profiles ORDER BY name")?;
+    let bodies = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    bodies
+        .map(|body| serde_json::from_str(&body?).map_err(|e| StoreError::Corrupt(e.to_string())))
+        .collect()
+}
+
 fn write_profile(conn: &Connection, p: &Profile) -> Result<(), StoreError> {
     let body = serde_json::to_string(p).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     conn.execute(
@@ -216,6 +225,7 @@ impl Profiles {
         Ok(Arc::new(Self {
             store: store.clone(),
             cache: RwLock::new(cache),
+            writes: tokio::sync::Mutex::new(()),
         }))
     }
 
@@ -259,57 +269,51 @@ impl Profiles {
         if !self.seed_model_pending() {
             return Ok(Vec::new());
         }
-        let moved: Vec<Profile> = match model {
-            Some(m) => self.read(|c| {
-                c.profiles
-                    .values()
-                    .filter(|p| p.model == SEED_MODEL)
-                    .map(|p| Profile {
-                        model: m.to_owned(),
-                        ..p.clone()
-                    })
-                    .collect()
-            }),
-            None => Vec::new(),
-        };
-        let written = moved.clone();
-        self.store
+        let _writing = self.writes.lock().await;
+        let target = model.map(str::to_owned);
+        let settled = self
+            .store
             .db()
             .call(move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
                 // Another process (the CLI beside the app) may have settled
                 // them already.
                 if tx.execute("DELETE FROM settings WHERE key = ?1", [SEED_PENDING])? == 0 {
-                    return Ok(false);
+                    return Ok(None);
                 }
-                for p in &written {
-                    write_profile(&tx, p)?;
-                }
-                tx.commit()?;
-                Ok(true)
-            })
-            .await
-            .map(|settled| {
-                let names = if settled {
-                    moved.iter().map(|p| p.name.clone()).collect()
-                } else {
-                    Vec::new()
-                };
-                self.write(|c| {
-                    c.seed_pending = false;
-                    if settled {
-                        for p in moved {
-                            c.profiles.insert(p.name.clone(), p);
+                let mut moved = Vec::new();
+                if let Some(m) = target {
+                    // The profiles as stored now, not as cached: one saved
+                    // since the cache was read (by the CLI beside the app)
+                    // keeps its other fields, and one whose model was
+                    // chosen meanwhile is not moved.
+                    for mut p in read_profiles(&tx)? {
+                        if p.model == SEED_MODEL {
+                            p.model.clone_from(&m);
+                            write_profile(&tx, &p)?;
+                            moved.push(p);
                         }
                     }
-                });
-                names
+                }
+                tx.commit()?;
+                Ok(Some(moved))
             })
+            .await?;
+        let mut names = Vec::new();
+        self.write(|c| {
+            c.seed_pending = false;
+            for p in settled.into_iter().flatten() {
+                names.push(p.name.clone());
+                c.profiles.insert(p.name.clone(), p);
+            }
+        });
+        Ok(names)
     }
 
     /// Create or replace a profile, after validation.
     pub async fn upsert(&self, profile: Profile) -> Result<(), ProfileError> {
         validate(&profile).map_err(ProfileError::Refused)?;
+        let _writing = self.writes.lock().await;
         let p = profile.clone();
         self.store.db().call(move |c| write_profile(c, &p)).await?;
         self.write(|c| {
@@ -321,6 +325,7 @@ impl Profiles {
     /// Delete a profile. The last one cannot go; sessions that used it fall
     /// back to the default (another profile if it was the default).
     pub async fn delete(&self, name: &str) -> Result<(), ProfileError> {
+        let _writing = self.writes.lock().await;
         let (exists, count, default) = self.read(|c| {
             (
                 c.profiles.contains_key(name),

@@ -6,6 +6,7 @@ mod crash;
 mod hooks;
 mod host_keys;
 mod hosts;
+mod key_prompt;
 mod mcp;
 mod memory;
 mod openai;

@@ -96,3 +96,50 @@ async fn a_server_with_the_seed_model_keeps_it_and_an_empty_server_leaves_the_se
     assert!(!profiles.seed_model_pending());
     assert!(models_of(&profiles).iter().all(|(_, m)| m == SEED_MODEL));
 }
+
+#[tokio::test]
+async fn settling_keeps_a_profile_saved_since_by_another_process() {
+    let sim = Sim::start(Script::with_models(vec![model(
+        "qwen3:8b",
+        &["completion", "tools"],
+    )]))
+    .await
+    .unwrap();
+    let client = hearth_ollama::Client::new(&sim.url(), Default::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (store, app) = fresh(&dir).await;
+    // The CLI beside the app, on the same database, saves both seeded
+    // profiles after the app has read them: Agent with a new prompt (still
+    // on the seed model), Chat moved to a model the user chose.
+    let cli = Profiles::load(&store).await.unwrap();
+    let mut agent = cli.list().into_iter().find(|p| p.name == "Agent").unwrap();
+    agent.system_prompt = "Answer in French.".into();
+    cli.upsert(agent).await.unwrap();
+    let mut chat = cli.list().into_iter().find(|p| p.name == "Chat").unwrap();
+    chat.model = "mistral:7b".into();
+    cli.upsert(chat).await.unwrap();
+
+    let run = first_run::settle(&app, &client).await.unwrap();
+    assert_eq!(run.adopted, Some(("qwen3:8b".into(), vec!["Agent".into()])));
+    let agent = app.list().into_iter().find(|p| p.name == "Agent").unwrap();
+    assert_eq!(agent.system_prompt, "Answer in French.");
+    drop((app, cli));
+    let reopened = Profiles::load(&store).await.unwrap();
+    let stored: Vec<_> = reopened
+        .list()
+        .into_iter()
+        .map(|p| (p.name, p.model, p.system_prompt))
+        .collect();
+    assert_eq!(
+        stored[0],
+        (
+            "Agent".into(),
+            "qwen3:8b".into(),
+            "Answer in French.".into()
+        )
+    );
+    assert_eq!(
+        (stored[1].0.as_str(), stored[1].1.as_str()),
+        ("Chat", "mistral:7b")
+    );
+}
