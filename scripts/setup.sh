@@ -121,9 +121,10 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # window, and dbus gives it a session bus, in tests/e2e/desktop.e2e.mjs (one
 # window per database, the window's place kept); x11-utils' xev and xprop
 # watch the window being placed and mapped there. util-linux's `script` is
-# the real terminal an API key is typed at (host_keys.rs).
+# the real terminal an API key is typed at (key_prompt.rs). python3-gi runs
+# the stand-in notification server of tests/e2e/notices.e2e.mjs.
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
-    python3-venv curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils)
+    python3-venv python3-gi curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

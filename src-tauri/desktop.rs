@@ -14,12 +14,11 @@
 //!   store their partial answers and the window's place is saved. Their
 //!   default would end the process where it stands. A second signal, or a
 //!   quit still going after [`QUIT_WATCHDOG`], ends it at once.
-//! - A notice (`notices.rs` says which) is shown as a system notification
-//!   only while the window is not the focused one: in front of the person,
-//!   the window itself says it. The focus is kept from the window's own
-//!   focus events ([`Focus`]): asking the window would wait on the main
-//!   thread from the task that forwards the run's events. While one of the
-//!   app's own Save or Open dialogs is open the window counts as focused.
+//! - Whether the window has the focus is kept from its own focus events
+//!   ([`Focus`]; asking the window would wait on the main thread from the
+//!   task that forwards the run's events): notices (`system_notices.rs`)
+//!   are shown only while it has not. While one of the app's own Save or
+//!   Open dialogs is open the window counts as focused.
 //! - A restored window that would not fit on its screen (saved on a bigger
 //!   one, or mostly off it) is made to fit and centred, once per process.
 
@@ -30,9 +29,6 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use tauri::plugin::TauriPlugin;
 use tauri::{AppHandle, Manager, Runtime};
-use tauri_plugin_notification::NotificationExt;
-
-use crate::notices::Notice;
 
 /// The single-instance plugin for the database at `db`. Register it before
 /// any other plugin: a second launch exits in its setup, before the others
@@ -40,7 +36,7 @@ use crate::notices::Notice;
 pub fn single<R: Runtime>(db: &Path) -> TauriPlugin<R> {
     tauri_plugin_single_instance::Builder::new()
         .dbus_id(dbus_id(db))
-        .callback(|app, _argv, _cwd| show(app))
+        .callback(|app, _argv, _cwd| bring_forward(app, "a second launch on this database"))
         .build()
 }
 
@@ -64,9 +60,10 @@ fn dbus_id(db: &Path) -> String {
     format!("dev.hearth.app.db{hex}")
 }
 
-/// A second launch asked for the window: bring it back and to the front.
-fn show<R: Runtime>(app: &AppHandle<R>) {
-    tracing::info!("a second launch on this database: showing this window");
+/// The person asked for the window (`why`: a second launch, a click on a
+/// notice): bring it back and to the front.
+pub fn bring_forward<R: Runtime>(app: &AppHandle<R>, why: &str) {
+    tracing::info!("{why}: showing this window");
     let Some(window) = app.get_webview_window("main") else {
         return;
     };
@@ -76,7 +73,7 @@ fn show<R: Runtime>(app: &AppHandle<R>) {
         ("focus", window.set_focus()),
     ] {
         if let Err(e) = result {
-            tracing::warn!("cannot {what} the window for a second launch: {e}");
+            tracing::warn!("cannot {what} the window for {why}: {e}");
         }
     }
 }
@@ -112,7 +109,8 @@ impl Focus {
             .map(|_| DialogOpen(self))
     }
 
-    fn get(&self) -> bool {
+    /// Whether the person is in front of the window.
+    pub fn get(&self) -> bool {
         self.window.load(Ordering::Relaxed) || self.dialog.load(Ordering::Acquire)
     }
 }
@@ -123,30 +121,6 @@ pub struct DialogOpen<'a>(&'a Focus);
 impl Drop for DialogOpen<'_> {
     fn drop(&mut self) {
         self.0.dialog.store(false, Ordering::Release);
-    }
-}
-
-/// Show `notice` as a system notification, unless the window has the focus
-/// or the person turned notifications off (Settings). A desktop without a
-/// notification server loses the notice, nothing else.
-pub fn show_notice<R: Runtime>(app: &AppHandle<R>, notice: Notice) {
-    if !crate::prefs::load(app).notify {
-        tracing::debug!("not shown (notifications are off): {}", notice.title);
-        return;
-    }
-    if app.try_state::<Focus>().is_some_and(|f| f.get()) {
-        tracing::debug!("not shown (the window has the focus): {}", notice.title);
-        return;
-    }
-    tracing::info!("notice: {}", notice.title);
-    if let Err(e) = app
-        .notification()
-        .builder()
-        .title(&notice.title)
-        .body(&notice.body)
-        .show()
-    {
-        tracing::warn!("cannot show the notification {:?}: {e}", notice.title);
     }
 }
 

@@ -15,6 +15,7 @@ mod prefs;
 mod pulls;
 mod runs;
 mod state;
+mod system_notices;
 pub mod views;
 
 use std::path::PathBuf;
@@ -72,9 +73,10 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     state
         .runs
         .notices()
-        .set(move |n| desktop::show_notice(&notify, n));
+        .set(move |u| system_notices::apply(&notify, u));
     app.manage(state);
     app.manage(desktop::Focus::default());
+    system_notices::set_up(&handle);
     desktop::quit_on_signals(&handle);
     // The window is made hidden (tauri.conf.json) and shown only now, once
     // the window-state plugin has given it its saved size and place: shown
@@ -183,6 +185,9 @@ pub fn run() -> Result<(), tauri::Error> {
             WindowEvent::Focused(focused) if window.label() == "main" => {
                 if let Some(focus) = window.try_state::<desktop::Focus>() {
                     focus.set(*focused);
+                }
+                if *focused {
+                    system_notices::window_focused(window.app_handle());
                 }
             }
             WindowEvent::Destroyed => {

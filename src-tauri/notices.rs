@@ -4,9 +4,13 @@
 //! tauri-plugin-notification; the page has no notification permission.
 //!
 //! What is worth a notice is decided here from the run's events
-//! ([`notice_for`]); whether the window is in the background, and the
-//! showing, are the shell's (`desktop.rs`), set once with [`Notices::set`].
+//! ([`notice_for`]), and so is its end: a notice that asks for an answer
+//! is withdrawn once the request is answered (in the window, by a standing
+//! approval, by a stop) or the run ends ([`Watch::updates`]). Whether the
+//! window is in the background, and the showing, are the shell's
+//! (`system_notices.rs`), set once with [`Notices::set`].
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -30,9 +34,21 @@ pub struct Notice {
     pub title: String,
     /// Its text.
     pub body: String,
+    /// The approval or plan request it asks about: its notice goes once
+    /// that is answered. `None` for one that only tells.
+    pub request_id: Option<String>,
 }
 
-type Show = Box<dyn Fn(Notice) + Send + Sync>;
+/// What a run's event does to the notices on the desktop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Update {
+    /// Show this one.
+    Show(Notice),
+    /// The notices of these requests: answered, or their run ended.
+    Withdraw(Vec<String>),
+}
+
+type Show = Box<dyn Fn(Update) + Send + Sync>;
 
 /// Where notices go: nowhere until the shell sets it (tests, the CLI-less
 /// core), then to the shell's function for the whole app's life.
@@ -41,7 +57,7 @@ pub struct Notices(Arc<OnceLock<Show>>);
 
 impl Notices {
     /// Send notices to `show` from now on (the first call wins).
-    pub fn set(&self, show: impl Fn(Notice) + Send + Sync + 'static) {
+    pub fn set(&self, show: impl Fn(Update) + Send + Sync + 'static) {
         if self.0.set(Box::new(show)).is_err() {
             tracing::warn!("notices were already set up");
         }
@@ -54,6 +70,7 @@ impl Notices {
             notices: self.clone(),
             started: Instant::now(),
             prompt,
+            asking: BTreeSet::new(),
         }
     }
 }
@@ -63,26 +80,56 @@ pub struct Watch {
     notices: Notices,
     started: Instant,
     prompt: Option<String>,
+    /// The requests whose notices were shown and are not answered yet.
+    asking: BTreeSet<String>,
 }
 
 impl Watch {
-    /// The notice one of the run's events calls for, if any.
-    pub fn notice(&self, event: &AgentEvent) -> Option<Notice> {
-        notice_for(event, self.started.elapsed(), self.prompt.as_deref())
+    /// What one of the run's events does to its notices: a new one to
+    /// show, and those whose request it answered (all that are left, once
+    /// the run itself ends).
+    pub fn updates(&mut self, event: &AgentEvent) -> Vec<Update> {
+        let mut out = Vec::new();
+        let answered = match &event.kind {
+            EventKind::ApprovalResolved { request_id, .. }
+            | EventKind::PlanAnswered { request_id, .. } => self
+                .asking
+                .take(request_id)
+                .map(|r| vec![r])
+                .unwrap_or_default(),
+            EventKind::StreamEnd { .. }
+            | EventKind::StreamStopped { .. }
+            | EventKind::Error { .. }
+                if !event.scope.is_subagent =>
+            {
+                std::mem::take(&mut self.asking).into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        if !answered.is_empty() {
+            out.push(Update::Withdraw(answered));
+        }
+        if let Some(n) = notice_for(event, self.started.elapsed(), self.prompt.as_deref()) {
+            if let Some(r) = &n.request_id {
+                self.asking.insert(r.clone());
+            }
+            out.push(Update::Show(n));
+        }
+        out
     }
 
-    /// Show `notice` where the shell said (nowhere until it did).
-    pub fn show(&self, notice: Notice) {
+    /// Apply `update` where the shell said (nowhere until it did).
+    pub fn apply(&self, update: Update) {
         if let Some(show) = self.notices.0.get() {
-            show(notice);
+            show(update);
         }
     }
 
-    /// Look at one of the run's events, and show its notice.
+    /// Look at one of the run's events, and apply what it does.
     #[cfg(test)]
-    fn see(&self, event: &AgentEvent) {
-        if let Some(n) = self.notice(event) {
-            self.show(n);
+    fn see(&mut self, event: &AgentEvent) {
+        for u in self.updates(event) {
+            self.apply(u);
         }
     }
 }
@@ -101,21 +148,29 @@ pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -
             .unwrap_or_default()
     };
     match &event.kind {
-        EventKind::ApprovalRequested { tool, reach, .. } => Some(Notice {
+        EventKind::ApprovalRequested {
+            tool,
+            reach,
+            request_id,
+            ..
+        } => Some(Notice {
             title: format!("Hearth asks before running {tool}"),
             body: format!("{}\nApprove or deny it in Hearth.", cut(reach, REACH_CHARS)),
+            request_id: Some(request_id.clone()),
         }),
-        EventKind::PlanProposed { .. } => Some(Notice {
+        EventKind::PlanProposed { request_id, .. } => Some(Notice {
             title: "Hearth: a plan waits for you".to_owned(),
             body: format!(
                 "The plan{} is ready: run it, edit it or cancel it in Hearth.",
                 asked()
             ),
+            request_id: Some(request_id.clone()),
         }),
         EventKind::StreamEnd { .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
             Some(Notice {
                 title: "Hearth: the answer is ready".to_owned(),
                 body: format!("The answer{} is ready.", asked()),
+                request_id: None,
             })
         }
         EventKind::Error { error, .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
@@ -126,6 +181,7 @@ pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -
                     asked(),
                     cut(&error.message, QUOTE_CHARS)
                 ),
+                request_id: None,
             })
         }
         _ => None,
@@ -283,7 +339,7 @@ mod tests {
     #[test]
     fn a_watch_shows_nothing_until_the_shell_sets_where_notices_go() {
         let notices = Notices::default();
-        let watch = notices.watch(None);
+        let mut watch = notices.watch(None);
         watch.see(&event(approval()));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
@@ -291,7 +347,70 @@ mod tests {
         watch.see(&event(approval()));
         watch.see(&event(EventKind::StreamEnd { iterations: 1 }));
         let seen = seen.lock().unwrap();
-        assert_eq!(seen.len(), 1, "{seen:?}");
-        assert_eq!(seen[0].title, "Hearth asks before running run_shell");
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        let Update::Show(n) = &seen[0] else {
+            panic!("{seen:?}")
+        };
+        assert_eq!(n.title, "Hearth asks before running run_shell");
+        assert_eq!(n.request_id.as_deref(), Some("q1"));
+        // The run ended with the request open: its notice goes with it.
+        assert_eq!(seen[1], Update::Withdraw(vec!["q1".into()]));
+    }
+
+    fn asked(id: &str) -> AgentEvent {
+        let mut e = event(approval());
+        if let EventKind::ApprovalRequested { request_id, .. } = &mut e.kind {
+            *request_id = id.into();
+        }
+        e
+    }
+
+    fn withdrawn(updates: &[Update]) -> Vec<String> {
+        updates
+            .iter()
+            .flat_map(|u| match u {
+                Update::Withdraw(ids) => ids.clone(),
+                Update::Show(_) => Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_notice_that_asks_is_withdrawn_once_answered_or_once_the_run_ends() {
+        let mut watch = Notices::default().watch(Some("tidy up".into()));
+        for id in ["q1", "q2", "q3"] {
+            assert!(matches!(watch.updates(&asked(id))[..], [Update::Show(_)]));
+        }
+        let answered = |id: &str| {
+            event(EventKind::ApprovalResolved {
+                request_id: id.into(),
+                decision: hearth_protocol::ApprovalDecision::Deny,
+            })
+        };
+        assert_eq!(withdrawn(&watch.updates(&answered("q2"))), ["q2"]);
+        // Answered twice (a sub-agent's echo), or a request never shown.
+        assert!(watch.updates(&answered("q2")).is_empty());
+        assert!(watch.updates(&answered("q9")).is_empty());
+        // A sub-agent's end is not the run's.
+        let mut sub_end = event(EventKind::StreamEnd { iterations: 1 });
+        sub_end.scope.is_subagent = true;
+        assert!(watch.updates(&sub_end).is_empty());
+        let stopped = event(EventKind::StreamStopped {
+            reason: StopReason::User,
+            partial_text: String::new(),
+        });
+        assert_eq!(withdrawn(&watch.updates(&stopped)), ["q1", "q3"]);
+        assert!(watch.updates(&stopped).is_empty());
+
+        let mut watch = Notices::default().watch(None);
+        watch.updates(&event(EventKind::PlanProposed {
+            request_id: "p1".into(),
+            plan: "1. x".into(),
+        }));
+        let answered = event(EventKind::PlanAnswered {
+            request_id: "p1".into(),
+            choice: hearth_protocol::PlanChoice::Cancelled,
+        });
+        assert_eq!(withdrawn(&watch.updates(&answered)), ["p1"]);
     }
 }

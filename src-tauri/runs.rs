@@ -54,7 +54,11 @@ fn split(following: Following) -> (LiveRunView, UnboundedReceiver<AgentEvent>) {
 /// first, then the live ones, in one task so their order holds; `watch`
 /// sees each of them too (for the run's first follower only, so a notice
 /// is shown once however many pages follow).
-fn attach(following: Following, channel: Channel<AgentEvent>, watch: Option<Watch>) -> LiveRunView {
+fn attach(
+    following: Following,
+    channel: Channel<AgentEvent>,
+    mut watch: Option<Watch>,
+) -> LiveRunView {
     let (view, mut events) = split(following);
     let rid = view.run_id.clone();
     let missed = view.events.clone();
@@ -64,15 +68,20 @@ fn attach(following: Following, channel: Channel<AgentEvent>, watch: Option<Watc
             Some(e) => Some(e),
             None => events.recv().await,
         } {
-            let notice = watch.as_ref().and_then(|w| w.notice(&event));
+            let updates = watch
+                .as_mut()
+                .map(|w| w.updates(&event))
+                .unwrap_or_default();
             // The page may be gone (closed window): the run is stopped by
             // the window watcher, not by this send failing.
             if let Err(e) = channel.send(event) {
                 tracing::debug!("run {rid}: event not delivered: {e}");
             }
             // The page first, the notification after.
-            if let (Some(w), Some(n)) = (&watch, notice) {
-                w.show(n);
+            if let Some(w) = &watch {
+                for u in updates {
+                    w.apply(u);
+                }
             }
         }
     });

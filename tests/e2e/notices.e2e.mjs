@@ -1,13 +1,17 @@
 // System notifications from the real app on a session bus of the test's
-// own, watched with dbus-monitor (no notification server is needed to see
-// what the app sends): a tool call waiting for approval is announced while
-// the window is in the background, and not while it has the focus. On an X
-// server without a window manager the focus follows the pointer, so the
-// test moves the pointer off and onto the window (WebDriver's clicks never
-// move it). Run through tests/e2e/run.sh.
+// own, served by notify-server.py (a stand-in for the desktop's
+// notification server that prints what it is asked and clicks on
+// request): a tool call waiting for approval is announced while the window
+// is in the background, the notice is withdrawn once the call is answered,
+// a click on one brings the window forward, and nothing is announced while
+// the window has the focus. On an X server without a window manager the
+// focus follows the pointer, so the test moves the pointer off and onto
+// the window (WebDriver's clicks never move it). Run through
+// tests/e2e/run.sh.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -35,7 +39,25 @@ const replies = [
   { when: 'first listing', content: 'Listed once.' },
   { when: 'second listing', tool_calls: [shell('ls -a')] },
   { when: 'second listing', content: 'Listed twice.' },
+  { when: 'third listing', tool_calls: [shell('ls -l')] },
+  { when: 'third listing', content: 'Listed thrice.' },
 ];
+
+/** notify-server.py on the bus at `address`: what it was asked, and a click. */
+function startNotifyServer(address) {
+  const child = spawn('/usr/bin/python3', [new URL('./notify-server.py', import.meta.url).pathname], {
+    env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: address },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const said = [];
+  createInterface({ input: child.stdout }).on('line', (line) => said.push(JSON.parse(line)));
+  return {
+    said,
+    click: (id) => child.stdin.write(`click ${id}\n`),
+    ready: () => until('the notification server owns its name', () => said.some((s) => s.event === 'ready'), 20_000),
+  };
+}
 
 /** Whether the app's last word on its window's focus is `focused`. */
 function focusIs(focused) {
@@ -76,19 +98,16 @@ async function denyAndWaitForTheAnswer(text) {
   }, 60_000);
 }
 
-test('an approval is a system notification while the window is in the background, not while it has the focus', async () => {
+test('an approval is a notice while the window is in the background, withdrawn once answered, brings the window on a click, and none while it has the focus', async () => {
   const { address, daemon } = await startBus(path.join(dir, 'bus'));
   children.push(daemon);
-  // Every Notify call on the bus, whoever (nobody, here) serves it.
-  const monitor = spawn('dbus-monitor', ['--address', address, "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  children.push(monitor);
-  let calls = '';
-  monitor.stdout.on('data', (d) => (calls += d));
+  const server = startNotifyServer(address);
+  await server.ready();
+  const notices = () => server.said.filter((s) => s.call === 'Notify');
   // Approval notices only: a run that took long enough under load may
   // also, rightly, announce its answer.
-  const approvals = () => calls.split('Hearth asks before running').length - 1;
+  const approvals = () => notices().filter((n) => n.summary === 'Hearth asks before running run_shell');
+  const closed = (id) => server.said.some((s) => s.call === 'CloseNotification' && s.id === id);
 
   const url = await startSim([{ name: 'llama3.2', capabilities: ['completion', 'tools'] }], 0, replies);
   browser = await appFor(url, { env: { DBUS_SESSION_BUS_ADDRESS: address, HEARTH_LOG: 'hearth_app=debug' }, log, pidFile });
@@ -116,26 +135,45 @@ test('an approval is a system notification while the window is in the background
   const win = await until('the app shows its window', () => windowOf(pid));
   const g = geometry(win);
   const [outX, outY] = [g.x + g.width + 5, g.y + g.height + 5];
+  const [inX, inY] = [g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2)];
   assert.ok(outX < 1280 && outY < 800, `the window ${JSON.stringify(g)} leaves room beside it on the 1280×800 screen`);
   // On it first (wherever an earlier test left the pointer), then off it.
-  pointerTo(g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2));
+  pointerTo(inX, inY);
   await until('the app saw its window take the focus', () => focusIs(true));
   pointerTo(outX, outY);
   await until('the app saw its window lose the focus', () => focusIs(false));
-  await askAndWaitForApproval('Do a first listing of the folder.');
-  const notify = await until('a Notify call for the approval', () => calls.includes('Hearth asks before running run_shell') && calls, 30_000);
-  assert.match(notify, /string "hearth-app"/, `the app names itself: ${notify}`);
-  assert.match(notify, /string "runs `ls` in [^"]*hearth-e2e-notices-/, `the text says what would run, and where: ${notify}`);
-  await denyAndWaitForTheAnswer('Listed once.');
 
-  // Back at the window: the card says it, no notification.
-  pointerTo(g.x + Math.floor(g.width / 2), g.y + Math.floor(g.height / 2));
-  await until('the app saw its window take the focus', () => focusIs(true));
-  const shown = approvals();
+  // Announced, and withdrawn once answered (here in the window, with the
+  // window still in the background: WebDriver's click moves nothing).
+  await askAndWaitForApproval('Do a first listing of the folder.');
+  const first = await until('a notice for the approval', () => approvals()[0], 30_000);
+  assert.equal(first.app, 'hearth-app', `the app names itself: ${JSON.stringify(first)}`);
+  assert.match(first.body, /^runs `ls` in [^\n]*hearth-e2e-notices-/, `the text says what would run, and where: ${JSON.stringify(first)}`);
+  assert.ok(first.actions.includes('default'), `a click on it is reported: ${JSON.stringify(first)}`);
+  assert.equal(closed(first.id), false, 'still up while the call waits');
+  await denyAndWaitForTheAnswer('Listed once.');
+  await until('the answered approval\'s notice withdrawn', () => closed(first.id), 30_000);
+  assert.match(readFileSync(log, 'utf8'), /notices withdrawn \(answered\)/, 'withdrawn as answered, not for the focus');
+  assert.ok(focusIs(false), 'the window was in the background all along');
+
+  // A click on the notice brings the window forward.
   await askAndWaitForApproval('Do a second listing of the folder.');
+  const second = await until('a notice for the second approval', () => approvals()[1], 30_000);
+  server.click(second.id);
+  await until('the app was asked for its window by the click', () =>
+    readFileSync(log, 'utf8').includes('a click on a notice: showing this window'),
+  );
+  await until('the window took the focus', () => focusIs(true));
+  await denyAndWaitForTheAnswer('Listed twice.');
+
+  // In front of the window: the card says it, no notice.
+  pointerTo(inX, inY);
+  await until('the app saw its window take the focus', () => focusIs(true));
+  const shown = approvals().length;
+  await askAndWaitForApproval('Do a third listing of the folder.');
   await until('the app saw the approval and kept quiet', () =>
     readFileSync(log, 'utf8').includes('not shown (the window has the focus): Hearth asks before running run_shell'),
   );
-  assert.equal(approvals(), shown, `no approval notice while the window has the focus: ${calls}`);
-  await denyAndWaitForTheAnswer('Listed twice.');
+  assert.equal(approvals().length, shown, `no approval notice while the window has the focus: ${JSON.stringify(server.said)}`);
+  await denyAndWaitForTheAnswer('Listed thrice.');
 });

@@ -28,9 +28,10 @@ fail() {
 }
 
 [[ -x "$app" ]] || fail "no app binary at $app; build it first with: npx tauri build --debug --no-bundle"
-for tool in Xvfb tauri-driver WebKitWebDriver import node xdotool xev xprop stdbuf dbus-daemon dbus-send dbus-monitor; do
+for tool in Xvfb tauri-driver WebKitWebDriver import node xdotool xev xprop stdbuf dbus-daemon dbus-send; do
     command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing; run scripts/setup.sh --test"
 done
+/usr/bin/python3 -c 'import gi' 2>/dev/null || fail "python3-gi is missing; run scripts/setup.sh --test"
 
 # The version the window must show: the app package's, from cargo itself.
 version="$(cargo metadata --no-deps --format-version 1 2>/dev/null |

@@ -1,0 +1,125 @@
+//! Notices on the desktop, through tauri-plugin-notification (D-Bus on
+//! Linux): shown while the window is in the background, taken off the
+//! screen once they have nothing left to say, and a click on one brings
+//! the window forward.
+//!
+//! - A notice that asks (an approval, a plan) is withdrawn once its request
+//!   is answered or its run ends (`notices.rs` says when): left up, it
+//!   would ask for something already decided.
+//! - When the window takes the focus, every notice still up is withdrawn:
+//!   the person is in front of what they said.
+//! - A click on a notice (the server's `default` action, the plugin's
+//!   `tap`) shows and focuses the window, as a second launch does.
+//!
+//! The plugin tracks each notice by an id of ours; the server's answers
+//! come on the one connection it keeps. A withdrawal that reaches the
+//! plugin before the server has answered the show (microseconds after it)
+//! finds nothing to close: a person cannot answer that fast.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use tauri::{AppHandle, Manager, Runtime};
+use tauri_plugin_notification::NotificationExt;
+
+use crate::desktop::{Focus, bring_forward};
+use crate::notices::{Notice, Update};
+
+/// The notices this app has up, by the plugin's id.
+#[derive(Default)]
+pub struct OnScreen {
+    next: AtomicI32,
+    /// The ids of those that ask, by request.
+    asking: Mutex<HashMap<String, i32>>,
+}
+
+impl OnScreen {
+    fn asking(&self) -> std::sync::MutexGuard<'_, HashMap<String, i32>> {
+        self.asking
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Keep track of notices, and bring the window forward when one is
+/// clicked. Once, in setup.
+pub fn set_up<R: Runtime>(app: &AppHandle<R>) {
+    app.manage(OnScreen::default());
+    let handle = app.clone();
+    let clicked = app.notification().on_action(move |action| {
+        if action.action_id() == "tap" {
+            bring_forward(&handle, "a click on a notice");
+        }
+    });
+    if let Err(e) = clicked {
+        tracing::warn!("clicks on notices will not show the window: {e}");
+    }
+}
+
+/// Apply what a run's event did to its notices.
+pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
+    match update {
+        Update::Show(notice) => show(app, notice),
+        Update::Withdraw(requests) => {
+            let Some(on) = app.try_state::<OnScreen>() else {
+                return;
+            };
+            let ids: Vec<i32> = {
+                let mut asking = on.asking();
+                requests.iter().filter_map(|r| asking.remove(r)).collect()
+            };
+            if !ids.is_empty() {
+                tracing::debug!("notices withdrawn (answered): {requests:?}");
+                if let Err(e) = app.notification().remove_active(ids) {
+                    tracing::warn!("cannot withdraw the notices of {requests:?}: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// The window took the focus: nothing on the desktop needs saying.
+pub fn window_focused<R: Runtime>(app: &AppHandle<R>) {
+    let Some(on) = app.try_state::<OnScreen>() else {
+        return;
+    };
+    on.asking().clear();
+    if let Err(e) = app.notification().remove_all_active() {
+        tracing::warn!("cannot withdraw the notices on screen: {e}");
+    }
+}
+
+/// Show `notice` as a system notification, unless the window has the focus
+/// or the person turned notifications off (Settings). A desktop without a
+/// notification server loses the notice, nothing else.
+fn show<R: Runtime>(app: &AppHandle<R>, notice: Notice) {
+    if app.try_state::<Focus>().is_some_and(|f| f.get()) {
+        tracing::debug!("not shown (the window has the focus): {}", notice.title);
+        return;
+    }
+    // Read here rather than kept: Settings writes the file, and a notice
+    // is rare enough (an approval, a long answer) for one small read.
+    if !crate::prefs::load(app).notify {
+        tracing::debug!("not shown (notifications are off): {}", notice.title);
+        return;
+    }
+    let Some(on) = app.try_state::<OnScreen>() else {
+        return;
+    };
+    let id = on.next.fetch_add(1, Ordering::Relaxed) + 1;
+    if let Some(r) = &notice.request_id {
+        on.asking().insert(r.clone(), id);
+    }
+    tracing::info!("notice: {}", notice.title);
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .id(id)
+        .title(&notice.title)
+        .body(&notice.body)
+        .show()
+    {
+        tracing::warn!("cannot show the notification {:?}: {e}", notice.title);
+    }
+}
