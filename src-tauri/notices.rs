@@ -44,8 +44,13 @@ pub struct Notice {
 pub enum Update {
     /// Show this one.
     Show(Notice),
-    /// The notices of these requests: answered, or their run ended.
-    Withdraw(Vec<String>),
+    /// The notices of these requests, and `why` they go (for the log).
+    Withdraw {
+        /// The requests.
+        requests: Vec<String>,
+        /// Answered, or their run ended.
+        why: &'static str,
+    },
 }
 
 type Show = Box<dyn Fn(Update) + Send + Sync>;
@@ -90,24 +95,29 @@ impl Watch {
     /// the run itself ends).
     pub fn updates(&mut self, event: &AgentEvent) -> Vec<Update> {
         let mut out = Vec::new();
-        let answered = match &event.kind {
+        let (requests, why) = match &event.kind {
             EventKind::ApprovalResolved { request_id, .. }
-            | EventKind::PlanAnswered { request_id, .. } => self
-                .asking
-                .take(request_id)
-                .map(|r| vec![r])
-                .unwrap_or_default(),
+            | EventKind::PlanAnswered { request_id, .. } => (
+                self.asking
+                    .take(request_id)
+                    .map(|r| vec![r])
+                    .unwrap_or_default(),
+                "answered",
+            ),
             EventKind::StreamEnd { .. }
             | EventKind::StreamStopped { .. }
             | EventKind::Error { .. }
                 if !event.scope.is_subagent =>
             {
-                std::mem::take(&mut self.asking).into_iter().collect()
+                (
+                    std::mem::take(&mut self.asking).into_iter().collect(),
+                    "the run ended",
+                )
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), ""),
         };
-        if !answered.is_empty() {
-            out.push(Update::Withdraw(answered));
+        if !requests.is_empty() {
+            out.push(Update::Withdraw { requests, why });
         }
         if let Some(n) = notice_for(event, self.started.elapsed(), self.prompt.as_deref()) {
             if let Some(r) = &n.request_id {
@@ -354,7 +364,13 @@ mod tests {
         assert_eq!(n.title, "Hearth asks before running run_shell");
         assert_eq!(n.request_id.as_deref(), Some("q1"));
         // The run ended with the request open: its notice goes with it.
-        assert_eq!(seen[1], Update::Withdraw(vec!["q1".into()]));
+        assert_eq!(
+            seen[1],
+            Update::Withdraw {
+                requests: vec!["q1".into()],
+                why: "the run ended"
+            }
+        );
     }
 
     fn asked(id: &str) -> AgentEvent {
@@ -369,7 +385,7 @@ mod tests {
         updates
             .iter()
             .flat_map(|u| match u {
-                Update::Withdraw(ids) => ids.clone(),
+                Update::Withdraw { requests, .. } => requests.clone(),
                 Update::Show(_) => Vec::new(),
             })
             .collect()

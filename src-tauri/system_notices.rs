@@ -11,10 +11,14 @@
 //! - A click on a notice (the server's `default` action, the plugin's
 //!   `tap`) shows and focuses the window, as a second launch does.
 //!
-//! The plugin tracks each notice by an id of ours; the server's answers
-//! come on the one connection it keeps. A withdrawal that reaches the
-//! plugin before the server has answered the show (microseconds after it)
-//! finds nothing to close: a person cannot answer that fast.
+//! The plugin tracks each notice by an id of ours and sends it on a
+//! blocking task, on the one connection it keeps. Closing waits for a
+//! `Notify` under way, but one not yet begun (the first notice also
+//! connects to the bus first) is not closed: a withdrawal in that gap
+//! leaves the notice up. The ids of those that ask are kept until their
+//! request is answered, so a later withdrawal still finds them. Every
+//! D-Bus call runs on a blocking thread: a slow or hung notification
+//! server must not hold the window's thread or the run's events.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -61,7 +65,7 @@ pub fn set_up<R: Runtime>(app: &AppHandle<R>) {
 pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
     match update {
         Update::Show(notice) => show(app, notice),
-        Update::Withdraw(requests) => {
+        Update::Withdraw { requests, why } => {
             let Some(on) = app.try_state::<OnScreen>() else {
                 return;
             };
@@ -69,25 +73,30 @@ pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
                 let mut asking = on.asking();
                 requests.iter().filter_map(|r| asking.remove(r)).collect()
             };
-            if !ids.is_empty() {
-                tracing::debug!("notices withdrawn (answered): {requests:?}");
+            if ids.is_empty() {
+                return;
+            }
+            tracing::debug!("notices withdrawn ({why}): {requests:?}");
+            let app = app.clone();
+            tauri::async_runtime::spawn_blocking(move || {
                 if let Err(e) = app.notification().remove_active(ids) {
                     tracing::warn!("cannot withdraw the notices of {requests:?}: {e}");
                 }
-            }
+            });
         }
     }
 }
 
-/// The window took the focus: nothing on the desktop needs saying.
+/// The window took the focus: nothing on the desktop needs saying. Called
+/// on the window's thread: the closing runs elsewhere. The ids of those
+/// that ask stay, for a withdrawal of one shown in the meantime.
 pub fn window_focused<R: Runtime>(app: &AppHandle<R>) {
-    let Some(on) = app.try_state::<OnScreen>() else {
-        return;
-    };
-    on.asking().clear();
-    if let Err(e) = app.notification().remove_all_active() {
-        tracing::warn!("cannot withdraw the notices on screen: {e}");
-    }
+    let app = app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        if let Err(e) = app.notification().remove_all_active() {
+            tracing::warn!("cannot withdraw the notices on screen: {e}");
+        }
+    });
 }
 
 /// Show `notice` as a system notification, unless the window has the focus

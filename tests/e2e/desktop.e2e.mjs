@@ -84,12 +84,12 @@ async function exitOf(proc, what, timeout = 30_000) {
 /**
  * Window `win` was on the screen at `place` from the start: placed and
  * sized before it was mapped, not moved or resized after, up to now (it
- * appeared at the default size, then jumped). Stops `windows`.
+ * appeared at the default size, then jumped). Stops `watch`.
  */
-async function shownAt(windows, win, place) {
-  await windows.caughtUp();
-  const events = windows.of(win);
-  windows.stop();
+async function shownAt(watch, win, place) {
+  await watch.caughtUp();
+  const events = watch.of(win);
+  watch.stop();
   const mapped = events.findIndex((e) => e.type === 'MapNotify');
   assert.ok(mapped >= 0, `the window's map seen: ${JSON.stringify(events)}`);
   const sized = (list) => list.filter((e) => e.width !== undefined).map(({ x, y, width, height }) => ({ x, y, width, height }));

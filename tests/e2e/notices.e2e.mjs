@@ -153,7 +153,7 @@ test('an approval is a notice while the window is in the background, withdrawn o
   assert.equal(closed(first.id), false, 'still up while the call waits');
   await denyAndWaitForTheAnswer('Listed once.');
   await until('the answered approval\'s notice withdrawn', () => closed(first.id), 30_000);
-  assert.match(readFileSync(log, 'utf8'), /notices withdrawn \(answered\)/, 'withdrawn as answered, not for the focus');
+  assert.match(readFileSync(log, 'utf8'), /notices withdrawn \(answered\)/, 'withdrawn as answered, not for the focus or the run\'s end');
   assert.ok(focusIs(false), 'the window was in the background all along');
 
   // A click on the notice brings the window forward.
@@ -166,7 +166,8 @@ test('an approval is a notice while the window is in the background, withdrawn o
   await until('the window took the focus', () => focusIs(true));
   await denyAndWaitForTheAnswer('Listed twice.');
 
-  // In front of the window: the card says it, no notice.
+  // In front of the window (the click gave it the focus; the pointer on
+  // it keeps it there): the card says it, no notice.
   pointerTo(inX, inY);
   await until('the app saw its window take the focus', () => focusIs(true));
   const shown = approvals().length;

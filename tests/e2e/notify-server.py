@@ -14,7 +14,7 @@ Run with Debian's python3 (python3-gi): GLib's D-Bus, no PyPI package.
 """
 
 import json
-import sys
+import os
 
 from gi.repository import Gio, GLib
 
@@ -84,14 +84,25 @@ def on_call(_conn, sender, _path, _iface, method, params, invocation):
         invocation.return_value(GLib.Variant("(ssss)", ("hearth-e2e", "hearth", "1", "1.2")))
 
 
-def on_input(channel, condition):
-    if condition & GLib.IOCondition.HUP:
+pending = b""
+
+
+def on_input(_channel, _condition):
+    # Raw reads, whole lines: a buffered readline could hold a second line
+    # until more input came.
+    global pending
+    chunk = os.read(0, 4096)
+    if not chunk:
         loop.quit()
         return False
-    line = sys.stdin.readline()
-    if not line:
-        loop.quit()
-        return False
+    pending += chunk
+    *lines, pending = pending.split(b"\n")
+    for line in lines:
+        command(line.decode())
+    return True
+
+
+def command(line):
     words = line.split()
     if len(words) == 2 and words[0] == "click":
         nid = int(words[1])
@@ -101,7 +112,6 @@ def on_input(channel, condition):
             say(event="clicked", id=nid)
         else:
             say(event="not shown", id=nid)
-    return True
 
 
 def on_bus(connection, _name):

@@ -1,7 +1,9 @@
 // Simulators and apps a test file starts for itself, each on its own
 // database and folders (a wrapper script gives the app its environment:
 // WebKitWebDriver starts whatever binary it is given), all stopped and
-// removed by `cleanup()`.
+// removed by `cleanup()`. `removeDir()` removes a folder once nothing runs
+// in it any more (WebKit's web process can outlive the app and still
+// write its caches there).
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -69,9 +69,14 @@ async function editChatWhileDown(page) {
   return model;
 }
 
-async function savedAfterTheMove(page) {
+async function savedAfterTheMove(page, field) {
+  const listed = (await calls(page, 'list_profiles')).length;
   await page.evaluate(() => { window.__hearthMock.config.reachable = true; });
   await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use qwen3:8b' }).waitFor({ timeout: 10_000 });
+  // The moved profiles have reached the page.
+  await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'list_profiles').length > n, listed, { timeout: 10_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  await page.waitForFunction((v) => document.querySelector('[data-testid=profile-model]')?.value === v, field, { timeout: 10_000 });
   await page.getByTestId('profile-save').click();
   await page.getByTestId('profile-editor').waitFor({ state: 'detached' });
   return (await calls(page, 'save_profile')).at(-1).args.profile;
@@ -80,8 +85,8 @@ async function savedAfterTheMove(page) {
 test('an editor opened before the seeded profiles moved saves the new model, with the edits', () =>
   withApp('firstrun=fresh&unreachable=1', async ({ page }) => {
     const model = await editChatWhileDown(page);
-    const saved = await savedAfterTheMove(page);
-    assert.equal(await model.count(), 0);
+    const saved = await savedAfterTheMove(page, 'qwen3:8b');
+    assert.equal(await model.count(), 0, 'saved and closed');
     assert.equal(saved.model, 'qwen3:8b');
     assert.equal(saved.system_prompt, 'Answer in French.');
   }));
@@ -90,7 +95,7 @@ test('an editor whose model the user changed keeps that model when the seeded pr
   withApp('firstrun=fresh&unreachable=1', async ({ page }) => {
     const model = await editChatWhileDown(page);
     await model.fill('llama3.2:3b');
-    const saved = await savedAfterTheMove(page);
+    const saved = await savedAfterTheMove(page, 'llama3.2:3b');
     assert.equal(saved.model, 'llama3.2:3b');
     assert.equal(saved.system_prompt, 'Answer in French.');
   }));

@@ -240,12 +240,14 @@ test('reopening a session while its run goes on keeps events that came while it 
     const id = await page.evaluate(() => [...window.__hearthMock.runs.values()][0].session);
     await page.getByTestId('session-item').filter({ hasText: 'Welcome' }).getByTestId('session-open').click();
     await page.getByTestId('message-assistant').getByText('Hi! How can I help?').waitFor();
-    // The snapshot is taken at once, its reply comes after the question was asked.
-    await page.evaluate(() => (window.__hearthMock.config.openDelayMs = 4000));
+    // The snapshot is taken at once, its reply comes once the question
+    // has been asked meanwhile.
+    await page.evaluate(() => window.__hearthMock.holdOpen());
     await page.locator(`[data-testid=session-item][data-session-id="${id}"] [data-testid=session-open]`).click();
+    await page.waitForFunction(() => [...window.__hearthMock.runs.values()][0].events.some((e) => e.type === 'approval_requested'), null, { timeout: 10_000 });
+    await page.evaluate(() => window.__hearthMock.releaseOpen());
     const card = page.locator('[data-testid=tool-card][data-tool=write_file]');
     await card.getByTestId('approval').waitFor({ timeout: 10_000 });
-    await page.evaluate(() => (window.__hearthMock.config.openDelayMs = 0));
     const asked = await page.evaluate(() => [...window.__hearthMock.runs.values()][0].events.filter((e) => e.type === 'approval_requested').length);
     assert.equal(asked, 1);
     await card.getByTestId('approve-once').click();

@@ -150,9 +150,10 @@ struct Cache {
 pub struct Profiles {
     store: Store,
     cache: RwLock<Cache>,
-    /// Held across a profile's write and its cache update, so two writes
-    /// of one profile land in the cache in the order they reached the
-    /// database.
+    /// Held across a write of profiles (or the default, or a session's
+    /// profile) and its cache update, so the cache sees writes in the
+    /// order they reached the database, and a check of the cache before a
+    /// write (the profile exists) still holds at the write.
     writes: tokio::sync::Mutex<()>,
 }
 
@@ -281,30 +282,30 @@ impl Profiles {
                 if tx.execute("DELETE FROM settings WHERE key = ?1", [SEED_PENDING])? == 0 {
                     return Ok(None);
                 }
+                // The profiles as stored now, not as cached: one saved
+                // since the cache was read (by the CLI beside the app)
+                // keeps its other fields, and one whose model was chosen
+                // meanwhile is not moved.
+                let mut stored = read_profiles(&tx)?;
                 let mut moved = Vec::new();
                 if let Some(m) = target {
-                    // The profiles as stored now, not as cached: one saved
-                    // since the cache was read (by the CLI beside the app)
-                    // keeps its other fields, and one whose model was
-                    // chosen meanwhile is not moved.
-                    for mut p in read_profiles(&tx)? {
-                        if p.model == SEED_MODEL {
-                            p.model.clone_from(&m);
-                            write_profile(&tx, &p)?;
-                            moved.push(p);
-                        }
+                    for p in stored.iter_mut().filter(|p| p.model == SEED_MODEL) {
+                        p.model.clone_from(&m);
+                        write_profile(&tx, p)?;
+                        moved.push(p.name.clone());
                     }
                 }
                 tx.commit()?;
-                Ok(Some(moved))
+                Ok(Some((stored, moved)))
             })
             .await?;
         let mut names = Vec::new();
         self.write(|c| {
             c.seed_pending = false;
-            for p in settled.into_iter().flatten() {
-                names.push(p.name.clone());
-                c.profiles.insert(p.name.clone(), p);
+            // The cache takes them all as read: it was older.
+            if let Some((stored, moved)) = settled {
+                c.profiles = stored.into_iter().map(|p| (p.name.clone(), p)).collect();
+                names = moved;
             }
         });
         Ok(names)
@@ -378,6 +379,7 @@ impl Profiles {
 
     /// Make `name` the profile new sessions start with.
     pub async fn set_default(&self, name: &str) -> Result<(), ProfileError> {
+        let _writing = self.writes.lock().await;
         if !self.read(|c| c.profiles.contains_key(name)) {
             return Err(ProfileError::Refused(format!("no profile named `{name}`")));
         }
@@ -469,6 +471,7 @@ impl Profiles {
                 "a sub-agent runs with the profile it was given; it cannot switch".into(),
             ));
         }
+        let _writing = self.writes.lock().await;
         if !self.read(|c| c.profiles.contains_key(name)) {
             return Err(ProfileError::Refused(format!(
                 "no profile named `{name}`; the profiles are: {}",

@@ -52,12 +52,15 @@ export class MockBackend {
    * answers, one character per delta; `streamStored`: the message the core
    * would store for it (its view sanitized), when not the text itself.
    */
-  config = { openDelayMs: 0, refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
+  config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
   sessions = new Map<string, Sess>();
   dialogs = new Dialogs();
-  /** `?holdopen=1`: sessions open only once `releaseOpen()` is called (a slow server at start). */
+  /** `?holdopen=1` or `holdOpen()`: sessions open only once `releaseOpen()` is called (a slow server). */
   private held: Promise<void> | null = null;
   private releaseHeld: (() => void) | null = null;
+  holdOpen(): void {
+    this.held = new Promise((r) => (this.releaseHeld = r));
+  }
   releaseOpen(): void {
     this.releaseHeld?.();
     this.held = null;
@@ -106,7 +109,7 @@ export class MockBackend {
     if (params.get('voice') === 'listening') this.voice.pretendListening();
     // A message the core refuses before keeping it, the refusal coming this many ms after Send.
     this.config.refuseSendMs = Number(params.get('refusesend') ?? 0);
-    if (params.get('holdopen')) this.held = new Promise((r) => (this.releaseHeld = r));
+    if (params.get('holdopen')) this.holdOpen();
     firstRun(this, params.get('firstrun'));
     const s = this.addSession('Welcome');
     const u = this.addMessage(s, 'user', 'Hello there');
@@ -230,7 +233,6 @@ export class MockBackend {
       case 'open_session': {
         // The snapshot is taken now; the reply may come later (events go on meanwhile).
         const v = this.view(this.sess(a.sessionId));
-        if (this.config.openDelayMs > 0) await new Promise((r) => setTimeout(r, this.config.openDelayMs));
         if (this.held) await this.held;
         return v;
       }

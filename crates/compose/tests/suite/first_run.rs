@@ -123,6 +123,9 @@ async fn settling_keeps_a_profile_saved_since_by_another_process() {
     assert_eq!(run.adopted, Some(("qwen3:8b".into(), vec!["Agent".into()])));
     let agent = app.list().into_iter().find(|p| p.name == "Agent").unwrap();
     assert_eq!(agent.system_prompt, "Answer in French.");
+    // The app's copy is the database's now, the CLI's choice included.
+    let chat = app.list().into_iter().find(|p| p.name == "Chat").unwrap();
+    assert_eq!(chat.model, "mistral:7b");
     drop((app, cli));
     let reopened = Profiles::load(&store).await.unwrap();
     let stored: Vec<_> = reopened
