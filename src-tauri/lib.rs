@@ -85,6 +85,7 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     // window's size and screen read as nothing.) Last in setup, so its
     // focus events find `Focus` to keep them.
     if let Some(window) = app.get_webview_window("main") {
+        carry_old_window_size(&handle, &window);
         window.show()?;
     }
     Ok(())
@@ -120,6 +121,32 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
 /// What of the window is remembered between launches: its size, its place
 /// and whether it was maximized (not whether it was shown or full-screen:
 /// the app always opens visible and windowed).
+/// An older Hearth kept only the window's size, in prefs.json: given to
+/// the window once, while the window-state plugin has no place saved (a
+/// first start after the update), and then forgotten either way.
+fn carry_old_window_size<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    window: &tauri::WebviewWindow<R>,
+) {
+    let Some((width, height)) = prefs::take_old_window_size(app) else {
+        return;
+    };
+    let placed = app
+        .path()
+        .app_config_dir()
+        .map(|d| d.join(tauri_plugin_window_state::DEFAULT_FILENAME).exists())
+        .unwrap_or(true);
+    if placed {
+        return;
+    }
+    match window.set_size(tauri::LogicalSize::new(width, height)) {
+        Ok(()) => {
+            tracing::info!("the window size an older Hearth kept, carried over: {width}×{height}")
+        }
+        Err(e) => tracing::warn!("cannot give the window its old size: {e}"),
+    }
+}
+
 fn window_state_flags() -> tauri_plugin_window_state::StateFlags {
     use tauri_plugin_window_state::StateFlags;
     StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED

@@ -16,6 +16,8 @@ const FILE: &str = "prefs.json";
 const UI: &str = "ui";
 const URL: &str = "ollama_url";
 const OPENAI_URL: &str = "openai_url";
+/// The window's size as Hearth kept it before the window-state plugin.
+const OLD_WINDOW: &str = "window";
 
 /// The saved preferences (defaults when none or unreadable).
 pub fn load<R: Runtime>(app: &AppHandle<R>) -> Prefs {
@@ -68,4 +70,19 @@ pub fn openai_url<R: Runtime>(app: &AppHandle<R>) -> Option<String> {
 /// Remember the OpenAI-compatible server's URL.
 pub fn save_openai_url<R: Runtime>(app: &AppHandle<R>, url: &str) -> Result<(), ErrorInfo> {
     put(app, OPENAI_URL, serde_json::Value::String(url.to_owned()))
+}
+
+/// The window size an older Hearth kept here (logical pixels), taken out
+/// of the file: the window-state plugin keeps the window's place now, and
+/// the old size is given to the window once, when the plugin has none.
+pub fn take_old_window_size<R: Runtime>(app: &AppHandle<R>) -> Option<(f64, f64)> {
+    let store = app.store(FILE).ok()?;
+    let old = store.get(OLD_WINDOW)?;
+    store.delete(OLD_WINDOW);
+    if let Err(e) = store.save() {
+        tracing::warn!("cannot save the preferences: {e}");
+    }
+    let w = old.get("width")?.as_f64()?;
+    let h = old.get("height")?.as_f64()?;
+    (w >= 320.0 && h >= 240.0).then_some((w, h))
 }

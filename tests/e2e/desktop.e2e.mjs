@@ -7,16 +7,17 @@
 // - The window's place and size are restored at start (before it is first
 //   shown: it does not jump) and saved at quit,
 //   also when the quit is a SIGTERM (`kill`, a service manager): runs stop
-//   the same way.
+//   the same way. The size an older Hearth kept in prefs.json is carried
+//   over once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { app, simUrl } from './support.mjs';
-import { isAt, run, startBus, until, watchWindows, windowOf } from './x11.mjs';
+import { geometry, isAt, run, startBus, until, watchWindows, windowOf } from './x11.mjs';
 import { removeDir } from './owned.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-desktop-'));
@@ -169,4 +170,29 @@ test('a window saved on a bigger screen opens whole on this one', async () => {
   await until(`the window is at ${JSON.stringify(whole)}`, () => isAt(win, whole));
   proc.child.kill('SIGTERM');
   await exitOf(proc, 'the app after SIGTERM');
+});
+
+test("the window size an older Hearth kept in prefs.json is carried over once", async () => {
+  // Before the window-state plugin, prefs.json held the size; no place is saved yet.
+  rmSync(stateFile, { force: true });
+  const prefsFile = path.join(dir, 'data', 'dev.hearth.app', 'prefs.json');
+  mkdirSync(path.dirname(prefsFile), { recursive: true });
+  const theme = { theme: 'dark', last_session: null, sidebar_open: true };
+  writeFileSync(prefsFile, JSON.stringify({ ui: theme, window: { width: 1000, height: 700 } }));
+  const proc = launch();
+  const win = await until('the app shows its window', () => windowOf(proc.child.pid));
+  await until('the window has the old size', () => {
+    const g = geometry(win);
+    return g.width === 1000 && g.height === 700;
+  });
+  assert.match(proc.log, /the window size an older Hearth kept, carried over: 1000×700/);
+  // Forgotten there, the rest kept; the plugin has it from the quit on.
+  const prefs = JSON.parse(readFileSync(prefsFile, 'utf8'));
+  assert.equal(prefs.window, undefined, JSON.stringify(prefs));
+  assert.deepEqual(prefs.ui, theme);
+  proc.child.kill('SIGTERM');
+  await exitOf(proc, 'the app after SIGTERM');
+  assert.ok(existsSync(stateFile), 'the window-state plugin saved the place at the quit');
+  const state = JSON.parse(readFileSync(stateFile, 'utf8')).main;
+  assert.deepEqual([state.width, state.height], [1000, 700]);
 });
