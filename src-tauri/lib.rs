@@ -118,9 +118,6 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
         .build()
 }
 
-/// What of the window is remembered between launches: its size, its place
-/// and whether it was maximized (not whether it was shown or full-screen:
-/// the app always opens visible and windowed).
 /// An older Hearth kept only the window's size, in prefs.json: given to
 /// the window once, while the window-state plugin has no place saved (a
 /// first start after the update), and then forgotten either way.
@@ -147,6 +144,9 @@ fn carry_old_window_size<R: tauri::Runtime>(
     }
 }
 
+/// What of the window is remembered between launches: its size, its place
+/// and whether it was maximized (not whether it was shown or full-screen:
+/// the app always opens visible and windowed).
 fn window_state_flags() -> tauri_plugin_window_state::StateFlags {
     use tauri_plugin_window_state::StateFlags;
     StateFlags::SIZE | StateFlags::POSITION | StateFlags::MAXIMIZED
