@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, simStats, startApp } from './support.mjs';
+import { captureWindow, eventually, simStats, simUrl, startApp } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -32,13 +32,21 @@ async function liveText() {
 
 let partial = '';
 
+/** The simulator's token budget for streamed replies (`{budget: n | null}` or `{allow: n}`). */
+async function simTokens(body) {
+  const response = await fetch(`${simUrl}/sim/tokens`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(response.status, 200, await response.text());
+}
+
 test('a message streams in, and the answer is rendered as Markdown', async () => {
   browser = await startApp();
   await browser.$('[data-testid="composer-input"]').waitForEnabled({ timeout: 30_000 });
   // Streaming: every text the running answer shows is recorded in the page
   // as it changes (WebDriver's looks, a round trip each, could miss most of
   // a 3 s stream on a loaded machine). The answer's text only, not the
-  // usage line that joins it at the end.
+  // usage line that joins it at the end. The simulator writes the answer
+  // a few tokens at a time, each step once the page has shown the last: a
+  // page starved of the CPU would otherwise get it all in one go.
   await browser.execute((answer) => {
     window.__shown = [];
     window.__watch = new MutationObserver(() => {
@@ -47,7 +55,16 @@ test('a message streams in, and the answer is rendered as Markdown', async () =>
     });
     window.__watch.observe(document.body, { subtree: true, childList: true, characterData: true });
   }, `${LIVE}[data-status="running"] [data-testid="markdown"]`);
-  await send('How do closures capture variables in Rust?');
+  await simTokens({ budget: 0 });
+  try {
+    await send('How do closures capture variables in Rust?');
+    for (let step = 1; step <= 3; step++) {
+      await simTokens({ allow: 8 });
+      await eventually(browser, `the answer's text after step ${step}`, () => browser.execute((n) => window.__shown.length >= n, step), 30_000);
+    }
+  } finally {
+    await simTokens({ budget: null });
+  }
   await eventually(browser, 'the answer completes', async () => {
     const done = browser.$('[data-testid="message-assistant"][data-status="done"]');
     return (await done.isExisting()) && (await done.getText()).includes('Done streaming.');

@@ -186,7 +186,7 @@ pub(crate) async fn serve(
         prompt_eval_ns,
     };
     let outcome = match (dialect, req.stream.unwrap_or(true)) {
-        (Dialect::Ollama, true) => generate::stream(conn, &plan, &timing).await,
+        (Dialect::Ollama, true) => generate::stream(conn, &plan, &timing, shared).await,
         (Dialect::Ollama, false) => generate::whole(conn, &plan, &timing).await,
         (Dialect::OpenAi(v1), true) => sse::stream(conn, &plan, &timing, v1).await,
         (Dialect::OpenAi(v1), false) => sse::whole(conn, &plan, &timing, v1).await,

@@ -2,8 +2,10 @@
 //! library handle for a simulator run as a separate process:
 //! `GET /sim/stats`, `GET /sim/requests`, `POST /sim/script` (replace models
 //! and queued replies), `POST /sim/reply` (queue one reply),
-//! `POST /sim/reset` (zero counters, clear the capture). Not recorded in the
-//! capture and not counted.
+//! `POST /sim/reset` (zero counters, clear the capture), `POST /sim/tokens`
+//! (`{"budget": n}` or `{"budget": null}`: how many more tokens streamed
+//! Ollama replies may write, or no limit; `{"allow": n}`: n more). Not
+//! recorded in the capture and not counted.
 
 use std::sync::Arc;
 
@@ -13,6 +15,16 @@ use crate::script::{Reply, Script};
 use crate::server::Flow;
 use crate::state::Shared;
 use crate::wire;
+
+/// The body of `POST /sim/tokens`.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum TokenBudget {
+    /// Tokens still allowed from now on; `null`: no limit.
+    Budget(Option<u64>),
+    /// This many more.
+    Allow(u64),
+}
 
 /// Serves a `/sim/*` request; `None` when the path is not one of them.
 pub(crate) async fn handle(
@@ -45,6 +57,17 @@ pub(crate) async fn handle(
                 conn.respond_json(200, &ok()).await
             }
             Err(e) => return Some(reject(conn, 400, &format!("invalid reply: {e}")).await),
+        },
+        ("POST", "/sim/tokens") => match serde_json::from_slice::<TokenBudget>(body) {
+            Ok(TokenBudget::Budget(budget)) => {
+                shared.set_token_budget(budget);
+                conn.respond_json(200, &ok()).await
+            }
+            Ok(TokenBudget::Allow(n)) => {
+                shared.allow_tokens(n);
+                conn.respond_json(200, &ok()).await
+            }
+            Err(e) => return Some(reject(conn, 400, &format!("invalid token budget: {e}")).await),
         },
         ("POST", "/sim/reset") => {
             shared.reset();

@@ -14,6 +14,7 @@ use crate::http::{Conn, Gone};
 use crate::prompt;
 use crate::script::Reply;
 use crate::server::Flow;
+use crate::state::Shared;
 use crate::wire::{self, ChatResponse, Metrics, OutFunction, OutMessage, OutToolCall};
 
 /// Pause between the two pieces of a split line, long enough for them to
@@ -146,7 +147,14 @@ fn nanos_since(t: Instant) -> u64 {
 }
 
 /// Streams the reply as NDJSON (`stream` true, the default).
-pub(crate) async fn stream(conn: &mut Conn, plan: &Plan, timing: &Timing) -> Result<Flow, Gone> {
+/// Each token waits for the test's token budget too, if it set one
+/// ([`Shared::take_token`](crate::state::Shared::take_token)).
+pub(crate) async fn stream(
+    conn: &mut Conn,
+    plan: &Plan,
+    timing: &Timing,
+    budget: &Shared,
+) -> Result<Flow, Gone> {
     let gen_started = Instant::now();
     let fault_at = plan.fault_at();
     for (i, (thinking, text)) in plan.tokens().enumerate() {
@@ -156,6 +164,7 @@ pub(crate) async fn stream(conn: &mut Conn, plan: &Plan, timing: &Timing) -> Res
             return stream_fault(conn, plan, fault).await;
         }
         conn.pause(plan.token_ms).await?;
+        conn.race(budget.take_token()).await?;
         let message = if thinking {
             OutMessage {
                 thinking: Some(text),

@@ -250,6 +250,10 @@ pub(crate) struct Shared {
     pub reaper: Notify,
     /// Which [`Hold`] points hold requests now.
     holds: watch::Sender<[bool; 3]>,
+    /// How many more tokens streamed Ollama replies may write (`None`: no
+    /// limit). A test sets a budget and raises it step by step, to see
+    /// the answer at each step with no timer to race (`POST /sim/tokens`).
+    token_budget: watch::Sender<Option<u64>>,
     queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -268,6 +272,7 @@ impl Shared {
             version: watch::Sender::new(0),
             reaper: Notify::new(),
             holds: watch::Sender::new([false; 3]),
+            token_budget: watch::Sender::new(None),
             queues: Mutex::new(HashMap::new()),
         }
     }
@@ -323,6 +328,50 @@ impl Shared {
         let mut holds = self.holds.subscribe();
         // The sender lives in `self`, so the wait cannot see it closed.
         let _ = holds.wait_for(|h| !h[point.slot()]).await;
+    }
+
+    /// Limits the tokens streamed replies may write from now on (`None`:
+    /// no limit).
+    pub(crate) fn set_token_budget(&self, budget: Option<u64>) {
+        self.token_budget.send_replace(budget);
+    }
+
+    /// Lets `n` more tokens be written (nothing when there is no limit).
+    pub(crate) fn allow_tokens(&self, n: u64) {
+        self.token_budget.send_if_modified(|b| match b {
+            Some(left) => {
+                *left = left.saturating_add(n);
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// Waits until one more token may be written, and takes it from the
+    /// budget (at once when there is no limit).
+    pub(crate) async fn take_token(&self) {
+        let mut budget = self.token_budget.subscribe();
+        loop {
+            budget.borrow_and_update();
+            let mut taken = false;
+            self.token_budget.send_if_modified(|b| match b {
+                None => {
+                    taken = true;
+                    false
+                }
+                Some(left) if *left > 0 => {
+                    *left -= 1;
+                    taken = true;
+                    true
+                }
+                Some(_) => false,
+            });
+            if taken {
+                return;
+            }
+            // The sender lives in `self`, so this cannot see it closed.
+            let _ = budget.changed().await;
+        }
     }
 
     /// Counts one chunk written in a streamed reply.

@@ -339,3 +339,43 @@ async fn keeps_the_connection_alive_between_requests() {
     assert_eq!(bodies.len(), 2);
     assert_eq!(bodies[1]["messages"][0]["content"], "two");
 }
+
+/// `POST /sim/tokens` on a connection of its own.
+async fn tokens(sim: &hearth_sim::SimHandle, body: serde_json::Value) {
+    let mut c = Raw::connect(sim).await;
+    c.send("POST", "/sim/tokens", &body).await;
+    assert_eq!(c.response().await.status, 200);
+}
+
+#[tokio::test]
+async fn a_token_budget_lets_a_streamed_reply_out_step_by_step() {
+    let script = Script::default().with_reply(Reply::text("one two three four five"));
+    let sim = Sim::start(script).await.unwrap();
+    tokens(&sim, json!({"budget": 0})).await;
+    let mut c = Raw::connect(&sim).await;
+    c.send("POST", "/api/chat", &ask("llama3.2:3b", "count"))
+        .await;
+    sim.wait_until(|s| s.prompt_evals == 1, T).await.unwrap();
+    // Held at the budget: nothing of the answer comes.
+    assert!(
+        sim.wait_until(|s| s.chunks_sent > 0, Duration::from_millis(150))
+            .await
+            .is_err()
+    );
+    tokens(&sim, json!({"allow": 2})).await;
+    sim.wait_until(|s| s.chunks_sent == 2, T).await.unwrap();
+    assert!(
+        sim.wait_until(|s| s.chunks_sent > 2, Duration::from_millis(150))
+            .await
+            .is_err(),
+        "no more than allowed"
+    );
+    tokens(&sim, json!({"budget": null})).await;
+    let resp = c.response().await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.content(), "one two three four five");
+    // A body that says neither is refused.
+    let mut bad = Raw::connect(&sim).await;
+    bad.send("POST", "/sim/tokens", &json!({"more": 1})).await;
+    assert_eq!(bad.response().await.status, 400);
+}
