@@ -1,12 +1,19 @@
 //! Exporting a session's current branch: Markdown for people, JSON for
 //! programs (a versioned shape, documented on [`Store::export_json`]).
-//! Reads `sessions` and `messages`; writes nothing and knows no file paths
-//! (the caller decides where the text goes).
+//! Reads `sessions`, `messages` and the attached files; writes nothing and
+//! knows no file paths (the caller decides where the text goes). The JSON
+//! carries the attached files themselves, so a session moved to another
+//! machine (Hearth's import) arrives whole; the Markdown names them.
 
-use hearth_core::{ChatMessage, MessageStatus, Role};
+use std::collections::HashMap;
+use std::path::Path;
+
+use base64::Engine as _;
+use hearth_core::{Attachment, AttachmentKind, Body, ChatMessage, MessageStatus, Role};
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Value, json};
 
+use crate::attachments::read_body;
 use crate::error::StoreError;
 use crate::messages::{self, Stored, role_str, status_str};
 use crate::store::Store;
@@ -50,8 +57,52 @@ fn read(conn: &Connection, id: &str) -> Result<(Meta, Vec<Stored>), StoreError> 
     Ok((meta, branch))
 }
 
+/// The bytes of every file the branch's messages carry, by SHA-256; a
+/// file removed from the folder by hand is `None` (exported as missing,
+/// as the app shows it), any other read failure is an error.
+fn bodies(dir: &Path, branch: &[Stored]) -> Result<HashMap<String, Option<Body>>, StoreError> {
+    let mut out = HashMap::new();
+    for a in branch.iter().flat_map(|s| &s.message.attachments) {
+        if out.contains_key(&a.sha256) {
+            continue;
+        }
+        let body = match read_body(dir, &a.sha256) {
+            Ok(b) => Some(b),
+            Err(_) if !dir.join(&a.sha256).exists() => None,
+            Err(e) => return Err(e),
+        };
+        out.insert(a.sha256.clone(), body);
+    }
+    Ok(out)
+}
+
+/// One attachment in the JSON export: what it is, and its bytes as kept
+/// (a text as `text`, a picture as `base64`; both `null` when missing).
+fn attachment_json(a: &Attachment, body: Option<&Body>) -> Value {
+    let text = body
+        .filter(|_| a.kind == AttachmentKind::Text)
+        .and_then(|b| std::str::from_utf8(&b.0).ok());
+    let base64 = body
+        .filter(|_| text.is_none())
+        .map(|b| base64::engine::general_purpose::STANDARD.encode(&b.0));
+    json!({
+        "name": a.name,
+        "kind": match a.kind {
+            AttachmentKind::Image => "image",
+            AttachmentKind::Text => "text",
+        },
+        "mime": a.mime,
+        "size": a.size,
+        "sha256": a.sha256,
+        "given": a.given,
+        "chars": a.chars,
+        "text": text,
+        "base64": base64,
+    })
+}
+
 /// The JSON export (shape documented on [`Store::export_json`]).
-fn to_json(meta: &Meta, branch: &[Stored]) -> Value {
+fn to_json(meta: &Meta, branch: &[Stored], files: &HashMap<String, Option<Body>>) -> Value {
     let messages: Vec<Value> = branch
         .iter()
         .map(|s| {
@@ -71,6 +122,9 @@ fn to_json(meta: &Meta, branch: &[Stored]) -> Value {
                 })).collect::<Vec<_>>(),
                 "tool_call_id": m.tool_call_id,
                 "tool_name": m.tool_name,
+                "attachments": m.attachments.iter().map(|a| {
+                    attachment_json(a, files.get(&a.sha256).and_then(Option::as_ref))
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -144,6 +198,19 @@ fn message_markdown(out: &mut String, m: &ChatMessage) {
             out.push_str(&format!("\n{}\n", close_fences(m.content.trim_end())));
         }
     }
+    for a in &m.attachments {
+        // The name is the person's file's: kept out of the Markdown's way.
+        let name: String = a
+            .name
+            .chars()
+            .filter(|c| !c.is_control() && *c != '`')
+            .collect();
+        out.push_str(&format!(
+            "\n**Attached** `{name}` ({}, {})\n",
+            a.mime,
+            size_text(a.size)
+        ));
+    }
     for c in &m.tool_calls {
         let args =
             serde_json::to_string_pretty(&c.arguments).unwrap_or_else(|_| c.arguments.to_string());
@@ -200,6 +267,15 @@ fn close_fences(text: &str) -> String {
     }
 }
 
+/// A file's size as people read it.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} KB", bytes as f64 / 1e3),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
+}
+
 /// `YYYY-MM-DD HH:MM UTC` for ms since the epoch (no time-zone database in
 /// the store; a UTC stamp is unambiguous in a file that travels).
 fn utc(ms: i64) -> String {
@@ -232,7 +308,8 @@ impl Store {
     /// The session's current branch as Markdown: the title as a heading,
     /// then each message under a heading saying who wrote it (marked
     /// `interrupted` or `error` when incomplete), reasoning in a folded
-    /// `<details>`, tool calls as JSON blocks and tool results verbatim.
+    /// `<details>`, tool calls as JSON blocks, tool results verbatim, and
+    /// the files a message carries named with their type and size.
     /// [`StoreError::NoSession`] for an unknown id.
     pub async fn export_markdown(&self, session_id: &str) -> Result<String, StoreError> {
         let id = session_id.to_owned();
@@ -253,15 +330,32 @@ impl Store {
     ///       "status": "complete | interrupted | error",
     ///       "created_at_ms": 0, "content": "…", "thinking": null,
     ///       "tool_calls": [ { "id": "…", "name": "…", "arguments": {} } ],
-    ///       "tool_call_id": null, "tool_name": null } ] }
+    ///       "tool_call_id": null, "tool_name": null,
+    ///       "attachments": [
+    ///         { "name": "notes.md", "kind": "image | text",
+    ///           "mime": "text/plain", "size": 0, "sha256": "…",
+    ///           "given": null, "chars": null,
+    ///           "text": "…", "base64": null } ] } ] }
     /// ```
     ///
     /// Messages are oldest first; each one's `parent_id` is the previous
-    /// one's `id`. [`StoreError::NoSession`] for an unknown id.
+    /// one's `id`. An attachment carries the bytes Hearth keeps (a PDF's
+    /// text, not the PDF): a text as `text`, a picture as `base64`; both
+    /// are `null` for a file removed from the store's folder. `size` is
+    /// of the bytes kept; `given` is the characters of a text the model
+    /// was given (`null`: all), `chars` the whole text's. The pictures make
+    /// the file as large as they are. [`StoreError::NoSession`] for an
+    /// unknown id.
     pub async fn export_json(&self, session_id: &str) -> Result<Value, StoreError> {
         let id = session_id.to_owned();
         let (meta, branch) = self.db().call(move |c| read(c, &id)).await?;
-        Ok(to_json(&meta, &branch))
+        let dir = self.files_dir();
+        tokio::task::spawn_blocking(move || {
+            let files = bodies(&dir, &branch)?;
+            Ok(to_json(&meta, &branch, &files))
+        })
+        .await
+        .map_err(|e| StoreError::Attachment(format!("reading the attached files failed: {e}")))?
     }
 }
 

@@ -4,16 +4,22 @@
 //! new session holding the branch the other app showed (ChatGPT's
 //! `current_node`, Open WebUI's `currentId`), user and assistant text only:
 //! system prompts, tool traffic and pictures are left out, and the import
-//! says how many messages it left out. The file is untrusted: a shape that
-//! is not one of these is refused with what was expected, and nothing is
+//! says how many messages it left out. A Hearth export arrives whole: tool
+//! traffic and attached files too. The file is untrusted: a shape that is
+//! not one of these is refused with what was expected, an attached file is
+//! checked from its bytes as one attached by hand is, and nothing is
 //! half-imported (every session is written in one transaction).
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
 
-use hearth_core::{ChatMessage, MessageStatus, Role};
+use base64::Engine as _;
+use hearth_core::{Attachment, AttachmentKind, Body, ChatMessage, MessageStatus, Role};
 use rusqlite::TransactionBehavior;
 use serde_json::Value;
 
+use crate::attachments::{self, Intake};
 use crate::error::StoreError;
 use crate::export::EXPORT_FORMAT;
 use crate::store::Store;
@@ -333,10 +339,107 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
                 Some("error") => MessageStatus::Error,
                 _ => MessageStatus::Complete,
             },
-            attachments: Vec::new(),
+            attachments: match (role, m.get("attachments")) {
+                (Role::User, Some(Value::Array(list))) => {
+                    list.iter().map(attachment).collect::<Result<_, _>>()?
+                }
+                _ => Vec::new(),
+            },
         });
     }
     Ok(out)
+}
+
+/// An attachment of a Hearth export. One that carries its bytes (`text`
+/// or `base64`) gets its SHA-256, kind, type and size from them when it is
+/// kept ([`keep_files`]); one without (removed from the exporting store's
+/// folder) stays a reference to a missing file, as the app showed it.
+fn attachment(v: &Value) -> Result<Attachment, StoreError> {
+    let name = str_of(v, "name")
+        .map(|n| n.trim().chars().take(255).collect::<String>())
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| refuse("a Hearth export with an attached file without its name"))?;
+    let count = |key: &str| v.get(key).and_then(Value::as_u64);
+    let bytes = match (str_of(v, "text"), str_of(v, "base64")) {
+        (Some(text), _) => Some(text.into_bytes()),
+        (None, Some(b64)) => Some(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64.as_bytes())
+                .map_err(|e| {
+                    refuse(format!(
+                        "a Hearth export whose file `{name}` is not base64 ({e})"
+                    ))
+                })?,
+        ),
+        (None, None) => None,
+    };
+    let claimed_kind = match v.get("kind").and_then(Value::as_str) {
+        Some("image") => AttachmentKind::Image,
+        Some("text") => AttachmentKind::Text,
+        other => {
+            return Err(refuse(format!(
+                "a Hearth export whose file `{name}` is of kind {other:?} (expected image or text)"
+            )));
+        }
+    };
+    let mut a = Attachment {
+        sha256: String::new(),
+        name,
+        kind: claimed_kind,
+        mime: str_of(v, "mime").unwrap_or_default(),
+        size: count("size").unwrap_or(0),
+        given: count("given"),
+        chars: count("chars"),
+        body: bytes.map(|b| Body(Arc::from(b))),
+    };
+    if a.body.is_none() {
+        let sha = str_of(v, "sha256").unwrap_or_default();
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(refuse(format!(
+                "a Hearth export whose file `{}` has neither its bytes nor a SHA-256",
+                a.name
+            )));
+        }
+        a.sha256 = sha.to_ascii_lowercase();
+        a.mime = a.mime.chars().take(100).collect();
+    }
+    Ok(a)
+}
+
+/// Write the files an import carries into `dir`, each checked from its
+/// bytes as a file attached by hand is (a picture a model takes, or UTF-8
+/// text, within the same sizes), and fill in what they are. A file that
+/// fails refuses the import, naming it: an export is one piece.
+fn keep_files(dir: &Path, conversations: &mut [Conversation]) -> Result<(), StoreError> {
+    let list = conversations
+        .iter_mut()
+        .flat_map(|c| &mut c.messages)
+        .flat_map(|m| &mut m.attachments);
+    for a in list {
+        let Some(body) = a.body.take() else {
+            continue;
+        };
+        let Intake { kind, mime, bytes } = attachments::intake(&a.name, body.0.to_vec())
+            .map_err(|e| refuse(format!("cannot import this session: {e}")))?;
+        a.sha256 = attachments::write_file(dir, &bytes)?;
+        // A PDF's text says it came from one, as it did when attached.
+        if !(kind == AttachmentKind::Text && a.mime == "application/pdf") {
+            a.mime = mime;
+        }
+        a.kind = kind;
+        a.size = bytes.len() as u64;
+        // What the model was given is kept (the same history makes the same
+        // prompt), but never more than the text has.
+        let given = a.given.take();
+        a.chars = None;
+        if kind == AttachmentKind::Text {
+            let chars = std::str::from_utf8(&bytes).map_or(0, |t| t.chars().count()) as u64;
+            a.chars = Some(chars);
+            a.given = given.map(|g| g.min(chars));
+        }
+        a.body = Some(Body(Arc::from(bytes)));
+    }
+    Ok(())
 }
 
 impl Store {
@@ -345,10 +448,14 @@ impl Store {
     pub async fn import(&self, text: &str) -> Result<ImportReport, StoreError> {
         // Parsing a large export is work for a blocking thread.
         let owned = text.to_owned();
-        let (source, conversations) =
-            tokio::task::spawn_blocking(move || parse(&owned))
-                .await
-                .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
+        let dir = self.files_dir();
+        let (source, conversations) = tokio::task::spawn_blocking(move || {
+            let (source, mut conversations) = parse(&owned)?;
+            keep_files(&dir, &mut conversations)?;
+            Ok::<_, StoreError>((source, conversations))
+        })
+        .await
+        .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
         let skipped = conversations.iter().map(|c| c.skipped).sum();
         let conversations: Vec<Conversation> = conversations
             .into_iter()
@@ -371,6 +478,11 @@ impl Store {
                     let run = format!("import-{}", uuid::Uuid::new_v4());
                     sessions::ensure(&tx, &id)?;
                     for m in conv.messages {
+                        // A file written above is fresh again: the sweep of
+                        // another process leaves it its grace.
+                        for a in m.attachments.iter().filter(|a| a.body.is_some()) {
+                            attachments::add(&tx, &a.sha256, a.kind, &a.mime, a.size)?;
+                        }
                         messages::append(&tx, &id, &run, m)?;
                     }
                     let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -69,6 +69,7 @@ async fn json_export_has_the_documented_shape() {
             "id": id, "parent_id": parent, "role": role, "status": status,
             "created_at_ms": T0 + id * 1000, "content": content, "thinking": null,
             "tool_calls": [], "tool_call_id": null, "tool_name": null,
+            "attachments": [],
         })
     };
     let mut asks_tool = msg(2, Some(1), "assistant", "complete", "");

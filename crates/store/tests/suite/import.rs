@@ -1,7 +1,9 @@
 //! Importing ChatGPT, Open WebUI and Hearth exports: the branch the other
 //! app showed, user and assistant text, a title, what was left out counted;
-//! anything else refused with nothing written.
+//! a Hearth export whole, attached files included; anything else refused
+//! with nothing written.
 
+use base64::Engine as _;
 use hearth_core::{ChatMessage, Role, SessionStore};
 use hearth_store::{ImportSource, Store};
 use serde_json::json;
@@ -167,4 +169,116 @@ async fn a_hearth_export_comes_back_whole_and_a_stranger_file_is_refused_with_no
         assert!(e.contains(why), "{file}: {e}");
     }
     assert_eq!(store.sessions().await.unwrap().len(), before);
+}
+
+/// A session with a picture, a text file cut for the model, and a file
+/// removed from the store's folder by hand, exported and imported into
+/// another store: the same history, bytes included.
+#[tokio::test]
+async fn attached_files_travel_with_a_hearth_export_and_a_forged_one_is_refused() {
+    let here = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(here.path().join("h.sqlite")).await.unwrap();
+    let gif = b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec();
+    let pic = store.add_file("cat.gif", gif.clone()).await.unwrap();
+    let mut notes = store
+        .add_file("notes.md", "# é notes\n".into())
+        .await
+        .unwrap();
+    // As the app keeps a text cut for the model: 4 of its 10 characters.
+    (notes.given, notes.chars) = (Some(4), Some(10));
+    let gone = store.add_file("gone.txt", "removed".into()).await.unwrap();
+    let mut m = ChatMessage::user("look");
+    m.attachments = vec![pic.clone(), notes, gone.clone()];
+    store.append("s", "r", m).await.unwrap();
+    store
+        .append("s", "r", ChatMessage::assistant("A cat."))
+        .await
+        .unwrap();
+    std::fs::remove_file(store.files_dir().join(&gone.sha256)).unwrap();
+
+    let exported = store.export_json("s").await.unwrap();
+    let files = &exported["messages"][0]["attachments"];
+    assert_eq!(files[0]["name"], "cat.gif");
+    assert_eq!(files[0]["kind"], "image");
+    assert_eq!(files[0]["text"], json!(null));
+    assert_eq!(
+        files[0]["base64"],
+        json!(base64::engine::general_purpose::STANDARD.encode(&gif))
+    );
+    assert_eq!(files[1]["text"], "# é notes\n");
+    assert_eq!(
+        (files[1]["given"].clone(), files[1]["chars"].clone()),
+        (json!(4), json!(10))
+    );
+    assert_eq!(
+        (files[2]["text"].clone(), files[2]["base64"].clone()),
+        (json!(null), json!(null))
+    );
+    let md = store.export_markdown("s").await.unwrap();
+    assert!(
+        md.contains("**Attached** `cat.gif` (image/gif, 14 B)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Attached** `notes.md` (text/plain, 11 B)"),
+        "{md}"
+    );
+
+    // Another machine: another store, another folder.
+    let there = tempfile::tempdir().unwrap();
+    let (other, _) = Store::open(there.path().join("h.sqlite")).await.unwrap();
+    let r = other.import(&exported.to_string()).await.unwrap();
+    assert_eq!(
+        (r.source, r.messages, r.skipped),
+        (ImportSource::Hearth, 2, 0)
+    );
+    let moved = other.history(&r.sessions[0]).await.unwrap();
+    assert_eq!(moved, store.history("s").await.unwrap());
+    assert_eq!(
+        moved[0].attachments[0].body.as_ref().unwrap().0.as_ref(),
+        &gif[..]
+    );
+    assert!(other.files_dir().join(&pic.sha256).exists());
+    assert!(
+        !other.files_dir().join(&gone.sha256).exists(),
+        "still missing"
+    );
+
+    // A "picture" that is a program, a text with a NUL, bad base64, a
+    // missing file without its SHA-256: each refused, naming the file,
+    // and no session written.
+    let before = other.sessions().await.unwrap().len();
+    let forged = |file: serde_json::Value| {
+        let mut e = exported.clone();
+        e["messages"][0]["attachments"] = json!([file]);
+        e.to_string()
+    };
+    let elf = base64::engine::general_purpose::STANDARD.encode(b"\x7fELF\x02\x01\x01\x00rest");
+    for (file, why) in [
+        (
+            json!({"name": "cat.png", "kind": "image", "base64": elf}),
+            "cannot attach cat.png",
+        ),
+        (
+            json!({"name": "a.txt", "kind": "text", "text": "a\u{0}b"}),
+            "cannot attach a.txt",
+        ),
+        (
+            json!({"name": "b.gif", "kind": "image", "base64": "%%"}),
+            "`b.gif` is not base64",
+        ),
+        (
+            json!({"name": "c.txt", "kind": "text", "sha256": "../../etc"}),
+            "`c.txt` has neither",
+        ),
+        (json!({"kind": "text", "text": "x"}), "without its name"),
+    ] {
+        let e = other
+            .import(&forged(file.clone()))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(why), "{file}: {e}");
+    }
+    assert_eq!(other.sessions().await.unwrap().len(), before);
 }
