@@ -21,6 +21,7 @@ pub fn builder() -> Builder<Wry> {
         .commands(collect_commands![
             app::app_version,
             app::app_info,
+            app::page_events,
             app::get_prefs,
             app::set_prefs,
             app::open_link,

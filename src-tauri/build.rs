@@ -8,6 +8,7 @@
 const COMMANDS: &[&str] = &[
     "app_version",
     "app_info",
+    "page_events",
     "get_prefs",
     "set_prefs",
     "open_link",

@@ -11,6 +11,7 @@ pub mod commands;
 mod desktop;
 mod dialogs;
 mod notices;
+mod page_events;
 mod prefs;
 mod pulls;
 mod runs;
@@ -76,6 +77,7 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
         .set(move |u| system_notices::apply(&notify, u));
     app.manage(state);
     app.manage(desktop::Focus::default());
+    app.manage(page_events::PageEvents::default());
     system_notices::set_up(&handle);
     desktop::quit_on_signals(&handle);
     // The window is made hidden (tauri.conf.json) and shown only now, once

@@ -37,6 +37,9 @@ pub struct Notice {
     /// The approval or plan request it asks about: its notice goes once
     /// that is answered. `None` for one that only tells.
     pub request_id: Option<String>,
+    /// The session it is about (a sub-agent's notice names the session of
+    /// the run it works for): a click on the notice opens it.
+    pub session_id: String,
 }
 
 /// What a run's event does to the notices on the desktop.
@@ -68,11 +71,12 @@ impl Notices {
         }
     }
 
-    /// A watcher for one run, started now; `prompt` is what the person
-    /// asked (quoted when its answer is announced).
-    pub fn watch(&self, prompt: Option<String>) -> Watch {
+    /// A watcher for one run of `session_id`, started now; `prompt` is
+    /// what the person asked (quoted when its answer is announced).
+    pub fn watch(&self, session_id: String, prompt: Option<String>) -> Watch {
         Watch {
             notices: self.clone(),
+            session_id,
             started: Instant::now(),
             prompt,
             asking: BTreeSet::new(),
@@ -83,6 +87,8 @@ impl Notices {
 /// Watches one run's events for what is worth a notice.
 pub struct Watch {
     notices: Notices,
+    /// The run's session (its sub-agents' events carry their own).
+    session_id: String,
     started: Instant,
     prompt: Option<String>,
     /// The requests whose notices were shown and are not answered yet.
@@ -119,7 +125,8 @@ impl Watch {
         if !requests.is_empty() {
             out.push(Update::Withdraw { requests, why });
         }
-        if let Some(n) = notice_for(event, self.started.elapsed(), self.prompt.as_deref()) {
+        if let Some(mut n) = notice_for(event, self.started.elapsed(), self.prompt.as_deref()) {
+            n.session_id.clone_from(&self.session_id);
             if let Some(r) = &n.request_id {
                 self.asking.insert(r.clone());
             }
@@ -167,6 +174,7 @@ pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -
             title: format!("Hearth asks before running {tool}"),
             body: format!("{}\nApprove or deny it in Hearth.", cut(reach, REACH_CHARS)),
             request_id: Some(request_id.clone()),
+            session_id: event.scope.session_id.clone(),
         }),
         EventKind::PlanProposed { request_id, .. } => Some(Notice {
             title: "Hearth: a plan waits for you".to_owned(),
@@ -175,12 +183,14 @@ pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -
                 asked()
             ),
             request_id: Some(request_id.clone()),
+            session_id: event.scope.session_id.clone(),
         }),
         EventKind::StreamEnd { .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
             Some(Notice {
                 title: "Hearth: the answer is ready".to_owned(),
                 body: format!("The answer{} is ready.", asked()),
                 request_id: None,
+                session_id: event.scope.session_id.clone(),
             })
         }
         EventKind::Error { error, .. } if !event.scope.is_subagent && elapsed >= LONG_RUN => {
@@ -192,6 +202,7 @@ pub fn notice_for(event: &AgentEvent, elapsed: Duration, prompt: Option<&str>) -
                     cut(&error.message, QUOTE_CHARS)
                 ),
                 request_id: None,
+                session_id: event.scope.session_id.clone(),
             })
         }
         _ => None,
@@ -349,7 +360,7 @@ mod tests {
     #[test]
     fn a_watch_shows_nothing_until_the_shell_sets_where_notices_go() {
         let notices = Notices::default();
-        let mut watch = notices.watch(None);
+        let mut watch = notices.watch("s1".into(), None);
         watch.see(&event(approval()));
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = seen.clone();
@@ -363,6 +374,7 @@ mod tests {
         };
         assert_eq!(n.title, "Hearth asks before running run_shell");
         assert_eq!(n.request_id.as_deref(), Some("q1"));
+        assert_eq!(n.session_id, "s1");
         // The run ended with the request open: its notice goes with it.
         assert_eq!(
             seen[1],
@@ -393,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_notice_that_asks_is_withdrawn_once_answered_or_once_the_run_ends() {
-        let mut watch = Notices::default().watch(Some("tidy up".into()));
+        let mut watch = Notices::default().watch("s1".into(), Some("tidy up".into()));
         for id in ["q1", "q2", "q3"] {
             assert!(matches!(watch.updates(&asked(id))[..], [Update::Show(_)]));
         }
@@ -418,7 +430,7 @@ mod tests {
         assert_eq!(withdrawn(&watch.updates(&stopped)), ["q1", "q3"]);
         assert!(watch.updates(&stopped).is_empty());
 
-        let mut watch = Notices::default().watch(None);
+        let mut watch = Notices::default().watch("s1".into(), None);
         watch.updates(&event(EventKind::PlanProposed {
             request_id: "p1".into(),
             plan: "1. x".into(),
@@ -428,5 +440,17 @@ mod tests {
             choice: hearth_protocol::PlanChoice::Cancelled,
         });
         assert_eq!(withdrawn(&watch.updates(&answered)), ["p1"]);
+    }
+
+    #[test]
+    fn a_sub_agents_notice_is_about_the_session_the_person_is_in() {
+        let mut watch = Notices::default().watch("s1".into(), None);
+        let mut sub = asked("q1");
+        sub.scope.session_id = "subagent_7".into();
+        sub.scope.is_subagent = true;
+        let [Update::Show(n)] = &watch.updates(&sub)[..] else {
+            panic!("a sub-agent's approval is announced")
+        };
+        assert_eq!(n.session_id, "s1", "a click opens the person's session");
     }
 }

@@ -99,7 +99,9 @@ impl LiveRuns {
         webview: &str,
         channel: Channel<AgentEvent>,
     ) -> Result<String, ErrorInfo> {
-        let watch = self.notices.watch(prompt.clone());
+        let watch = self
+            .notices
+            .watch(handle.session_id.clone(), prompt.clone());
         let following = self
             .runs
             .adopt(handle, prompt, webview)

@@ -9,7 +9,8 @@
 //! - When the window takes the focus, every notice still up is withdrawn:
 //!   the person is in front of what they said.
 //! - A click on a notice (the server's `default` action, the plugin's
-//!   `tap`) shows and focuses the window, as a second launch does.
+//!   `tap`) shows and focuses the window, as a second launch does, and
+//!   asks the page to open the notice's session (`page_events.rs`).
 //!
 //! The plugin tracks each notice by an id of ours and sends it on a
 //! blocking task, on the one connection it keeps. Closing waits for a
@@ -29,6 +30,7 @@ use tauri_plugin_notification::NotificationExt;
 
 use crate::desktop::{Focus, bring_forward};
 use crate::notices::{Notice, Update};
+use crate::page_events::{PageEvent, PageEvents};
 
 /// The notices this app has up, by the plugin's id.
 #[derive(Default)]
@@ -36,24 +38,45 @@ pub struct OnScreen {
     next: AtomicI32,
     /// The ids of those that ask, by request.
     asking: Mutex<HashMap<String, i32>>,
+    /// The session of each notice that may still be up, by id.
+    about: Mutex<HashMap<i32, String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl OnScreen {
     fn asking(&self) -> std::sync::MutexGuard<'_, HashMap<String, i32>> {
-        self.asking
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.asking)
+    }
+
+    fn about(&self) -> std::sync::MutexGuard<'_, HashMap<i32, String>> {
+        lock(&self.about)
     }
 }
 
-/// Keep track of notices, and bring the window forward when one is
-/// clicked. Once, in setup.
+/// Keep track of notices, and bring the window forward, on the notice's
+/// session, when one is clicked. Once, in setup.
 pub fn set_up<R: Runtime>(app: &AppHandle<R>) {
     app.manage(OnScreen::default());
     let handle = app.clone();
     let clicked = app.notification().on_action(move |action| {
-        if action.action_id() == "tap" {
-            bring_forward(&handle, "a click on a notice");
+        if action.action_id() != "tap" {
+            return;
+        }
+        let session = action.notification().and_then(|n| {
+            handle
+                .try_state::<OnScreen>()
+                .and_then(|on| on.about().get(&n.id()).cloned())
+        });
+        bring_forward(&handle, "a click on a notice");
+        match (session, handle.try_state::<PageEvents>()) {
+            (Some(session_id), Some(page)) => {
+                tracing::info!("a click on a notice: opening session {session_id}");
+                page.send(PageEvent::OpenSession { session_id });
+            }
+            _ => tracing::debug!("a click on a notice of no known session"),
         }
     });
     if let Err(e) = clicked {
@@ -76,6 +99,7 @@ pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
             if ids.is_empty() {
                 return;
             }
+            on.about().retain(|id, _| !ids.contains(id));
             tracing::debug!("notices withdrawn ({why}): {requests:?}");
             let app = app.clone();
             tauri::async_runtime::spawn_blocking(move || {
@@ -89,8 +113,13 @@ pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
 
 /// The window took the focus: nothing on the desktop needs saying. Called
 /// on the window's thread: the closing runs elsewhere. The ids of those
-/// that ask stay, for a withdrawal of one shown in the meantime.
+/// that ask stay, for a withdrawal of one shown in the meantime (and with
+/// them their sessions, for a click on one the server kept).
 pub fn window_focused<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(on) = app.try_state::<OnScreen>() {
+        let asking: Vec<i32> = on.asking().values().copied().collect();
+        on.about().retain(|id, _| asking.contains(id));
+    }
     let app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
         if let Err(e) = app.notification().remove_all_active() {
@@ -120,6 +149,7 @@ fn show<R: Runtime>(app: &AppHandle<R>, notice: Notice) {
     if let Some(r) = &notice.request_id {
         on.asking().insert(r.clone(), id);
     }
+    on.about().insert(id, notice.session_id.clone());
     tracing::info!("notice: {}", notice.title);
     if let Err(e) = app
         .notification()

@@ -2,8 +2,10 @@
 //! model server's URL and health.
 
 use hearth_protocol::ErrorInfo;
+use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
 
+use crate::page_events::{PageEvent, PageEvents};
 use crate::prefs;
 use crate::state::{AppState, invalid, ollama_error};
 use crate::views::{AdoptedModelView, AppInfo, BackendStatus, InstalledModelView, Prefs};
@@ -26,6 +28,14 @@ pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, ErrorInfo> {
         ollama_url: state.backend()?.url,
         openai_url: state.openai_url(),
     })
+}
+
+/// Where the shell's own events for the page go (`page_events.rs`): once
+/// when the page starts; a reload calls it again.
+#[tauri::command]
+#[specta::specta]
+pub fn page_events(events: State<'_, PageEvents>, on_event: Channel<PageEvent>) {
+    events.listen(on_event);
 }
 
 /// UI preferences.

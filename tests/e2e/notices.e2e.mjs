@@ -3,11 +3,11 @@
 // notification server that prints what it is asked and clicks on
 // request): a tool call waiting for approval is announced while the window
 // is in the background, the notice is withdrawn once the call is answered,
-// a click on one brings the window forward, and nothing is announced while
-// the window has the focus. On an X server without a window manager the
-// focus follows the pointer, so the test moves the pointer off and onto
-// the window (WebDriver's clicks never move it). Run through
-// tests/e2e/run.sh.
+// a click on one brings the window forward on the notice's session, and
+// nothing is announced while the window has the focus. On an X server
+// without a window manager the focus follows the pointer, so the test
+// moves the pointer off and onto the window (WebDriver's clicks never move
+// it). Run through tests/e2e/run.sh.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -156,14 +156,23 @@ test('an approval is a notice while the window is in the background, withdrawn o
   assert.match(readFileSync(log, 'utf8'), /notices withdrawn \(answered\)/, 'withdrawn as answered, not for the focus or the run\'s end');
   assert.ok(focusIs(false), 'the window was in the background all along');
 
-  // A click on the notice brings the window forward.
+  // A click on the notice brings the window forward, on the session that
+  // asks: the person had moved on to a new chat meanwhile.
   await askAndWaitForApproval('Do a second listing of the folder.');
   const second = await until('a notice for the second approval', () => approvals()[1], 30_000);
+  await click(browser, '[data-testid="new-session"]');
+  await eventually(browser, 'the new chat, without the approval', async () =>
+    (await browser.$$('[data-testid="message-user"]')).length === 0 && !(await browser.$('[data-testid="approve-deny"]').isExisting()),
+  );
   server.click(second.id);
   await until('the app was asked for its window by the click', () =>
     readFileSync(log, 'utf8').includes('a click on a notice: showing this window'),
   );
+  await until('the click asked the page for the notice\'s session', () =>
+    readFileSync(log, 'utf8').includes('a click on a notice: opening session'),
+  );
   await until('the window took the focus', () => focusIs(true));
+  // The approval is back in front of the person, and answered there.
   await denyAndWaitForTheAnswer('Listed twice.');
 
   // In front of the window (the click gave it the focus; the pointer on

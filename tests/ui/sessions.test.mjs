@@ -56,6 +56,25 @@ test('new, rename, delete with undo, export', () =>
     await page.getByTestId('session-title').filter({ hasText: 'Renamed chat' }).waitFor();
   }));
 
+test('a clicked notice opens its session, in front of an open panel', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor();
+    const first = await page.evaluate(() => window.__hearthMock.prefs.last_session);
+    assert.ok(first, 'the reopened session is remembered');
+    // The person went to a new chat and opened a panel.
+    await page.getByTestId('new-session').click();
+    await page.waitForFunction((id) => window.__hearthMock.prefs.last_session !== id, first);
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor({ state: 'detached' });
+    await page.getByTestId('open-profiles').click();
+    await page.getByTestId('panel-close').waitFor();
+    // The shell reports a click on the notice of the first session's run.
+    assert.equal(await page.evaluate((id) => window.__hearthMock.pageEvent({ kind: 'open_session', session_id: id }), first), true, 'the page listens');
+    await page.getByTestId('message-user').filter({ hasText: 'Hello there' }).waitFor();
+    await page.getByTestId('panel-close').waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => window.__hearthMock.prefs.last_session), first);
+    assert.equal((await calls(page, 'page_events')).length, 1, 'one listener, given once the first session was open');
+  }));
+
 test('search highlights hits and opens the session', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();

@@ -11,6 +11,11 @@ export const commands = {
 	appVersion: () => __TAURI_INVOKE<string>("app_version"),
 	/**  Version, demo mode, database and server in use. */
 	appInfo: () => typedError<AppInfo, ErrorInfo>(__TAURI_INVOKE("app_info")),
+	/**
+	 *  Where the shell's own events for the page go (`page_events.rs`): once
+	 *  when the page starts; a reload calls it again.
+	 */
+	pageEvents: (onEvent: Channel<PageEvent>) => __TAURI_INVOKE<void>("page_events", { onEvent }),
 	/**  UI preferences. */
 	getPrefs: () => __TAURI_INVOKE<Prefs>("get_prefs"),
 	/**  Save UI preferences. */
@@ -1066,6 +1071,13 @@ export type ModelView = {
 	/**  Hearth's load settings for it. */
 	settings: ModelSettingsView,
 };
+
+/**  An event for the page. */
+export type PageEvent = 
+/**  Show this session: a notice about it was clicked. */
+{ kind: "open_session"; 
+/**  The session (a sub-agent's notice names its parent's). */
+session_id: string };
 
 /**  How a phase ended. */
 export type PhaseOutcome = 

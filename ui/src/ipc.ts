@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PlanAnswer, Prefs, ProfileView, Value, VoiceEvent, VoiceSource } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PageEvent, PlanAnswer, Prefs, ProfileView, Value, VoiceEvent, VoiceSource } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -45,6 +45,8 @@ function channel<T>(onEvent: (e: T) => void): Channel<T> {
 }
 
 export const appInfo = () => ok(commands.appInfo());
+/** What the shell says on its own (a clicked notice's session) goes to `onEvent`; one listener, the last one given. */
+export const pageEvents = (onEvent: (e: PageEvent) => void) => commands.pageEvents(channel(onEvent));
 export const getPrefs = () => commands.getPrefs();
 export const setPrefs = (prefs: Prefs) => ok(commands.setPrefs(prefs));
 export const openLink = (url: string) => ok(commands.openLink(url));

@@ -17,6 +17,7 @@ import { PROTOCOL_VERSION } from '../bindings';
 import type { ChannelLike, Msg, Run, Sess } from './records';
 import type {
   AgentEvent,
+  PageEvent,
   PlanAnswer,
   MessageView,
   ModelView,
@@ -64,6 +65,14 @@ export class MockBackend {
   releaseOpen(): void {
     this.releaseHeld?.();
     this.held = null;
+  }
+  /** The page's channel for the shell's own events (`page_events`); `pageEvent()` sends on it, as a clicked notice does. */
+  private pageChannel: ChannelLike | null = null;
+  private pageSent = 0;
+  pageEvent(e: PageEvent): boolean {
+    if (!this.pageChannel) return false;
+    this.deliver(this.pageChannel, this.pageSent++, e);
+    return true;
   }
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
@@ -218,6 +227,7 @@ export class MockBackend {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const a = args as any;
     switch (cmd) {
+      case 'page_events': this.pageChannel = a.onEvent as ChannelLike; this.pageSent = 0; return null;
       case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url, openai_url: this.openaiUrl };
       case 'set_openai_url': { const u = String(a.url).trim().replace(/\/+$/, ''); this.openaiUrl = /:\/\/[^/]+\//.test(u) ? u : `${u}/v1`; return this.openaiUrl; }
       case 'get_prefs': return { ...this.prefs };
