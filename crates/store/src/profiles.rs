@@ -4,7 +4,8 @@
 //! The loop asks for the active profile before every model call, so reads
 //! come from an in-memory copy; every change is written to SQLite first and
 //! then to the copy (write-through), so the CLI and the app share them.
-//! A session's own model and host are in `session_place.rs`.
+//! A session's own model and host are in `session_place.rs`; the profiles
+//! a new database starts with, and their first model, in `seed.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -19,7 +20,11 @@ use crate::migrate::Migration;
 use crate::sessions::{self, now_ms};
 use crate::store::Store;
 
+mod seed;
 mod session_place;
+
+pub use seed::SEED_MODEL;
+use seed::{SEED_PENDING, seeds};
 
 pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -73,28 +78,6 @@ pub struct ProfileSwitch {
     pub after_message_id: Option<i64>,
     /// When, ms since the epoch.
     pub at: i64,
-}
-
-/// The model the seeded profiles start with, until Hearth has seen the
-/// server's models ([`Profiles::settle_seed_model`]).
-pub const SEED_MODEL: &str = "llama3.2";
-
-/// Set in `settings` while the seeded profiles still wait for a model the
-/// server has: a new database is written before any server is asked.
-const SEED_PENDING: &str = "seed_model_pending";
-
-/// The profiles a new database starts with.
-fn seeds() -> Vec<Profile> {
-    let mut chat = Profile::new("Chat", SEED_MODEL);
-    chat.tools = Some(Vec::new());
-    chat.system_prompt = "You are Hearth, a helpful assistant running on the user's own computer. Answer clearly and concisely.".into();
-    let mut agent = Profile::new("Agent", SEED_MODEL);
-    agent.tools = None;
-    agent.planning_enabled = true;
-    agent.system_prompt = "You are Hearth, an assistant that can use tools on the user's computer. Plan multi-step work, \
-                           use tools when they help, and say plainly what you did."
-        .into();
-    vec![chat, agent]
 }
 
 /// Why a profile is refused.
@@ -252,63 +235,6 @@ impl Profiles {
     /// The profile new sessions start with.
     pub fn default_name(&self) -> String {
         self.read(|c| c.default.clone())
-    }
-
-    /// Whether the seeded profiles still name [`SEED_MODEL`] only because
-    /// no server had been asked yet.
-    pub fn seed_model_pending(&self) -> bool {
-        self.read(|c| c.seed_pending)
-    }
-
-    /// Settle the seeded profiles' model once, the first time the server's
-    /// models are known: `Some(model)` moves every profile that still names
-    /// [`SEED_MODEL`] to `model` (the seed is not installed there), `None`
-    /// keeps them (it is). Returns the profiles moved; nothing happens
-    /// after the first call, so a model the user chose later is never
-    /// touched.
-    pub async fn settle_seed_model(&self, model: Option<&str>) -> Result<Vec<String>, StoreError> {
-        if !self.seed_model_pending() {
-            return Ok(Vec::new());
-        }
-        let _writing = self.writes.lock().await;
-        let target = model.map(str::to_owned);
-        let settled = self
-            .store
-            .db()
-            .call(move |c| {
-                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                // Another process (the CLI beside the app) may have settled
-                // them already.
-                if tx.execute("DELETE FROM settings WHERE key = ?1", [SEED_PENDING])? == 0 {
-                    return Ok(None);
-                }
-                // The profiles as stored now, not as cached: one saved
-                // since the cache was read (by the CLI beside the app)
-                // keeps its other fields, and one whose model was chosen
-                // meanwhile is not moved.
-                let mut stored = read_profiles(&tx)?;
-                let mut moved = Vec::new();
-                if let Some(m) = target {
-                    for p in stored.iter_mut().filter(|p| p.model == SEED_MODEL) {
-                        p.model.clone_from(&m);
-                        write_profile(&tx, p)?;
-                        moved.push(p.name.clone());
-                    }
-                }
-                tx.commit()?;
-                Ok(Some((stored, moved)))
-            })
-            .await?;
-        let mut names = Vec::new();
-        self.write(|c| {
-            c.seed_pending = false;
-            // The cache takes them all as read: it was older.
-            if let Some((stored, moved)) = settled {
-                c.profiles = stored.into_iter().map(|p| (p.name.clone(), p)).collect();
-                names = moved;
-            }
-        });
-        Ok(names)
     }
 
     /// Create or replace a profile, after validation.
