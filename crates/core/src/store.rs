@@ -10,8 +10,9 @@ use tokio::sync::Mutex;
 
 use hearth_protocol::SpanKind;
 
+use crate::attachment::{Attachment, Body};
 use crate::compaction::Summary;
-use crate::message::{ChatMessage, MessageStatus};
+use crate::message::{ChatMessage, MessageStatus, Role};
 
 /// One step of a run, for its trace (docs/background.md §3.12).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -130,6 +131,30 @@ pub trait SessionStore: Send + Sync {
     /// The session's conversation (its current branch), oldest first.
     /// An unknown session is empty.
     async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, StoreError>;
+
+    /// The files attached to the session's current branch, oldest first,
+    /// for a tool that reads one of them. A store may leave their bytes
+    /// out ([`Attachment::body`] `None`) and give them through
+    /// [`Self::attachment_body`]: reading every picture to find one text
+    /// file is work thrown away. The default takes them from
+    /// [`Self::history`], bytes and all.
+    async fn branch_attachments(&self, session_id: &str) -> Result<Vec<Attachment>, StoreError> {
+        Ok(self
+            .history(session_id)
+            .await?
+            .into_iter()
+            .filter(|m| m.role == Role::User)
+            .flat_map(|m| m.attachments)
+            .collect())
+    }
+
+    /// The bytes of attached file `sha256`, for one
+    /// [`Self::branch_attachments`] gave without them; `None` when they
+    /// are gone (a file removed by hand). The default has none to give:
+    /// its list came with the bytes.
+    async fn attachment_body(&self, _sha256: &str) -> Result<Option<Body>, StoreError> {
+        Ok(None)
+    }
 
     /// Append one message as the new tip of the session's branch. Durable
     /// when this returns: the loop appends the user's message before any

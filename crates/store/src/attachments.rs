@@ -430,17 +430,20 @@ impl crate::Store {
         messages: &mut [hearth_core::ChatMessage],
     ) -> Result<(), StoreError> {
         for a in messages.iter_mut().flat_map(|m| m.attachments.iter_mut()) {
-            if !self.files_dir().join(&a.sha256).exists() {
-                tracing::warn!(
-                    "attached file {} ({}) is missing from {}",
-                    a.sha256,
-                    a.name,
-                    self.files_dir().display()
-                );
-                continue;
+            a.body = self.loaded_body(&a.sha256).await?;
+            if a.body.is_none() {
+                tracing::warn!("attached file {} ({}) is missing", a.sha256, a.name);
             }
-            a.body = Some(self.body(&a.sha256).await?);
         }
         Ok(())
+    }
+
+    /// The bytes of file `sha256`; `None` when it is gone from the folder
+    /// (removed by hand). Any other failure to read is an error.
+    pub(crate) async fn loaded_body(&self, sha256: &str) -> Result<Option<Body>, StoreError> {
+        if !self.files_dir().join(sha256).exists() {
+            return Ok(None);
+        }
+        self.body(sha256).await.map(Some)
     }
 }

@@ -239,6 +239,31 @@ impl SessionStore for Store {
         Ok(history)
     }
 
+    /// Listed from the database alone: no file is read until one is asked
+    /// for.
+    async fn branch_attachments(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<hearth_core::Attachment>, hearth_core::StoreError> {
+        let id = session_id.to_owned();
+        let rows = self
+            .db
+            .call(move |c| messages::branch(c, &id, None))
+            .await?;
+        Ok(rows
+            .into_iter()
+            .filter(|s| s.message.role == Role::User)
+            .flat_map(|s| s.message.attachments)
+            .collect())
+    }
+
+    async fn attachment_body(
+        &self,
+        sha256: &str,
+    ) -> Result<Option<hearth_core::Body>, hearth_core::StoreError> {
+        Ok(self.loaded_body(sha256).await?)
+    }
+
     async fn append(
         &self,
         session_id: &str,

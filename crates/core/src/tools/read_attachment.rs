@@ -11,7 +11,6 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::attachment::{Attachment, AttachmentKind, shown_name};
-use crate::message::Role;
 use crate::store::SessionStore;
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
 
@@ -70,26 +69,27 @@ impl Tool for ReadAttachment {
 
         // The current branch of the conversation, never any other: the
         // session comes from the run, not from the model's arguments.
-        let history = self
+        let failed = |e| ToolError::Failed(format!("reading the conversation failed: {e}"));
+        let listed = self
             .0
-            .history(&ctx.conversation)
+            .branch_attachments(&ctx.conversation)
             .await
-            .map_err(|e| ToolError::Failed(format!("reading the conversation failed: {e}")))?;
-        let files: Vec<&Attachment> = history
-            .iter()
-            .filter(|m| m.role == Role::User)
-            .flat_map(|m| m.attachments.iter())
-            .collect();
-        let file = pick(&files, name)?;
+            .map_err(failed)?;
+        let files: Vec<&Attachment> = listed.iter().collect();
+        let mut file = pick(&files, name)?.clone();
         let shown = shown_name(&file.name);
-        if file.body.is_none() {
-            return Err(ToolError::Failed(format!(
-                "`{shown}` is no longer on this computer"
-            )));
-        }
         if file.kind == AttachmentKind::Image {
             return Err(ToolError::Failed(format!(
                 "`{shown}` is a picture, not text: a model that can see is shown it with the message it came with"
+            )));
+        }
+        // Only the file chosen is read.
+        if file.body.is_none() {
+            file.body = self.0.attachment_body(&file.sha256).await.map_err(failed)?;
+        }
+        if file.body.is_none() {
+            return Err(ToolError::Failed(format!(
+                "`{shown}` is no longer on this computer"
             )));
         }
         // The same text the message gives, so offsets agree with its note.
@@ -347,6 +347,84 @@ mod tests {
         assert!(
             err.to_string().contains("no longer on this computer"),
             "{err}"
+        );
+    }
+
+    /// A store that lists files without their bytes, as SQLite does, and
+    /// counts the files it is asked to read.
+    struct Listing {
+        files: Vec<Attachment>,
+        read: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl SessionStore for Listing {
+        async fn history(&self, _: &str) -> Result<Vec<ChatMessage>, crate::StoreError> {
+            panic!("the whole history, pictures and all, is not read for one file")
+        }
+        async fn append(
+            &self,
+            _: &str,
+            _: &str,
+            _: ChatMessage,
+        ) -> Result<crate::Appended, crate::StoreError> {
+            unreachable!()
+        }
+        async fn branch_attachments(&self, _: &str) -> Result<Vec<Attachment>, crate::StoreError> {
+            Ok(self
+                .files
+                .iter()
+                .map(|f| Attachment {
+                    body: None,
+                    ..f.clone()
+                })
+                .collect())
+        }
+        async fn attachment_body(
+            &self,
+            sha256: &str,
+        ) -> Result<Option<crate::attachment::Body>, crate::StoreError> {
+            self.read.lock().unwrap().push(sha256.to_owned());
+            Ok(self
+                .files
+                .iter()
+                .find(|f| f.sha256 == sha256)
+                .and_then(|f| f.body.clone()))
+        }
+    }
+
+    #[tokio::test]
+    async fn only_the_file_asked_for_is_read() {
+        let mut picture = text_file("cat.png", "not read");
+        picture.kind = AttachmentKind::Image;
+        picture.sha256 = "1".repeat(64);
+        let mut notes = text_file("notes.txt", "hello");
+        notes.sha256 = "2".repeat(64);
+        let mut gone = text_file("gone.txt", "lost");
+        gone.sha256 = "3".repeat(64);
+        gone.body = None;
+        let store = Arc::new(Listing {
+            files: vec![picture, notes, gone],
+            read: Default::default(),
+        });
+        let tool = ReadAttachment(store.clone());
+        let out = tool
+            .call(json!({"name": "notes.txt"}), &ctx("s1"))
+            .await
+            .unwrap();
+        assert_eq!(out, "[notes.txt: characters 0 to 5 of 5]\nhello");
+        let err = tool.call(json!({"name": "cat.png"}), &ctx("s1")).await;
+        assert!(err.unwrap_err().to_string().contains("is a picture"));
+        let err = tool.call(json!({"name": "gone.txt"}), &ctx("s1")).await;
+        assert!(
+            err.unwrap_err()
+                .to_string()
+                .contains("no longer on this computer")
+        );
+        assert_eq!(
+            *store.read.lock().unwrap(),
+            ["2".repeat(64), "3".repeat(64)],
+            "the text asked for and the one gone; never the picture"
         );
     }
 }
