@@ -80,46 +80,79 @@ pub(crate) fn intake(name: &str, bytes: Vec<u8>) -> Result<Intake, StoreError> {
     Ok(Intake { kind, mime, bytes })
 }
 
+fn refuse<T>(name: &str, why: impl std::fmt::Display) -> Result<T, StoreError> {
+    Err(StoreError::Attachment(format!(
+        "cannot attach {name}: {why}"
+    )))
+}
+
 /// What a file is, from its bytes: a picture a model can take, or UTF-8
 /// text.
 fn classify(name: &str, bytes: &[u8]) -> Result<(AttachmentKind, String), StoreError> {
-    let refuse = |why: String| {
-        Err(StoreError::Attachment(format!(
-            "cannot attach {name}: {why}"
-        )))
-    };
     if let Some(t) = infer::get(bytes) {
-        let mime = t.mime_type();
-        if matches!(
-            mime,
-            "image/png" | "image/jpeg" | "image/webp" | "image/gif"
-        ) {
-            if bytes.len() > MAX_IMAGE_BYTES {
-                return refuse(format!(
-                    "the picture is {} MB; the most Hearth sends is {} MB",
-                    bytes.len() >> 20,
-                    MAX_IMAGE_BYTES >> 20
-                ));
-            }
-            return Ok((AttachmentKind::Image, mime.to_owned()));
+        if picture_type(t.mime_type()) {
+            return check_picture(name, bytes).map(|mime| (AttachmentKind::Image, mime));
         }
         if t.matcher_type() != infer::MatcherType::Text {
-            return refuse(format!(
-                "it is {mime}; Hearth attaches pictures (PNG, JPEG, WebP, GIF), PDFs and text files"
-            ));
+            return refuse(
+                name,
+                format!(
+                    "it is {}; Hearth attaches pictures (PNG, JPEG, WebP, GIF), PDFs and text files",
+                    t.mime_type()
+                ),
+            );
         }
     }
+    check_text(name, bytes).map(|()| (AttachmentKind::Text, "text/plain".to_owned()))
+}
+
+fn picture_type(mime: &str) -> bool {
+    matches!(
+        mime,
+        "image/png" | "image/jpeg" | "image/webp" | "image/gif"
+    )
+}
+
+/// `bytes` as a picture a model can take: its media type, from the bytes.
+pub(crate) fn check_picture(name: &str, bytes: &[u8]) -> Result<String, StoreError> {
+    let Some(mime) = infer::get(bytes)
+        .map(|t| t.mime_type())
+        .filter(|m| picture_type(m))
+    else {
+        return refuse(name, "it is not a picture (PNG, JPEG, WebP, GIF)");
+    };
+    if bytes.len() > MAX_IMAGE_BYTES {
+        return refuse(
+            name,
+            format!(
+                "the picture is {} MB; the most Hearth sends is {} MB",
+                bytes.len() >> 20,
+                MAX_IMAGE_BYTES >> 20
+            ),
+        );
+    }
+    Ok(mime.to_owned())
+}
+
+/// `bytes` as text Hearth keeps: UTF-8 without NUL, within the size.
+pub(crate) fn check_text(name: &str, bytes: &[u8]) -> Result<(), StoreError> {
     if bytes.len() > MAX_TEXT_BYTES {
-        return refuse(format!(
-            "the file is {} MB; the most Hearth attaches as text is {} MB",
-            bytes.len() >> 20,
-            MAX_TEXT_BYTES >> 20
-        ));
+        return refuse(
+            name,
+            format!(
+                "the file is {} MB; the most Hearth attaches as text is {} MB",
+                bytes.len() >> 20,
+                MAX_TEXT_BYTES >> 20
+            ),
+        );
     }
     if bytes.contains(&0) || std::str::from_utf8(bytes).is_err() {
-        return refuse("it is neither a picture (PNG, JPEG, WebP, GIF) nor UTF-8 text".to_owned());
+        return refuse(
+            name,
+            "it is neither a picture (PNG, JPEG, WebP, GIF) nor UTF-8 text",
+        );
     }
-    Ok((AttachmentKind::Text, "text/plain".to_owned()))
+    Ok(())
 }
 
 fn kind_str(k: AttachmentKind) -> &'static str {
@@ -211,9 +244,12 @@ pub(crate) fn add(
 ) -> Result<(), StoreError> {
     let size = i64::try_from(size).unwrap_or(i64::MAX);
     // Attached again: it is fresh again (the sweep's grace starts anew).
+    // What it is comes from the bytes just checked, over a row an import
+    // wrote for a file it did not carry.
     conn.execute(
         "INSERT INTO files (sha256, kind, mime, size, added_at) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT(sha256) DO UPDATE SET added_at = excluded.added_at",
+         ON CONFLICT(sha256) DO UPDATE SET added_at = excluded.added_at,
+             kind = excluded.kind, mime = excluded.mime, size = excluded.size",
         params![sha256, kind_str(kind), mime, size, now_ms()],
     )?;
     Ok(())

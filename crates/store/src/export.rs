@@ -76,15 +76,9 @@ fn bodies(dir: &Path, branch: &[Stored]) -> Result<HashMap<String, Option<Body>>
     Ok(out)
 }
 
-/// One attachment in the JSON export: what it is, and its bytes as kept
-/// (a text as `text`, a picture as `base64`; both `null` when missing).
-fn attachment_json(a: &Attachment, body: Option<&Body>) -> Value {
-    let text = body
-        .filter(|_| a.kind == AttachmentKind::Text)
-        .and_then(|b| std::str::from_utf8(&b.0).ok());
-    let base64 = body
-        .filter(|_| text.is_none())
-        .map(|b| base64::engine::general_purpose::STANDARD.encode(&b.0));
+/// One attachment in the JSON export: what it is; its bytes are in the
+/// export's `files`, once per content.
+fn attachment_json(a: &Attachment) -> Value {
     json!({
         "name": a.name,
         "kind": match a.kind {
@@ -96,9 +90,27 @@ fn attachment_json(a: &Attachment, body: Option<&Body>) -> Value {
         "sha256": a.sha256,
         "given": a.given,
         "chars": a.chars,
-        "text": text,
-        "base64": base64,
     })
+}
+
+/// The export's `files`: each file's bytes as kept, by SHA-256, a text as
+/// `text` and a picture as `base64`. A file gone from the folder is left
+/// out (its attachments stay, as the missing references they are).
+fn files_json(branch: &[Stored], bodies: &HashMap<String, Option<Body>>) -> Value {
+    let mut out = serde_json::Map::new();
+    for a in branch.iter().flat_map(|s| &s.message.attachments) {
+        let Some(Some(body)) = bodies.get(&a.sha256) else {
+            continue;
+        };
+        let entry = match a.kind {
+            AttachmentKind::Text => json!({ "text": String::from_utf8_lossy(&body.0) }),
+            AttachmentKind::Image => {
+                json!({ "base64": base64::engine::general_purpose::STANDARD.encode(&body.0) })
+            }
+        };
+        out.entry(a.sha256.clone()).or_insert(entry);
+    }
+    Value::Object(out)
 }
 
 /// The JSON export (shape documented on [`Store::export_json`]).
@@ -122,9 +134,7 @@ fn to_json(meta: &Meta, branch: &[Stored], files: &HashMap<String, Option<Body>>
                 })).collect::<Vec<_>>(),
                 "tool_call_id": m.tool_call_id,
                 "tool_name": m.tool_name,
-                "attachments": m.attachments.iter().map(|a| {
-                    attachment_json(a, files.get(&a.sha256).and_then(Option::as_ref))
-                }).collect::<Vec<_>>(),
+                "attachments": m.attachments.iter().map(attachment_json).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -140,6 +150,7 @@ fn to_json(meta: &Meta, branch: &[Stored], files: &HashMap<String, Option<Body>>
             "head_id": meta.head_id,
         },
         "messages": messages,
+        "files": files_json(branch, files),
     })
 }
 
@@ -199,15 +210,14 @@ fn message_markdown(out: &mut String, m: &ChatMessage) {
         }
     }
     for a in &m.attachments {
-        // The name is the person's file's: kept out of the Markdown's way.
-        let name: String = a
-            .name
-            .chars()
-            .filter(|c| !c.is_control() && *c != '`')
-            .collect();
+        // The name is the person's file's, the type an import's: both kept
+        // out of the Markdown's way.
+        let plain =
+            |s: &str| -> String { s.chars().filter(|c| !c.is_control() && *c != '`').collect() };
         out.push_str(&format!(
-            "\n**Attached** `{name}` ({}, {})\n",
-            a.mime,
+            "\n**Attached** `{}` ({}, {})\n",
+            plain(&a.name),
+            plain(&a.mime),
             size_text(a.size)
         ));
     }
@@ -334,18 +344,20 @@ impl Store {
     ///       "attachments": [
     ///         { "name": "notes.md", "kind": "image | text",
     ///           "mime": "text/plain", "size": 0, "sha256": "…",
-    ///           "given": null, "chars": null,
-    ///           "text": "…", "base64": null } ] } ] }
+    ///           "given": null, "chars": null } ] } ],
+    ///   "files": { "<sha256>": { "text": "…" },
+    ///              "<sha256>": { "base64": "…" } } }
     /// ```
     ///
     /// Messages are oldest first; each one's `parent_id` is the previous
-    /// one's `id`. An attachment carries the bytes Hearth keeps (a PDF's
-    /// text, not the PDF): a text as `text`, a picture as `base64`; both
-    /// are `null` for a file removed from the store's folder. `size` is
-    /// of the bytes kept; `given` is the characters of a text the model
-    /// was given (`null`: all), `chars` the whole text's. The pictures make
-    /// the file as large as they are. [`StoreError::NoSession`] for an
-    /// unknown id.
+    /// one's `id`. `files` holds the bytes Hearth keeps of each attached
+    /// file (a PDF's text, not the PDF), once per content: a text as
+    /// `text`, a picture as `base64`. A file removed from the store's
+    /// folder has no entry. `size` is of the bytes kept; `given` is the
+    /// characters of a text the model was given (`null`: all), `chars` the
+    /// whole text's. The pictures make the file as large as they are, and
+    /// an import reads at most [`crate::MAX_IMPORT_BYTES`].
+    /// [`StoreError::NoSession`] for an unknown id.
     pub async fn export_json(&self, session_id: &str) -> Result<Value, StoreError> {
         let id = session_id.to_owned();
         let (meta, branch) = self.db().call(move |c| read(c, &id)).await?;

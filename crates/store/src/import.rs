@@ -11,7 +11,6 @@
 //! half-imported (every session is written in one transaction).
 
 use std::collections::HashSet;
-use std::path::Path;
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -19,7 +18,7 @@ use hearth_core::{Attachment, AttachmentKind, Body, ChatMessage, MessageStatus, 
 use rusqlite::TransactionBehavior;
 use serde_json::Value;
 
-use crate::attachments::{self, Intake};
+use crate::attachments;
 use crate::error::StoreError;
 use crate::export::EXPORT_FORMAT;
 use crate::store::Store;
@@ -340,9 +339,10 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
                 _ => MessageStatus::Complete,
             },
             attachments: match (role, m.get("attachments")) {
-                (Role::User, Some(Value::Array(list))) => {
-                    list.iter().map(attachment).collect::<Result<_, _>>()?
-                }
+                (Role::User, Some(Value::Array(list))) => list
+                    .iter()
+                    .map(|a| attachment(a, v.get("files")))
+                    .collect::<Result<_, _>>()?,
                 _ => Vec::new(),
             },
         });
@@ -350,19 +350,27 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
     Ok(out)
 }
 
-/// An attachment of a Hearth export. One that carries its bytes (`text`
-/// or `base64`) gets its SHA-256, kind, type and size from them when it is
-/// kept ([`keep_files`]); one without (removed from the exporting store's
-/// folder) stays a reference to a missing file, as the app showed it.
-fn attachment(v: &Value) -> Result<Attachment, StoreError> {
+/// An attachment of a Hearth export, with its bytes from the export's
+/// `files` when it carries them: `text` makes it a text, `base64` a
+/// picture, whatever the attachment claims. Its SHA-256, type and size
+/// come from the bytes once they are checked ([`keep_files`]). One whose
+/// file is not carried (removed from the exporting store's folder) stays
+/// a reference to a missing file, as the app showed it.
+fn attachment(v: &Value, files: Option<&Value>) -> Result<Attachment, StoreError> {
     let name = str_of(v, "name")
         .map(|n| n.trim().chars().take(255).collect::<String>())
         .filter(|n| !n.is_empty())
         .ok_or_else(|| refuse("a Hearth export with an attached file without its name"))?;
     let count = |key: &str| v.get(key).and_then(Value::as_u64);
-    let bytes = match (str_of(v, "text"), str_of(v, "base64")) {
-        (Some(text), _) => Some(text.into_bytes()),
-        (None, Some(b64)) => Some(
+    let sha = str_of(v, "sha256").unwrap_or_default();
+    let file = files.and_then(|f| f.get(&sha));
+    let carried = match (
+        file.and_then(|f| str_of(f, "text")),
+        file.and_then(|f| str_of(f, "base64")),
+    ) {
+        (Some(text), _) => Some((AttachmentKind::Text, text.into_bytes())),
+        (None, Some(b64)) => Some((
+            AttachmentKind::Image,
             base64::engine::general_purpose::STANDARD
                 .decode(b64.as_bytes())
                 .map_err(|e| {
@@ -370,7 +378,7 @@ fn attachment(v: &Value) -> Result<Attachment, StoreError> {
                         "a Hearth export whose file `{name}` is not base64 ({e})"
                     ))
                 })?,
-        ),
+        )),
         (None, None) => None,
     };
     let claimed_kind = match v.get("kind").and_then(Value::as_str) {
@@ -382,35 +390,67 @@ fn attachment(v: &Value) -> Result<Attachment, StoreError> {
             )));
         }
     };
+    // A media type is shown and exported: a plain `type/subtype` only.
+    let mime = str_of(v, "mime")
+        .filter(|m| plain_mime(m))
+        .unwrap_or_else(|| "application/octet-stream".to_owned());
     let mut a = Attachment {
         sha256: String::new(),
         name,
         kind: claimed_kind,
-        mime: str_of(v, "mime").unwrap_or_default(),
+        mime,
         size: count("size").unwrap_or(0),
         given: count("given"),
         chars: count("chars"),
-        body: bytes.map(|b| Body(Arc::from(b))),
+        body: None,
     };
-    if a.body.is_none() {
-        let sha = str_of(v, "sha256").unwrap_or_default();
-        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+    match carried {
+        Some((kind, bytes)) => {
+            a.kind = kind;
+            a.body = Some(Body(Arc::from(bytes)));
+        }
+        None if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            a.sha256 = sha.to_ascii_lowercase();
+        }
+        None => {
             return Err(refuse(format!(
                 "a Hearth export whose file `{}` has neither its bytes nor a SHA-256",
                 a.name
             )));
         }
-        a.sha256 = sha.to_ascii_lowercase();
-        a.mime = a.mime.chars().take(100).collect();
     }
     Ok(a)
 }
 
-/// Write the files an import carries into `dir`, each checked from its
-/// bytes as a file attached by hand is (a picture a model takes, or UTF-8
-/// text, within the same sizes), and fill in what they are. A file that
-/// fails refuses the import, naming it: an export is one piece.
-fn keep_files(dir: &Path, conversations: &mut [Conversation]) -> Result<(), StoreError> {
+/// `type/subtype`, lower case, nothing else.
+fn plain_mime(m: &str) -> bool {
+    let mut parts = m.splitn(2, '/');
+    let ok = |s: Option<&str>, extra: &str| {
+        s.is_some_and(|s| {
+            !s.is_empty()
+                && s.len() <= 60
+                && s.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || extra.as_bytes().contains(&b)
+                })
+        })
+    };
+    ok(parts.next(), "") && ok(parts.next(), ".+-")
+}
+
+/// A file an import carries, checked and ready to write.
+struct Checked {
+    kind: AttachmentKind,
+    mime: String,
+    bytes: Body,
+}
+
+/// Check every file the import carries, from its bytes, before anything
+/// is written: a text is UTF-8 without NUL, a picture one a model takes,
+/// each within the sizes a file attached by hand has (a text is never
+/// read as anything else: the text of a PDF may start like a program). A
+/// file that fails refuses the import, naming it: an export is one piece.
+fn check_files(conversations: &mut [Conversation]) -> Result<Vec<Checked>, StoreError> {
+    let mut out = Vec::new();
     let list = conversations
         .iter_mut()
         .flat_map(|c| &mut c.messages)
@@ -419,27 +459,77 @@ fn keep_files(dir: &Path, conversations: &mut [Conversation]) -> Result<(), Stor
         let Some(body) = a.body.take() else {
             continue;
         };
-        let Intake { kind, mime, bytes } = attachments::intake(&a.name, body.0.to_vec())
-            .map_err(|e| refuse(format!("cannot import this session: {e}")))?;
-        a.sha256 = attachments::write_file(dir, &bytes)?;
-        // A PDF's text says it came from one, as it did when attached.
-        if !(kind == AttachmentKind::Text && a.mime == "application/pdf") {
-            a.mime = mime;
-        }
-        a.kind = kind;
-        a.size = bytes.len() as u64;
-        // What the model was given is kept (the same history makes the same
-        // prompt), but never more than the text has.
+        let fail = |e: StoreError| refuse(format!("cannot import this session: {e}"));
+        let mime = match a.kind {
+            AttachmentKind::Image => attachments::check_picture(&a.name, &body.0).map_err(fail)?,
+            AttachmentKind::Text => {
+                attachments::check_text(&a.name, &body.0).map_err(fail)?;
+                // A PDF's text says it came from one, as it did when
+                // attached; any other text is plain text.
+                if a.mime == "application/pdf" {
+                    a.mime.clone()
+                } else {
+                    "text/plain".to_owned()
+                }
+            }
+        };
+        a.mime.clone_from(&mime);
+        a.size = body.0.len() as u64;
+        // What the model was given is kept (the same history makes the
+        // same prompt), but never more than the text has.
         let given = a.given.take();
         a.chars = None;
-        if kind == AttachmentKind::Text {
-            let chars = std::str::from_utf8(&bytes).map_or(0, |t| t.chars().count()) as u64;
+        if a.kind == AttachmentKind::Text {
+            let chars = std::str::from_utf8(&body.0).map_or(0, |t| t.chars().count()) as u64;
             a.chars = Some(chars);
             a.given = given.map(|g| g.min(chars));
         }
-        a.body = Some(Body(Arc::from(bytes)));
+        // Its place in `out`, until it is written and has its address.
+        a.sha256 = out.len().to_string();
+        out.push(Checked {
+            kind: a.kind,
+            mime,
+            bytes: body,
+        });
     }
-    Ok(())
+    Ok(out)
+}
+
+impl Store {
+    /// Write the checked files into the store's folder, each recorded in
+    /// `files` at once, so a file whose import then fails is swept with
+    /// the other unused ones; the SHA-256 of each, in order.
+    async fn keep_files(&self, files: Vec<Checked>) -> Result<Vec<String>, StoreError> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        let dir = self.files_dir();
+        let (files, shas) = tokio::task::spawn_blocking(move || {
+            let shas = files
+                .iter()
+                .map(|f| attachments::write_file(&dir, &f.bytes.0))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok::<_, StoreError>((files, shas))
+        })
+        .await
+        .map_err(|e| refuse(format!("keeping the imported files failed: {e}")))??;
+        let rows: Vec<(String, AttachmentKind, String, u64)> = files
+            .into_iter()
+            .zip(&shas)
+            .map(|(f, sha)| (sha.clone(), f.kind, f.mime, f.bytes.0.len() as u64))
+            .collect();
+        self.db()
+            .call(move |c| {
+                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                for (sha, kind, mime, size) in &rows {
+                    attachments::add(&tx, sha, *kind, mime, *size)?;
+                }
+                tx.commit()?;
+                Ok(())
+            })
+            .await?;
+        Ok(shas)
+    }
 }
 
 impl Store {
@@ -448,14 +538,29 @@ impl Store {
     pub async fn import(&self, text: &str) -> Result<ImportReport, StoreError> {
         // Parsing a large export is work for a blocking thread.
         let owned = text.to_owned();
-        let dir = self.files_dir();
-        let (source, conversations) = tokio::task::spawn_blocking(move || {
+        let (source, mut conversations, files) = tokio::task::spawn_blocking(move || {
             let (source, mut conversations) = parse(&owned)?;
-            keep_files(&dir, &mut conversations)?;
-            Ok::<_, StoreError>((source, conversations))
+            let files = check_files(&mut conversations)?;
+            Ok::<_, StoreError>((source, conversations, files))
         })
         .await
         .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
+        let carried = files.len();
+        let shas = self.keep_files(files).await?;
+        // Each carried file's place becomes its address.
+        for m in conversations.iter_mut().flat_map(|c| &mut c.messages) {
+            for a in m.attachments.iter_mut().filter(|a| a.sha256.len() != 64) {
+                match a.sha256.parse::<usize>().ok().and_then(|i| shas.get(i)) {
+                    Some(sha) => a.sha256.clone_from(sha),
+                    None => {
+                        return Err(refuse(format!(
+                            "{carried} files were kept, not {}",
+                            a.sha256
+                        )));
+                    }
+                }
+            }
+        }
         let skipped = conversations.iter().map(|c| c.skipped).sum();
         let conversations: Vec<Conversation> = conversations
             .into_iter()
@@ -478,11 +583,6 @@ impl Store {
                     let run = format!("import-{}", uuid::Uuid::new_v4());
                     sessions::ensure(&tx, &id)?;
                     for m in conv.messages {
-                        // A file written above is fresh again: the sweep of
-                        // another process leaves it its grace.
-                        for a in m.attachments.iter().filter(|a| a.body.is_some()) {
-                            attachments::add(&tx, &a.sha256, a.kind, &a.mime, a.size)?;
-                        }
                         messages::append(&tx, &id, &run, m)?;
                     }
                     let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -103,6 +103,7 @@ async fn json_export_has_the_documented_shape() {
                 msg(8, Some(7), "user", "complete", "go on"),
                 msg(9, Some(8), "assistant", "error", "Sorr"),
             ],
+            "files": {},
         })
     );
     assert_eq!((EXPORT_FORMAT, EXPORT_VERSION), ("hearth.session", 1));

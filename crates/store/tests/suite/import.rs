@@ -4,7 +4,7 @@
 //! with nothing written.
 
 use base64::Engine as _;
-use hearth_core::{ChatMessage, Role, SessionStore};
+use hearth_core::{AttachmentKind, ChatMessage, Role, SessionStore};
 use hearth_store::{ImportSource, Store};
 use serde_json::json;
 
@@ -197,22 +197,21 @@ async fn attached_files_travel_with_a_hearth_export_and_a_forged_one_is_refused(
     std::fs::remove_file(store.files_dir().join(&gone.sha256)).unwrap();
 
     let exported = store.export_json("s").await.unwrap();
-    let files = &exported["messages"][0]["attachments"];
-    assert_eq!(files[0]["name"], "cat.gif");
-    assert_eq!(files[0]["kind"], "image");
-    assert_eq!(files[0]["text"], json!(null));
+    let listed = &exported["messages"][0]["attachments"];
+    assert_eq!(listed[0]["name"], "cat.gif");
+    assert_eq!(listed[0]["kind"], "image");
     assert_eq!(
-        files[0]["base64"],
-        json!(base64::engine::general_purpose::STANDARD.encode(&gif))
-    );
-    assert_eq!(files[1]["text"], "# é notes\n");
-    assert_eq!(
-        (files[1]["given"].clone(), files[1]["chars"].clone()),
+        (listed[1]["given"].clone(), listed[1]["chars"].clone()),
         (json!(4), json!(10))
     );
+    // The bytes, once per content; none for the file removed by hand.
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&gif);
     assert_eq!(
-        (files[2]["text"].clone(), files[2]["base64"].clone()),
-        (json!(null), json!(null))
+        exported["files"],
+        json!({
+            pic.sha256.clone(): { "base64": b64 },
+            listed[1]["sha256"].as_str().unwrap(): { "text": "# é notes\n" },
+        })
     );
     let md = store.export_markdown("s").await.unwrap();
     assert!(
@@ -245,40 +244,105 @@ async fn attached_files_travel_with_a_hearth_export_and_a_forged_one_is_refused(
     );
 
     // A "picture" that is a program, a text with a NUL, bad base64, a
-    // missing file without its SHA-256: each refused, naming the file,
-    // and no session written.
+    // missing file without its SHA-256, no name: each refused, naming the
+    // file, with no session written and no file left behind.
+    let empty = tempfile::tempdir().unwrap();
+    let (fresh, _) = Store::open(empty.path().join("h.sqlite")).await.unwrap();
     let before = other.sessions().await.unwrap().len();
-    let forged = |file: serde_json::Value| {
+    let forged = |list: serde_json::Value, files: serde_json::Value| {
         let mut e = exported.clone();
-        e["messages"][0]["attachments"] = json!([file]);
+        e["messages"][0]["attachments"] = list;
+        e["files"] = files;
         e.to_string()
     };
     let elf = base64::engine::general_purpose::STANDARD.encode(b"\x7fELF\x02\x01\x01\x00rest");
-    for (file, why) in [
+    let (x, y) = ("a".repeat(64), "b".repeat(64));
+    let text = |name: &str| json!({"name": name, "kind": "text", "sha256": "a".repeat(64)});
+    let pict = |name: &str| json!({"name": name, "kind": "image", "sha256": "b".repeat(64)});
+    for (list, files, why) in [
         (
-            json!({"name": "cat.png", "kind": "image", "base64": elf}),
+            json!([text("fine.txt"), pict("cat.png")]),
+            json!({ &x: {"text": "fine"}, &y: {"base64": elf} }),
             "cannot attach cat.png",
         ),
         (
-            json!({"name": "a.txt", "kind": "text", "text": "a\u{0}b"}),
+            json!([text("a.txt")]),
+            json!({ &x: {"text": "a\u{0}b"} }),
             "cannot attach a.txt",
         ),
         (
-            json!({"name": "b.gif", "kind": "image", "base64": "%%"}),
+            json!([pict("b.gif")]),
+            json!({ &y: {"base64": "%%"} }),
             "`b.gif` is not base64",
         ),
         (
-            json!({"name": "c.txt", "kind": "text", "sha256": "../../etc"}),
+            json!([{"name": "c.txt", "kind": "text", "sha256": "../../etc"}]),
+            json!({}),
             "`c.txt` has neither",
         ),
-        (json!({"kind": "text", "text": "x"}), "without its name"),
+        (
+            json!([{"kind": "text", "sha256": x}]),
+            json!({}),
+            "without its name",
+        ),
     ] {
-        let e = other
-            .import(&forged(file.clone()))
-            .await
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains(why), "{file}: {e}");
+        for s in [&other, &fresh] {
+            let e = s
+                .import(&forged(list.clone(), files.clone()))
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{list}: {e}");
+        }
     }
     assert_eq!(other.sessions().await.unwrap().len(), before);
+    assert!(fresh.sessions().await.unwrap().is_empty());
+    assert!(
+        !fresh.files_dir().exists() || std::fs::read_dir(fresh.files_dir()).unwrap().count() == 0,
+        "nothing written for a refused import"
+    );
+
+    // A text is never read as anything else (a PDF's text may begin like
+    // a PDF); a reference cannot make a carried text a picture; a media
+    // type is plain or not kept.
+    let pdf_text = json!({ &x: {"text": "%PDF-1.7 is a version"} });
+    let paper =
+        json!({"name": "paper.pdf", "kind": "text", "mime": "application/pdf", "sha256": x});
+    // The text's own address, from an import elsewhere.
+    let (scratch, _) = Store::open(empty.path().join("scratch.sqlite"))
+        .await
+        .unwrap();
+    let r = scratch
+        .import(&forged(json!([paper]), pdf_text.clone()))
+        .await
+        .unwrap();
+    let real = scratch.history(&r.sessions[0]).await.unwrap()[0].attachments[0]
+        .sha256
+        .clone();
+    let list = json!([
+        // Not carried here: a reference to the text, claiming a picture.
+        {"name": "fake.png", "kind": "image", "mime": "image/png", "sha256": real},
+        {"name": "paper.pdf", "kind": "text", "mime": "application/pdf", "sha256": x},
+        {"name": "gone.bin", "kind": "image", "mime": "image/png\n# Title", "sha256": "c".repeat(64)},
+    ]);
+    let r = fresh.import(&forged(list, pdf_text)).await.unwrap();
+    let got = &fresh.history(&r.sessions[0]).await.unwrap()[0].attachments;
+    assert_eq!(
+        got.iter()
+            .map(|a| (a.name.as_str(), a.kind, a.mime.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            ("fake.png", AttachmentKind::Text, "application/pdf"),
+            ("paper.pdf", AttachmentKind::Text, "application/pdf"),
+            (
+                "gone.bin",
+                AttachmentKind::Image,
+                "application/octet-stream"
+            ),
+        ]
+    );
+    assert_eq!(
+        got[0].body.as_ref().unwrap().0.as_ref(),
+        b"%PDF-1.7 is a version"
+    );
 }
