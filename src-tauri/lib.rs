@@ -201,6 +201,14 @@ pub fn run() -> Result<(), tauri::Error> {
             if payload.event() == PageLoadEvent::Finished && webview.label() == "main" {
                 desktop::fit_on_screen(&webview.window());
             }
+            // A new page listens anew: until it does, what the shell says
+            // waits for it rather than going to the page that is gone.
+            if payload.event() == PageLoadEvent::Started
+                && webview.label() == "main"
+                && let Some(events) = webview.try_state::<page_events::PageEvents>()
+            {
+                events.forget();
+            }
             if payload.event() == PageLoadEvent::Started
                 && let Some(state) = webview.try_state::<AppState>()
             {

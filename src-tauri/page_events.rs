@@ -3,9 +3,10 @@
 //! the session the notice is about.
 //!
 //! The page hands the shell one channel when it starts (`page_events`);
-//! a reload hands a new one, which replaces the old. An event sent before
-//! the page listens (a click while the page is still loading) waits for
-//! it: only the last, since each says where to be now. Plugin events
+//! a reload forgets the old one as the new page starts loading, and the
+//! new page hands its own. An event sent while no page listens (a click
+//! while the page is still loading) waits for it: only the last, since
+//! each says where to be now. Plugin events
 //! (`listen`) are not granted to the page, so this goes through one of
 //! our own commands.
 
@@ -48,6 +49,12 @@ impl PageEvents {
             deliver(&channel, event, &mut inner.waiting);
         }
         inner.channel = Some(channel);
+    }
+
+    /// The page is going (a reload): events wait for the next one.
+    /// Sending on the old channel would not fail, and would be lost.
+    pub fn forget(&self) {
+        self.inner().channel = None;
     }
 
     /// Tell the page `event`, now or once it listens.

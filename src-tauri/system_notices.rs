@@ -32,6 +32,9 @@ use crate::desktop::{Focus, bring_forward};
 use crate::notices::{Notice, Update};
 use crate::page_events::{PageEvent, PageEvents};
 
+/// The most notices whose session is remembered for a click.
+const MAX_REMEMBERED: usize = 256;
+
 /// The notices this app has up, by the plugin's id.
 #[derive(Default)]
 pub struct OnScreen {
@@ -99,7 +102,6 @@ pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
             if ids.is_empty() {
                 return;
             }
-            on.about().retain(|id, _| !ids.contains(id));
             tracing::debug!("notices withdrawn ({why}): {requests:?}");
             let app = app.clone();
             tauri::async_runtime::spawn_blocking(move || {
@@ -113,13 +115,10 @@ pub fn apply<R: Runtime>(app: &AppHandle<R>, update: Update) {
 
 /// The window took the focus: nothing on the desktop needs saying. Called
 /// on the window's thread: the closing runs elsewhere. The ids of those
-/// that ask stay, for a withdrawal of one shown in the meantime (and with
-/// them their sessions, for a click on one the server kept).
+/// that ask stay, for a withdrawal of one shown in the meantime; each
+/// notice's session goes once the server says it closed (a server may
+/// focus the window before it reports the click that did it).
 pub fn window_focused<R: Runtime>(app: &AppHandle<R>) {
-    if let Some(on) = app.try_state::<OnScreen>() {
-        let asking: Vec<i32> = on.asking().values().copied().collect();
-        on.about().retain(|id, _| asking.contains(id));
-    }
     let app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
         if let Err(e) = app.notification().remove_all_active() {
@@ -149,12 +148,28 @@ fn show<R: Runtime>(app: &AppHandle<R>, notice: Notice) {
     if let Some(r) = &notice.request_id {
         on.asking().insert(r.clone(), id);
     }
-    on.about().insert(id, notice.session_id.clone());
+    {
+        let mut about = on.about();
+        // A server that never says a notice closed: the oldest go.
+        while about.len() >= MAX_REMEMBERED {
+            let Some(oldest) = about.keys().min().copied() else {
+                break;
+            };
+            about.remove(&oldest);
+        }
+        about.insert(id, notice.session_id.clone());
+    }
+    let handle = app.clone();
     tracing::info!("notice: {}", notice.title);
     if let Err(e) = app
         .notification()
         .builder()
         .id(id)
+        .on_close(move || {
+            if let Some(on) = handle.try_state::<OnScreen>() {
+                on.about().remove(&id);
+            }
+        })
         .title(&notice.title)
         .body(&notice.body)
         .show()
