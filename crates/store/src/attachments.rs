@@ -189,7 +189,7 @@ fn io(path: &Path, e: std::io::Error) -> StoreError {
 /// Write `bytes` as `dir/<sha256>` unless it is there: to a temporary
 /// name, synced, then renamed, so a crash leaves the whole file or none.
 pub(crate) fn write_file(dir: &Path, bytes: &[u8]) -> Result<String, StoreError> {
-    let sha = hex(&Sha256::digest(bytes));
+    let sha = address(bytes);
     let path = dir.join(&sha);
     if path.exists() {
         return Ok(sha);
@@ -210,6 +210,17 @@ pub(crate) fn write_file(dir: &Path, bytes: &[u8]) -> Result<String, StoreError>
     Ok(sha)
 }
 
+/// The name `bytes` are kept under: their SHA-256, hex.
+pub(crate) fn address(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Whether `name` is an address (so it cannot name anything outside the
+/// folder).
+fn is_address(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -218,7 +229,7 @@ fn hex(bytes: &[u8]) -> String {
 pub(crate) fn read_body(dir: &Path, sha256: &str) -> Result<Body, StoreError> {
     // The name comes from the database or a front end: hex only, so it
     // cannot name anything outside the folder.
-    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !is_address(sha256) {
         return Err(StoreError::Attachment(format!(
             "no attached file `{sha256}`"
         )));
@@ -477,7 +488,7 @@ impl crate::Store {
     /// The bytes of file `sha256`; `None` when it is gone from the folder
     /// (removed by hand). Any other failure to read is an error.
     pub(crate) async fn loaded_body(&self, sha256: &str) -> Result<Option<Body>, StoreError> {
-        if !self.files_dir().join(sha256).exists() {
+        if is_address(sha256) && !self.files_dir().join(sha256).exists() {
             return Ok(None);
         }
         self.body(sha256).await.map(Some)

@@ -102,13 +102,18 @@ fn files_json(branch: &[Stored], bodies: &HashMap<String, Option<Body>>) -> Valu
         let Some(Some(body)) = bodies.get(&a.sha256) else {
             continue;
         };
+        if out.contains_key(&a.sha256) {
+            continue;
+        }
+        // A text damaged on disk (it was UTF-8 when attached) goes with its
+        // broken bytes replaced: the import takes it as a new text.
         let entry = match a.kind {
             AttachmentKind::Text => json!({ "text": String::from_utf8_lossy(&body.0) }),
             AttachmentKind::Image => {
                 json!({ "base64": base64::engine::general_purpose::STANDARD.encode(&body.0) })
             }
         };
-        out.entry(a.sha256.clone()).or_insert(entry);
+        out.insert(a.sha256.clone(), entry);
     }
     Value::Object(out)
 }

@@ -10,7 +10,7 @@
 //! checked from its bytes as one attached by hand is, and nothing is
 //! half-imported (every session is written in one transaction).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use base64::Engine as _;
@@ -305,6 +305,9 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
         messages: Vec::new(),
         skipped: 0,
     };
+    // Each carried file decoded once, however many messages carry it: its
+    // attachments share the bytes.
+    let mut decoded = HashMap::new();
     for m in list {
         let role = match m.get("role").and_then(Value::as_str) {
             Some("user") => Role::User,
@@ -341,7 +344,7 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
             attachments: match (role, m.get("attachments")) {
                 (Role::User, Some(Value::Array(list))) => list
                     .iter()
-                    .map(|a| attachment(a, v.get("files")))
+                    .map(|a| attachment(a, v.get("files"), &mut decoded))
                     .collect::<Result<_, _>>()?,
                 _ => Vec::new(),
             },
@@ -356,30 +359,43 @@ fn hearth(v: &Value) -> Result<Conversation, StoreError> {
 /// come from the bytes once they are checked ([`keep_files`]). One whose
 /// file is not carried (removed from the exporting store's folder) stays
 /// a reference to a missing file, as the app showed it.
-fn attachment(v: &Value, files: Option<&Value>) -> Result<Attachment, StoreError> {
+fn attachment(
+    v: &Value,
+    files: Option<&Value>,
+    decoded: &mut HashMap<String, (AttachmentKind, Body)>,
+) -> Result<Attachment, StoreError> {
     let name = str_of(v, "name")
         .map(|n| n.trim().chars().take(255).collect::<String>())
         .filter(|n| !n.is_empty())
         .ok_or_else(|| refuse("a Hearth export with an attached file without its name"))?;
     let count = |key: &str| v.get(key).and_then(Value::as_u64);
     let sha = str_of(v, "sha256").unwrap_or_default();
-    let file = files.and_then(|f| f.get(&sha));
-    let carried = match (
-        file.and_then(|f| str_of(f, "text")),
-        file.and_then(|f| str_of(f, "base64")),
-    ) {
-        (Some(text), _) => Some((AttachmentKind::Text, text.into_bytes())),
-        (None, Some(b64)) => Some((
-            AttachmentKind::Image,
-            base64::engine::general_purpose::STANDARD
-                .decode(b64.as_bytes())
-                .map_err(|e| {
-                    refuse(format!(
-                        "a Hearth export whose file `{name}` is not base64 ({e})"
-                    ))
-                })?,
-        )),
-        (None, None) => None,
+    let carried = match decoded.get(&sha) {
+        Some(known) => Some(known.clone()),
+        None => {
+            let file = files.and_then(|f| f.get(&sha));
+            let text = file.and_then(|f| f.get("text")).and_then(Value::as_str);
+            let b64 = file.and_then(|f| f.get("base64")).and_then(Value::as_str);
+            let found = match (text, b64) {
+                (Some(text), _) => Some((AttachmentKind::Text, text.as_bytes().to_vec())),
+                (None, Some(b64)) => Some((
+                    AttachmentKind::Image,
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b64.as_bytes())
+                        .map_err(|e| {
+                            refuse(format!(
+                                "a Hearth export whose file `{name}` is not base64 ({e})"
+                            ))
+                        })?,
+                )),
+                (None, None) => None,
+            };
+            found.map(|(kind, bytes)| {
+                let known = (kind, Body(Arc::from(bytes)));
+                decoded.insert(sha.clone(), known.clone());
+                known
+            })
+        }
     };
     let claimed_kind = match v.get("kind").and_then(Value::as_str) {
         Some("image") => AttachmentKind::Image,
@@ -407,7 +423,7 @@ fn attachment(v: &Value, files: Option<&Value>) -> Result<Attachment, StoreError
     match carried {
         Some((kind, bytes)) => {
             a.kind = kind;
-            a.body = Some(Body(Arc::from(bytes)));
+            a.body = Some(bytes);
         }
         None if sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit()) => {
             a.sha256 = sha.to_ascii_lowercase();
@@ -449,8 +465,12 @@ struct Checked {
 /// each within the sizes a file attached by hand has (a text is never
 /// read as anything else: the text of a PDF may start like a program). A
 /// file that fails refuses the import, naming it: an export is one piece.
+/// Each file is checked once, however many attachments share it.
 fn check_files(conversations: &mut [Conversation]) -> Result<Vec<Checked>, StoreError> {
-    let mut out = Vec::new();
+    let mut out: Vec<Checked> = Vec::new();
+    // By the address of the shared bytes: their place in `out`, their
+    // media type as checked, and a text's characters.
+    let mut seen: HashMap<*const u8, (usize, String, Option<u64>)> = HashMap::new();
     let list = conversations
         .iter_mut()
         .flat_map(|c| &mut c.messages)
@@ -459,38 +479,41 @@ fn check_files(conversations: &mut [Conversation]) -> Result<Vec<Checked>, Store
         let Some(body) = a.body.take() else {
             continue;
         };
-        let fail = |e: StoreError| refuse(format!("cannot import this session: {e}"));
-        let mime = match a.kind {
-            AttachmentKind::Image => attachments::check_picture(&a.name, &body.0).map_err(fail)?,
-            AttachmentKind::Text => {
-                attachments::check_text(&a.name, &body.0).map_err(fail)?;
-                // A PDF's text says it came from one, as it did when
-                // attached; any other text is plain text.
-                if a.mime == "application/pdf" {
-                    a.mime.clone()
-                } else {
-                    "text/plain".to_owned()
+        let key = body.0.as_ptr();
+        if let std::collections::hash_map::Entry::Vacant(slot) = seen.entry(key) {
+            let fail = |e: StoreError| refuse(format!("cannot import this session: {e}"));
+            let (mime, chars) = match a.kind {
+                AttachmentKind::Image => (
+                    attachments::check_picture(&a.name, &body.0).map_err(fail)?,
+                    None,
+                ),
+                AttachmentKind::Text => {
+                    attachments::check_text(&a.name, &body.0).map_err(fail)?;
+                    let chars = std::str::from_utf8(&body.0).map_or(0, |t| t.chars().count());
+                    ("text/plain".to_owned(), Some(chars as u64))
                 }
-            }
-        };
-        a.mime.clone_from(&mime);
+            };
+            slot.insert((out.len(), mime.clone(), chars));
+            out.push(Checked {
+                kind: a.kind,
+                mime,
+                bytes: body.clone(),
+            });
+        }
+        let (place, mime, chars) = seen[&key].clone();
+        // A PDF's text says it came from one, as it did when attached.
+        if !(a.kind == AttachmentKind::Text && a.mime == "application/pdf") {
+            a.mime = mime;
+        }
+        out[place].mime.clone_from(&a.mime);
         a.size = body.0.len() as u64;
         // What the model was given is kept (the same history makes the
         // same prompt), but never more than the text has.
         let given = a.given.take();
-        a.chars = None;
-        if a.kind == AttachmentKind::Text {
-            let chars = std::str::from_utf8(&body.0).map_or(0, |t| t.chars().count()) as u64;
-            a.chars = Some(chars);
-            a.given = given.map(|g| g.min(chars));
-        }
+        a.chars = chars;
+        a.given = chars.and_then(|c| given.map(|g| g.min(c)));
         // Its place in `out`, until it is written and has its address.
-        a.sha256 = out.len().to_string();
-        out.push(Checked {
-            kind: a.kind,
-            mime,
-            bytes: body,
-        });
+        a.sha256 = place.to_string();
     }
     Ok(out)
 }
@@ -503,20 +526,21 @@ impl Store {
         if files.is_empty() {
             return Ok(Vec::new());
         }
-        let dir = self.files_dir();
         let (files, shas) = tokio::task::spawn_blocking(move || {
-            let shas = files
+            let shas: Vec<String> = files
                 .iter()
-                .map(|f| attachments::write_file(&dir, &f.bytes.0))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok::<_, StoreError>((files, shas))
+                .map(|f| attachments::address(&f.bytes.0))
+                .collect();
+            (files, shas)
         })
         .await
-        .map_err(|e| refuse(format!("keeping the imported files failed: {e}")))??;
+        .map_err(|e| refuse(format!("keeping the imported files failed: {e}")))?;
+        // Recorded before written: a sweep in another process then leaves
+        // a file that already existed unused alone until it is referred to.
         let rows: Vec<(String, AttachmentKind, String, u64)> = files
-            .into_iter()
+            .iter()
             .zip(&shas)
-            .map(|(f, sha)| (sha.clone(), f.kind, f.mime, f.bytes.0.len() as u64))
+            .map(|(f, sha)| (sha.clone(), f.kind, f.mime.clone(), f.bytes.0.len() as u64))
             .collect();
         self.db()
             .call(move |c| {
@@ -528,6 +552,14 @@ impl Store {
                 Ok(())
             })
             .await?;
+        let dir = self.files_dir();
+        tokio::task::spawn_blocking(move || {
+            files
+                .iter()
+                .try_for_each(|f| attachments::write_file(&dir, &f.bytes.0).map(drop))
+        })
+        .await
+        .map_err(|e| refuse(format!("keeping the imported files failed: {e}")))??;
         Ok(shas)
     }
 }
@@ -554,8 +586,7 @@ impl Store {
                     Some(sha) => a.sha256.clone_from(sha),
                     None => {
                         return Err(refuse(format!(
-                            "{carried} files were kept, not {}",
-                            a.sha256
+                            "an imported file was lost between its check and its keeping ({carried} kept)"
                         )));
                     }
                 }

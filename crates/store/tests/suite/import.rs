@@ -319,9 +319,20 @@ async fn attached_files_travel_with_a_hearth_export_and_a_forged_one_is_refused(
     let real = scratch.history(&r.sessions[0]).await.unwrap()[0].attachments[0]
         .sha256
         .clone();
+    // First the reference alone: a missing file, as claimed.
+    let fake = json!({"name": "fake.png", "kind": "image", "mime": "image/png", "sha256": real});
+    let first = fresh
+        .import(&forged(json!([fake]), json!({})))
+        .await
+        .unwrap();
+    let claimed = &fresh.history(&first.sessions[0]).await.unwrap()[0].attachments[0];
+    assert_eq!(
+        (claimed.kind, claimed.body.is_none()),
+        (AttachmentKind::Image, true)
+    );
     let list = json!([
         // Not carried here: a reference to the text, claiming a picture.
-        {"name": "fake.png", "kind": "image", "mime": "image/png", "sha256": real},
+        fake,
         {"name": "paper.pdf", "kind": "text", "mime": "application/pdf", "sha256": x},
         {"name": "gone.bin", "kind": "image", "mime": "image/png\n# Title", "sha256": "c".repeat(64)},
     ]);
@@ -345,4 +356,11 @@ async fn attached_files_travel_with_a_hearth_export_and_a_forged_one_is_refused(
         got[0].body.as_ref().unwrap().0.as_ref(),
         b"%PDF-1.7 is a version"
     );
+    // The file, checked, is what it is for the first import too.
+    let now = &fresh.history(&first.sessions[0]).await.unwrap()[0].attachments[0];
+    assert_eq!(
+        (now.kind, now.mime.as_str()),
+        (AttachmentKind::Text, "application/pdf")
+    );
+    assert!(now.body.is_some());
 }
