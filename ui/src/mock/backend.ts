@@ -36,8 +36,8 @@ import { MockHosts } from './hosts';
 import { MockMemories } from './memories';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
-import { shownOf } from './shown';
-import { seedPlanned, seedSubagents, seedWorkflow, storeSubagents } from './seed';
+import { seedBig, seedPlanned, seedSubagents, seedWorkflow, storeSubagents } from './seed';
+import { sessionView } from './view';
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
 import { MockVoice } from './voice';
@@ -132,17 +132,7 @@ export class MockBackend {
     if (unsent) for (const s of this.sessions.values()) if (s.title === 'Welcome') s.unsent = unsent;
     // A model that can see, for the attachment tests.
     if (params.get('vision')) this.models = [...this.models, { name: 'gemma3:4b', size: 3_300_000_000, family: 'gemma3', parameter_size: '4.3B', quantization: 'Q4_K_M', capabilities: ['completion', 'vision'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: 1800 } }];
-    const big = Number(params.get('big') ?? 0);
-    if (big > 0) {
-      const b = this.addSession(`Big ${big}`);
-      for (let i = 0; i < big; i++) {
-        const role = i % 2 === 0 ? 'user' : 'assistant';
-        const lines = 1 + ((i * 7) % 5);
-        const body = Array.from({ length: lines }, (_, k) => `Line ${k + 1} of message ${i}.`).join('\n\n');
-        this.addMessage(b, role, `${role === 'user' ? 'Question' : 'Answer'} #${i}\n\n${body}`);
-      }
-      this.prefs.last_session = b.id;
-    }
+    seedBig(this, Number(params.get('big') ?? 0));
   }
 
   // ---- storage helpers
@@ -178,33 +168,7 @@ export class MockBackend {
     return [...this.messages.values()].filter((m) => m.session === session && m.parent_id === parent);
   }
   view(s: Sess): SessionView {
-    const path = this.path(s);
-    const forks: number[][] = [];
-    const kids = new Map<number | null, Msg[]>();
-    for (const m of this.messages.values()) {
-      if (m.session !== s.id) continue;
-      const list = kids.get(m.parent_id) ?? [];
-      list.push(m);
-      kids.set(m.parent_id, list);
-    }
-    for (const m of path) {
-      const sibs = (kids.get(m.parent_id) ?? []).filter((x) => x.role === m.role);
-      if (sibs.length > 1 && !forks.some((f) => f.includes(m.id))) forks.push(sibs.map((x) => x.id));
-    }
-    const live = [...this.runs.values()].find((r) => r.session === s.id && !r.done);
-    // The branch's spawn_agent calls, and theirs in turn.
-    const calls = new Set(path.flatMap((m) => m.tool_calls.map((c) => c.id)));
-    for (const sub of s.subagents) if (calls.has(sub.parent_call_id)) for (const m of sub.messages) for (const c of m.tool_calls) calls.add(c.id);
-    return {
-      id: s.id, title: s.title, profile: s.profile, messages: path.map(({ session: _s, ...m }) => m), forks, switches: s.switches,
-      subagents: s.subagents.filter((sub) => calls.has(sub.parent_call_id)),
-      live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
-      model: s.model ?? null,
-      host: s.host ?? null,
-      answer_models: [...this.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
-      answers_shown: [...(s.shown ?? []), ...[...this.runs.values()].filter((r) => r.session === s.id && r.done).map((r) => shownOf(r.id, r.events))],
-      unsent: s.unsent ?? null,
-    };
+    return sessionView(this, s);
   }
   sess(id: unknown): Sess {
     const s = this.sessions.get(String(id));

@@ -134,3 +134,16 @@ export function seedWorkflow(m: MockBackend): void {
     ],
   }];
 }
+
+/** `?big=N`: a session of N messages (the long-session tests), opened at start. */
+export function seedBig(m: MockBackend, big: number): void {
+  if (big <= 0) return;
+  const b = m.addSession(`Big ${big}`);
+  for (let i = 0; i < big; i++) {
+    const role = i % 2 === 0 ? 'user' : 'assistant';
+    const lines = 1 + ((i * 7) % 5);
+    const body = Array.from({ length: lines }, (_, k) => `Line ${k + 1} of message ${i}.`).join('\n\n');
+    m.addMessage(b, role, `${role === 'user' ? 'Question' : 'Answer'} #${i}\n\n${body}`);
+  }
+  m.prefs.last_session = b.id;
+}
