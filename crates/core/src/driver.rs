@@ -3,6 +3,8 @@
 //! that step — load, plan, stream a model call, run a batch, store, emit —
 //! and reports what it saw to [`observe`]. It decides nothing itself.
 
+mod thought_clock;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,6 +32,7 @@ use crate::shown_text::ShownText;
 use crate::store::Span;
 use crate::tool::Offer;
 use crate::tools_exec::{BatchEnd, run_batch};
+use thought_clock::ThoughtClock;
 
 /// What the driver keeps between steps to perform them (not to decide).
 struct Scratch {
@@ -573,46 +576,6 @@ impl Agent {
         }
         if let Err(e) = ctx.store.record_span(&ctx.run_id, &span).await {
             tracing::warn!("recording a model span failed: {e}");
-        }
-    }
-}
-
-/// The time a model call spent reasoning: from its first reasoning piece
-/// (or, for reasoning first shown as the answer and then taken back, that
-/// answer's first piece) to the first piece of the answer after it, or the
-/// end of the call. Reported once per call, as `thinking_ended`.
-#[derive(Debug, Default)]
-struct ThoughtClock {
-    since: Option<Instant>,
-    /// The first piece of text, which may turn out to be reasoning.
-    text_since: Option<Instant>,
-    reported: bool,
-}
-
-impl ThoughtClock {
-    fn thinking(&mut self) {
-        if self.since.is_none() && !self.reported {
-            self.since = Some(Instant::now());
-        }
-    }
-
-    fn rethought(&mut self) {
-        if !self.reported {
-            self.since = self.since.or(self.text_since).or(Some(Instant::now()));
-        }
-        self.text_since = None;
-    }
-
-    fn text(&mut self, sink: &crate::events::EventSink) {
-        self.text_since.get_or_insert_with(Instant::now);
-        self.end(sink);
-    }
-
-    fn end(&mut self, sink: &crate::events::EventSink) {
-        if let Some(since) = self.since.take() {
-            self.reported = true;
-            let ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
-            sink.emit(EventKind::ThinkingEnded { ms });
         }
     }
 }

@@ -17,3 +17,13 @@ export function storedMemoryNote(view: SessionView): MemoryNote | null {
   const learned = (shown?.events ?? []).flatMap((e) => (e.type === 'memory_learned' ? e.facts : []));
   return learned.length > 0 ? { sessionId: view.id, learned, proposed: [] } : null;
 }
+
+/**
+ * `note` with only the facts memory still holds (`kept`: the ids it
+ * holds): one undone or deleted since is left out, never offered an Undo
+ * that would fail. Null when none is left.
+ */
+export function stillKept(note: MemoryNote, kept: Set<number>): MemoryNote | null {
+  const learned = note.learned.filter((f) => kept.has(f.id));
+  return learned.length > 0 ? { ...note, learned } : null;
+}

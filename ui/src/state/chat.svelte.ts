@@ -14,18 +14,21 @@
 // notices.
 import { logEvent } from '../lib/eventLog';
 import * as ipc from '../ipc';
-import type { AgentEvent, ApprovalDecision, AttachmentView, LearnedFact, PlanAnswer, SessionView } from '../ipc';
+import type { AgentEvent, AttachmentView, SessionView } from '../ipc';
 import { toBase64 } from '../lib/attach';
 import { answeredMessage } from '../lib/guard';
 import { buildRows, type Row } from '../lib/rows';
 import { storedSubagent, subagentIndex } from '../lib/storedAgent';
 import { notSent, runExtras, shownExtras, withRun, type RunExtras } from '../lib/runEnd';
-import { isTerminal, newTurn, reduceTurn, type AgentModel, type ContextUse, type GuardFlag, type TurnModel } from '../lib/turn';
+import { isTerminal, newTurn, reduceTurn, type AgentModel, type GuardFlag, type TurnModel } from '../lib/turn';
 
 import { announce } from '../lib/announce';
-import { storedMemoryNote, type MemoryNote } from '../lib/memoryNote';
+import { stillKept, storedMemoryNote, type MemoryNote } from '../lib/memoryNote';
 
 import { app } from './app.svelte';
+import { ContextMeter } from './contextMeter.svelte';
+import { Drafts } from './drafts';
+import { checkProtocol } from './protocol';
 import { sessions } from './sessions.svelte';
 import { toasts } from './toasts.svelte';
 
@@ -89,15 +92,10 @@ class ChatState {
   shownExtras = $derived(new Map((this.view?.answers_shown ?? []).map((a) => [a.run_id, shownExtras(this.view?.id ?? '', a)] as const)));
   /** The model that wrote each stored answer, by run id. */
   answerModels = $derived(new Map((this.view?.answer_models ?? []).map((a) => [a.run_id, a.model] as const)));
-  contextWindow = $state(0);
-  contextUsed = $state(0);
-  /** The core's own "nearly full" (≥ 80 % of the window) from the last context_usage. */
-  contextWarning = $state(false);
+  /** The open session's context meter. */
+  context = new ContextMeter();
   /** The guard's findings on user messages of ended runs, by message id. */
   flaggedMessages = $state.raw(new Map<number, GuardFlag>());
-
-  /** Approval answers sent from this page, by request id (their buttons stay disabled). */
-  approvalsSent = $state.raw(new Map<string, ApprovalDecision>());
 
   storedRows = $derived(this.view ? buildRows(this.view) : []);
   #subagents = $derived(subagentIndex(this.view?.subagents ?? [], this.view?.messages ?? []));
@@ -111,12 +109,9 @@ class ChatState {
   running = $derived(this.starting || this.turn?.status === 'running');
 
   #buffer: AgentEvent[] = [];
-  #protocolWarned = false;
   #scheduled = false;
   /** Runs whose channel this page holds, with their events (others are followed from their last event number). */
   #runs = new Map<string, RunLog>();
-  /** The last context_usage of each session, so the meter and its warning come back with it. */
-  #context = new Map<string, ContextUse>();
 
   get sessionId(): string | null {
     return this.view?.id ?? null;
@@ -141,9 +136,7 @@ class ChatState {
     await this.open(id);
   }
 
-  /** What was typed and not sent in each session left (kept while the app runs). */
-  #drafts = new Map<string, string>();
-  #attachmentDrafts = new Map<string, AttachmentView[]>();
+  #drafts = new Drafts();
   /** A user message the composer asked to edit (Up in an empty composer); its row opens the editor. */
   editRequest = $state<number | null>(null);
 
@@ -158,9 +151,8 @@ class ChatState {
   /** Shows a stored "Remembered" line with the facts memory still holds (one undone or deleted since is left out). */
   async #stillKept(note: MemoryNote): Promise<void> {
     try {
-      const kept = new Set((await ipc.listMemories()).map((m) => m.id));
-      const learned = note.learned.filter((f) => kept.has(f.id));
-      if (learned.length > 0 && this.view?.id === note.sessionId && this.memoryNote === null) this.memoryNote = { ...note, learned };
+      const kept = stillKept(note, new Set((await ipc.listMemories()).map((m) => m.id)));
+      if (kept && this.view?.id === note.sessionId && this.memoryNote === null) this.memoryNote = kept;
     } catch {
       // Memory cannot be read: the line is left out rather than offer an Undo that may fail.
     }
@@ -170,14 +162,10 @@ class ChatState {
   #show(view: SessionView): void {
     const before = this.view?.id;
     if (before !== view.id) {
-      // Each session keeps its own unsent text.
-      if (before) this.#drafts.set(before, this.draft);
-      // This run's own draft, else what the store kept (typed before a restart).
-      this.draft = this.#drafts.get(view.id) ?? view.unsent ?? '';
-      this.#drafts.delete(view.id);
-      if (before) this.#attachmentDrafts.set(before, this.attachments);
-      this.attachments = this.#attachmentDrafts.get(view.id) ?? [];
-      this.#attachmentDrafts.delete(view.id);
+      // Each session keeps its own unsent text and files.
+      const shown = this.#drafts.swap(before, { text: this.draft, files: this.attachments }, view.id, view.unsent);
+      this.draft = shown.text;
+      this.attachments = shown.files;
       // Another session's running message is not this one's.
       this.liveAttachments = [];
     }
@@ -196,10 +184,7 @@ class ChatState {
     this.#buffer = [];
     this.stopping = false;
     this.held = [];
-    const known = this.#context.get(view.id);
-    this.contextUsed = known?.tokens ?? 0;
-    this.contextWindow = known?.window ?? 0;
-    this.contextWarning = known?.warning ?? false;
+    this.context.show(view.id);
     if (view.live) {
       // A run of this page: its log has every event, also those that came
       // after the snapshot was taken; the channel brings the rest.
@@ -211,7 +196,7 @@ class ChatState {
       this.livePrompt = view.live.prompt;
       const sent = new Set(events.flatMap((ev) => (ev.type === 'queued_message_sent' && !ev.is_subagent ? [ev.queue_id] : [])));
       this.queued = view.live.queued.filter((q) => !sent.has(q.queue_id));
-      this.#noteContext(events);
+      this.context.note(events);
       // A run started by an earlier page load: its channel is gone, so
       // follow it from the last event number the snapshot holds.
       if (!own) void this.#follow(view.id, view.live.run_id, events);
@@ -221,27 +206,6 @@ class ChatState {
       this.turn = null;
       this.livePrompt = null;
       this.queued = [];
-    }
-  }
-
-  /**
-   * The meter follows context_usage (the prompt against the window in
-   * effect, sent before each model call); a core that does not send it
-   * leaves run_started's window and the usage counts.
-   */
-  #noteContext(events: AgentEvent[]): void {
-    for (const ev of events) {
-      if (ev.is_subagent) continue;
-      const measured = this.#context.has(ev.session_id);
-      if (ev.type === 'context_usage') {
-        this.#context.set(ev.session_id, { tokens: ev.tokens, window: ev.window, warning: ev.warning });
-        this.contextUsed = ev.tokens;
-        this.contextWindow = ev.window;
-        this.contextWarning = ev.warning;
-      }
-      if (measured) continue;
-      if (ev.type === 'run_started') this.contextWindow = ev.context_window;
-      if (ev.type === 'usage') this.contextUsed = (ev.usage.prompt_tokens ?? 0) + (ev.usage.completion_tokens ?? 0);
     }
   }
 
@@ -325,7 +289,7 @@ class ChatState {
       // After Stop, the answer freezes at once; the terminal event still counts.
       if (this.stopping && (ev.type === 'text_delta' || ev.type === 'thinking_delta')) continue;
       if (!ev.is_subagent) {
-        if (ev.type === 'run_started') this.#checkProtocol(ev.protocol);
+        if (ev.type === 'run_started') checkProtocol(ev.protocol);
         if (ev.type === 'run_started' && ev.profile !== this.profile) {
           if (this.profile) this.liveSwitch = ev.profile;
           this.profile = ev.profile;
@@ -334,25 +298,12 @@ class ChatState {
         // A tool moved the session to another profile: the switcher shows it now.
         if (ev.type === 'profile_switched') this.profile = ev.profile;
       }
-      this.#noteContext([ev]);
+      this.context.note([ev]);
       t = reduceTurn(t, ev);
       if (isTerminal(ev)) terminal = ev;
     }
     this.turn = t;
     if (terminal && t) void this.#finish(t);
-  }
-
-  /**
-   * A core that speaks another wire format than this page was built for
-   * (an old page cached by the webview, a core updated under it): events
-   * may be misread, so the user is told once how to get a matching page.
-   */
-  #checkProtocol(version: number | undefined): void {
-    if (version === undefined || version === ipc.PROTOCOL_VERSION || this.#protocolWarned) return;
-    this.#protocolWarned = true;
-    // Up for ten minutes: it explains whatever looks wrong meanwhile.
-    const text = `This window speaks Hearth's wire format ${ipc.PROTOCOL_VERSION}, the core speaks ${version}: reload the window (Ctrl+R), or reinstall Hearth if that does not help.`;
-    toasts.show(text, { kind: 'error', ms: 600_000 });
   }
 
   /**
@@ -427,9 +378,7 @@ class ChatState {
       this.liveAttachments = [];
       return;
     }
-    const draft = merge(this.#drafts.get(sent.sessionId) ?? '');
-    this.#drafts.set(sent.sessionId, draft);
-    this.#attachmentDrafts.set(sent.sessionId, withFiles(this.#attachmentDrafts.get(sent.sessionId) ?? []));
+    const draft = this.#drafts.giveBack(sent.sessionId, merge, withFiles);
     void ipc.saveUnsent(sent.sessionId, draft).catch((e: unknown) => console.warn('keeping the refused message failed', e));
     const title = sessions.list.find((x) => x.id === sent.sessionId)?.title || 'another session';
     toasts.show(`Your message in “${title}” was not sent; it is back in that session's composer.`);
@@ -480,7 +429,7 @@ class ChatState {
         const a = await ipc.attachFile(f.name || 'pasted', await toBase64(f));
         // The person may have switched sessions meanwhile: it goes where it was attached.
         if (this.sessionId === id) this.attachments = [...this.attachments.filter((x) => x.sha256 !== a.sha256), a];
-        else if (id) this.#attachmentDrafts.set(id, [...(this.#attachmentDrafts.get(id) ?? []), a]);
+        else if (id) this.#drafts.attach(id, a);
       } catch (e) {
         toasts.error(ipc.errorInfo(e).message);
       }
@@ -530,32 +479,6 @@ class ChatState {
   /** The stored sub-agent transcript started by spawn_agent call `callId` of the answer of run `runId`, if any. */
   storedSub(callId: string, args: unknown, runId: string | null): AgentModel | null {
     return storedSubagent({ callId, args, runId }, this.#subagents);
-  }
-
-  /** Answers an approval request; the card shows the decision when approval_resolved comes. */
-  /** Answers a `/plan` plan card (plan_answered closes it). */
-  async answerPlan(requestId: string, answer: PlanAnswer): Promise<void> {
-    try {
-      if (!(await ipc.answerPlan(requestId, answer))) toasts.show('That plan was no longer waiting.');
-    } catch (e) {
-      toasts.error(`Could not answer: ${ipc.errorInfo(e).message}`);
-    }
-  }
-
-  async approve(requestId: string, decision: ApprovalDecision): Promise<void> {
-    if (this.approvalsSent.has(requestId)) return;
-    this.approvalsSent = new Map(this.approvalsSent).set(requestId, decision);
-    try {
-      // False: no longer waiting (answered elsewhere, or the run stopped);
-      // approval_resolved or the run's end closes the question.
-      const waiting = await ipc.approve(requestId, decision);
-      if (!waiting) toasts.show('That request was no longer waiting.');
-    } catch (e) {
-      const sent = new Map(this.approvalsSent);
-      sent.delete(requestId);
-      this.approvalsSent = sent;
-      toasts.error(`Could not answer: ${ipc.errorInfo(e).message}`);
-    }
   }
 
   cancelHeld(index: number): void {
