@@ -121,6 +121,10 @@ pub struct ToolContext {
     /// The workspace is read-only for this call (a `/plan` phase): a
     /// command runs with it mounted read-only, and nothing may change it.
     pub read_only: bool,
+    /// The context window of the run's model, in tokens (0 when not
+    /// known): a tool whose answer can be long sizes it by this, as the
+    /// answer is part of the next prompt.
+    pub window: u32,
 }
 
 /// A tool. Implementations must be cancel-safe: the loop drops the future

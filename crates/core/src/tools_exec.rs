@@ -483,6 +483,7 @@ impl Agent {
             depth: ctx.depth,
             sandbox_off: profile.sandbox_off,
             read_only: ctx.read_only,
+            window: self.window(&profile.model),
         }
     }
 }

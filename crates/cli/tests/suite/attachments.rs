@@ -239,12 +239,25 @@ async fn the_agent_reads_the_part_of_a_long_file_its_message_could_not_hold() {
     ]))
     .await;
     assert!(set.status.success(), "{}", text(&set.stderr));
+    // A small window for this model (a small model on a small machine).
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 2048, 1800, 1, 0)",
+            [MODEL],
+        )
+        .unwrap();
     // Far past any cut: the model asks for a window near the end.
     let offset = 400_000;
     let sim = sim(with_workers("Notes")
         .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
             "read_attachment",
             serde_json::json!({"name": "notes.txt", "offset": offset, "limit": 60}),
+        )]))
+        // Then the start, without saying how much.
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
+            "read_attachment",
+            serde_json::json!({"name": "notes.txt"}),
         )]))
         .with_reply(Reply::text("The file ends with line 39999.")))
     .await;
@@ -298,4 +311,29 @@ async fn the_agent_reads_the_part_of_a_long_file_its_message_could_not_hold() {
         results.iter().any(|r| r.contains(&expected)),
         "{expected:?} not in {results:?}"
     );
+    // Without a limit, the model gets what its window holds well: a
+    // quarter of it (four characters a token), not the 8,000 characters
+    // a large window gets.
+    let num_ctx = run_options(&sim)["num_ctx"].as_u64().unwrap() as usize;
+    assert_eq!(num_ctx, 2048);
+    let start = format!(
+        "[notes.txt: characters 0 to {num_ctx} of 428890; the rest from offset {num_ctx}]\n"
+    );
+    assert!(
+        results
+            .iter()
+            .any(|r| r.starts_with(&start) && r.len() == start.len() + num_ctx),
+        "{start:?} not in {:?}",
+        results.iter().map(|r| r.lines().next()).collect::<Vec<_>>()
+    );
+}
+
+/// The options of the run's first request (the window the model runs
+/// with): the one that offers tools, which the workers' never do.
+fn run_options(sim: &hearth_sim::SimHandle) -> serde_json::Value {
+    sim.chat_bodies()
+        .into_iter()
+        .find(|b| b["tools"].is_array())
+        .expect("a request of the run")["options"]
+        .clone()
 }

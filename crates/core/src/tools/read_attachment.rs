@@ -11,13 +11,30 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::attachment::{Attachment, AttachmentKind, shown_name};
+use crate::pipeline::long_message_limit;
 use crate::store::SessionStore;
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
 
-/// Characters one call gives when the model does not say.
+/// Characters one call gives when the model does not say (less for a
+/// small window: [`limits`]).
 const DEFAULT_CHARS: usize = 8_000;
 /// The most one call gives: a tool result is part of the next prompt.
 const MAX_CHARS: usize = 20_000;
+/// The least a small window still gets, by default and at most.
+const FLOOR_CHARS: usize = 1_000;
+
+/// The default and the most one call gives with a context window of
+/// `window` tokens (0: not known): by default a quarter of the window, at
+/// most half (the share one user message may take), so that a long file
+/// read on a small model leaves room for the conversation and the answer.
+fn limits(window: u32) -> (usize, usize) {
+    if window == 0 {
+        return (DEFAULT_CHARS, MAX_CHARS);
+    }
+    let half = long_message_limit(window).max(FLOOR_CHARS);
+    let most = MAX_CHARS.min(half);
+    (DEFAULT_CHARS.min(half / 2).max(FLOOR_CHARS).min(most), most)
+}
 
 /// The `read_attachment` tool over the store the conversation is kept in.
 pub struct ReadAttachment(pub Arc<dyn SessionStore>);
@@ -36,7 +53,7 @@ impl Tool for ReadAttachment {
                 "properties": {
                     "name": {"type": "string", "description": "the file's name, as attached (may be left out when only one text file is attached)"},
                     "offset": {"type": "integer", "minimum": 0, "description": "the first character to read, counted from 0 (characters, not lines; default 0)"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_CHARS, "description": format!("how many characters (default {DEFAULT_CHARS}, at most {MAX_CHARS})")}
+                    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_CHARS, "description": format!("how many characters (at most {MAX_CHARS}; by default up to {DEFAULT_CHARS}, fewer for a model with a small context)")}
                 }
             }),
         }
@@ -57,14 +74,15 @@ impl Tool for ReadAttachment {
             }
         };
         let offset = count(&arguments, "offset")?.unwrap_or(0);
+        let (default, most) = limits(ctx.window);
         let limit = match count(&arguments, "limit")? {
-            None => DEFAULT_CHARS,
+            None => default,
             Some(0) => {
                 return Err(ToolError::InvalidArguments(
                     "`limit` must be 1 or more".into(),
                 ));
             }
-            Some(n) => n.min(MAX_CHARS),
+            Some(n) => n.min(most),
         };
 
         // The current branch of the conversation, never any other: the
@@ -203,6 +221,7 @@ mod tests {
             depth: 1,
             sandbox_off: false,
             read_only: false,
+            window: 0,
         }
     }
 
@@ -250,6 +269,46 @@ mod tests {
             out.contains(&format!("characters 0 to {MAX_CHARS} of")),
             "{out:.80}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_model_with_a_small_window_reads_less_at_a_time() {
+        let text = "abcdefghij".repeat(3000);
+        let store = store_with(vec![text_file("long.txt", &text)]).await;
+        let read_in = |window: u32, args: Value| {
+            let store = store.clone();
+            async move {
+                let ctx = ToolContext {
+                    window,
+                    ..ctx("s1")
+                };
+                ReadAttachment(store).call(args, &ctx).await.unwrap()
+            }
+        };
+        let span = |out: &str| out.lines().next().unwrap().to_owned();
+        // 2048 tokens: a quarter of the window by default (about 2048
+        // characters), at most half, however much is asked.
+        assert_eq!(
+            span(&read_in(2048, json!({})).await),
+            "[long.txt: characters 0 to 2048 of 30000; the rest from offset 2048]"
+        );
+        assert_eq!(
+            span(&read_in(2048, json!({"limit": 20000})).await),
+            "[long.txt: characters 0 to 4096 of 30000; the rest from offset 4096]"
+        );
+        // A tiny window still reads something useful.
+        assert!(span(&read_in(256, json!({})).await).contains("characters 0 to 1000 of"),);
+        // A large window, or one not known, gets the usual amounts.
+        for window in [0, 131_072] {
+            assert!(
+                span(&read_in(window, json!({})).await)
+                    .contains(&format!("0 to {DEFAULT_CHARS} of"))
+            );
+            assert!(
+                span(&read_in(window, json!({"limit": 25_000})).await)
+                    .contains(&format!("0 to {MAX_CHARS} of"))
+            );
+        }
     }
 
     #[tokio::test]

@@ -234,6 +234,7 @@ async fn nesting_beyond_the_depth_limit_is_refused() {
         depth: 2,
         sandbox_off: false,
         read_only: false,
+        window: 0,
     };
     let err = agent
         .run_ephemeral("task", "Agent", &ctx)

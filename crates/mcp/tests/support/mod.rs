@@ -105,6 +105,7 @@ pub fn ctx() -> ToolContext {
         depth: 0,
         sandbox_off: false,
         read_only: false,
+        window: 0,
     }
 }
 

@@ -49,6 +49,7 @@ fn ctx(ws: &Path) -> ToolContext {
         depth: 0,
         sandbox_off: false,
         read_only: false,
+        window: 0,
     }
 }
 

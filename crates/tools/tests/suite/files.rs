@@ -23,6 +23,7 @@ fn ctx(ws: &Path, session: &str) -> ToolContext {
         depth: 0,
         sandbox_off: false,
         read_only: false,
+        window: 0,
     }
 }
 

@@ -26,6 +26,7 @@ fn ctx(ws: &Path) -> ToolContext {
         depth: 0,
         sandbox_off: true,
         read_only: false,
+        window: 0,
     }
 }
 

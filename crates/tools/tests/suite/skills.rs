@@ -62,6 +62,7 @@ fn ctx() -> ToolContext {
         depth: 0,
         sandbox_off: false,
         read_only: false,
+        window: 0,
     }
 }
 
