@@ -19,8 +19,7 @@
 //!   task that forwards the run's events): notices (`system_notices.rs`)
 //!   are shown only while it has not. While one of the app's own Save or
 //!   Open dialogs is open the window counts as focused.
-//! - A restored window that would not fit on its screen (saved on a bigger
-//!   one, or mostly off it) is made to fit and centred, once per process.
+//! - Where the window opens is `placement.rs`'s.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -179,100 +178,6 @@ pub fn quit_on_signals<R: Runtime>(app: &AppHandle<R>) {
     });
 }
 
-/// Make a restored window fit its screen, once per process (a reload
-/// leaves it where the person put it): one saved on a bigger screen is
-/// shrunk to it, and one mostly off it (its middle outside) is centred. A
-/// maximized or full-screen window is the window manager's.
-pub fn fit_on_screen<R: Runtime>(window: &tauri::Window<R>) {
-    static DONE: AtomicBool = AtomicBool::new(false);
-    if DONE.swap(true, Ordering::Relaxed)
-        || window.is_maximized().unwrap_or(true)
-        || window.is_fullscreen().unwrap_or(true)
-    {
-        return;
-    }
-    let (Ok(Some(screen)), Ok(position), Ok(outer), Ok(inner)) = (
-        window.current_monitor(),
-        window.outer_position(),
-        window.outer_size(),
-        window.inner_size(),
-    ) else {
-        return;
-    };
-    let now = Place {
-        x: position.x,
-        y: position.y,
-        width: outer.width,
-        height: outer.height,
-    };
-    let area = screen.work_area();
-    let screen = Place {
-        x: area.position.x,
-        y: area.position.y,
-        width: area.size.width,
-        height: area.size.height,
-    };
-    let Some(to) = fitted(now, screen) else {
-        return;
-    };
-    tracing::info!("the window's saved place does not fit this screen: centred");
-    // The size asked for is the inside; the frame (a window manager's) is
-    // what the outside has more.
-    let frame = (
-        outer.width.saturating_sub(inner.width),
-        outer.height.saturating_sub(inner.height),
-    );
-    let size = tauri::PhysicalSize::new(
-        to.width.saturating_sub(frame.0),
-        to.height.saturating_sub(frame.1),
-    );
-    if let Err(e) = window
-        .set_size(size)
-        .and_then(|()| window.set_position(tauri::PhysicalPosition::new(to.x, to.y)))
-    {
-        tracing::warn!("cannot fit the window to the screen: {e}");
-    }
-}
-
-/// A window's or a screen's rectangle, in physical pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Place {
-    x: i32,
-    y: i32,
-    width: u32,
-    height: u32,
-}
-
-/// Where `window` goes to be usable on `screen`: `None` when it is no
-/// bigger than the screen and its middle is on it (a window the person
-/// left partly off an edge stays there); else no bigger than the screen,
-/// centred on it.
-fn fitted(window: Place, screen: Place) -> Option<Place> {
-    let middle_on = |p: i32, s: u32, o: i32, a: u32| {
-        let middle = i64::from(p) + i64::from(s / 2);
-        middle >= i64::from(o) && middle < i64::from(o) + i64::from(a)
-    };
-    if window.width <= screen.width
-        && window.height <= screen.height
-        && middle_on(window.x, window.width, screen.x, screen.width)
-        && middle_on(window.y, window.height, screen.y, screen.height)
-    {
-        return None;
-    }
-    let (width, height) = (
-        window.width.min(screen.width),
-        window.height.min(screen.height),
-    );
-    let centre =
-        |o: i32, a: u32, s: u32| i32::try_from(i64::from(o) + i64::from((a - s) / 2)).unwrap_or(o);
-    Some(Place {
-        x: centre(screen.x, screen.width, width),
-        y: centre(screen.y, screen.height, height),
-        width,
-        height,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,53 +225,6 @@ mod tests {
             );
         }
         assert_eq!(a.len(), "dev.hearth.app.db".len() + 16);
-    }
-
-    #[test]
-    fn a_window_bigger_than_its_screen_or_off_it_is_made_whole_and_centred() {
-        let screen = Place {
-            x: 0,
-            y: 0,
-            width: 1280,
-            height: 800,
-        };
-        let at = |x, y, width, height| Place {
-            x,
-            y,
-            width,
-            height,
-        };
-        // Whole already: left where it is.
-        assert_eq!(fitted(at(210, 130, 900, 640), screen), None);
-        assert_eq!(fitted(at(0, 0, 1280, 800), screen), None);
-        // Saved on a bigger screen: the screen's size, centred.
-        assert_eq!(
-            fitted(at(100, 50, 2400, 1400), screen),
-            Some(at(0, 0, 1280, 800))
-        );
-        // Partly off an edge, its middle on the screen: left there.
-        assert_eq!(fitted(at(700, 100, 800, 600), screen), None);
-        // Mostly off the right edge: centred, its size kept.
-        assert_eq!(
-            fitted(at(1000, 100, 800, 600), screen),
-            Some(at(240, 100, 800, 600))
-        );
-        // Off a second screen that is gone (negative place).
-        assert_eq!(
-            fitted(at(-1500, 20, 1000, 700), screen),
-            Some(at(140, 50, 1000, 700))
-        );
-        // A screen that does not start at 0 (a panel on the left).
-        let right = Place {
-            x: 1920,
-            y: 0,
-            width: 1000,
-            height: 700,
-        };
-        assert_eq!(
-            fitted(at(100, 100, 800, 600), right),
-            Some(at(2020, 50, 800, 600))
-        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod desktop;
 mod dialogs;
 mod notices;
 mod page_events;
+mod placement;
 mod prefs;
 mod pulls;
 mod runs;
@@ -81,13 +82,13 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     system_notices::set_up(&handle);
     desktop::quit_on_signals(&handle);
     // The window is made hidden (tauri.conf.json) and shown only now, once
-    // the window-state plugin has given it its saved size and place: shown
-    // at once, it appeared at the default size and then jumped. (One saved
-    // on a bigger screen is still shrunk after it is shown: a hidden
-    // window's size and screen read as nothing.) Last in setup, so its
-    // focus events find `Focus` to keep them.
+    // the window-state plugin has given it its saved size and place, and
+    // that place is fitted to the screen: shown at once, it appeared at the
+    // default size and then jumped, or bigger than the screen and then
+    // shrank. Last in setup, so its focus events find `Focus` to keep them.
     if let Some(window) = app.get_webview_window("main") {
         carry_old_window_size(&handle, &window);
+        placement::fit_saved_place(&handle, &window);
         window.show()?;
     }
     Ok(())
@@ -199,7 +200,7 @@ pub fn run() -> Result<(), tauri::Error> {
             // window-state plugin restored (before it is mapped, its size
             // and screen are not known yet).
             if payload.event() == PageLoadEvent::Finished && webview.label() == "main" {
-                desktop::fit_on_screen(&webview.window());
+                placement::fit_on_screen(&webview.window());
             }
             // A new page listens anew: until it does, what the shell says
             // waits for it rather than going to the page that is gone.

@@ -164,8 +164,12 @@ test('a window saved on a bigger screen opens whole on this one', async () => {
   saveWindowState(big);
   const proc = launch();
   const win = await until('the app shows its window', () => windowOf(proc.child.pid));
-  await until('the app says it moved the window', () => proc.log.includes('does not fit this screen: centred'));
-  // The screen run.sh gives Xvfb is 1280×800: the window takes all of it.
+  // Fitted before it was shown: from its first sight on it is no bigger
+  // than the screen (run.sh gives Xvfb 1280×800), never big and then shrunk.
+  const first = geometry(win);
+  assert.ok(first.width <= 1280 && first.height <= 800, `first seen at ${JSON.stringify(first)}`);
+  await until('the app says it moved the window', () => proc.log.includes('does not fit this screen: centred, before it is shown'));
+  // The window takes all of the screen.
   const whole = { x: 0, y: 0, width: 1280, height: 800 };
   await until(`the window is at ${JSON.stringify(whole)}`, () => isAt(win, whole));
   proc.child.kill('SIGTERM');

@@ -243,7 +243,7 @@ async fn the_agent_reads_the_part_of_a_long_file_its_message_could_not_hold() {
     rusqlite::Connection::open(&db)
         .unwrap()
         .execute(
-            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 2048, 1800, 1, 0)",
+            "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, 4096, 1800, 1, 0)",
             [MODEL],
         )
         .unwrap();
@@ -315,7 +315,7 @@ async fn the_agent_reads_the_part_of_a_long_file_its_message_could_not_hold() {
     // quarter of it (four characters a token), not the 8,000 characters
     // a large window gets.
     let num_ctx = run_options(&sim)["num_ctx"].as_u64().unwrap() as usize;
-    assert_eq!(num_ctx, 2048);
+    assert_eq!(num_ctx, 4096);
     let start = format!(
         "[notes.txt: characters 0 to {num_ctx} of 428890; the rest from offset {num_ctx}]\n"
     );

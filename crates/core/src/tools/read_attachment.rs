@@ -18,7 +18,8 @@ use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
 /// Characters one call gives when the model does not say (less for a
 /// small window: [`limits`]).
 const DEFAULT_CHARS: usize = 8_000;
-/// The most one call gives: a tool result is part of the next prompt.
+/// The most one call gives on a large (or unknown) window: a tool result
+/// is part of the next prompt.
 const MAX_CHARS: usize = 20_000;
 /// The least a small window still gets, by default and at most.
 const FLOOR_CHARS: usize = 1_000;
@@ -26,7 +27,9 @@ const FLOOR_CHARS: usize = 1_000;
 /// The default and the most one call gives with a context window of
 /// `window` tokens (0: not known): by default a quarter of the window, at
 /// most half (the share one user message may take), so that a long file
-/// read on a small model leaves room for the conversation and the answer.
+/// read on a small model leaves room for the conversation and the answer;
+/// never under [`FLOOR_CHARS`] (a window under 500 tokens gets that much,
+/// most of it), never over [`DEFAULT_CHARS`] and [`MAX_CHARS`].
 fn limits(window: u32) -> (usize, usize) {
     if window == 0 {
         return (DEFAULT_CHARS, MAX_CHARS);
