@@ -7,8 +7,9 @@
 //!   D-Bus name on Linux). The name is per database, so a test or a second
 //!   `$HEARTH_DB` runs beside the user's own app. Without a session bus the
 //!   plugin lets every launch start, as before. The name is given up as
-//!   the quit begins, so a launch during the quit's last seconds starts a
-//!   new app rather than handing over to one going away.
+//!   the window closes or the quit begins, so a launch during the quit's
+//!   last seconds starts a new app rather than handing over to one going
+//!   away, with no window left to show.
 //! - SIGTERM (`kill`, a service manager) and SIGINT (Ctrl+C in the
 //!   terminal that started it) quit as closing the window does: runs
 //!   store their partial answers and the window's place is saved. Their

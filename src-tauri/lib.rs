@@ -229,6 +229,12 @@ pub fn run() -> Result<(), tauri::Error> {
                 }
             }
             WindowEvent::Destroyed => {
+                // The app's only window is gone: the app is going. A launch
+                // from now on starts a new app rather than hand over to
+                // this one, which has no window left to show.
+                if window.label() == "main" {
+                    desktop::leave(window.app_handle());
+                }
                 if let Some(state) = window.try_state::<AppState>() {
                     state.runs.stop_owned_by(window.label());
                 }
