@@ -78,7 +78,8 @@ pub fn bring_forward<R: Runtime>(app: &AppHandle<R>, why: &str) {
     }
 }
 
-/// Give up the single-instance name: the app is quitting.
+/// Give up the single-instance name: the app is quitting, or its window
+/// is gone (which is the same: it has one).
 pub fn leave<R: Runtime>(app: &AppHandle<R>) {
     tauri_plugin_single_instance::destroy(app);
 }

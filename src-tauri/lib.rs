@@ -197,8 +197,8 @@ pub fn run() -> Result<(), tauri::Error> {
         // one watching (a send to its channel does not fail), so they stop.
         .on_page_load(|webview, payload| {
             // The window is on the screen by now, at the size the
-            // window-state plugin restored (before it is mapped, its size
-            // and screen are not known yet).
+            // window-state plugin restored and setup fitted (before it is
+            // mapped, its frame and screen are not known).
             if payload.event() == PageLoadEvent::Finished && webview.label() == "main" {
                 placement::fit_on_screen(&webview.window());
             }

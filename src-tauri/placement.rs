@@ -3,13 +3,19 @@
 //! opens on (saved on a bigger screen, or mostly off it: a second screen
 //! since unplugged) is made to fit and centred, twice over:
 //! - before it is first shown ([`fit_saved_place`]), from the plugin's
-//!   file and the screens the display has, so it never appears bigger
-//!   than the screen and then shrinks (a hidden window's own size and
-//!   screen read as nothing, so it cannot be asked);
-//! - once it is up ([`fit_on_screen`]), by its real size with the frame a
-//!   window manager adds, which nothing knows before.
+//!   file and the screens the display has, so it does not appear at the
+//!   bigger screen's size and then shrink (a hidden window's own size and
+//!   screen read as nothing, so it cannot be asked). What is fitted is
+//!   the inside: a window manager's frame still comes on top;
+//! - once it is up ([`fit_on_screen`]), by its real size with that frame,
+//!   which nothing knows before: a framed window may shrink by the
+//!   frame's width once the page has loaded.
 //!
-//! A maximized or full-screen window is the window manager's.
+//! A maximized or full-screen window is the window manager's. Under
+//! Wayland the first step is skipped: a window's place is neither read
+//! nor set there (the plugin saves 0, 0), so which screen it opens on is
+//! the compositor's, and only the second step, on the screen it is on,
+//! applies.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +30,9 @@ const MOVED: &str = "the window's saved place does not fit this screen: centred"
 /// that does not fit the screen it would open on is fitted now, from the
 /// window-state plugin's file and the screens the display has.
 pub fn fit_saved_place<R: Runtime>(app: &AppHandle<R>, window: &WebviewWindow<R>) {
+    if wayland() {
+        return;
+    }
     let Ok(dir) = app.path().app_config_dir() else {
         return;
     };
@@ -40,7 +49,7 @@ pub fn fit_saved_place<R: Runtime>(app: &AppHandle<R>, window: &WebviewWindow<R>
         }
     };
     // The primary screen first: where the system opens a window that
-    // touches none.
+    // touches none. A screen that reports no area is no place to go.
     let mut screens: Vec<Place> = app
         .primary_monitor()
         .ok()
@@ -54,16 +63,26 @@ pub fn fit_saved_place<R: Runtime>(app: &AppHandle<R>, window: &WebviewWindow<R>
             .iter()
             .map(area),
     );
+    screens.retain(|s| s.width > 0 && s.height > 0);
     let Some(to) = screen_for(saved, &screens).and_then(|screen| fitted(saved, screen)) else {
         return;
     };
     tracing::info!("{MOVED}, before it is shown");
+    // The place first, as the plugin does: on screens of different
+    // scales, a size set before a move across them would be rescaled.
     if let Err(e) = window
-        .set_size(tauri::PhysicalSize::new(to.width, to.height))
-        .and_then(|()| window.set_position(tauri::PhysicalPosition::new(to.x, to.y)))
+        .set_position(tauri::PhysicalPosition::new(to.x, to.y))
+        .and_then(|()| window.set_size(tauri::PhysicalSize::new(to.width, to.height)))
     {
         tracing::warn!("cannot fit the window to the screen: {e}");
     }
+}
+
+/// A Wayland session that GTK draws on as such (not through XWayland).
+fn wayland() -> bool {
+    let backend = std::env::var("GDK_BACKEND").unwrap_or_default();
+    std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty())
+        && !backend.starts_with("x11")
 }
 
 /// The place the window-state plugin saved for the main window (its
@@ -103,27 +122,34 @@ fn place_in(text: &str) -> Option<Place> {
 }
 
 /// The screen a window at `window` opens on: the one its middle is on,
-/// else the first it touches (the plugin puts it back there), else the
-/// first of `screens` (the primary: the plugin leaves a window that
-/// touches no screen where the system opens it).
+/// else the one it covers most (as a screen is chosen for a window once
+/// it is up), else the first of `screens` (the primary: where the system
+/// opens a window that touches no screen).
 fn screen_for(window: Place, screens: &[Place]) -> Option<Place> {
     let inside = |p: i64, o: i32, a: u32| p >= i64::from(o) && p < i64::from(o) + i64::from(a);
     let (mx, my) = (
         i64::from(window.x) + i64::from(window.width / 2),
         i64::from(window.y) + i64::from(window.height / 2),
     );
-    let overlaps = |s: &Place| {
-        let apart = |p: i32, l: u32, o: i32, a: u32| {
-            i64::from(p) + i64::from(l) <= i64::from(o)
-                || i64::from(o) + i64::from(a) <= i64::from(p)
-        };
-        !apart(window.x, window.width, s.x, s.width)
-            && !apart(window.y, window.height, s.y, s.height)
+    // The length two spans share (0 when apart).
+    let shared = |p: i32, l: u32, o: i32, a: u32| {
+        let start = i64::from(p).max(i64::from(o));
+        let end = (i64::from(p) + i64::from(l)).min(i64::from(o) + i64::from(a));
+        (end - start).max(0)
+    };
+    let covered = |s: &Place| {
+        shared(window.x, window.width, s.x, s.width)
+            * shared(window.y, window.height, s.y, s.height)
     };
     screens
         .iter()
         .find(|s| inside(mx, s.x, s.width) && inside(my, s.y, s.height))
-        .or_else(|| screens.iter().find(|s| overlaps(s)))
+        .or_else(|| {
+            screens
+                .iter()
+                .filter(|s| covered(s) > 0)
+                .max_by_key(|s| covered(s))
+        })
         .or_else(|| screens.first())
         .copied()
 }
@@ -298,10 +324,15 @@ mod tests {
         let primary = at(0, 0, 1280, 800);
         let left = at(-1920, 0, 1920, 1080);
         let screens = [primary, left, primary];
-        // Its middle on the left screen; touching the left one only; on none.
+        // Its middle on the left screen; on the primary; touching the left
+        // one only.
         assert_eq!(screen_for(at(-1500, 20, 1000, 700), &screens), Some(left));
         assert_eq!(screen_for(at(-100, 20, 2400, 700), &screens), Some(primary));
         assert_eq!(screen_for(at(-2400, 20, 600, 700), &screens), Some(left));
+        // Its middle below both: the one it covers most, not the first it
+        // touches (the primary, listed first).
+        assert_eq!(screen_for(at(-1500, 500, 2000, 1200), &screens), Some(left));
+        // On none: the primary.
         assert_eq!(
             screen_for(at(5000, 5000, 600, 700), &screens),
             Some(primary)
