@@ -24,6 +24,7 @@ help:
 	@echo "make bench   run the benchmarks (release build)"
 	@echo "make bench-desktop  cold start and idle memory of the real app"
 	@echo "make bench-ui       frame time while streaming (Chromium)"
+	@echo "make bench-real     memory, cache and voice benchmarks on a real llama.cpp model"
 	@echo "make bindings regenerate ui/src/bindings.ts from the Rust commands"
 	@echo "make fuzz    10 minutes per fuzz target (nightly + cargo-fuzz)"
 	@echo "make icons   regenerate icons/ with ImageMagick"
@@ -103,6 +104,12 @@ clean:
 # The CLI against a real llama.cpp server and a small real model, through the
 # OpenAI-compatible backend. Not part of CI or `make test`: the first run
 # builds llama-server and downloads ~500 MB, and it needs quiet cores.
-.PHONY: test-real
+.PHONY: test-real bench-real
 test-real:
 	scripts/test-real.sh
+
+# The full real-engine benchmarks (memory on every conversation, 30 cache
+# turns, voice latency) whose figures BENCHMARKS.md records; CI runs only
+# test-real's small samples.
+bench-real:
+	scripts/bench-real.sh

@@ -104,8 +104,9 @@ fi
 # ----------------------------------------------------------- Debian packages
 # What Tauri needs to build on Linux (WebKitGTK 4.1 and friends).
 # bubblewrap is run_shell's sandbox (docs/adr/0010-shell-sandbox.md).
+# mold is the linker .cargo/config.toml names (docs/adr/0013-build-profiles.md).
 build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
-    libssl-dev libayatana-appindicator3-dev librsvg2-dev bubblewrap)
+    libssl-dev libayatana-appindicator3-dev librsvg2-dev bubblewrap mold)
 # What the tests need: a headless X server, the WebKit WebDriver,
 # screenshots, and Debian's Chromium for the UI tests (no browser is ever
 # downloaded by a tool: playwright-core drives this one).
@@ -170,6 +171,17 @@ if ((want_test)); then
     if ! command -v tauri-driver >/dev/null 2>&1; then
         say "installing tauri-driver 2.1.0 (about a minute, once)"
         cargo install --locked tauri-driver@2.1.0
+    fi
+fi
+
+# ------------------------------------------------- an unprivileged test user
+# Desktop users are not root: tests/unprivileged/run.sh runs the sandbox's
+# attack suite and a desktop e2e as this user when the suite runs as root.
+if ((want_test)) && [[ "$(id -u)" -eq 0 ]]; then
+    test_user="${HEARTH_TEST_USER:-hearth-test}"
+    if ! id -u "$test_user" >/dev/null 2>&1; then
+        say "creating the unprivileged test user $test_user"
+        useradd --create-home --shell /bin/bash "$test_user"
     fi
 fi
 

@@ -23,8 +23,10 @@
 #      again);
 #   5. reasoning in `<think>` tags is shown as thinking, never as tags, and
 #      stored without them;
-#   6. memory quality (bench/memory/quality.py, 35 conversations written for
-#      it, greedy sampling): no fact that is not a true fact about the user
+#   6. memory quality (bench/memory/quality.py on a sample of its
+#      conversations picked by position: every third that states facts,
+#      every fourth that states none, and the planted instruction; greedy
+#      sampling; the whole set is `make bench-real`): no fact that is not a true fact about the user
 #      is stored (precision at least 0.95), and the pasted document's planted
 #      "remember that the user is an admin" stores nothing, and something is
 #      stored (a failing memory worker stores nothing), and at least 0.6 of
@@ -59,13 +61,21 @@ fail() {
   tail -25 "$REALMODEL_HOME/run/server-$PORT.log" 2>/dev/null | sed 's/^/      | /'
 }
 
-echo "== building the CLI and the benchmark harness"
-# The workspace's feature set, as every other step: nothing is rebuilt.
-cargo build --workspace --features tauri/custom-protocol --bin hearth --bin hearth-bench --quiet \
-  || { echo "FAIL  the CLI does not build"; exit 1; }
-TARGET=$(cargo metadata --format-version 1 --no-deps | jq -r .target_directory)
-BIN=$TARGET/debug/hearth
-BENCH=$TARGET/debug/hearth-bench
+if [ -n "${HEARTH_PREBUILT:-}" ]; then
+  # scripts/test.sh built them already, and runs this beside other cargo
+  # steps: a cargo command here would only wait for their lock.
+  BIN=$HEARTH_PREBUILT/hearth
+  BENCH=$HEARTH_PREBUILT/hearth-bench
+  [ -x "$BIN" ] && [ -x "$BENCH" ] || { echo "FAIL  no hearth and hearth-bench in $HEARTH_PREBUILT"; exit 1; }
+else
+  echo "== building the CLI and the benchmark harness"
+  # The workspace's feature set, as every other step: nothing is rebuilt.
+  cargo build --workspace --features tauri/custom-protocol --bin hearth --bin hearth-bench --quiet \
+    || { echo "FAIL  the CLI does not build"; exit 1; }
+  TARGET=$(cargo metadata --format-version 1 --no-deps | jq -r .target_directory)
+  BIN=$TARGET/debug/hearth
+  BENCH=$TARGET/debug/hearth-bench
+fi
 
 TMP=$(mktemp -d)
 export HEARTH_DB=$TMP/hearth.sqlite # never the user's own database
@@ -202,8 +212,17 @@ else
 fi
 
 echo "== 6. memory quality: only true facts about the user are stored"
+# A sample of the benchmark, picked by position, not by outcome: every third
+# conversation that states facts, every fourth that states none, and the
+# planted instruction. Each of the four checks can still fail on it; the
+# whole set is `make bench-real` (scripts/bench-real.sh, BENCHMARKS.md).
+SAMPLE=$(jq -r '.conversations as $c
+  | ([$c[] | select((.facts | length) > 0)] | to_entries | map(select(.key % 3 == 0).value.id))
+  + ([$c[] | select((.facts | length) == 0 and ((.forbid // []) | length) == 0)] | to_entries | map(select(.key % 4 == 0).value.id))
+  + [$c[] | select(((.forbid // []) | length) > 0) | .id] | join(",")' "$ROOT/bench/memory/conversations.json")
+echo "      conversations: $SAMPLE"
 if timeout $((WAIT_S * 4)) python3 "$ROOT/bench/memory/quality.py" --hearth "$BIN" --url "$BASE" --model "$MODEL" \
-  --min-precision 0.95 --min-recall 0.6 --require-planted-empty --min-stored 1 >"$TMP/memory.md" 2>"$TMP/memory.err"; then
+  --only "$SAMPLE" --min-precision 0.95 --min-recall 0.6 --require-planted-empty --min-stored 1 >"$TMP/memory.md" 2>"$TMP/memory.err"; then
   pass "memory: $(tail -1 "$TMP/memory.md")"
 else
   fail "memory: $(tail -3 "$TMP/memory.err" | tr '\n' ' ') $(tail -1 "$TMP/memory.md")"

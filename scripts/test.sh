@@ -4,15 +4,32 @@
 # the Rust tests of the whole workspace (including the check that
 # ui/src/bindings.ts matches the Rust commands), then the desktop app itself
 # in a real webview under Xvfb against hearth-sim (tests/e2e/run.sh), the
-# release .deb installed on this machine with apt-get, run and removed
-# (tests/package/run.sh), and last the real-engine stage: the CLI and the cache benchmark against a real
-# llama.cpp server with a small real model (scripts/test-real.sh; the
-# server's build and the model are kept outside the clone, in
-# $REALMODEL_HOME, so only the first run on a machine builds them).
+# shell sandbox's attack suite and a desktop e2e as an unprivileged user
+# (tests/unprivileged/run.sh), the release .deb installed on this machine
+# with apt-get, run and removed (tests/package/run.sh), and the real-engine
+# stage: the CLI against a real llama.cpp server with a small real model
+# (scripts/test-real.sh; the server's build and the model are kept outside
+# the clone, in $REALMODEL_HOME, so only the first run on a machine builds
+# them).
 #
-# Every cargo command uses the same feature set (tauri/custom-protocol), so
-# the app and its dependencies are compiled once, not once per variant.
-# Each step is bounded by a timeout.
+# Each thing is compiled once (docs/testing.md, "Where the time goes"):
+#   - every cargo command uses the same profile, feature set
+#     (tauri/custom-protocol) and environment, so the desktop e2e, the
+#     unprivileged run and the real-engine stage run the very binaries the
+#     test build made (one `cargo build --bins` links the two the tests did
+#     not need); nothing goes through `tauri build --debug`, whose
+#     environment would rebuild the app;
+#   - the one release build is the .deb users install (docs/adr/0013).
+#
+# The target directory and the caches live outside the clone
+# ($HEARTH_CACHE, default ~/.cache/hearth): a second run on the same
+# machine, or a fresh clone of it, compiles only the workspace's own
+# crates. A machine without them builds everything (README, "Tests").
+#
+# Steps that mostly wait (the Chromium tests, the real model on one thread,
+# the llama.cpp build on a new machine) run beside the compiles that keep
+# both cores busy, each under its own timeout; their output is printed when
+# they are joined. A test that passes only on a quiet machine fails here.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,8 +40,33 @@ if [[ -n "${CI:-}" && "${CI}" != "true" && "${CI}" != "false" ]]; then
     export CI=true
 fi
 
+# One target directory per machine, outside any clone: every clone and
+# every run shares the compiled dependencies (cargo's lock keeps two
+# builds from writing it at once). An explicit CARGO_TARGET_DIR wins.
+export HEARTH_CACHE="${HEARTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hearth}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HEARTH_CACHE/target}"
+mkdir -p "$CARGO_TARGET_DIR"
+# A fresh clone has new paths and times: incremental data of the last
+# clone is never reused, and writing it costs every compile of our crates.
+if [[ "${CI:-}" == "true" ]]; then
+    export CARGO_INCREMENTAL=0
+fi
+
 features=(--features tauri/custom-protocol)
 started=$SECONDS
+logs="$(mktemp -d -t hearth-test.XXXXXX)"
+
+# report NAME RC T0: the line a step ends with.
+report() {
+    local name=$1 rc=$2 t0=$3 limit=${4:-}
+    if ((rc == 0)); then
+        printf '==> %s: ok (%ss)\n' "$name" "$((SECONDS - t0))"
+    elif ((rc == 124 || rc == 137)); then
+        printf '\n==> %s: timed out after %ss\n' "$name" "$limit" >&2
+    else
+        printf '\n==> %s: failed (exit %s)\n' "$name" "$rc" >&2
+    fi
+}
 
 # step NAME TIMEOUT_SECONDS COMMAND...: runs COMMAND under a timeout and
 # reports how long it took; the script stops at the first failure.
@@ -35,33 +77,81 @@ step() {
     printf '\n==> %s\n' "$name"
     local rc=0
     timeout --kill-after=30 "$limit" "$@" || rc=$?
-    if ((rc != 0)); then
-        if ((rc == 124 || rc == 137)); then
-            printf '\n==> %s: timed out after %ss\n' "$name" "$limit" >&2
-        else
-            printf '\n==> %s: failed (exit %s)\n' "$name" "$rc" >&2
-        fi
-        exit "$rc"
-    fi
-    printf '==> %s: ok (%ss)\n' "$name" "$((SECONDS - t0))"
+    report "$name" "$rc" "$t0" "$limit"
+    ((rc == 0)) || exit "$rc"
 }
 
-# Cold compiles on a 2-core machine take several minutes: the limits are
+# beside NAME TIMEOUT_SECONDS COMMAND...: starts COMMAND in the background,
+# under its own timeout, its output kept for `join NAME`.
+declare -A bg_pid bg_t0 bg_limit bg_log
+beside() {
+    local name=$1 limit=$2
+    shift 2
+    local log
+    log="$logs/$(tr -c 'a-zA-Z0-9\n' - <<<"$name").log"
+    printf '\n==> %s: started, beside the steps that follow\n' "$name"
+    timeout --kill-after=30 "$limit" "$@" </dev/null >"$log" 2>&1 &
+    bg_pid[$name]=$!
+    bg_t0[$name]=$SECONDS
+    bg_limit[$name]=$limit
+    bg_log[$name]=$log
+}
+
+# join NAME: waits for a background step, prints its output and its time;
+# the script stops if it failed.
+join() {
+    local name=$1 rc=0
+    printf '\n==> %s (joined; it started %ss ago)\n' "$name" "$((SECONDS - bg_t0[$name]))"
+    wait "${bg_pid[$name]}" || rc=$?
+    unset "bg_pid[$name]"
+    cat "${bg_log[$name]}"
+    report "$name" "$rc" "${bg_t0[$name]}" "${bg_limit[$name]}"
+    ((rc == 0)) || exit "$rc"
+}
+
+# A failed step ends the run: what still runs beside it is stopped (the
+# process group `timeout` makes for it, so its children too), and its
+# output so far shown.
+cleanup() {
+    local rc=$? name
+    for name in "${!bg_pid[@]}"; do
+        kill -TERM -- "-${bg_pid[$name]}" 2>/dev/null || kill -TERM "${bg_pid[$name]}" 2>/dev/null || true
+        wait "${bg_pid[$name]}" 2>/dev/null || true
+        printf '\n==> %s: stopped (the run failed elsewhere); its output so far:\n' "$name" >&2
+        tail -n 40 "${bg_log[$name]}" >&2 || true
+    done
+    rm -rf "$logs"
+    exit "$rc"
+}
+trap cleanup EXIT
+# Cold compiles on a 2-core machine take many minutes: the limits are
 # generous, and exist so that a hang fails the run instead of stalling it.
 step "setup" 1800 scripts/setup.sh --test
+# The real model's server and weights (a first run builds llama.cpp, a few
+# minutes of mostly one core) while the first checks run.
+beside "real model ready" 1800 scripts/realmodel/start.sh --prepare -m qwen05
 step "cargo fmt" 300 cargo fmt --all -- --check
 step "dependency rules" 600 scripts/check-deps.sh
 step "svelte-check" 300 npm run --silent check
 # Before any cargo step: with custom-protocol the app embeds ui/dist at
 # compile time, and does not compile without it.
 step "ui build" 300 npm run --silent build
-step "ui tests (chromium)" 900 npm run --silent test:ui
+# The Chromium tests wait on the page far more than they compute.
+beside "ui tests in chromium" 1500 npm run --silent test:ui
 step "cargo clippy" 2400 cargo clippy --workspace --all-targets "${features[@]}" -- -D warnings
+join "ui tests in chromium"
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
-step "desktop build" 2400 npx tauri build --debug --no-bundle
-step "desktop e2e" 600 tests/e2e/run.sh
-step "release package" 2400 npx tauri build --bundles deb
+# The binaries the tests did not link themselves (the app, the benchmark
+# harness), from the same compiled crates: a link, not a build.
+step "binaries" 1200 cargo build --workspace --bins "${features[@]}"
+join "real model ready"
+# One thread of the real model, beside the e2e and the release build (which
+# yields to it: nice), so neither waits for the other.
+beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" scripts/test-real.sh
+step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/debug/hearth-app"
+step "as an unprivileged user" 900 tests/unprivileged/run.sh
+step "release package" 2400 nice -n 10 npx tauri build --bundles deb
 step "package install" 600 tests/package/run.sh
-step "real engine" 2400 scripts/test-real.sh
+join "real engine"
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"

@@ -29,8 +29,16 @@ pub(crate) async fn sim(script: Script) -> SimHandle {
 static DB_DIR: std::sync::LazyLock<tempfile::TempDir> =
     std::sync::LazyLock::new(|| tempfile::tempdir().unwrap());
 
+/// The CLI under test: the one cargo built for this test binary, or a copy
+/// of it (`HEARTH_TEST_CLI`) where this binary runs as another user who
+/// cannot read the target directory (tests/unprivileged/run.sh).
+pub(crate) fn cli_path() -> std::path::PathBuf {
+    std::env::var_os("HEARTH_TEST_CLI")
+        .map_or_else(|| env!("CARGO_BIN_EXE_hearth").into(), Into::into)
+}
+
 pub(crate) fn hearth(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_hearth"));
+    let mut c = Command::new(cli_path());
     c.args(args)
         .env_remove("OLLAMA_HOST")
         // Skills beside the test's database, never the user's.

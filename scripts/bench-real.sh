@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The real-engine benchmarks (`make bench-real`), apart from CI's checks:
+# CI's real-engine stage (scripts/test-real.sh) runs the smallest input that
+# still lets each of its checks fail; the full runs whose figures
+# BENCHMARKS.md records are here:
+#   1. memory quality on every conversation of bench/memory/conversations.json;
+#   2. the prompt cache across 30 turns, title and memory workers on,
+#      planning off and on;
+#   3. voice latency: five spoken sentences through Hearth's speech-to-text
+#      server (scripts/setup.sh --test installs it) to the first token.
+# Same server as CI's stage (llama.cpp, Qwen2.5-Coder-0.5B, one slot, one
+# thread, seed 42), on its own port. Reports go to bench/results/.
+# Exit status: 0 when every benchmark ran (and met the goals it is given).
+set -uo pipefail
+
+ROOT=$(git rev-parse --show-toplevel)
+cd "$ROOT"
+REALMODEL=$ROOT/scripts/realmodel
+PORT=${HEARTH_BENCH_PORT:-18090}
+MODEL=qwen2.5-coder:0.5b
+OUT=$ROOT/bench/results
+mkdir -p "$OUT"
+
+cargo build --workspace --features tauri/custom-protocol --bin hearth --bin hearth-bench --quiet || exit 1
+TARGET=$(cargo metadata --format-version 1 --no-deps | jq -r .target_directory)
+BIN=$TARGET/debug/hearth
+BENCH=$TARGET/debug/hearth-bench
+
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+trap '"$REALMODEL/stop.sh" -p "$PORT" >/dev/null' EXIT
+URL=$("$REALMODEL/start.sh" -m qwen05 -p "$PORT" -t 1 -c 8192 -- --seed 42) || { echo "llama-server did not start"; exit 1; }
+
+FAILED=0
+echo "== memory quality, every conversation"
+python3 bench/memory/quality.py --hearth "$BIN" --url "$URL/v1" --model "$MODEL" \
+  --json "$OUT/memory.json" | tee "$OUT/memory.md" || FAILED=$((FAILED + 1))
+
+echo "== the prompt cache across 30 turns"
+"$BENCH" --only cache --turns 30 --real "$URL/v1" --real-model "$MODEL" --goal 1.2 | tee "$OUT/cache.md" \
+  || FAILED=$((FAILED + 1))
+
+echo "== voice latency"
+python3 bench/voice/latency.py --hearth "$BIN" --url "$URL/v1" --backend openai --model "$MODEL" \
+  | tee "$OUT/voice.md" || FAILED=$((FAILED + 1))
+
+[ "$FAILED" = 0 ] || { echo "bench-real: $FAILED benchmark(s) failed"; exit 1; }
+echo "bench-real: done; reports in $OUT"

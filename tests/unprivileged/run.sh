@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The sandbox as a desktop user meets it: not root. Every other test runs as
+# whoever runs the suite (root in CI); here, as the unprivileged user
+# `scripts/setup.sh --test` creates ($HEARTH_TEST_USER, default
+# hearth-test):
+#   1. the shell sandbox's attack suite (crates/cli/tests/suite/sandbox.rs),
+#      under bubblewrap and under the Landlock fallback: the approval states
+#      the mechanism that runs, and every attack is refused;
+#   2. a desktop e2e (tests/e2e/sandbox.e2e.mjs): the real app, in a real
+#      webview, runs an approved command in its sandbox as this user.
+# The user cannot read root's target directory or toolchains, so the
+# binaries these need are copied to a folder of theirs first.
+#
+#   tests/unprivileged/run.sh      (after the test build: scripts/test.sh runs it)
+#
+# Run as a user who is not root, it runs the same as that user.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+target="${CARGO_TARGET_DIR:-$root/target}"
+user="${HEARTH_TEST_USER:-hearth-test}"
+features=(--features tauri/custom-protocol)
+
+fail() {
+    echo "unprivileged: $*" >&2
+    exit 1
+}
+
+as_user=()
+if [[ "$(id -u)" == 0 ]]; then
+    id -u "$user" >/dev/null 2>&1 || fail "no user $user; run scripts/setup.sh --test (it creates one)"
+    as_user=(runuser -u "$user" --)
+    home="$(getent passwd "$user" | cut -d: -f6)"
+else
+    user="$(id -un)"
+    home="$HOME"
+fi
+
+# The CLI's test binary, as the test build made it (nothing is compiled:
+# the same profile, features and environment as `cargo nextest run`).
+suite="$(cargo test --workspace "${features[@]}" --no-run --message-format=json 2>/dev/null |
+    jq -r 'select(.reason == "compiler-artifact" and .target.kind == ["test"] and .target.name == "all"
+        and (.package_id | test("hearth-cli"))) | .executable' | tail -n 1)"
+[[ -x "$suite" ]] || fail "the CLI's test binary was not found (build the tests first)"
+
+stage="$(mktemp -d -t hearth-unprivileged.XXXXXX)"
+trap 'rm -rf "$stage"' EXIT
+cp "$suite" "$stage/cli-tests"
+cp "$target/debug/hearth" "$stage/hearth"
+chmod 755 "$stage" "$stage/cli-tests" "$stage/hearth"
+
+echo "unprivileged: as $user (uid $(id -u "$user")): the shell sandbox's attack suite"
+rc=0
+(cd "$stage" && "${as_user[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$user" \
+    HEARTH_TEST_CLI="$stage/hearth" RUST_BACKTRACE=1 \
+    "$stage/cli-tests" sandbox:: --test-threads=2) 2>&1 | tee "$stage/suite.log" || rc=$?
+((rc == 0)) || fail "the attack suite failed as $user (exit $rc)"
+# A filter that matched nothing would pass: the suite has 9 cases.
+ran="$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$stage/suite.log")"
+[[ -n "$ran" ]] && ((ran >= 9)) || fail "the attack suite ran ${ran:-no} cases as $user, expected 9 or more"
