@@ -53,9 +53,13 @@ WAIT_S=300 # the longest any one command or wait below may take (a loaded 2-core
 cd "$ROOT"
 
 FAILED=0
-pass() { echo "PASS  $*"; }
+# Each check says how long it took (docs/testing.md's stage table): the
+# time since the last "== N." line.
+CHECK_T0=$SECONDS
+check() { echo "== $*"; CHECK_T0=$SECONDS; }
+pass() { echo "PASS  ($((SECONDS - CHECK_T0)) s) $*"; }
 fail() {
-  echo "FAIL  $*"
+  echo "FAIL  ($((SECONDS - CHECK_T0)) s) $*"
   FAILED=$((FAILED + 1))
   echo "      server log ($REALMODEL_HOME/run/server-$PORT.log), last lines:"
   tail -25 "$REALMODEL_HOME/run/server-$PORT.log" 2>/dev/null | sed 's/^/      | /'
@@ -99,7 +103,7 @@ hearth() { timeout "$WAIT_S" "$BIN" chat --backend openai --url "$BASE" --model 
 # The JSON events of type $2 in the log $1.
 of_type() { jq -c --arg t "$2" 'select(.type == $t)' "$1"; }
 
-echo "== 1. a plain answer streams"
+check "1. a plain answer streams"
 hearth --no-tools --json "Write two short sentences about the sea." >"$TMP/plain.log"
 rc=$?
 deltas=$(of_type "$TMP/plain.log" text_delta | grep -c .)
@@ -111,7 +115,7 @@ else
   fail "plain answer: exit $rc, $deltas text deltas, $ended ends"
 fi
 
-echo "== 2. the prompt cache across turns (title and memory workers on)"
+check "2. the prompt cache across turns (title and memory workers on)"
 if timeout $((WAIT_S * 3)) "$BENCH" --only cache --turns 5 --real "$BASE" --real-model "$MODEL" --goal 1.2 >"$TMP/cache.md" 2>"$TMP/cache.err"; then
   pass "prompt cache: every session's median evaluated / new is at most 1.2"
   grep '^| ' "$TMP/cache.md" | sed 's/^/      /'
@@ -120,7 +124,7 @@ else
   grep '^| ' "$TMP/cache.md" | sed 's/^/      /'
 fi
 
-echo "== 3. Stop mid-answer leaves the server idle and ready"
+check "3. Stop mid-answer leaves the server idle and ready"
 # The binary itself in the background (not the function, not under
 # timeout), so SIGINT reaches it; the waits below bound it.
 "$BIN" chat --backend openai --url "$BASE" --model "$MODEL" --no-tools --json \
@@ -163,7 +167,7 @@ else
   fail "stop: text started: $started, exit $rc, stream_stopped kept: ${kept:-none}; slot idle: $idle; next: exit $rc2, $next deltas"
 fi
 
-echo "== 4. a structured tool call round trip"
+check "4. a structured tool call round trip"
 # A profile that offers the calculator and plans nothing, sampling
 # greedily, in a database of its own: what the memory worker learned in the
 # checks above (which depends on where Stop fell) must not change this
@@ -189,7 +193,7 @@ else
   fail "tool call: results [$ran], exit $rc, last event: $last"
 fi
 
-echo "== 5. reasoning in <think> tags"
+check "5. reasoning in <think> tags"
 # Greedy sampling and a copying task: the model writes the tags itself.
 "$BIN" profiles set Plain --model "$MODEL" --tools none --planning off --temperature 0 --prompt "" >/dev/null \
   || echo "note: could not create the Plain profile" >&2
@@ -211,7 +215,7 @@ else
   fail "reasoning: exit $rc; thinking \"$thought\"; shown \"$said\"; stored \"$stored\" with thinking \"$stored_thinking\""
 fi
 
-echo "== 6. memory quality: only true facts about the user are stored"
+check "6. memory quality: only true facts about the user are stored"
 # A sample of the benchmark, picked by position, not by outcome: every third
 # conversation that states facts, every fourth that states none, and the
 # planted instruction. Each of the four checks can still fail on it; the
@@ -229,7 +233,7 @@ else
   grep '^| ' "$TMP/memory.md" | sed 's/^/      /'
 fi
 
-echo "== 7. the real server as a host: a session moved to it with --host, failover to it from a host that is off"
+check "7. the real server as a host: a session moved to it with --host, failover to it from a host that is off"
 "$BIN" hosts add llama "$BASE" --kind openai >/dev/null 2>"$TMP/hosts.err"
 "$BIN" hosts add off http://127.0.0.1:1 >/dev/null 2>>"$TMP/hosts.err"
 listed=$("$BIN" hosts list 2>>"$TMP/hosts.err" | grep '^llama ')
@@ -248,7 +252,7 @@ else
   fail "hosts: exit $rc/$rc2, moved \"$moved\", said \"$said\"/\"$said2\", listed \"$listed\": $(tail -3 "$TMP/hosts.err" | tr '\n' ' ')"
 fi
 
-echo "== 8. a picture for a model the server cannot show one: answered without it, the model told"
+check "8. a picture for a model the server cannot show one: answered without it, the model told"
 python3 -c 'import sys,base64; sys.stdout.buffer.write(base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg=="))' >"$TMP/dot.png"
 SERVER_LOG="$REALMODEL_HOME/run/server-$PORT.log"
 before=$(grep -c 'image input is not supported' "$SERVER_LOG" || true)
@@ -263,7 +267,7 @@ else
   fail "picture: exit $rc, refusals in the server's log $refused, said \"$said\": $(tail -3 "$TMP/picture.err" | tr '\n' ' ')"
 fi
 
-echo "== 9. /plan on a tiny project with a failing test"
+check "9. /plan on a tiny project with a failing test"
 PROJECT=$TMP/project
 mkdir -p "$PROJECT"
 printf 'def add(a, b):\n    return a - b\n' >"$PROJECT/calc.py"

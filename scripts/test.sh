@@ -13,12 +13,15 @@
 # them).
 #
 # Each thing is compiled once (docs/testing.md, "Where the time goes"):
-#   - every cargo command uses the same profile, feature set
-#     (tauri/custom-protocol) and environment, so the desktop e2e, the
-#     unprivileged run and the real-engine stage run the very binaries the
-#     test build made (one `cargo build --bins` links the two the tests did
-#     not need); nothing goes through `tauri build --debug`, whose
-#     environment would rebuild the app;
+#   - clippy lints while the tests are compiled: clippy-driver is the
+#     workspace's rustc wrapper for one `cargo build --all-targets` (the
+#     targets `cargo clippy --all-targets` checks), so the dependencies are
+#     compiled once, in full, instead of once more in check mode;
+#   - every cargo command after it uses the same profile, feature set
+#     (tauri/custom-protocol) and environment, so the tests, the desktop
+#     e2e, the unprivileged run and the real-engine stage run the very
+#     binaries that build made; nothing goes through `tauri build --debug`,
+#     whose environment would rebuild the app;
 #   - the one release build is the .deb users install (docs/adr/0013).
 #
 # The target directory and the caches live outside the clone
@@ -54,6 +57,15 @@ fi
 
 features=(--features tauri/custom-protocol)
 started=$SECONDS
+
+# Clippy as the workspace's rustc wrapper: what `cargo clippy -- -D warnings`
+# sets (CLIPPY_ARGS holds clippy's arguments, split by its own separator),
+# on a build that also makes the binaries. Dependencies get plain rustc, so
+# their compiled form is the same as any other build's.
+clippy_driver="$(rustc --print sysroot)/bin/clippy-driver"
+[[ -x "$clippy_driver" ]] || clippy_driver="$(command -v clippy-driver || true)"
+export RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 logs="$(mktemp -d -t hearth-test.XXXXXX)"
 
 # report NAME RC T0: the line a step ends with.
@@ -138,19 +150,22 @@ step "svelte-check" 300 npm run --silent check
 step "ui build" 300 npm run --silent build
 # The Chromium tests wait on the page far more than they compute.
 beside "ui tests in chromium" 1500 npm run --silent test:ui
-step "cargo clippy" 2400 cargo clippy --workspace --all-targets "${features[@]}" -- -D warnings
+# The wrapper must really lint with warnings as errors: a crate with one
+# clippy finding and one rustc warning must fail to build with it.
+step "clippy canary" 300 scripts/clippy-canary.sh
+# --timings: where the compile time went, crate by crate
+# ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
+step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
 join "ui tests in chromium"
-step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
-# The binaries the tests did not link themselves (the app, the benchmark
-# harness), from the same compiled crates: a link, not a build.
-step "binaries" 1200 cargo build --workspace --bins "${features[@]}"
 join "real model ready"
-# One thread of the real model, beside the e2e and the release build (which
-# yields to it: nice), so neither waits for the other.
+# One thread of the real model, beside the tests, the e2e and the release
+# build (which yields to it: nice), so none waits for the other.
 beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" scripts/test-real.sh
+step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
 step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/debug/hearth-app"
 step "as an unprivileged user" 900 tests/unprivileged/run.sh
-step "release package" 2400 nice -n 10 npx tauri build --bundles deb
+# Plain rustc for what users run.
+step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS npx tauri build --bundles deb
 step "package install" 600 tests/package/run.sh
 join "real engine"
 

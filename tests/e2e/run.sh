@@ -33,9 +33,11 @@ for tool in Xvfb tauri-driver WebKitWebDriver import node xdotool xev xprop stdb
 done
 /usr/bin/python3 -c 'import gi' 2>/dev/null || fail "python3-gi is missing; run scripts/setup.sh --test"
 
-# The version the window must show: the app package's, from cargo itself.
-version="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="hearth-app");if(p)console.log(p.version)})')"
+# The version the window must show: the app package's, from cargo itself
+# (or from $HEARTH_VERSION, read by whoever runs this as a user who cannot
+# run root's cargo: tests/unprivileged/run.sh).
+version="${HEARTH_VERSION:-$(cargo metadata --no-deps --format-version 1 2>/dev/null |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const p=JSON.parse(s).packages.find(p=>p.name==="hearth-app");if(p)console.log(p.version)})')}"
 [[ -n "$version" ]] || fail "could not read the hearth-app version from cargo metadata"
 
 xvfb_pid=""

@@ -54,12 +54,26 @@ export async function startServer() {
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
 }
 
+const CHROMIUM = {
+  executablePath: process.env.HEARTH_CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+};
+
+/**
+ * The browser a test file uses. Under tests/ui/run.mjs every file connects
+ * to the one Chromium it started ($HEARTH_CHROMIUM_WS), and closing it only
+ * disconnects (its contexts go with it); run alone, a file starts its own.
+ * Each test still gets a fresh context, so nothing carries over.
+ */
 export async function launch() {
-  return chromium.launch({
-    executablePath: process.env.HEARTH_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  const ws = process.env.HEARTH_CHROMIUM_WS;
+  return ws ? chromium.connect(ws, { timeout: 30_000 }) : chromium.launch(CHROMIUM);
+}
+
+/** One Chromium for a whole run of the suite (tests/ui/run.mjs). */
+export async function launchShared() {
+  return chromium.launchServer(CHROMIUM);
 }
 
 /**

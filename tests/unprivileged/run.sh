@@ -59,3 +59,25 @@ rc=0
 # A filter that matched nothing would pass: the suite has 9 cases.
 ran="$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$stage/suite.log")"
 [[ -n "$ran" ]] && ((ran >= 9)) || fail "the attack suite ran ${ran:-no} cases as $user, expected 9 or more"
+
+echo "unprivileged: as $user: the sandbox in the real app (tests/e2e/sandbox.e2e.mjs)"
+# What tests/e2e/run.sh needs, where this user can read it: the e2e files
+# and the simulator's start script, node_modules (hard links when the
+# filesystem allows), the app, the simulator and tauri-driver.
+version="$(cargo metadata --no-deps --format-version 1 | jq -r '.packages[] | select(.name == "hearth-app") | .version')"
+mkdir -p "$stage/repo/scripts" "$stage/target/debug" "$stage/bin"
+cp -a tests "$stage/repo/tests"
+cp -a scripts/sim-start.sh "$stage/repo/scripts/"
+cp -a package.json "$stage/repo/"
+cp -al node_modules "$stage/repo/node_modules" 2>/dev/null || cp -a node_modules "$stage/repo/node_modules"
+cp "$target/debug/hearth-app" "$target/debug/hearth-sim" "$stage/target/debug/"
+cp "$(command -v tauri-driver)" "$stage/bin/"
+chmod -R a+rX "$stage/target" "$stage/bin"
+chmod a+rx "$stage/repo" "$stage/repo/scripts"
+# The e2e writes its screenshots beside itself.
+[[ -z "${as_user[*]}" ]] || chown -R "$user" "$stage/repo/tests"
+"${as_user[@]}" env -i PATH="$stage/bin:/usr/local/bin:/usr/bin:/bin" HOME="$home" USER="$user" \
+    CARGO_TARGET_DIR="$stage/target" HEARTH_VERSION="$version" HEARTH_E2E_TESTS=tests/e2e/sandbox.e2e.mjs \
+    "$stage/repo/tests/e2e/run.sh" "$stage/target/debug/hearth-app" ||
+    fail "the sandbox e2e failed as $user"
+echo "unprivileged: ok"

@@ -47,8 +47,24 @@ fn ignored(rules: &Rules, rel: &Path, is_dir: bool) -> bool {
     false
 }
 
+/// The most of a `.gitignore` that is read: a real one is a few KB; a huge
+/// or sparse one is cut, not read into memory whole.
+const MAX_GITIGNORE_BYTES: u64 = 1 << 20;
+
 fn rules_in(dir: &Dir, base: &Path) -> Option<(PathBuf, Gitignore)> {
-    let text = dir.read_to_string(".gitignore").ok()?;
+    use std::io::Read;
+    // Opened without blocking and taken only when it is a regular file: a
+    // FIFO named .gitignore (left by an earlier command or a tarball) held
+    // the search, and a thread of the app's pool, forever.
+    let file = crate::confine::open_for_reading(dir, Path::new(".gitignore")).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_GITIGNORE_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut b = GitignoreBuilder::new("");
     for line in text.lines() {
         let _ = b.add_line(None, line);

@@ -58,6 +58,35 @@ impl RunShell {
         self
     }
 
+    /// Why commands in `workspace` can change what runs outside the
+    /// sandbox later, beyond what the sandbox keeps read-only: it holds
+    /// Hearth's own data or skills, or the home folder. `None`: it does not.
+    fn holds_what_runs_later(&self, workspace: &std::path::Path) -> Option<String> {
+        let ws = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+        if let Some(home) = home.filter(|h| h.starts_with(&ws)) {
+            return Some(format!(
+                "this workspace ({}) holds your whole home folder ({}): a command here can change the programs, settings and shell start-up files you run later, outside any sandbox; choose a project folder as the workspace instead",
+                ws.display(),
+                home.display()
+            ));
+        }
+        let held: Vec<String> = self
+            .protected
+            .iter()
+            .filter(|p| p.starts_with(&ws))
+            .map(|p| p.display().to_string())
+            .collect();
+        (!held.is_empty()).then(|| {
+            format!(
+                "this workspace holds Hearth's own data ({}): the sandbox keeps it read-only, but a command here could still move the folders around it, and what Hearth then reads (its MCP servers, hooks, skills, sandbox setting) runs outside the sandbox; choose a folder that does not hold it as the workspace",
+                held.join(", ")
+            )
+        })
+    }
+
     /// How commands are confined here (probed once, on first use).
     pub fn confinement(&self) -> Confinement {
         match &self.launcher {
@@ -171,9 +200,15 @@ impl Tool for RunShell {
     fn warning(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
         // Unconfined, a command is asked for every time: no pre-approval
         // covers it.
-        ctx.sandbox_off.then(|| {
-            "this command runs NOT sandboxed, with your full rights: the sandbox is turned off in this profile".to_owned()
-        })
+        if ctx.sandbox_off {
+            return Some("this command runs NOT sandboxed, with your full rights: the sandbox is turned off in this profile".to_owned());
+        }
+        // A workspace that holds what Hearth itself runs from, or the whole
+        // home folder, is one a command can change Hearth from: asked every
+        // time, and said, so a "yes" is given knowingly.
+        ctx.workspace
+            .as_deref()
+            .and_then(|w| self.holds_what_runs_later(w))
     }
 
     fn refuse(&self, _arguments: &Value, ctx: &ToolContext) -> Option<String> {
@@ -237,6 +272,10 @@ impl Tool for RunShell {
             )
             .ok_or_else(|| ToolError::Failed(self.refuse(&args, ctx).unwrap_or_default()))?
         };
+        // What git and Hearth run later from the workspace, as it is now:
+        // what the command replaced anyway is reported with its result.
+        let before =
+            (!ctx.sandbox_off).then(|| sandbox::runs_later::Snapshot::take(&root, &self.protected));
         let mut cmd = Command::new(program);
         // No key, token or agent socket from the app's environment.
         cmd.args(argv)
@@ -297,6 +336,15 @@ impl Tool for RunShell {
         if e.1 > 0 {
             text.push('\n');
             text.push_str(&section("stderr", &e));
+        }
+        if let Some(changed) = before.map(|b| b.changed())
+            && !changed.is_empty()
+        {
+            let names: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+            text.push_str(&format!(
+                "\n[Hearth: this command replaced, removed or made {}, which git or Hearth runs code from outside the sandbox; the user should check it before running git in this folder]",
+                names.join(", ")
+            ));
         }
         Ok(cap(
             text,

@@ -146,6 +146,10 @@ def attempt(label, f):
 what, arg = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else ""
 if what == "open-trunc":
     attempt(what, lambda: os.close(os.open(arg, os.O_RDONLY | os.O_TRUNC)))
+elif what == "open3-trunc":
+    # Access mode 3, "neither read nor write": no write right asked of
+    # Landlock before ABI 3, and it still truncates.
+    attempt(what, lambda: os.close(os.open(arg, os.O_ACCMODE | os.O_TRUNC)))
 elif what == "truncate":
     attempt(what, lambda: os.truncate(arg, 0))
 elif what == "unix":
@@ -207,13 +211,14 @@ async fn truncation_outside(m: Mechanism) {
         m,
         &at,
         &format!(
-            "python3 attack.py open-trunc {v}; python3 attack.py truncate {v}; \
-             true > {v}; echo tried"
+            "python3 attack.py open-trunc {v}; python3 attack.py open3-trunc {v}; \
+             python3 attack.py truncate {v}; true > {v}; echo tried"
         ),
         &[],
     )
     .await;
     refused(&ran, "open-trunc");
+    refused(&ran, "open3-trunc");
     refused(&ran, "truncate");
     assert!(ran.output.contains("tried"), "{}", ran.output);
     assert_eq!(
@@ -420,18 +425,175 @@ async fn the_filter_holds_inside_the_workspace_too() {
     let ran = attack(
         Mechanism::Landlock,
         &at,
-        "python3 attack.py open-trunc mine.txt; python3 attack.py truncate mine.txt; \
-         python3 attack.py chmod mine.txt; python3 attack.py tty",
+        "python3 attack.py open-trunc mine.txt; python3 attack.py open3-trunc mine.txt; \
+         python3 attack.py truncate mine.txt; python3 attack.py chmod mine.txt; \
+         python3 attack.py tty",
         &[],
     )
     .await;
-    for label in ["open-trunc", "truncate", "chmod", "tty"] {
+    for label in ["open-trunc", "open3-trunc", "truncate", "chmod", "tty"] {
         refused(&ran, label);
     }
     assert_eq!(
         std::fs::read_to_string(at.ws.join("mine.txt")).unwrap(),
         "kept"
     );
+}
+
+/// What git runs from stays as it is, under both mechanisms (security
+/// review N1): not only `.git/hooks` and `.git/config`, but `.git` whole (a
+/// `commondir` written there made git take config and hooks from a folder
+/// the command made; `.git` renamed and made anew carried new hooks), and
+/// the hooks folder the config names (husky's). Work beside them goes on:
+/// an existing file and an existing folder are written.
+async fn git_stays(m: Mechanism) {
+    let at = place();
+    let config = "[core]\n\thooksPath = .husky/_\n";
+    std::fs::create_dir_all(at.ws.join(".git/hooks")).unwrap();
+    std::fs::write(at.ws.join(".git/config"), config).unwrap();
+    std::fs::write(at.ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir_all(at.ws.join(".husky/_")).unwrap();
+    std::fs::write(at.ws.join(".husky/_/pre-commit"), "npm test\n").unwrap();
+    std::fs::create_dir_all(at.ws.join("src")).unwrap();
+    std::fs::write(at.ws.join("README.md"), "# r\n").unwrap();
+    let ran = attack(
+        m,
+        &at,
+        "echo ../.cache/g > .git/commondir; echo evil > .git/hooks/pre-commit; \
+         echo '[core] fsmonitor = evil' >> .git/config; mv .git .git-old; \
+         echo evil >> .husky/_/pre-commit; echo ok > src/notes.txt; echo more >> README.md; \
+         echo tried",
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    for planted in [".git/commondir", ".git/hooks/pre-commit", ".git-old"] {
+        assert!(
+            !at.ws.join(planted).exists(),
+            "{m:?}: {planted} was made: {}",
+            ran.output
+        );
+    }
+    let read = |p: &str| std::fs::read_to_string(at.ws.join(p)).unwrap();
+    assert_eq!(read(".git/config"), config, "{m:?}: {}", ran.output);
+    assert_eq!(
+        read(".husky/_/pre-commit"),
+        "npm test\n",
+        "{m:?}: {}",
+        ran.output
+    );
+    assert_eq!(read("src/notes.txt"), "ok\n", "{m:?}: {}", ran.output);
+    assert_eq!(read("README.md"), "# r\nmore\n", "{m:?}: {}", ran.output);
+    assert!(
+        ran.reach.contains("where .git, and the hooks"),
+        "{}",
+        ran.reach
+    );
+}
+
+#[tokio::test]
+async fn what_git_runs_from_stays_as_it_is() {
+    for m in BOTH {
+        git_stays(m).await;
+    }
+}
+
+/// A folder above a protected one moved away and made anew: Landlock
+/// refuses the move (nothing is made or removed beside a protected path);
+/// where bubblewrap lets it happen (a mount point's parent can be
+/// renamed), the result tells the user what was replaced.
+async fn moved_around(m: Mechanism) {
+    let at = place();
+    std::fs::create_dir_all(at.ws.join(".git")).unwrap();
+    std::fs::write(
+        at.ws.join(".git/config"),
+        "[core]\n\thooksPath = tools/hooks\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(at.ws.join("tools/hooks")).unwrap();
+    std::fs::write(at.ws.join("tools/hooks/pre-commit"), "make lint\n").unwrap();
+    let ran = attack(
+        m,
+        &at,
+        "mv tools tools-old && mkdir -p tools/hooks && echo evil > tools/hooks/pre-commit; echo tried",
+        &[],
+    )
+    .await;
+    assert!(ran.output.contains("tried"), "{}", ran.output);
+    let hook = std::fs::read_to_string(at.ws.join("tools/hooks/pre-commit")).unwrap();
+    let kept = hook == "make lint\n" && !at.ws.join("tools-old").exists();
+    let reported = ran
+        .output
+        .contains("[Hearth: this command replaced, removed or made tools/hooks");
+    match m {
+        Mechanism::Landlock => assert!(kept, "{}", ran.output),
+        Mechanism::Bubblewrap => assert!(kept || reported, "{}", ran.output),
+    }
+}
+
+#[tokio::test]
+async fn a_hooks_folder_moved_away_is_refused_or_reported() {
+    for m in BOTH {
+        moved_around(m).await;
+    }
+}
+
+/// A workspace that holds Hearth's own database (the home folder as the
+/// workspace does): a command there is asked every time, pre-approved or
+/// not, and the question says why.
+#[tokio::test]
+async fn a_workspace_holding_hearths_data_is_asked_every_time() {
+    let at = place();
+    let data = at.ws.join(".local/share/hearth");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("h.sqlite").to_str().unwrap().to_owned();
+    let ws = at.ws.to_str().unwrap();
+    ok(&[
+        "profiles",
+        "--db",
+        &db,
+        "set",
+        "Shell",
+        "--model",
+        MODEL,
+        "--tools",
+        "run_shell",
+        "--workspace",
+        ws,
+        "--auto-approve",
+        "run_shell",
+    ])
+    .await;
+    let sim = sim(with_workers("Shell")
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec {
+            name: "run_shell".into(),
+            arguments: json!({"command": "echo hello"}),
+            id: None,
+        }]))
+        .with_reply(Reply::text("Ran it.")))
+    .await;
+    let mut cmd = hearth(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--profile",
+        "Shell",
+        "--json",
+        "say hello",
+    ]);
+    cmd.env("TMPDIR", at.tmp());
+    let evs = answering(cmd, "y\n").await;
+    let warning = evs
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::ApprovalRequested { warning, .. } => Some(warning.clone()),
+            _ => None,
+        })
+        .expect("the pre-approved command was asked all the same");
+    let warning = warning.expect("the question says why");
+    assert!(warning.contains("holds Hearth's own data"), "{warning}");
 }
 
 /// Under bubblewrap the git hooks of the workspace stay read-only: a hook

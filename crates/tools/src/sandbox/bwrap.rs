@@ -34,8 +34,8 @@ fn private_folders() -> Vec<PathBuf> {
 /// every namespace unshared (no network, no other processes, no IPC), a
 /// new session (no terminal injection), gone when Hearth goes, the root
 /// read-only, a fresh `/dev` and `/proc`, private temp and runtime folders,
-/// the workspace read-write (but its git hooks and config, and the
-/// `protected` paths in it, read-only; all of it with `read_only`),
+/// the workspace read-write (but what git runs from, and the `protected`
+/// paths in it, read-only; all of it with `read_only`),
 /// starting in `cwd`.
 pub(super) fn args(
     launcher: &Path,
@@ -69,18 +69,17 @@ pub(super) fn args(
     a.push(if read_only { "--ro-bind" } else { "--bind" }.into());
     a.push(workspace.into());
     a.push(workspace.into());
-    // Inside the workspace, what runs code later outside any sandbox (git
-    // runs hooks and what its config names) and what the caller protects
-    // (Hearth's own data, when the workspace holds it) stay read-only.
-    let fixed = [workspace.join(".git/hooks"), workspace.join(".git/config")];
-    for p in fixed.iter().chain(protected) {
-        let inside = p.starts_with(workspace);
+    // Inside the workspace, what runs code later outside any sandbox (git:
+    // `.git` whole, and what it names, `runs_later`) and what the caller
+    // protects (Hearth's own data, when the workspace holds it) stay
+    // read-only. Each is a mount point then, which cannot be renamed away.
+    for p in super::runs_later::protected(workspace, protected) {
         let real = p
             .symlink_metadata()
             .is_ok_and(|m| !m.file_type().is_symlink());
-        if inside && real {
+        if real {
             a.push("--ro-bind".into());
-            a.push(p.into());
+            a.push(p.clone().into());
             a.push(p.into());
         }
     }

@@ -4,9 +4,11 @@
 //! needs no `unsafe` `pre_exec` hook. Front ends call [`run_if_requested`]
 //! first thing in `main`.
 //!
-//! `<exe> --hearth-sandbox-exec MODE WORKSPACE -- PROGRAM ARGS…` runs a
-//! program; `… MODE WORKSPACE --probe` applies the same restrictions and
-//! reports what held (one line on stdout), for [`super::probe`].
+//! `<exe> --hearth-sandbox-exec MODE WORKSPACE [--protect PATH]… -- PROGRAM
+//! ARGS…` runs a program (the `--protect` paths, and what git runs from,
+//! stay as they are: `runs_later`); `… MODE WORKSPACE --probe` applies the
+//! same restrictions and reports what held (one line on stdout), for
+//! [`super::probe`].
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
@@ -30,9 +32,12 @@ pub(super) const READ_ONLY: &str = "+ro";
 /// The probe's report line prefix.
 pub(super) const REPORT: &str = "hearth-sandbox landlock=";
 
+/// The option that names a path the command must not change.
+pub(super) const PROTECT: &str = "--protect";
+
 fn usage() -> ExitCode {
     eprintln!(
-        "hearth: usage: {SANDBOX_FLAG} namespaced|host WORKSPACE (-- PROGRAM [ARGS…] | --probe)"
+        "hearth: usage: {SANDBOX_FLAG} namespaced|host WORKSPACE [{PROTECT} PATH]… (-- PROGRAM [ARGS…] | --probe)"
     );
     ExitCode::from(2)
 }
@@ -45,9 +50,18 @@ pub fn run_if_requested() -> Option<ExitCode> {
     if args.next().as_deref() != Some(OsStr::new(SANDBOX_FLAG)) {
         return None;
     }
-    let (Some(mode), Some(workspace), Some(next)) = (args.next(), args.next(), args.next()) else {
+    let (Some(mode), Some(workspace), Some(mut next)) = (args.next(), args.next(), args.next())
+    else {
         return Some(usage());
     };
+    let mut protected = Vec::new();
+    while next == PROTECT {
+        let (Some(path), Some(after)) = (args.next(), args.next()) else {
+            return Some(usage());
+        };
+        protected.push(std::path::PathBuf::from(path));
+        next = after;
+    }
     let mode = mode.to_str().unwrap_or_default();
     let (mode, read_only) = match mode.strip_suffix(READ_ONLY) {
         Some(m) => (m, true),
@@ -58,7 +72,7 @@ pub fn run_if_requested() -> Option<ExitCode> {
         HOST => false,
         _ => return Some(usage()),
     };
-    let level = match confine(Path::new(&workspace), namespaced, read_only) {
+    let level = match confine(Path::new(&workspace), namespaced, read_only, &protected) {
         Ok(level) => level,
         Err(e) => {
             eprintln!("hearth: the sandbox could not be set up, so the command did not run: {e}");
@@ -81,9 +95,26 @@ pub fn run_if_requested() -> Option<ExitCode> {
 /// Landlock, then seccomp. On the host Landlock is the only wall against
 /// writes, so a kernel without it is an error; inside bubblewrap it is a
 /// second wall and may be missing.
-fn confine(workspace: &Path, namespaced: bool, read_only: bool) -> Result<u8, String> {
+fn confine(
+    workspace: &Path,
+    namespaced: bool,
+    read_only: bool,
+    protected: &[std::path::PathBuf],
+) -> Result<u8, String> {
     drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))?;
-    let level = restrict::landlock(workspace, !namespaced, read_only)
+    // Inside bubblewrap these are read-only mounts already; on the host
+    // Landlock grants the workspace around those that exist (one made by
+    // the command, a repository where there was none, is reported after
+    // it: `runs_later::Snapshot`).
+    let protected: Vec<std::path::PathBuf> = if namespaced {
+        Vec::new()
+    } else {
+        super::runs_later::protected(workspace, protected)
+            .into_iter()
+            .filter(|p| p.symlink_metadata().is_ok())
+            .collect()
+    };
+    let level = restrict::landlock(workspace, !namespaced, read_only, &protected)
         .map_err(|e| format!("Landlock: {e}"))?;
     if level == 0 && !namespaced {
         return Err("this kernel has no Landlock, so writes cannot be confined".into());

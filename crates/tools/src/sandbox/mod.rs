@@ -23,6 +23,7 @@ mod env;
 mod launcher;
 mod probe;
 mod restrict;
+pub mod runs_later;
 mod seccomp;
 
 use std::path::{Path, PathBuf};
@@ -48,16 +49,19 @@ pub fn shell_command(
         } else {
             mode.to_owned()
         };
-        vec![
+        let mut v: Vec<std::ffi::OsString> = vec![
             exe.into(),
             SANDBOX_FLAG.into(),
             mode.into(),
             workspace.into(),
-            "--".into(),
-            "sh".into(),
-            "-c".into(),
-            command.into(),
-        ]
+        ];
+        for p in protected.iter().filter(|p| p.starts_with(workspace)) {
+            v.push(launcher::PROTECT.into());
+            v.push(p.into());
+        }
+        v.extend(["--", "sh", "-c"].map(Into::into));
+        v.push(command.into());
+        v
     };
     match confinement {
         Confinement::Bubblewrap { bwrap, .. } => {

@@ -48,11 +48,11 @@ impl Confinement {
         let ws = workspace.display();
         match self {
             Confinement::Bubblewrap { .. } => format!(
-                "sandboxed by bubblewrap: no network, no access to other programs (their processes, sockets and the desktop session), no secrets from the environment, a private /tmp, and writes only inside {ws} (where .git/hooks and .git/config stay read-only); it can read files your account can read"
+                "sandboxed by bubblewrap: no network, no access to other programs (their processes, sockets and the desktop session), no secrets from the environment, a private /tmp, and writes only inside {ws} (where .git, and the hooks and files git's config names there, stay read-only); it can read files your account can read"
             ),
             Confinement::Landlock { level, .. } => {
                 let mut s = format!(
-                    "sandboxed by Landlock and seccomp (no bubblewrap here): no network, no connections to other programs' sockets, no secrets from the environment, no permission changes, and writes only inside {ws} and the temp folder (git hooks in the workspace included); it can read files your account can read and change file timestamps"
+                    "sandboxed by Landlock and seccomp (no bubblewrap here): no network, no connections to other programs' sockets, no secrets from the environment, no permission changes, and writes only inside {ws} and the temp folder (where .git, and the hooks and files git's config names there, stay as they are: nothing can be made, removed or renamed beside them); it can read files your account can read and change file timestamps"
                 );
                 if *level < 6 {
                     s.push_str(", and on this kernel (Landlock level below 6, before Linux 6.12) it could still send signals to your other programs");

@@ -53,10 +53,13 @@ pub(super) fn level() -> (u8, Option<ABI>) {
 /// those devices — not the workspace, and not the temp folder either (on
 /// the host it may hold the workspace; inside bubblewrap `/tmp` is private
 /// and bubblewrap mounts the workspace read-only).
+/// `protected`: paths inside the workspace that must stay as they are
+/// (`runs_later`): the workspace is then granted around them.
 pub(super) fn landlock(
     workspace: &Path,
     deny_tcp: bool,
     read_only: bool,
+    protected: &[PathBuf],
 ) -> Result<u8, RulesetError> {
     let (n, Some(abi)) = level() else {
         return Ok(0);
@@ -64,7 +67,10 @@ pub(super) fn landlock(
     let writable: Vec<PathBuf> = if read_only {
         Vec::new()
     } else {
-        vec![workspace.to_path_buf(), std::env::temp_dir()]
+        let mut w = Vec::new();
+        writable_around(workspace, protected, &mut w);
+        w.push(std::env::temp_dir());
+        w
     };
     // Of /dev only the harmless devices: not the terminal (input could be
     // faked into Hearth's own prompt), not /dev/shm (shared with every
@@ -89,5 +95,59 @@ pub(super) fn landlock(
         // HardRequirement makes this unreachable; were it reached, say
         // nothing is enforced rather than claim a level.
         RulesetStatus::PartiallyEnforced | RulesetStatus::NotEnforced => Ok(0),
+    }
+}
+
+/// What a command may write in `dir` when `protected` paths inside it must
+/// stay as they are, into `out`. Landlock grants a right on a folder for
+/// everything beneath it and cannot take it back lower down, so a folder
+/// that holds a protected path is not granted itself: each of its entries
+/// is, the same way, except the protected ones. Such a folder's own list
+/// of entries cannot change (nothing made, removed or renamed at its
+/// level: a protected `.git` cannot be renamed away and replaced), while
+/// everything in its other entries can. Links are not followed (one could
+/// lead outside). `dir` with nothing protected inside is granted whole.
+pub(super) fn writable_around(dir: &Path, protected: &[PathBuf], out: &mut Vec<PathBuf>) {
+    if !protected.iter().any(|p| p.starts_with(dir) && p != dir) {
+        out.push(dir.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        if link || protected.contains(&path) {
+            continue;
+        }
+        writable_around(&path, protected, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_is_granted_around_what_must_stay() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path();
+        for d in [".git/hooks", "src", ".husky/_", ".husky/own"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        std::fs::write(ws.join("README.md"), "r").unwrap();
+        std::os::unix::fs::symlink("/etc", ws.join("etc-link")).unwrap();
+        let mut got = Vec::new();
+        writable_around(ws, &[ws.join(".git"), ws.join(".husky/_")], &mut got);
+        got.sort();
+        let want: Vec<PathBuf> = [".husky/own", "README.md", "src"]
+            .iter()
+            .map(|p| ws.join(p))
+            .collect();
+        assert_eq!(got, want);
+        let mut whole = Vec::new();
+        writable_around(ws, &[], &mut whole);
+        assert_eq!(whole, vec![ws.to_path_buf()]);
     }
 }

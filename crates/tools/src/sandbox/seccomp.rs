@@ -61,14 +61,22 @@ fn socket_rules(allow_ip: bool) -> Result<Vec<SeccompRule>, seccompiler::Error> 
 }
 
 /// An `open`-style call whose flags (argument `arg`) ask to truncate a
-/// file opened read-only.
+/// file opened without write access: read-only (`O_RDONLY`), or with the
+/// access mode 3 Linux also takes ("neither read nor write", which Landlock
+/// before ABI 3 asks no right for, and which still truncates).
 fn truncating_read_open(arg: u8) -> Result<Vec<SeccompRule>, seccompiler::Error> {
-    let mask = (libc::O_ACCMODE | libc::O_TRUNC).unsigned_abs();
-    Ok(vec![SeccompRule::new(vec![cond(
-        arg,
-        SeccompCmpOp::MaskedEq(u64::from(mask)),
-        u64::from(libc::O_TRUNC.unsigned_abs()),
-    )?])?])
+    let mask = u64::from((libc::O_ACCMODE | libc::O_TRUNC).unsigned_abs());
+    let trunc = u64::from(libc::O_TRUNC.unsigned_abs());
+    let neither = u64::from(libc::O_ACCMODE.unsigned_abs());
+    let mut rules = Vec::new();
+    for flags in [trunc, neither | trunc] {
+        rules.push(SeccompRule::new(vec![cond(
+            arg,
+            SeccompCmpOp::MaskedEq(mask),
+            flags,
+        )?])?);
+    }
+    Ok(rules)
 }
 
 fn denied(namespaced: bool) -> Result<Rules, seccompiler::Error> {

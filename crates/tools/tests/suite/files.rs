@@ -231,6 +231,28 @@ async fn a_fifo_is_refused_at_once_not_waited_on() {
     assert_eq!(out, "plain.txt:1: needle");
 }
 
+/// A FIFO named `.gitignore` (security review N5): the search read it
+/// with a blocking read, and never returned. It is not a file of rules:
+/// the folder is searched as if it had none. The timeout only bounds a hang.
+#[tokio::test]
+async fn a_fifo_named_gitignore_does_not_hold_the_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("src")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(tmp.path().join("src/.gitignore"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(tmp.path().join("src/lib.rs"), "needle\n").unwrap();
+    let c = ctx(tmp.path(), "s");
+    let bound = std::time::Duration::from_secs(15);
+    let out = tokio::time::timeout(bound, SearchFiles.call(json!({"pattern": "needle"}), &c))
+        .await
+        .expect("search_files returned")
+        .unwrap();
+    assert_eq!(out, "src/lib.rs:1: needle");
+}
+
 #[test]
 fn a_write_outside_the_workspace_is_refused_before_anyone_is_asked_and_the_approval_shows_the_real_path()
  {
