@@ -12,6 +12,10 @@ fn main() -> ExitCode {
     if let Some(code) = hearth_tools::sandbox::run_if_requested() {
         return code;
     }
+    // The store re-executes it to read an attached PDF's text, bounded.
+    if let Some(code) = hearth_store::run_pdf_reader_if_requested() {
+        return code;
+    }
     // `make bindings`: write ui/src/bindings.ts and leave (no window).
     let args: Vec<String> = std::env::args().skip(1).take(2).collect();
     if let [flag, path] = args.as_slice()

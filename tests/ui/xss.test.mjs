@@ -32,3 +32,17 @@ test('script, event handlers, images, iframes, svg, javascript: links do nothing
     assert.ok(opened.every((u) => /^https?:/.test(u)), String(opened));
     assert.ok(opened.includes('https://example.com/docs'));
   }));
+
+test('an answer nested far too deep (TeX braces, quotes, a list) is shown as plain text; the page stays responsive', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'hostile markdown');
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByText('After the deep parts.', { exact: false }).waitFor();
+    await page.getByTestId('message-user').getByText('hostile markdown').waitFor();
+    // The page still answers: the next message streams and renders Markdown.
+    await send(page, 'hello');
+    await waitIdle(page);
+    await page.getByTestId('message-assistant').last().locator('pre.code code .hljs-keyword').first().waitFor();
+  }));

@@ -536,6 +536,31 @@ impl Server {
                 .call_timeout_secs
                 .unwrap_or(DEFAULT_CALL_TIMEOUT_SECS),
         );
+        // The list is the server's text, untrusted: a tool the screen
+        // refuses is left out (and the Tools panel's log says why), and at
+        // most MAX_TOOLS_PER_SERVER are offered, in the server's order.
+        let mut tools: Vec<rmcp::model::Tool> = tools
+            .into_iter()
+            .filter(|t| match crate::tool::screen(t) {
+                None => true,
+                Some(why) => {
+                    self.log.push(&format!(
+                        "[hearth] left out `{}`: {why}",
+                        hearth_core::visible::visible(&t.name, false)
+                    ));
+                    false
+                }
+            })
+            .collect();
+        if tools.len() > crate::tool::MAX_TOOLS_PER_SERVER {
+            self.log.push(&format!(
+                "[hearth] left out {} of its {} tools: a server offers the model at most {}",
+                tools.len() - crate::tool::MAX_TOOLS_PER_SERVER,
+                tools.len(),
+                crate::tool::MAX_TOOLS_PER_SERVER
+            ));
+            tools.truncate(crate::tool::MAX_TOOLS_PER_SERVER);
+        }
         let mut built: Vec<Arc<McpTool>> = tools
             .into_iter()
             .map(|t| {

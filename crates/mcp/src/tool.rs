@@ -22,6 +22,59 @@ use crate::log::ServerLog;
 /// could otherwise fill the prompt with its tool list).
 const MAX_DESCRIPTION_CHARS: usize = 1_024;
 
+/// The most a tool's input schema may take, as JSON (security review N4:
+/// a 212 KB schema filled a 8,192-token window 6 times over, and every
+/// profile that named the server failed). Real servers' schemas are a few
+/// hundred bytes; the largest of `server-everything`'s is under 2 KB.
+pub(crate) const MAX_SCHEMA_BYTES: usize = 8 * 1024;
+
+/// The most tools one server offers the model: each costs the prompt its
+/// description and schema.
+pub(crate) const MAX_TOOLS_PER_SERVER: usize = 64;
+
+/// Why the model must not see `tool`, or `None` when it may. A server's
+/// tool list is untrusted text that goes into every prompt: screened as a
+/// skill's front matter is (no control or invisible characters, which
+/// would show the model something the user cannot see in the Tools panel),
+/// and bounded in size.
+pub(crate) fn screen(tool: &rmcp::model::Tool) -> Option<String> {
+    use hearth_core::visible::is_deceptive;
+    let hidden = |text: &str, newlines: bool| text.chars().any(|c| is_deceptive(c, newlines));
+    if hidden(&tool.name, false) || tool.title.as_deref().is_some_and(|t| hidden(t, false)) {
+        return Some("its name or title holds control or invisible characters".into());
+    }
+    if tool.description.as_deref().is_some_and(|d| hidden(d, true)) {
+        return Some(
+            "its description holds control or invisible characters, which would show the model something the Tools panel does not".into(),
+        );
+    }
+    let schema = serde_json::Value::Object((*tool.input_schema).clone());
+    let size = serde_json::to_string(&schema).map_or(usize::MAX, |s| s.len());
+    if size > MAX_SCHEMA_BYTES {
+        return Some(format!(
+            "its input schema takes {size} bytes, more than the {MAX_SCHEMA_BYTES} a tool may take of the model's window"
+        ));
+    }
+    if strings_of(&schema).any(|t| hidden(t, true)) {
+        return Some("its input schema holds control or invisible characters".into());
+    }
+    None
+}
+
+/// Every string in `value`, keys included.
+fn strings_of(value: &serde_json::Value) -> Box<dyn Iterator<Item = &str> + '_> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Box::new(std::iter::once(s.as_str())),
+        Value::Array(items) => Box::new(items.iter().flat_map(strings_of)),
+        Value::Object(map) => Box::new(
+            map.iter()
+                .flat_map(|(k, v)| std::iter::once(k.as_str()).chain(strings_of(v))),
+        ),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
 /// The name the model calls: `server__tool`, in the characters every
 /// model server's tool-name rules accept, at most 64 of them.
 pub fn tool_name(server: &str, tool: &str) -> String {

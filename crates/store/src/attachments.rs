@@ -194,10 +194,10 @@ pub(crate) fn write_file(dir: &Path, bytes: &[u8]) -> Result<String, StoreError>
     if path.exists() {
         return Ok(sha);
     }
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    crate::private::create_dir(dir).map_err(|e| io(dir, e))?;
     let tmp = dir.join(format!(".{sha}.{}", uuid::Uuid::new_v4()));
     let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = crate::private::create_file(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, &path)?;

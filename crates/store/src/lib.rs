@@ -32,6 +32,7 @@ mod memories;
 mod messages;
 mod migrate;
 mod pdf_text;
+mod private;
 mod profiles;
 mod recovery;
 mod runs;
@@ -53,7 +54,10 @@ pub use import::{
 };
 pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
-pub use pdf_text::MAX_PDF_BYTES;
+pub use pdf_text::{
+    MAX_PDF_BYTES, READ_PDF_FLAG, run_if_requested as run_pdf_reader_if_requested,
+    set_reader as set_pdf_reader, set_reader_limits as set_pdf_reader_limits,
+};
 pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;
 pub use search::{MATCH_END, MATCH_START, SearchHit};

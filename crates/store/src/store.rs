@@ -47,11 +47,15 @@ impl Store {
         let p = path.clone();
         let opened = tokio::task::spawn_blocking(move || -> Result<_, StoreError> {
             if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                crate::private::create_dir(dir).map_err(|e| StoreError::Io {
                     path: dir.display().to_string(),
                     detail: e.to_string(),
                 })?;
             }
+            crate::private::database_files(&p).map_err(|e| StoreError::Io {
+                path: p.display().to_string(),
+                detail: e.to_string(),
+            })?;
             let mut conn = connect(&p)?;
             let migrated = migrate(&mut conn, &p, version)?;
             let mut report = OpenReport {

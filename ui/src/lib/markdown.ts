@@ -214,9 +214,59 @@ const purifyConfig = {
   ],
 };
 
-/** Markdown → sanitized HTML, safe to insert. */
+/**
+ * The deepest nesting a text may ask of the parsers. Model output (or an
+ * imported conversation) nested far deeper overflowed marked's and KaTeX's
+ * stacks (20,000 `{` or `>`), and a list 600 levels deep stalled the page
+ * for a minute (security review N9); real answers nest a few levels.
+ */
+const MAX_NESTING = 64;
+
+/**
+ * Whether `src` nests deeper than MAX_NESTING: braces (TeX groups), block
+ * quotes at a line's start, or list levels (indentation of two columns a
+ * level). One pass, so it is cheap on every streamed piece.
+ */
+export function tooDeep(src: string): boolean {
+  let braces = 0;
+  let lineStart = true;
+  let quotes = 0;
+  let indent = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      quotes = 0;
+      indent = 0;
+      continue;
+    }
+    if (c === 123 && ++braces > MAX_NESTING) return true;
+    if (c === 125 && braces > 0) braces--;
+    if (!lineStart) continue;
+    if (c === 62) {
+      if (++quotes > MAX_NESTING) return true;
+    } else if (c === 32) {
+      if (++indent > 2 * MAX_NESTING) return true;
+    } else if (c !== 9) {
+      lineStart = false;
+    }
+  }
+  return false;
+}
+
+/**
+ * Markdown → sanitized HTML, safe to insert. A text nested too deep for the
+ * parsers, or one they fail on, is shown as it was written, as plain text:
+ * the conversation stays readable and the page responsive.
+ */
 export function renderMarkdown(src: string): string {
-  const raw = withoutStyles(withoutAnnotation(marked.parse(src, { async: false })));
+  let raw: string;
+  try {
+    if (tooDeep(src)) throw new RangeError('nested too deep to render');
+    raw = withoutStyles(withoutAnnotation(marked.parse(src, { async: false })));
+  } catch {
+    raw = `<pre class="plain-text">${escapeHtml(src)}</pre>`;
+  }
   return DOMPurify.sanitize(raw, purifyConfig);
 }
 

@@ -17,3 +17,15 @@ export const XSS_PAYLOAD = [
   '',
   'A [safe link](https://example.com/docs).',
 ].join('\n\n');
+
+// Nesting that overflowed the parsers' stacks or stalled the page (security
+// review N9): TeX braces 20,000 deep, block quotes 20,000 deep, a list 600
+// levels deep; then a plain line that must still be shown
+// (tests/ui/xss.test.mjs).
+export const DEEP_PAYLOAD = [
+  'Deep parts follow.',
+  `$${'{'.repeat(20_000)}x${'}'.repeat(20_000)}$`,
+  `${'>'.repeat(20_000)} quoted`,
+  Array.from({ length: 600 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n'),
+  'After the deep parts.',
+].join('\n\n');

@@ -8,7 +8,7 @@
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
 import { fetchScript } from './guardScripts';
-import { XSS_PAYLOAD } from './payloads';
+import { DEEP_PAYLOAD, XSS_PAYLOAD } from './payloads';
 import { planWorkflowScript } from './planScript';
 import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 
@@ -54,6 +54,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('hook')) return writeScript(kit, true);
   if (text.includes('write')) return writeScript(kit);
   if (text.includes('shell')) return shellScript(kit);
+  if (text.includes('hostile markdown')) return [...deltas(DEEP_PAYLOAD, 4), { ev: usage }, end()];
   if (text.includes('deep')) return deepScript(kit);
   if (text.includes('twin')) return twinScript(kit);
   if (text.includes('nested')) return nestedScript(kit);

@@ -221,3 +221,46 @@ async fn a_changed_tool_list_is_seen_by_the_next_run() {
     .await;
     assert_eq!(names(&hub), ["grows__extra", "grows__grow", "grows__hello"]);
 }
+
+/// A server's tool list is untrusted text that goes into every prompt
+/// (security review N4): a tool whose description hides a sentence in
+/// invisible tag characters, whose name or schema holds an invisible or
+/// bidi character, or whose schema is 212 KB is left out, and the log the
+/// Tools panel shows says why; past 64 tools the rest are left out too.
+/// What is left is usable.
+#[tokio::test]
+async fn hostile_tool_metadata_is_left_out_and_the_log_says_why() {
+    let hub = hub("notes", scripted("hostile"));
+    assert!(
+        within("start", hub.prepare(&["notes".into()]))
+            .await
+            .is_empty()
+    );
+    let names: Vec<String> = hub
+        .tools(&["notes".into()])
+        .iter()
+        .map(|t| t.spec().name)
+        .collect();
+    assert_eq!(names.len(), 64, "{names:?}");
+    assert!(names.contains(&"notes__hello".to_owned()), "{names:?}");
+    for bad in ["notes__save", "notes__big", "notes__turn"] {
+        assert!(!names.contains(&bad.to_owned()), "{bad} was offered");
+    }
+    assert!(names.iter().all(|n| n.is_ascii()), "{names:?}");
+    let log = hub.server("notes").unwrap().log().join("\n");
+    for why in [
+        "left out `save`: its description holds control or invisible characters",
+        "left out `big`: its input schema takes",
+        "left out `he\\u{200b}llo`: its name or title holds",
+        "left out `turn`: its input schema holds control or invisible characters",
+        "left out 7 of its 71 tools: a server offers the model at most 64",
+    ] {
+        assert!(log.contains(why), "the log lacks {why:?}:\n{log}");
+    }
+    let hello = tool(&hub, "notes", "notes__hello");
+    assert!(
+        within("hello", hello.call(json!({"who": "you"}), &ctx()))
+            .await
+            .is_ok()
+    );
+}
