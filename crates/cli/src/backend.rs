@@ -21,7 +21,7 @@ pub enum BackendKind {
     Openai,
 }
 
-/// `--api-key` / `$HEARTH_API_KEY` as given: a blank value (an exported but
+/// `$HEARTH_API_KEY` as given: a blank value (an exported but
 /// empty variable) means no key rather than an error. Its `Debug` shows
 /// `ApiKey(***)`, never the key.
 #[derive(Debug, Clone)]
@@ -33,6 +33,15 @@ impl FromStr for KeyArg {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(Self(ApiKey::new(s)))
     }
+}
+
+/// The key in `$HEARTH_API_KEY`, the one place `hearth chat` takes it from
+/// (a key given as `--api-key` on the command line is refused: other
+/// programs read command lines).
+pub fn key_from_env() -> Option<KeyArg> {
+    std::env::var("HEARTH_API_KEY")
+        .ok()
+        .map(|k| KeyArg(ApiKey::new(k)))
 }
 
 /// The name the OpenAI-compatible backend is registered under.

@@ -25,11 +25,19 @@ pub(crate) struct Conversation {
     /// OpenAI root (default: http://127.0.0.1:8080/v1).
     #[arg(long)]
     pub url: Option<String>,
-    /// Which kind of server to talk to.
+    /// Which kind of server to talk to (an OpenAI-compatible one takes its
+    /// API key from $HEARTH_API_KEY).
     #[arg(long, value_enum, default_value_t)]
     pub backend: BackendKind,
-    /// API key for --backend openai, sent as a bearer token (never shown).
-    #[arg(long, env = "HEARTH_API_KEY", hide_env_values = true)]
+    /// Refused: a key on the command line can be read by every program
+    /// you run (`/proc/PID/cmdline`), a sandboxed command included. For
+    /// --backend openai, put it in $HEARTH_API_KEY (sent as a bearer token,
+    /// never shown), or keep it with `hearth hosts add … --api-key-stdin`.
+    #[arg(long = "api-key", value_name = "REFUSED", hide = true)]
+    pub api_key_on_command_line: Option<String>,
+    /// API key for --backend openai, sent as a bearer token (never shown);
+    /// from $HEARTH_API_KEY only, never the command line.
+    #[arg(skip = crate::backend::key_from_env())]
     pub api_key: Option<KeyArg>,
     /// Move this session to a host added with `hearth hosts add` (or
     /// `ollama`, the default server); it stays there for its next messages.
@@ -82,6 +90,14 @@ pub(crate) async fn compose(
         eprintln!("hearth: {e}");
         code
     };
+    if args.conv.api_key_on_command_line.is_some() {
+        return Err(fail(
+            &"--api-key is refused: a key on the command line can be read by every program you run, \
+              a sandboxed command included. Put it in $HEARTH_API_KEY, or keep it for a host with \
+              `hearth hosts add NAME URL --kind openai --api-key-stdin`",
+            ExitCode::from(2),
+        ));
+    }
     let backends = build(
         args.conv.backend,
         args.conv.url.as_deref(),

@@ -183,10 +183,19 @@ async fn the_api_key_comes_from_the_flag_or_the_environment_and_is_never_shown()
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", stderr(&out));
 
+    // On the command line a key is refused (security review N6: under
+    // Landlock a sandboxed command read it from /proc/PID/cmdline), and
+    // never echoed.
     let mut with_flag = args.to_vec();
     with_flag.splice(1..1, ["--api-key", "sk-sim-secret"]);
     let out = output(hearth(&with_flag)).await;
-    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--api-key is refused") && err.contains("HEARTH_API_KEY"),
+        "{err}"
+    );
+    assert!(!err.contains("sk-sim-secret"), "{err}");
 
     let mut cmd = hearth(&args);
     cmd.env("HEARTH_API_KEY", "sk-wrong-one");
@@ -213,7 +222,7 @@ async fn the_api_key_comes_from_the_flag_or_the_environment_and_is_never_shown()
     let out = output(cmd).await;
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(
-        help.contains("--api-key") && help.contains("--backend"),
+        help.contains("HEARTH_API_KEY") && help.contains("--backend"),
         "{help}"
     );
     assert!(!help.contains("sk-help-secret"), "{help}");
