@@ -102,7 +102,14 @@ beside() {
     local log
     log="$logs/$(tr -c 'a-zA-Z0-9\n' - <<<"$name").log"
     printf '\n==> %s: started, beside the steps that follow\n' "$name"
-    timeout --kill-after=30 "$limit" "$@" </dev/null >"$log" 2>&1 &
+    # Its own time, written when it ends (it may end long before its join).
+    (
+        t0=$SECONDS
+        rc=0
+        timeout --kill-after=30 "$limit" "$@" </dev/null >"$log" 2>&1 || rc=$?
+        echo "$((SECONDS - t0))" >"$log.took"
+        exit "$rc"
+    ) &
     bg_pid[$name]=$!
     bg_t0[$name]=$SECONDS
     bg_limit[$name]=$limit
@@ -117,8 +124,14 @@ join() {
     wait "${bg_pid[$name]}" || rc=$?
     unset "bg_pid[$name]"
     cat "${bg_log[$name]}"
-    report "$name" "$rc" "${bg_t0[$name]}" "${bg_limit[$name]}"
-    ((rc == 0)) || exit "$rc"
+    local took
+    took="$(cat "${bg_log[$name]}.took" 2>/dev/null || echo "?")"
+    if ((rc == 0)); then
+        printf '==> %s: ok (%ss, beside the steps above)\n' "$name" "$took"
+    else
+        report "$name" "$rc" "${bg_t0[$name]}" "${bg_limit[$name]}"
+        exit "$rc"
+    fi
 }
 
 # A failed step ends the run: what still runs beside it is stopped (the
@@ -126,8 +139,14 @@ join() {
 # output so far shown.
 cleanup() {
     local rc=$? name
+    local child
     for name in "${!bg_pid[@]}"; do
-        kill -TERM -- "-${bg_pid[$name]}" 2>/dev/null || kill -TERM "${bg_pid[$name]}" 2>/dev/null || true
+        # The step's subshell runs `timeout`, which leads a process group
+        # of its own: the group goes, then the subshell.
+        for child in $(pgrep -P "${bg_pid[$name]}" 2>/dev/null); do
+            kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
+        done
+        kill -TERM "${bg_pid[$name]}" 2>/dev/null || true
         wait "${bg_pid[$name]}" 2>/dev/null || true
         printf '\n==> %s: stopped (the run failed elsewhere); its output so far:\n' "$name" >&2
         tail -n 40 "${bg_log[$name]}" >&2 || true
