@@ -167,7 +167,8 @@ step "svelte-check" 300 npm run --silent check
 # Before any cargo step: with custom-protocol the app embeds ui/dist at
 # compile time, and does not compile without it.
 step "ui build" 300 npm run --silent build
-# The Chromium tests wait on the page far more than they compute.
+# The Chromium tests wait on the page far more than they compute; they run
+# beside the build, the Rust tests and the e2e.
 beside "ui tests in chromium" 1500 npm run --silent test:ui
 # The wrapper must really lint with warnings as errors: a crate with one
 # clippy finding and one rustc warning must fail to build with it.
@@ -175,7 +176,6 @@ step "clippy canary" 300 scripts/clippy-canary.sh
 # --timings: where the compile time went, crate by crate
 # ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
-join "ui tests in chromium"
 join "real model ready"
 # One thread of the real model, beside the tests, the e2e and the release
 # build (which yields to it: nice), so none waits for the other.
@@ -183,6 +183,9 @@ beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" scripts/
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
 step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/debug/hearth-app"
 step "as an unprivileged user" 900 tests/unprivileged/run.sh
+# Joined here, not after the build: when only our crates compile (a warm
+# cache), the build ends minutes before the Chromium tests do.
+join "ui tests in chromium"
 # Plain rustc for what users run.
 step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS npx tauri build --bundles deb
 step "package install" 600 tests/package/run.sh

@@ -43,9 +43,16 @@ test('an approved command runs sandboxed as this user: the approval says so, a w
   browser = await appFor(url);
   await started(browser);
 
-  // The session's profile (Chat) offers every tool, in the workspace.
+  // The session's profile (Chat) offers every tool, in the workspace. A
+  // click that lands while the panel's list is drawn again (the models
+  // arriving) opens nothing: asked again until the editor is there.
   await click(browser, '[data-testid="open-profiles"]');
-  await click(browser, '[data-testid="profile-item"][data-profile="Chat"] [data-testid="profile-edit"]');
+  await eventually(browser, 'the profile editor', async () => {
+    if (await browser.$('[data-testid="tools-all"]').isClickable()) return 'open';
+    const edit = browser.$('[data-testid="profile-item"][data-profile="Chat"] [data-testid="profile-edit"]');
+    if (await edit.isClickable()) await edit.click();
+    return false;
+  }, 60_000);
   await click(browser, '[data-testid="tools-all"]');
   const field = browser.$('[data-testid="profile-workspace"]');
   await field.setValue(workspace);
