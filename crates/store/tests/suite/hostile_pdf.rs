@@ -11,8 +11,8 @@ use hearth_core::AttachmentKind;
 use hearth_store::Store;
 
 /// A PDF of `objects` (object 1 the catalog), with a correct
-/// cross-reference table.
-fn pdf_of(objects: &[Vec<u8>]) -> Vec<u8> {
+/// cross-reference table (the attachments suite builds its PDFs with it).
+pub(crate) fn pdf_of(objects: &[Vec<u8>]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, o) in objects.iter().enumerate() {
