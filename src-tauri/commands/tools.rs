@@ -109,11 +109,13 @@ pub async fn show_hooks(state: State<'_, AppState>) -> Result<HooksView, ErrorIn
         Some(Ok(c)) => (c, None),
         Some(Err(e)) => (hearth_tools::HookConfig::default(), Some(e)),
     };
+    let warnings = hearth_compose::hook_warnings(&state.store, &parsed).await;
     Ok(HooksView {
         config: config.unwrap_or_else(|| "{}".into()),
         before_tool_call: count(parsed.before_tool_call.len()),
         after_tool_call: count(parsed.after_tool_call.len()),
         before_model_call: count(parsed.before_model_call.len()),
         problem,
+        warnings,
     })
 }

@@ -170,4 +170,7 @@ pub struct HooksView {
     /// Why the saved configuration cannot be used (then every tool call
     /// is blocked until it is fixed).
     pub problem: Option<String>,
+    /// Hooks a model could rewrite: their scripts lie in a profile's
+    /// workspace (they still run).
+    pub warnings: Vec<String>,
 }

@@ -80,8 +80,12 @@ test('tools panel: skills with the reason a folder is not one, hooks, and whethe
     await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'list_skills').length > n, before, { timeout: 10_000 });
 
     const hooks = page.getByTestId('hooks');
-    assert.equal(await hooks.getByTestId('hooks-summary').textContent(), '1 before tool calls, 0 after, 0 before model calls.');
+    assert.equal(await hooks.getByTestId('hooks-summary').textContent(), '2 before tool calls, 0 after, 0 before model calls.');
     assert.match(await hooks.getByTestId('hooks-config').textContent(), /no_rm\.py/);
+    // A hook the model could rewrite (its script in a workspace) is named, one line each.
+    assert.deepEqual(await hooks.getByTestId('hooks-warning').allTextContents(), [
+      "the hook `python3 check.py` runs `check.py` from the run's workspace, where the model can rewrite it: give its full path, outside every workspace",
+    ]);
 
     // Each MCP tool says whether it asks: everywhere, or not in a profile that pre-approved it.
     await page.getByTestId('mcp-config').fill(JSON.stringify({ mcpServers: { everything: { command: 'npx', args: ['everything'] } } }));

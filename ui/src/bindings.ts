@@ -830,6 +830,11 @@ export type HooksView = {
 	 *  is blocked until it is fixed).
 	 */
 	problem: string | null,
+	/**
+	 *  Hooks a model could rewrite: their scripts lie in a profile's
+	 *  workspace (they still run).
+	 */
+	warnings: string[],
 };
 
 /**  A model server profiles and sessions can name. */

@@ -37,7 +37,11 @@ pub async fn run(args: HooksArgs) -> ExitCode {
         match args.action.unwrap_or(Action::Show) {
             Action::Show => {
                 let json = store.hooks_json().await.map_err(|e| e.to_string())?;
-                println!("{}", json.unwrap_or_else(|| "{}".into()));
+                let json = json.unwrap_or_else(|| "{}".into());
+                println!("{json}");
+                if let Ok(config) = hearth_tools::HookConfig::parse(&json) {
+                    warn(&store, &config).await;
+                }
                 Ok(())
             }
             Action::Set { file } => set(&store, &file).await,
@@ -79,5 +83,13 @@ async fn set(store: &hearth_store::Store, file: &std::path::Path) -> Result<(), 
         config.after_tool_call.len(),
         config.before_model_call.len()
     );
+    warn(store, &config).await;
     Ok(())
+}
+
+/// Each hook a model could rewrite, on stderr.
+async fn warn(store: &hearth_store::Store, config: &hearth_tools::HookConfig) {
+    for w in hearth_compose::hook_warnings(store, config).await {
+        eprintln!("warning: {w}");
+    }
 }

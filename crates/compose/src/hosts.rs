@@ -118,7 +118,23 @@ pub async fn save(
         .hosts()
         .await
         .map_err(|e| SaveError::Failed(e.to_string()))?;
-    let had_key = saved.iter().any(|h| h.name == host.name && h.keyed);
+    let keyed_before = saved.iter().find(|h| h.name == host.name && h.keyed);
+    // A saved key follows a change of URL only within its origin (security
+    // review N12): repointed elsewhere, the next request would hand the key
+    // to whoever serves the new address.
+    if let Some(before) = keyed_before
+        && key.is_none()
+        && hearth_openai::origin(&before.url) != hearth_openai::origin(&host.url)
+    {
+        return Err(SaveError::Refused(format!(
+            "`{}` has an API key saved for {}; it is not sent to {} unless you give it again \
+             (or remove the host and add it without one)",
+            host.name,
+            hearth_openai::origin(&before.url).unwrap_or_else(|| before.url.clone()),
+            hearth_openai::origin(&host.url).unwrap_or_else(|| host.url.clone()),
+        )));
+    }
+    let had_key = keyed_before.is_some();
     // Built first: it checks the URL and that the key can be sent, so a
     // refused change never replaces a working key.
     let backend = match (&key, host.kind) {

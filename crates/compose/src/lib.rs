@@ -164,6 +164,21 @@ pub async fn hooks_or_blocking(store: &Store) -> Arc<dyn hearth_core::hooks::Hoo
     }
 }
 
+/// Why a hook in `config` can be rewritten by a model: it runs a script
+/// inside a profile's workspace (security review N13). Shown by `hearth
+/// hooks` and the Tools panel; the hooks still run.
+pub async fn hook_warnings(store: &Store, config: &hearth_tools::HookConfig) -> Vec<String> {
+    let workspaces: Vec<PathBuf> = match Profiles::load(store).await {
+        Ok(p) => p.list().into_iter().filter_map(|p| p.workspace).collect(),
+        Err(e) => {
+            return vec![format!(
+                "the profiles could not be read to check the hooks: {e}"
+            )];
+        }
+    };
+    config.in_workspaces(&workspaces)
+}
+
 /// Hooks whose configuration cannot be used: every tool call is blocked.
 struct Unusable(String);
 
@@ -195,7 +210,11 @@ pub async fn hooks(store: &Store) -> Result<Arc<dyn hearth_core::hooks::Hooks>, 
     }
     let launcher = std::env::current_exe()
         .map_err(|e| format!("cannot find this program for the hooks' sandbox: {e}"))?;
-    Ok(Arc::new(hearth_tools::CommandHooks::new(config, launcher)))
+    let mut protected = data_folder(store);
+    protected.push(skills_folder(store));
+    Ok(Arc::new(
+        hearth_tools::CommandHooks::new(config, launcher).protecting(protected),
+    ))
 }
 
 /// The MCP servers saved in `store`, none started (a profile that names

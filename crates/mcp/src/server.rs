@@ -192,10 +192,15 @@ impl Server {
             .unwrap_or_default()
     }
 
-    /// Its tools as Hearth tools.
+    /// Its tools as Hearth tools, for a model: all but a speech server's
+    /// session tools, which only voice input calls (security review N16:
+    /// offered, a model could listen to the microphone or to what the
+    /// computer plays, or end the user's own session).
     pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
+        use hearth_core::voice::{START, STOP, UPDATES};
         self.tools()
             .into_iter()
+            .filter(|t| ![START, UPDATES, STOP].contains(&t.remote_name()))
             .map(|t| t as Arc<dyn Tool>)
             .collect()
     }

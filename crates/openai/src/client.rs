@@ -33,6 +33,14 @@ pub fn resolve_base_url(explicit: Option<&str>) -> String {
     }
 }
 
+/// The scheme, host and port `url` (as [`resolve_base_url`] reads it)
+/// sends to; `None` when it is not a URL. A saved key goes only to the
+/// origin it was given for.
+pub fn origin(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(&resolve_base_url(Some(url))).ok()?;
+    Some(parsed.origin().ascii_serialization())
+}
+
 /// A client for one OpenAI-compatible server.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -57,6 +65,16 @@ impl Client {
             url: base.clone(),
             detail: format!("expected something like {DEFAULT_URL}"),
         })?;
+        // A key over plain http to another machine is readable by anyone
+        // on the network between (security review N12): refused, not sent.
+        if key.is_some() && url.scheme() == "http" && !hearth_http::is_loopback(&url) {
+            return Err(OpenAiError::InvalidUrl {
+                url: base.clone(),
+                detail: "an API key is sent only over https://, or to a server on this computer: \
+                         over plain http:// anyone on the network between could read it"
+                    .into(),
+            });
+        }
         let auth = match &key {
             None => None,
             Some(k) => {

@@ -38,7 +38,7 @@ mod stream;
 pub mod wire;
 
 pub use backend::OpenAiBackend;
-pub use client::{Client, ClientOptions, DEFAULT_URL, resolve_base_url};
+pub use client::{Client, ClientOptions, DEFAULT_URL, origin, resolve_base_url};
 pub use error::OpenAiError;
 pub use key::ApiKey;
 pub use sse::{MAX_EVENT_BYTES, SseError, SseEvent, SseSplitter};

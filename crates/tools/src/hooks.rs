@@ -74,6 +74,62 @@ impl HookConfig {
         Ok(config)
     }
 
+    /// A warning for each hook whose command names a file inside one of
+    /// `workspaces` (security review N13): there the model can rewrite it,
+    /// with the file tools or a command, and the user's guard becomes
+    /// "pass". A relative path counts too: a hook runs in the run's
+    /// workspace, so it is read from there.
+    pub fn in_workspaces(&self, workspaces: &[PathBuf]) -> Vec<String> {
+        let roots: Vec<PathBuf> = workspaces
+            .iter()
+            .map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| w.clone()))
+            .collect();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut warnings = Vec::new();
+        for h in self
+            .before_tool_call
+            .iter()
+            .chain(&self.after_tool_call)
+            .chain(&self.before_model_call)
+        {
+            for word in h.command.split_whitespace() {
+                let word = word.trim_matches(|c| c == '"' || c == '\'');
+                let path = match word.strip_prefix("~/") {
+                    Some(rest) => match &home {
+                        Some(home) => home.join(rest),
+                        None => continue,
+                    },
+                    None => PathBuf::from(word),
+                };
+                let looks_like_file = word.contains('/')
+                    || Path::new(word).extension().is_some_and(|e| {
+                        matches!(e.to_str(), Some("py" | "sh" | "js" | "mjs" | "rb" | "pl"))
+                    });
+                if !looks_like_file {
+                    continue;
+                }
+                if path.is_relative() {
+                    warnings.push(format!(
+                        "the hook `{}` runs `{word}` from the run's workspace, where the model can rewrite it: give its full path, outside every workspace",
+                        h.command
+                    ));
+                    break;
+                }
+                let real = std::fs::canonicalize(&path).unwrap_or(path);
+                if let Some(ws) = roots.iter().find(|r| real.starts_with(r)) {
+                    warnings.push(format!(
+                        "the hook `{}` runs {}, inside the workspace {}, where the model can rewrite it: keep hook scripts outside every workspace",
+                        h.command,
+                        real.display(),
+                        ws.display()
+                    ));
+                    break;
+                }
+            }
+        }
+        warnings
+    }
+
     /// Whether no hook is configured.
     pub fn is_empty(&self) -> bool {
         self.before_tool_call.is_empty()
@@ -86,6 +142,9 @@ impl HookConfig {
 pub struct CommandHooks {
     config: HookConfig,
     launcher: PathBuf,
+    /// What a hook must not change even inside the workspace (Hearth's own
+    /// data), as for `run_shell`.
+    protected: Vec<PathBuf>,
     /// Where a hook may write when the run has no workspace.
     scratch: PathBuf,
 }
@@ -97,8 +156,20 @@ impl CommandHooks {
         Self {
             config,
             launcher,
+            protected: Vec::new(),
             scratch,
         }
+    }
+
+    /// Keep `paths` read-only to hooks, as commands keep them (security
+    /// review N13: hooks ran with none).
+    #[must_use]
+    pub fn protecting(mut self, paths: Vec<PathBuf>) -> Self {
+        self.protected = paths
+            .into_iter()
+            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+            .collect();
+        self
     }
 
     /// Runs `hook` with `input`; its answer (`Value::Null` when it printed
@@ -130,7 +201,7 @@ impl CommandHooks {
             &dir,
             &dir,
             &hook.command,
-            &[],
+            &self.protected,
             false,
         )
         .ok_or("no sandbox")?;

@@ -36,6 +36,37 @@ fn runner(rel: &Path) -> Option<&'static str> {
     if under(".cargo") && matches!(name, "config" | "config.toml") {
         return Some("cargo runs the runners and linkers it names on your next build");
     }
+    if under(".ssh") && matches!(name, "config" | "authorized_keys" | "rc" | "environment") {
+        return Some(
+            "ssh runs the commands it names (ProxyCommand, a key's command=) or lets in the keys it lists",
+        );
+    }
+    if within(&parts, &[".config", "autostart"]) {
+        return Some("your desktop starts it when you log in");
+    }
+    if within(&parts, &[".config", "systemd"]) || within(&parts, &[".local", "share", "systemd"]) {
+        return Some("systemd starts the services it names for your account");
+    }
+    if within(&parts, &[".local", "bin"]) || under(".profile.d") {
+        return Some(
+            "your shell runs it, or finds it first on PATH, instead of the program you meant",
+        );
+    }
+    if within(&parts, &[".local", "share", "hearth"]) || within(&parts, &[".config", "hearth"]) {
+        return Some(
+            "Hearth reads its saved MCP servers, hooks and settings from here and starts them",
+        );
+    }
+    if under("skills") && name == "skill.md" {
+        return Some(
+            "Hearth puts a skill's description into every request as a standing instruction",
+        );
+    }
+    if under(".idea") {
+        return Some(
+            "JetBrains IDEs run the tools and run configurations it names when you open the project",
+        );
+    }
     Some(match name {
         ".envrc" => "direnv runs it when you enter the folder",
         "makefile" | "gnumakefile" | "justfile" => "make or just runs it when you build",
@@ -44,9 +75,50 @@ fn runner(rel: &Path) -> Option<&'static str> {
         "setup.py" | "conftest.py" => "pip or pytest runs it",
         ".pre-commit-config.yaml" => "pre-commit runs what it names on your next commit",
         ".bashrc" | ".bash_profile" | ".bash_login" | ".profile" | ".zshrc" | ".zprofile"
-        | ".zshenv" => "your shell runs it when it starts",
+        | ".zshenv" | ".bash_logout" | ".xprofile" | ".xsessionrc" => {
+            "your shell or desktop session runs it when it starts"
+        }
+        ".gitconfig" => {
+            "git runs the commands and hooks it names (core.pager, aliases, core.hooksPath)"
+        }
+        "pyproject.toml" | "tox.ini" | "noxfile.py" | "setup.cfg" => {
+            "pip, tox or nox runs the build steps and commands it names"
+        }
+        ".npmrc" | ".yarnrc" | ".yarnrc.yml" => {
+            "npm or yarn runs the scripts and programs it names"
+        }
+        "mise.toml" | ".mise.toml" | ".tool-versions" => {
+            "mise runs the tasks and hooks it names when you enter the folder"
+        }
+        "cmakelists.txt" => "cmake runs it when you configure the build",
+        "rakefile" => "rake runs it when you build",
         _ => return None,
     })
+}
+
+/// Whether `seq` appears, in order and adjacent, among `parts`' folders.
+fn within(parts: &[String], seq: &[&str]) -> bool {
+    let folders = &parts[..parts.len().saturating_sub(1)];
+    folders
+        .windows(seq.len())
+        .any(|w| w.iter().zip(seq).all(|(a, b)| a == b))
+}
+
+/// In a workspace that is the user's home, a file under a top-level dot
+/// folder (or a top-level dotfile) is some program's settings, read when
+/// it starts: treated as running later even where no rule above names it.
+fn home_settings(root: &Path, rel: &Path) -> Option<&'static str> {
+    let home = std::env::var_os("HOME").map(PathBuf::from)?;
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a)
+            .ok()
+            .is_some_and(|a| std::fs::canonicalize(b).ok() == Some(a))
+    };
+    let first = rel.components().next()?;
+    let dotted = matches!(first, Component::Normal(s) if s.to_string_lossy().starts_with('.'));
+    (dotted && same(root, &home)).then_some(
+        "in your home, files whose path starts with a dot are programs' settings, read (and often run) when they start",
+    )
 }
 
 /// Where `rel` lands once the symlinks among its existing folders are
@@ -79,7 +151,9 @@ pub(crate) fn warning(root: &Path, rel: &Path) -> Option<String> {
     let (landed, link) = resolve(root, rel);
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let landed_rel = landed.strip_prefix(&real_root).unwrap_or(rel);
-    let runs = runner(landed_rel).or_else(|| runner(rel));
+    let runs = runner(landed_rel)
+        .or_else(|| runner(rel))
+        .or_else(|| home_settings(&real_root, landed_rel));
     let mut parts = Vec::new();
     if let Some(runs) = runs {
         parts.push(format!(
@@ -100,4 +174,61 @@ pub(crate) fn warning(root: &Path, rel: &Path) -> Option<String> {
         parts.join("; "),
         landed.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The files security review N14 found missing are named, each with
+    /// what runs it; ordinary files are not.
+    #[test]
+    fn what_runs_later_is_named() {
+        for path in [
+            ".git/hooks/pre-commit",
+            ".gitconfig",
+            ".ssh/config",
+            ".ssh/authorized_keys",
+            ".config/autostart/x.desktop",
+            ".config/systemd/user/x.service",
+            ".local/bin/git",
+            ".profile.d/x.sh",
+            "pyproject.toml",
+            "tox.ini",
+            "noxfile.py",
+            ".npmrc",
+            "mise.toml",
+            ".mise.toml",
+            "CMakeLists.txt",
+            "Rakefile",
+            ".idea/workspace.xml",
+            ".local/share/hearth/hearth.sqlite",
+            ".config/hearth/settings.json",
+            "skills/tidy/SKILL.md",
+        ] {
+            assert!(runner(Path::new(path)).is_some(), "{path} was not named");
+        }
+        for path in [
+            "src/main.rs",
+            "notes/ssh.md",
+            "bin/tool",
+            "config/hearth.txt",
+            "SKILL.md",
+        ] {
+            assert_eq!(runner(Path::new(path)), None, "{path}");
+        }
+    }
+
+    /// A home workspace: any dot path counts; elsewhere it does not.
+    #[test]
+    fn a_dot_path_in_a_home_workspace_runs_later() {
+        let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+            panic!("HOME is set where the tests run");
+        };
+        let rel = Path::new(".someapp/startup.conf");
+        assert_eq!(runner(rel), None);
+        assert!(warning(&home, rel).is_some_and(|w| w.contains("programs' settings")));
+        let other = tempfile::tempdir().unwrap();
+        assert_eq!(warning(other.path(), rel), None);
+    }
 }

@@ -100,7 +100,14 @@ export class MockBackend {
     ],
     problems: [{ path: '/home/user/.local/share/hearth/skills/Drafts', reason: 'the name "Drafts" does not fit the format: a name has only lowercase letters, digits and hyphens' }],
   };
-  hooks: HooksView = { config: '{\n  "before_tool_call": [{"command": "python3 /home/user/hooks/no_rm.py", "tools": ["run_shell"]}]\n}', before_tool_call: 1, after_tool_call: 0, before_model_call: 0, problem: null };
+  hooks: HooksView = {
+    config: '{\n  "before_tool_call": [{"command": "python3 /home/user/hooks/no_rm.py", "tools": ["run_shell"]}, {"command": "python3 check.py"}]\n}',
+    before_tool_call: 2,
+    after_tool_call: 0,
+    before_model_call: 0,
+    problem: null,
+    warnings: ["the hook `python3 check.py` runs `check.py` from the run's workspace, where the model can rewrite it: give its full path, outside every workspace"],
+  };
   persona = 'Be concise.';
   toolNames = ['read_file', 'write_file', 'edit_file', 'list_dir', 'search_files', 'run_shell', 'web_fetch', 'spawn_agent', 'switch_profile', 'update_plan', 'load_skill'];
   memories = new MockMemories(() => this.nextId++, (id) => this.sessions.get(id)?.title ?? null);

@@ -8,7 +8,7 @@ use hearth_protocol::{AgentEvent, EventKind, ToolOutcome};
 use hearth_sim::{Reply, ToolCallSpec};
 use serde_json::json;
 
-use super::basics::{answering, hearth, ok, run_end, sim, turn_bodies, with_workers};
+use super::basics::{answering, hearth, ok, output, run_end, sim, turn_bodies, with_workers};
 
 /// A test folder (its workspace is what the sandbox lets the hooks see
 /// wherever the clone lives: bubblewrap gives them a private /tmp).
@@ -19,8 +19,9 @@ fn dir(name: &str) -> std::path::PathBuf {
     d
 }
 
-/// A Python hook script in `dir` (inside the workspace, so the sandbox
-/// shows it), run as `python3 SCRIPT`.
+/// A Python hook script in `dir` (outside the workspace, where the model
+/// cannot rewrite it; the sandbox shows it read-only), run as
+/// `python3 SCRIPT`.
 fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
     let path = dir.join(name);
     std::fs::write(
@@ -54,7 +55,7 @@ async fn hooks_block_rewrite_fail_closed_and_redact() {
     std::fs::write(ws.join("config.txt"), "token = SECRET-123\n").unwrap();
     let db = home.join("h.sqlite");
     let db = db.to_str().unwrap();
-    let scripts = ws.join(".hooks");
+    let scripts = home.join("hooks");
     std::fs::create_dir_all(&scripts).unwrap();
 
     let block_rm = script(
@@ -183,6 +184,41 @@ print(json.dumps({"result": event["output"].replace("SECRET-123", "[redacted]")}
     assert!(
         sent.contains("[redacted]") && !sent.contains("SECRET-123"),
         "{sent}"
+    );
+
+    // A hook whose script lies in a profile's workspace, or is named
+    // relative to it, is one the model can rewrite: `hearth hooks` says so
+    // (security review N13), naming the workspace.
+    let inside = ws.join("guard.py");
+    std::fs::write(&inside, "print('{}')").unwrap();
+    let risky = json!({
+        "before_tool_call": [
+            {"command": format!("python3 {}", inside.display())},
+            {"command": "python3 check.py"},
+            {"command": block_rm}
+        ]
+    });
+    std::fs::write(&file, risky.to_string()).unwrap();
+    let out = output(hearth(&[
+        "hooks",
+        "set",
+        "--db",
+        db,
+        file.to_str().unwrap(),
+    ]))
+    .await;
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = said.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 2, "{said}");
+    assert!(
+        warnings[0].contains("inside the workspace")
+            && warnings[0].contains(std::fs::canonicalize(&ws).unwrap().to_str().unwrap()),
+        "{said}"
+    );
+    assert!(
+        warnings[1].contains("`check.py` from the run's workspace"),
+        "{said}"
     );
     std::fs::remove_dir_all(&home).ok();
 }

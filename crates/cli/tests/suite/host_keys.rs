@@ -197,6 +197,46 @@ async fn a_hosts_api_key_lives_in_the_desktops_secret_store_and_goes_with_the_ho
         "the key is not in the database"
     );
 
+    // Repointed at another server without the key given again: refused
+    // (security review N12: the key would go to whoever serves there), the
+    // host and its key as they were.
+    let elsewhere = sim(Script::default()).await;
+    let moved = format!("{}/v1", elsewhere.url());
+    let (ok, _, err) = keys
+        .hearth(
+            &db,
+            &["hosts", "add", "box", &moved, "--kind", "openai"],
+            "",
+        )
+        .await;
+    assert!(!ok, "a keyed host was repointed");
+    assert!(err.contains("has an API key saved for"), "{err}");
+    let (_, list, _) = keys.hearth(&db, &["hosts", "list"], "").await;
+    assert!(list.contains(&url) && !list.contains(&moved), "{list}");
+    assert_eq!(keys.items("box").await, 1);
+    assert_eq!(elsewhere.requests().len(), 0, "nothing was sent there");
+
+    // A key over plain http to another machine is refused before anything
+    // is sent or kept.
+    let (ok, _, err) = keys
+        .hearth(
+            &db,
+            &[
+                "hosts",
+                "add",
+                "far",
+                "http://192.0.2.7:8080/v1",
+                "--kind",
+                "openai",
+                "--api-key-stdin",
+            ],
+            &format!("{KEY}\n"),
+        )
+        .await;
+    assert!(!ok, "a key was accepted over plain http");
+    assert!(err.contains("sent only over https://"), "{err}");
+    assert_eq!(keys.items("far").await, 0);
+
     // Removed with the host.
     let (ok, _, err) = keys.hearth(&db, &["hosts", "remove", "box"], "").await;
     assert!(ok, "{err}");

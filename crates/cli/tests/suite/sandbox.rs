@@ -64,6 +64,18 @@ struct Ran {
 
 /// One hostile turn: the model asks to run `command`, the user says yes.
 async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &str)]) -> Ran {
+    attack_holding(mechanism, at, command, env, None).await
+}
+
+/// [`attack`], with Hearth started holding descriptor 9 open for appending
+/// to `fd9` (as a wrapper script's `exec 9>>~/log` leaves it).
+async fn attack_holding(
+    mechanism: Mechanism,
+    at: &Place,
+    command: &str,
+    env: &[(&str, &str)],
+    fd9: Option<&Path>,
+) -> Ran {
     std::fs::write(at.ws.join("attack.py"), ATTACKS).unwrap();
     ok(&[
         "profiles",
@@ -103,6 +115,9 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
         Mechanism::Bubblewrap => cmd.env_remove("HEARTH_SANDBOX"),
     };
     cmd.env("TMPDIR", at.tmp()).envs(env.iter().copied());
+    if let Some(file) = fd9 {
+        cmd = holding_fd9(&cmd, file);
+    }
     let evs = answering(cmd, "y\n").await;
     let reach = evs
         .iter()
@@ -127,6 +142,28 @@ async fn attack(mechanism: Mechanism, at: &Place, command: &str, env: &[(&str, &
     assert!(reach.contains(named), "expected {mechanism:?}: {reach}");
     eprintln!("ran under {mechanism:?}: {reach}");
     Ran { reach, output }
+}
+
+/// `cmd` started by a shell that first opens descriptor 9 on `file`.
+fn holding_fd9(cmd: &tokio::process::Command, file: &Path) -> tokio::process::Command {
+    let std = cmd.as_std();
+    let mut wrapped = tokio::process::Command::new("bash");
+    wrapped
+        .arg("-c")
+        .arg(r#"exec 9>>"$0"; exec "$@""#)
+        .arg(file)
+        .arg(std.get_program())
+        .args(std.get_args())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    for (key, value) in std.get_envs() {
+        match value {
+            Some(v) => wrapped.env(key, v),
+            None => wrapped.env_remove(key),
+        };
+    }
+    wrapped
 }
 
 const BOTH: [Mechanism; 2] = [Mechanism::Bubblewrap, Mechanism::Landlock];
@@ -301,6 +338,41 @@ async fn network(m: Mechanism) {
 async fn the_network_cannot_be_reached() {
     for m in BOTH {
         network(m).await;
+    }
+}
+
+/// A descriptor Hearth inherited reaches no command (security review N8):
+/// Hearth starts holding one open on a file outside the workspace, and the
+/// command's write through it fails; the command sees only stdin, stdout
+/// and stderr (and what it opens itself).
+async fn descriptors(m: Mechanism) {
+    let at = place();
+    let log = at.outside.join("log");
+    std::fs::write(&log, "").unwrap();
+    let ran = attack_holding(
+        m,
+        &at,
+        "echo \"fds: $(ls /proc/self/fd | tr '\\n' ' ')\"; echo planted >&9 && echo wrote-9 || echo no-fd-9",
+        &[],
+        Some(&log),
+    )
+    .await;
+    assert!(ran.output.contains("no-fd-9"), "{}", ran.output);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "{}", ran.output);
+    // `ls` lists 0, 1, 2 and its own listing's descriptor (3), no more.
+    let listed = ran
+        .output
+        .lines()
+        .find_map(|l| l.strip_prefix("fds: "))
+        .expect("the listing");
+    let fds: Vec<&str> = listed.split_whitespace().collect();
+    assert!(fds.len() <= 4 && !fds.contains(&"9"), "{}", ran.output);
+}
+
+#[tokio::test]
+async fn a_descriptor_hearth_inherited_reaches_no_command() {
+    for m in BOTH {
+        descriptors(m).await;
     }
 }
 

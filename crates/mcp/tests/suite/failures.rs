@@ -264,3 +264,37 @@ async fn hostile_tool_metadata_is_left_out_and_the_log_says_why() {
             .is_ok()
     );
 }
+
+/// A speech-to-text server's session tools are never offered to a model
+/// (security review N16: a model could start listening to the microphone
+/// or to what the computer plays, or end the user's own session, behind a
+/// question that reads like a harmless speech tool). Voice input still
+/// finds and calls them; the server's other tools are offered.
+#[tokio::test]
+async fn speech_session_tools_are_for_voice_input_only() {
+    let hub = hub("voice", scripted("speech"));
+    assert!(
+        within("start", hub.prepare(&["voice".into()]))
+            .await
+            .is_empty()
+    );
+    let offered: Vec<String> = hub
+        .tools(&["voice".into()])
+        .iter()
+        .map(|t| t.spec().name)
+        .collect();
+    assert_eq!(offered, ["voice__hello"]);
+    let server = hub.server("voice").unwrap();
+    let all: Vec<String> = server
+        .tools()
+        .iter()
+        .map(|t| t.remote_name().to_owned())
+        .collect();
+    for name in ["stt_start_session", "stt_get_updates", "stt_stop_session"] {
+        assert!(all.contains(&name.to_owned()), "{all:?}");
+    }
+    let speech = hearth_mcp::Speech(server);
+    use hearth_core::voice::SpeechServer;
+    let started = within("call", speech.call("stt_start_session", json!({}))).await;
+    assert!(started.is_ok(), "{started:?}");
+}

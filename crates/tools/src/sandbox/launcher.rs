@@ -72,6 +72,12 @@ pub fn run_if_requested() -> Option<ExitCode> {
         HOST => false,
         _ => return Some(usage()),
     };
+    if let Err(e) = close_on_exec_above_stdio() {
+        eprintln!(
+            "hearth: the sandbox could not close inherited descriptors, so the command did not run: {e}"
+        );
+        return Some(ExitCode::from(126));
+    }
     let level = match confine(Path::new(&workspace), namespaced, read_only, &protected) {
         Ok(level) => level,
         Err(e) => {
@@ -90,6 +96,38 @@ pub fn run_if_requested() -> Option<ExitCode> {
     let err = Command::new(&program).args(rest).exec();
     eprintln!("hearth: cannot run {}: {err}", program.to_string_lossy());
     Some(ExitCode::from(127))
+}
+
+/// Every descriptor above stderr is marked close-on-exec, so the command
+/// starts with stdin, stdout and stderr only (security review N8): one
+/// Hearth inherited (a wrapper script's `exec 9>>~/log` gave a command a
+/// file outside its walls to append to) or a library opened without the
+/// flag (WebKit's memory monitor leaves eight). bubblewrap passes them
+/// through, so this runs inside it too. Marked rather than closed: this
+/// process still owns them until `exec`, which drops them.
+#[allow(unsafe_code)]
+fn close_on_exec_above_stdio() -> std::io::Result<()> {
+    use rustix::io::{Errno, FdFlags, fcntl_getfd, fcntl_setfd};
+    use std::os::fd::BorrowedFd;
+    let open: Vec<i32> = std::fs::read_dir("/proc/self/fd")?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for raw in open {
+        // SAFETY: `raw` was listed open a moment ago and is borrowed only
+        // for the two calls below, which change one flag and nothing the
+        // owner relies on. The listing's own descriptor, closed since,
+        // answers EBADF and is skipped; rustix has no `close_range`
+        // without `unsafe` either.
+        let fd = unsafe { BorrowedFd::borrow_raw(raw) };
+        match fcntl_getfd(fd) {
+            Ok(flags) if flags.contains(FdFlags::CLOEXEC) => {}
+            Ok(flags) => fcntl_setfd(fd, flags | FdFlags::CLOEXEC)?,
+            Err(Errno::BADF) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
 }
 
 /// Landlock, then seccomp. On the host Landlock is the only wall against

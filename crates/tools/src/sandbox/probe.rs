@@ -66,14 +66,24 @@ impl Confinement {
     }
 }
 
-/// Which bubblewrap binary: the first `bwrap` on `PATH`.
+/// Where a system's bubblewrap is installed (Debian, Fedora, Arch: the
+/// first; a hand-built one: the last).
+const BWRAP_AT: [&str; 3] = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+
+/// Which bubblewrap binary: the system's, never the first `bwrap` on
+/// `PATH`: a folder there the user can write (`~/.local/bin`, which a
+/// sandboxed command in a home workspace could fill) would let a planted
+/// `bwrap` run every later command unconfined while the question said
+/// "sandboxed". Only a file root owns and no one else can change counts.
 fn find_bwrap() -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_else(|| vec!["/usr/bin".into(), "/bin".into()])
-        .into_iter()
-        .map(|d| d.join("bwrap"))
-        .find(|p| p.is_file())
+    BWRAP_AT.iter().map(PathBuf::from).find(|p| system_owned(p))
+}
+
+/// A regular file (links followed) owned by root that neither its group
+/// nor others may write.
+fn system_owned(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.uid() == 0 && m.mode() & 0o022 == 0)
 }
 
 /// Run a probe command; its Landlock level when it reported one.
@@ -132,4 +142,29 @@ pub fn probe(launcher: &Path) -> Confinement {
 pub fn confinement(launcher: &Path) -> &'static Confinement {
     static PROBED: OnceLock<Confinement> = OnceLock::new();
     PROBED.get_or_init(|| probe(launcher))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A `bwrap` of the user's (not root's, or writable by others) is never
+    /// the one run, wherever it sits; the system's is.
+    #[test]
+    fn only_a_system_bubblewrap_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let planted = dir.path().join("bwrap");
+        std::fs::write(&planted, "#!/bin/sh\nexec \"$@\"\n").unwrap();
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(!system_owned(&planted));
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Root's own file passes only when root made it (the suite also
+        // runs as an ordinary user, who owns it).
+        assert_eq!(system_owned(&planted), rustix::process::getuid().is_root());
+        assert!(!system_owned(dir.path()), "a folder is not a program");
+        // This machine has bubblewrap installed by the system.
+        let found = find_bwrap().expect("bubblewrap installed (scripts/setup.sh)");
+        assert!(BWRAP_AT.iter().any(|p| found == Path::new(p)), "{found:?}");
+    }
 }
