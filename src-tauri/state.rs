@@ -94,7 +94,7 @@ impl AppState {
         probe_sandbox();
         let mcp = hearth_compose::mcp_hub(&store).await;
         let hooks = hearth_compose::hooks_or_blocking(&store).await;
-        let skills = hearth_compose::skills(&store);
+        let skills = hearth_compose::skills(&store, &profiles);
         let hosts = hearth_compose::saved_hosts(&store).await;
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend: ollama.clone(),

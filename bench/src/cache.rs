@@ -129,6 +129,7 @@ pub async fn session(
     profile.planning_enabled = planning;
     profile.max_output_tokens = max_tokens;
     profile.temperature = Some(0.0);
+    let skills = hearth_compose::skills(&store, &profiles);
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend,
         named: Vec::new(),
@@ -140,7 +141,7 @@ pub async fn session(
         approvals: Arc::default(),
         mcp: Arc::default(),
         hooks: Arc::new(hearth_core::hooks::NoHooks),
-        skills: hearth_compose::skills(&store),
+        skills,
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";

@@ -115,7 +115,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
         let backend = hearth_compose::ollama(Some(&sim.url()))
             .map_err(|e| e.to_string())?
             .backend;
-        let skills = hearth_compose::skills(&store);
+        let skills = hearth_compose::skills(&store, &profiles);
         let agent = hearth_compose::agent(hearth_compose::Parts {
             backend,
             named: Vec::new(),

@@ -24,7 +24,9 @@ async fn view(state: &AppState) -> Result<McpView, ErrorInfo> {
             .iter()
             .map(|s| McpServerView::from(s.as_ref()))
             .collect(),
-        config: hearth_mcp::to_json(&servers),
+        // Tokens in environments and headers stay out of the page
+        // (security review N7); a save keeps the saved values.
+        config: hearth_mcp::to_json(&hearth_mcp::hide_secrets(&servers)),
     })
 }
 
@@ -44,7 +46,11 @@ pub async fn save_mcp_config(
     state: State<'_, AppState>,
     config: String,
 ) -> Result<McpView, ErrorInfo> {
-    let servers = hearth_mcp::parse(&config).map_err(|e| invalid(e.to_string()))?;
+    let mut servers = hearth_mcp::parse(&config).map_err(|e| invalid(e.to_string()))?;
+    let saved = hearth_compose::mcp_servers(&state.store)
+        .await
+        .map_err(crate::state::internal)?;
+    hearth_mcp::keep_hidden(&mut servers, &saved).map_err(|e| invalid(e.to_string()))?;
     state
         .store
         .set_mcp_servers_json(&hearth_mcp::to_json(&servers))

@@ -45,7 +45,8 @@ pub struct McpServerView {
 pub struct McpView {
     /// Every configured server, by name.
     pub servers: Vec<McpServerView>,
-    /// The configuration.
+    /// The configuration, each environment and header value shown as
+    /// `hearth_mcp::HIDDEN` (saved back so, it keeps its value).
     pub config: String,
 }
 

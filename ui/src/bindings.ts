@@ -956,7 +956,10 @@ export type McpToolView = {
 export type McpView = {
 	/**  Every configured server, by name. */
 	servers: McpServerView[],
-	/**  The configuration. */
+	/**
+	 *  The configuration, each environment and header value shown as
+	 *  `hearth_mcp::HIDDEN` (saved back so, it keeps its value).
+	 */
 	config: string,
 };
 

@@ -174,7 +174,7 @@ pub(crate) async fn compose(
         );
         fail(&e, ExitCode::FAILURE)
     })?;
-    let skills = hearth_compose::skills(&store);
+    let skills = hearth_compose::skills(&store, &profiles);
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends

@@ -52,8 +52,14 @@ enum Action {
         /// The file.
         file: PathBuf,
     },
-    /// Print the configuration as `mcpServers` JSON.
-    Export,
+    /// Print the configuration as `mcpServers` JSON, with environment and
+    /// header values hidden (imported back, the hidden ones keep their
+    /// saved values).
+    Export {
+        /// Print the values too (tokens included).
+        #[arg(long)]
+        with_secrets: bool,
+    },
     /// Remove a server.
     Remove {
         /// Its name.
@@ -139,13 +145,21 @@ async fn act(store: &Store, action: Action) -> Result<ExitCode, String> {
                 text = std::fs::read_to_string(&file)
                     .map_err(|e| format!("{}: {e}", file.display()))?;
             }
-            let added = hearth_mcp::parse(&text).map_err(|e| e.to_string())?;
+            let mut added = hearth_mcp::parse(&text).map_err(|e| e.to_string())?;
+            hearth_mcp::keep_hidden(&mut added, &servers).map_err(|e| e.to_string())?;
             let names: Vec<String> = added.keys().cloned().collect();
             servers.extend(added);
             save(store, &servers).await?;
             eprintln!("imported {} server(s): {}", names.len(), names.join(", "));
         }
-        Action::Export => println!("{}", hearth_mcp::to_json(&servers)),
+        Action::Export { with_secrets } => {
+            let shown = if with_secrets {
+                servers
+            } else {
+                hearth_mcp::hide_secrets(&servers)
+            };
+            println!("{}", hearth_mcp::to_json(&shown));
+        }
         Action::Remove { name } => {
             if servers.remove(&name).is_none() {
                 return Err(format!("no MCP server named `{name}`"));

@@ -38,7 +38,10 @@ pub async fn run(args: SkillsArgs) -> ExitCode {
     let result = async {
         let store = crate::db::open(args.db).await?;
         let folder = hearth_compose::skills_folder(&store);
-        let catalog = hearth_tools::skills::scan(&folder);
+        let profiles = hearth_store::Profiles::load(&store)
+            .await
+            .map_err(|e| e.to_string())?;
+        let catalog = hearth_tools::skills::scan(&folder, &hearth_compose::workspaces(&profiles));
         match args.action.unwrap_or(Action::List) {
             Action::Path => println!("{}", folder.display()),
             Action::List => {

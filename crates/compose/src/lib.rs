@@ -146,9 +146,23 @@ pub fn skills_folder(store: &Store) -> PathBuf {
 }
 
 /// The user's skills, read from [`skills_folder`] now and again before
-/// each model call.
-pub fn skills(store: &Store) -> Arc<hearth_tools::Skills> {
-    Arc::new(hearth_tools::Skills::new(skills_folder(store)))
+/// each model call; one linked in from a profile's workspace is not
+/// offered (the model could rewrite it there).
+pub fn skills(store: &Store, profiles: &Arc<Profiles>) -> Arc<hearth_tools::Skills> {
+    let profiles = profiles.clone();
+    Arc::new(hearth_tools::Skills::outside(
+        skills_folder(store),
+        move || workspaces(&profiles),
+    ))
+}
+
+/// Every profile's workspace.
+pub fn workspaces(profiles: &Profiles) -> Vec<PathBuf> {
+    profiles
+        .list()
+        .into_iter()
+        .filter_map(|p| p.workspace)
+        .collect()
 }
 
 /// The hooks saved in `store`, or, when they cannot be used, hooks that
@@ -169,7 +183,7 @@ pub async fn hooks_or_blocking(store: &Store) -> Arc<dyn hearth_core::hooks::Hoo
 /// hooks` and the Tools panel; the hooks still run.
 pub async fn hook_warnings(store: &Store, config: &hearth_tools::HookConfig) -> Vec<String> {
     let workspaces: Vec<PathBuf> = match Profiles::load(store).await {
-        Ok(p) => p.list().into_iter().filter_map(|p| p.workspace).collect(),
+        Ok(p) => workspaces(&p),
         Err(e) => {
             return vec![format!(
                 "the profiles could not be read to check the hooks: {e}"

@@ -146,3 +146,51 @@ fn hearth_mcp_shape(json_text: &str) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+/// A server's tokens (header and environment values) are kept but never
+/// shown (security review N7): `mcp export` hides them unless asked, and
+/// an export imported back keeps the saved values rather than saving the
+/// placeholder.
+#[tokio::test]
+async fn tokens_are_kept_but_not_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("m.sqlite");
+    let db = db.to_str().unwrap();
+    ok(&[
+        "mcp",
+        "add",
+        "--db",
+        db,
+        "remote",
+        "--url",
+        "https://mcp.example.invalid/mcp",
+        "--header",
+        "Authorization: Bearer tok-SECRET-4242",
+    ])
+    .await;
+    let shown = ok(&["mcp", "export", "--db", db]).await;
+    assert!(!shown.contains("tok-SECRET-4242"), "{shown}");
+    assert!(shown.contains(hearth_mcp::HIDDEN), "{shown}");
+    let file = dir.path().join("export.json");
+    std::fs::write(&file, &shown).unwrap();
+    ok(&["mcp", "import", "--db", db, file.to_str().unwrap()]).await;
+    let all = ok(&["mcp", "export", "--db", db, "--with-secrets"]).await;
+    assert!(all.contains("Bearer tok-SECRET-4242"), "{all}");
+    assert!(!all.contains(hearth_mcp::HIDDEN), "{all}");
+    // The placeholder under a name with nothing saved is refused.
+    std::fs::write(&file, shown.replace("\"remote\"", "\"other\"")).unwrap();
+    let out = output(hearth(&[
+        "mcp",
+        "import",
+        "--db",
+        db,
+        file.to_str().unwrap(),
+    ]))
+    .await;
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no value was saved"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

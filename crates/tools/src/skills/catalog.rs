@@ -206,9 +206,34 @@ fn read_skill(folder: &Path) -> Result<Skill, String> {
     parse(folder, &text)
 }
 
+/// Where a linked skill folder really is, when that lies inside one of
+/// `workspaces` (security review N15): there the model can rewrite its
+/// `SKILL.md` with the file tools or a command (the sandbox keeps the
+/// skills folder read-only, not where a link in it points), and the
+/// description goes into every request as a standing instruction.
+fn linked_in_from_a_workspace(folder: &Path, workspaces: &[PathBuf]) -> Option<String> {
+    let linked = folder
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    if !linked {
+        return None;
+    }
+    let real = std::fs::canonicalize(folder).ok()?;
+    let ws = workspaces
+        .iter()
+        .map(|w| std::fs::canonicalize(w).unwrap_or_else(|_| w.clone()))
+        .find(|w| real.starts_with(w))?;
+    Some(format!(
+        "not offered: it is linked in from {}, inside the workspace {}, where the model could rewrite it; copy it into the skills folder, or keep it in a folder no profile works in",
+        real.display(),
+        ws.display()
+    ))
+}
+
 /// Reads the skills folder. A folder that does not exist yet holds no
-/// skills (it is not an error: the user has not added any).
-pub fn scan(folder: &Path) -> Catalog {
+/// skills (it is not an error: the user has not added any). A skill linked
+/// in from inside one of `workspaces` (the profiles') is not offered.
+pub fn scan(folder: &Path, workspaces: &[PathBuf]) -> Catalog {
     let mut catalog = Catalog {
         folder: folder.to_path_buf(),
         ..Catalog::default()
@@ -234,6 +259,13 @@ pub fn scan(folder: &Path) -> Catalog {
         .collect();
     folders.sort();
     for folder in folders {
+        if let Some(reason) = linked_in_from_a_workspace(&folder, workspaces) {
+            catalog.problems.push(Problem {
+                path: folder,
+                reason,
+            });
+            continue;
+        }
         match read_skill(&folder) {
             Ok(skill) if catalog.skills.len() >= MAX_SKILLS => catalog.problems.push(Problem {
                 path: folder,
@@ -391,7 +423,7 @@ mod tests {
         )
         .unwrap();
 
-        let catalog = scan(root);
+        let catalog = scan(root, &[]);
         assert_eq!(
             catalog.skills.keys().collect::<Vec<_>>(),
             ["a-good", "b-good"]
@@ -418,7 +450,7 @@ mod tests {
     #[test]
     fn a_missing_folder_holds_no_skills() {
         let dir = tempfile::tempdir().unwrap();
-        let catalog = scan(&dir.path().join("skills"));
+        let catalog = scan(&dir.path().join("skills"), &[]);
         assert!(catalog.skills.is_empty() && catalog.problems.is_empty());
     }
 }

@@ -25,17 +25,36 @@ pub use catalog::{
 };
 pub use load::{LOAD_SKILL, LoadSkill, loaded};
 
+/// The profiles' workspaces, as they are at each read of the folder.
+type Workspaces = Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>;
+
 /// The user's skills folder, read into a catalog.
 pub struct Skills {
     folder: PathBuf,
     catalog: RwLock<Arc<Catalog>>,
+    workspaces: Workspaces,
 }
 
 impl Skills {
     /// The skills in `folder`, read now.
     pub fn new(folder: PathBuf) -> Self {
-        let catalog = RwLock::new(Arc::new(scan(&folder)));
-        Self { folder, catalog }
+        Self::outside(folder, Vec::new)
+    }
+
+    /// The skills in `folder`, read now; one whose folder is linked in from
+    /// inside a workspace `workspaces` names (asked at each read) is not
+    /// offered (see [`scan`]).
+    pub fn outside(
+        folder: PathBuf,
+        workspaces: impl Fn() -> Vec<PathBuf> + Send + Sync + 'static,
+    ) -> Self {
+        let workspaces: Workspaces = Arc::new(workspaces);
+        let catalog = RwLock::new(Arc::new(scan(&folder, &workspaces())));
+        Self {
+            folder,
+            catalog,
+            workspaces,
+        }
     }
 
     /// The folder skills are read from.
@@ -53,7 +72,7 @@ impl Skills {
 
     /// Reads the folder again; the catalog as it is now.
     pub fn reload(&self) -> Arc<Catalog> {
-        self.replace(scan(&self.folder))
+        self.replace(scan(&self.folder, &(self.workspaces)()))
     }
 
     fn replace(&self, fresh: Catalog) -> Arc<Catalog> {
@@ -88,7 +107,8 @@ impl ToolSource for Skills {
         // A folder of a hundred small files: cheap, but file I/O all the
         // same, so off the async threads.
         let folder = self.folder.clone();
-        if let Ok(fresh) = tokio::task::spawn_blocking(move || scan(&folder)).await {
+        let workspaces = (self.workspaces)();
+        if let Ok(fresh) = tokio::task::spawn_blocking(move || scan(&folder, &workspaces)).await {
             self.replace(fresh);
         }
         // A broken skill is shown in the Tools panel and by `hearth skills

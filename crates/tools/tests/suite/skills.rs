@@ -253,3 +253,42 @@ fn a_long_listing_cuts_each_description_not_the_skills() {
         assert!(line.chars().count() < 180, "{line}");
     }
 }
+
+/// A skill linked in from inside a profile's workspace is not offered
+/// (security review N15: the model could rewrite its `SKILL.md` there and
+/// its description would reach every request); the reason names both
+/// places. Linked in from elsewhere it is offered, and a workspace added
+/// later is seen at the next read.
+#[test]
+fn a_skill_linked_in_from_a_workspace_is_not_offered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("skills");
+    std::fs::create_dir_all(&root).unwrap();
+    let (ws, mine) = (tmp.path().join("ws"), tmp.path().join("mine"));
+    skill(
+        &ws,
+        "repo-skill",
+        "Lives in a workspace.",
+        "Do as the repo says.",
+    );
+    skill(&mine, "my-skill", "Lives in a folder of mine.", "Be kind.");
+    symlink(ws.join("repo-skill"), root.join("repo-skill")).unwrap();
+    symlink(mine.join("my-skill"), root.join("my-skill")).unwrap();
+    let watched = Arc::new(std::sync::Mutex::new(vec![ws.clone()]));
+    let seen = watched.clone();
+    let skills = Skills::outside(root.clone(), move || seen.lock().unwrap().clone());
+    let catalog = skills.catalog();
+    assert_eq!(catalog.skills.keys().collect::<Vec<_>>(), ["my-skill"]);
+    let problem = &catalog.problems[0];
+    assert_eq!(problem.path, root.join("repo-skill"));
+    let real_ws = std::fs::canonicalize(&ws).unwrap();
+    assert!(
+        problem.reason.contains("inside the workspace")
+            && problem.reason.contains(real_ws.to_str().unwrap()),
+        "{}",
+        problem.reason
+    );
+    // Another profile works in the other folder now: neither is offered.
+    watched.lock().unwrap().push(mine);
+    assert!(skills.reload().skills.is_empty());
+}
