@@ -528,18 +528,29 @@ async fn git_stays(m: Mechanism) {
     std::fs::write(at.ws.join(".husky/_/pre-commit"), "npm test\n").unwrap();
     std::fs::create_dir_all(at.ws.join("src")).unwrap();
     std::fs::write(at.ws.join("README.md"), "# r\n").unwrap();
+    // A repository nested in the workspace (a vendored clone).
+    std::fs::create_dir_all(at.ws.join("vendor/lib/.git/hooks")).unwrap();
+    std::fs::write(at.ws.join("vendor/lib/.git/config"), "[core]\n").unwrap();
+    std::fs::write(at.ws.join("vendor/lib/lib.c"), "int x;\n").unwrap();
     let ran = attack(
         m,
         &at,
         "echo ../.cache/g > .git/commondir; echo evil > .git/hooks/pre-commit; \
          echo '[core] fsmonitor = evil' >> .git/config; mv .git .git-old; \
          echo evil >> .husky/_/pre-commit; echo ok > src/notes.txt; echo more >> README.md; \
+         echo evil > vendor/lib/.git/hooks/post-checkout; \
+         echo '[core] fsmonitor = evil' >> vendor/lib/.git/config; echo 'int y;' >> vendor/lib/lib.c; \
          echo tried",
         &[],
     )
     .await;
     assert!(ran.output.contains("tried"), "{}", ran.output);
-    for planted in [".git/commondir", ".git/hooks/pre-commit", ".git-old"] {
+    for planted in [
+        ".git/commondir",
+        ".git/hooks/pre-commit",
+        ".git-old",
+        "vendor/lib/.git/hooks/post-checkout",
+    ] {
         assert!(
             !at.ws.join(planted).exists(),
             "{m:?}: {planted} was made: {}",
@@ -556,6 +567,8 @@ async fn git_stays(m: Mechanism) {
     );
     assert_eq!(read("src/notes.txt"), "ok\n", "{m:?}: {}", ran.output);
     assert_eq!(read("README.md"), "# r\nmore\n", "{m:?}: {}", ran.output);
+    assert_eq!(read("vendor/lib/.git/config"), "[core]\n", "{m:?}: {}", ran.output);
+    assert_eq!(read("vendor/lib/lib.c"), "int x;\nint y;\n", "{m:?}: {}", ran.output);
     assert!(
         ran.reach.contains("where .git, and the hooks"),
         "{}",

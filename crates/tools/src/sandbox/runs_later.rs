@@ -11,6 +11,9 @@
 //!   `commondir` names, when they are inside the workspace;
 //! - the hooks folder `core.hooksPath` names (husky's `.husky/_`) and the
 //!   files `include.path` names, when inside;
+//! - the same in each repository nested in the workspace (`sub/.git`, a
+//!   submodule, a vendored clone), found down to [`NESTED_DEPTH`] folders
+//!   deep (dependency and build folders are not searched);
 //! - what the caller adds (Hearth's data and skills folders), when inside.
 //!
 //! Bubblewrap binds each read-only; Landlock, which cannot take a right
@@ -107,19 +110,87 @@ fn config_paths(text: &str) -> (Vec<String>, Vec<String>) {
     (hooks, includes)
 }
 
+/// Folders below the workspace not searched for nested repositories:
+/// dependencies and build outputs, large and never a user's repository.
+const NOT_SEARCHED: [&str; 6] = [
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".git",
+];
+
+/// How deep below the workspace nested repositories are looked for
+/// (`a/b/c/d/.git` is found), and how many folders at most are read doing
+/// so: the search runs before and after each command.
+const NESTED_DEPTH: usize = 4;
+const NESTED_FOLDERS: usize = 4_000;
+
+/// The folders strictly inside `workspace` that hold a `.git` (a nested
+/// repository, a submodule, a vendored clone), breadth first, links not
+/// followed, within [`NESTED_DEPTH`] and [`NESTED_FOLDERS`].
+fn nested_repositories(workspace: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut level = vec![workspace.to_path_buf()];
+    let mut read = 0;
+    for _ in 0..NESTED_DEPTH {
+        let mut next = Vec::new();
+        for dir in level {
+            if read >= NESTED_FOLDERS {
+                return found;
+            }
+            read += 1;
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                let name = entry.file_name();
+                if !is_dir || NOT_SEARCHED.iter().any(|n| name == *n) {
+                    continue;
+                }
+                let path = entry.path();
+                if path.join(".git").symlink_metadata().is_ok() {
+                    found.push(path.clone());
+                }
+                next.push(path);
+            }
+        }
+        level = next;
+    }
+    found
+}
+
 /// The paths inside `workspace` (a real path) that a sandboxed command
-/// must not change: what git runs from there, and those of `extra` that
-/// are inside. Only paths strictly inside the workspace; none repeated.
+/// must not change: what git runs from there and in the repositories
+/// nested in it, and those of `extra` that are inside. Only paths strictly
+/// inside the workspace; none repeated.
 pub fn protected(workspace: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
-    let inside = |p: &Path| p.starts_with(workspace) && p != workspace;
     let mut out: Vec<PathBuf> = Vec::new();
+    for root in std::iter::once(workspace.to_path_buf()).chain(nested_repositories(workspace)) {
+        repository(workspace, &root, &mut out);
+    }
+    for p in extra {
+        let p = normal(p);
+        if p.starts_with(workspace) && p != workspace && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// What git runs from in the repository at `root` (the workspace or a
+/// folder in it), added to `out` when inside `workspace`.
+fn repository(workspace: &Path, root: &Path, out: &mut Vec<PathBuf>) {
+    let inside = |p: &Path| p.starts_with(workspace) && p != workspace;
     let add = |p: PathBuf, out: &mut Vec<PathBuf>| {
         if inside(&p) && !out.contains(&p) {
             out.push(p);
         }
     };
-    let dot_git = workspace.join(".git");
-    add(dot_git.clone(), &mut out);
+    let dot_git = root.join(".git");
+    add(dot_git.clone(), out);
     // A worktree's or a submodule's `.git` file names the git folder.
     let mut git_dirs = vec![dot_git.clone()];
     // A `.git` that is a link: what it leads to, when that is inside.
@@ -128,14 +199,14 @@ pub fn protected(workspace: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
         .is_ok_and(|m| m.file_type().is_symlink())
         && let Ok(real) = std::fs::canonicalize(&dot_git)
     {
-        add(real.clone(), &mut out);
+        add(real.clone(), out);
         git_dirs.push(real);
     }
     if let Some(text) = small_text(&dot_git)
         && let Some(dir) = text.lines().find_map(|l| l.trim().strip_prefix("gitdir:"))
-        && let Some(dir) = git_path(dir, workspace)
+        && let Some(dir) = git_path(dir, root)
     {
-        add(dir.clone(), &mut out);
+        add(dir.clone(), out);
         git_dirs.push(dir);
     }
     // A linked worktree's `commondir` names where config and hooks are.
@@ -143,7 +214,7 @@ pub fn protected(workspace: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
         if let Some(text) = small_text(&dir.join("commondir"))
             && let Some(common) = git_path(text.lines().next().unwrap_or_default(), &dir)
         {
-            add(common.clone(), &mut out);
+            add(common.clone(), out);
             git_dirs.push(common);
         }
     }
@@ -159,22 +230,19 @@ pub fn protected(workspace: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
         };
         let (hooks, includes) = config_paths(&text);
         for h in hooks {
-            if let Some(p) = git_path(&h, workspace) {
-                add(p, &mut out);
+            // Relative to the repository's top, as git reads it.
+            if let Some(p) = git_path(&h, root) {
+                add(p, out);
             }
         }
-        let base = config.parent().unwrap_or(workspace).to_path_buf();
+        let base = config.parent().unwrap_or(root).to_path_buf();
         for i in includes {
             if let Some(p) = git_path(&i, &base) {
-                add(p.clone(), &mut out);
+                add(p.clone(), out);
                 configs.push(p);
             }
         }
     }
-    for p in extra {
-        add(normal(p), &mut out);
-    }
-    out
 }
 
 /// Identity of what is at a path (device and inode), or `None` when
@@ -275,6 +343,39 @@ mod tests {
                 "data/hearth"
             ]
         );
+    }
+
+    /// A repository nested in the workspace is protected as the top one
+    /// is (its `.git` whole and the hooks folder its config names); one in
+    /// a dependency folder or deeper than the search goes is not read.
+    #[test]
+    fn nested_repositories_are_protected_too() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::create_dir_all(ws.join("vendor/lib/.git")).unwrap();
+        std::fs::write(
+            ws.join("vendor/lib/.git/config"),
+            "[core]\n\thooksPath = githooks\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(ws.join("a/b/c/d/.git")).unwrap();
+        std::fs::create_dir_all(ws.join("a/b/c/d/e/.git")).unwrap();
+        std::fs::create_dir_all(ws.join("node_modules/pkg/.git")).unwrap();
+        let got = protected(&ws, &[]);
+        let rel: Vec<_> = got
+            .iter()
+            .map(|p| p.strip_prefix(&ws).unwrap().to_str().unwrap().to_owned())
+            .collect();
+        for want in ["a/b/c/d/.git", "vendor/lib/.git", "vendor/lib/githooks"] {
+            assert!(rel.contains(&want.to_owned()), "{want} missing: {rel:?}");
+        }
+        for not in ["a/b/c/d/e/.git", "node_modules/pkg/.git"] {
+            assert!(!rel.contains(&not.to_owned()), "{not} searched: {rel:?}");
+        }
+        // A nested repository made by a command is reported after it.
+        let before = Snapshot::take(&ws, &[]);
+        std::fs::create_dir_all(ws.join("tools/new/.git/hooks")).unwrap();
+        assert_eq!(before.changed(), [PathBuf::from("tools/new/.git")]);
     }
 
     #[test]
