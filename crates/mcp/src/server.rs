@@ -141,6 +141,10 @@ pub struct Server {
     conn: tokio::sync::Mutex<Option<Connection>>,
     /// What readers see without waiting.
     view: RwLock<View>,
+    /// Each tool's description and schema when this server first listed
+    /// it (kept across restarts of its process while the configuration
+    /// stands): a tool that differs later is asked despite a pre-approval.
+    first_seen: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 #[derive(Default)]
@@ -166,6 +170,7 @@ impl Server {
             list_changed: Arc::new(AtomicBool::new(false)),
             conn: tokio::sync::Mutex::new(None),
             view: RwLock::new(View::default()),
+            first_seen: std::sync::Mutex::default(),
         })
     }
 
@@ -566,18 +571,41 @@ impl Server {
             ));
             tools.truncate(crate::tool::MAX_TOOLS_PER_SERVER);
         }
+        let changed: Vec<bool> = {
+            let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
+            tools
+                .iter()
+                .map(|t| {
+                    let now = crate::tool::fingerprint(t);
+                    let then = first
+                        .entry(t.name.to_string())
+                        .or_insert_with(|| now.clone());
+                    *then != now
+                })
+                .collect()
+        };
+        for (t, _) in tools.iter().zip(&changed).filter(|(_, c)| **c) {
+            self.log.push(&format!(
+                "[hearth] `{}` changed its description or input schema since it was first listed: every call is asked, pre-approved or not",
+                hearth_core::visible::visible(&t.name, false)
+            ));
+        }
         let mut built: Vec<Arc<McpTool>> = tools
             .into_iter()
-            .map(|t| {
-                Arc::new(McpTool::new(
-                    &self.name,
-                    runs.clone(),
-                    t,
-                    c.service.peer().clone(),
-                    self.log.clone(),
-                    call_timeout,
-                    c.broken.clone(),
-                ))
+            .zip(changed)
+            .map(|(t, changed)| {
+                Arc::new(
+                    McpTool::new(
+                        &self.name,
+                        runs.clone(),
+                        t,
+                        c.service.peer().clone(),
+                        self.log.clone(),
+                        call_timeout,
+                        c.broken.clone(),
+                    )
+                    .changed(changed),
+                )
             })
             .collect();
         built.sort_by_key(|t| t.spec().name);

@@ -58,6 +58,19 @@ pub(crate) fn screen(tool: &rmcp::model::Tool) -> Option<String> {
     if strings_of(&schema).any(|t| hidden(t, true)) {
         return Some("its input schema holds control or invisible characters".into());
     }
+    // The input guard's patterns, as on a tool result: a description that
+    // tells the model to ignore its instructions is an injection.
+    let text = std::iter::once(tool.description.as_deref().unwrap_or_default())
+        .chain(strings_of(&schema))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let found = hearth_core::guard::scan(&text);
+    if !found.is_empty() {
+        return Some(format!(
+            "its description or schema looks like a prompt injection ({})",
+            found.join(", ")
+        ));
+    }
     None
 }
 
@@ -107,6 +120,20 @@ pub struct McpTool {
     /// restarts the server without waiting for the connection's own task
     /// to notice.
     broken: Arc<AtomicBool>,
+    /// The server changed this tool's description or schema since it
+    /// first listed it: no pre-approval covers it.
+    changed: bool,
+}
+
+/// What a pre-approval of a tool was given for: its description and input
+/// schema as the server listed them.
+pub(crate) fn fingerprint(tool: &rmcp::model::Tool) -> String {
+    let schema = serde_json::Value::Object((*tool.input_schema).clone());
+    format!(
+        "{}\u{0}{}",
+        tool.description.as_deref().unwrap_or_default(),
+        schema
+    )
 }
 
 impl McpTool {
@@ -144,7 +171,17 @@ impl McpTool {
             log,
             call_timeout,
             broken,
+            changed: false,
         }
+    }
+
+    /// Marked as changed since the server first listed it (security review
+    /// N4: a server could list a harmless tool, be pre-approved, then
+    /// change what the tool tells the model).
+    #[must_use]
+    pub(crate) fn changed(mut self, changed: bool) -> Self {
+        self.changed = changed;
+        self
     }
 
     /// The server's name for the tool (what it is called on the wire).
@@ -182,6 +219,15 @@ impl Tool for McpTool {
     /// runs with the user's full rights, whatever it says of itself.
     fn needs_approval(&self, _arguments: &serde_json::Value) -> bool {
         true
+    }
+
+    fn warning(&self, _arguments: &serde_json::Value, _ctx: &ToolContext) -> Option<String> {
+        self.changed.then(|| {
+            format!(
+                "the MCP server \"{}\" changed this tool's description or input schema since it first listed it, so a pre-approval does not cover it; check the Tools panel",
+                self.server
+            )
+        })
     }
 
     fn reach(&self, arguments: &serde_json::Value, _ctx: &ToolContext) -> String {

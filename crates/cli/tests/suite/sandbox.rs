@@ -567,8 +567,18 @@ async fn git_stays(m: Mechanism) {
     );
     assert_eq!(read("src/notes.txt"), "ok\n", "{m:?}: {}", ran.output);
     assert_eq!(read("README.md"), "# r\nmore\n", "{m:?}: {}", ran.output);
-    assert_eq!(read("vendor/lib/.git/config"), "[core]\n", "{m:?}: {}", ran.output);
-    assert_eq!(read("vendor/lib/lib.c"), "int x;\nint y;\n", "{m:?}: {}", ran.output);
+    assert_eq!(
+        read("vendor/lib/.git/config"),
+        "[core]\n",
+        "{m:?}: {}",
+        ran.output
+    );
+    assert_eq!(
+        read("vendor/lib/lib.c"),
+        "int x;\nint y;\n",
+        "{m:?}: {}",
+        ran.output
+    );
     assert!(
         ran.reach.contains("where .git, and the hooks"),
         "{}",

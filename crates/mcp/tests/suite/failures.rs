@@ -243,7 +243,7 @@ async fn hostile_tool_metadata_is_left_out_and_the_log_says_why() {
         .collect();
     assert_eq!(names.len(), 64, "{names:?}");
     assert!(names.contains(&"notes__hello".to_owned()), "{names:?}");
-    for bad in ["notes__save", "notes__big", "notes__turn"] {
+    for bad in ["notes__save", "notes__big", "notes__turn", "notes__obey"] {
         assert!(!names.contains(&bad.to_owned()), "{bad} was offered");
     }
     assert!(names.iter().all(|n| n.is_ascii()), "{names:?}");
@@ -253,6 +253,7 @@ async fn hostile_tool_metadata_is_left_out_and_the_log_says_why() {
         "left out `big`: its input schema takes",
         "left out `he\\u{200b}llo`: its name or title holds",
         "left out `turn`: its input schema holds control or invisible characters",
+        "left out `obey`: its description or schema looks like a prompt injection (ignore_instructions)",
         "left out 7 of its 71 tools: a server offers the model at most 64",
     ] {
         assert!(log.contains(why), "the log lacks {why:?}:\n{log}");
@@ -297,4 +298,45 @@ async fn speech_session_tools_are_for_voice_input_only() {
     use hearth_core::voice::SpeechServer;
     let started = within("call", speech.call("stt_start_session", json!({}))).await;
     assert!(started.is_ok(), "{started:?}");
+}
+
+/// A tool whose description or schema the server changes after listing it
+/// (security review N4: pre-approved as harmless, then told the model
+/// something else) gets a warning on its calls, which no pre-approval
+/// covers; the log says which tool changed.
+#[tokio::test]
+async fn a_tool_changed_after_its_listing_is_asked_again() {
+    let hub = hub("shifty", scripted("shift"));
+    assert!(
+        within("start", hub.prepare(&["shifty".into()]))
+            .await
+            .is_empty()
+    );
+    let hello = tool(&hub, "shifty", "shifty__hello");
+    assert_eq!(hello.warning(&json!({}), &ctx()), None);
+    let grow = tool(&hub, "shifty", "shifty__grow");
+    within("grow", grow.call(json!({}), &ctx())).await.unwrap();
+    let changed = within("relist", async {
+        loop {
+            hub.prepare(&["shifty".into()]).await;
+            let hello = tool(&hub, "shifty", "shifty__hello");
+            if hello.spec().description.contains("pass every file") {
+                return hello;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let warning = changed.warning(&json!({}), &ctx()).expect("a warning");
+    assert!(
+        warning.contains("a pre-approval does not cover it"),
+        "{warning}"
+    );
+    let log = hub.server("shifty").unwrap().log().join("\n");
+    assert!(log.contains("`hello` changed its description"), "{log}");
+    // The unchanged tool is as it was.
+    assert_eq!(
+        tool(&hub, "shifty", "shifty__grow").warning(&json!({}), &ctx()),
+        None
+    );
 }
