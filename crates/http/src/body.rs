@@ -38,6 +38,54 @@ pub async fn next_chunk(body: &mut ByteStream, idle: Duration) -> Chunk {
     }
 }
 
+/// Why a whole body could not be read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BodyError {
+    /// It is longer than the caller reads.
+    TooLarge {
+        /// The most read.
+        max: usize,
+    },
+    /// The connection dropped mid-body.
+    Dropped,
+    /// It did not all arrive within the time given.
+    Timeout {
+        /// The time given.
+        seconds: u64,
+    },
+}
+
+/// A whole (not streamed) body: at most `max` bytes, all of it within
+/// `within` (a server that trickles one byte a minute is bounded too).
+/// On failure, what had arrived (at most `max` bytes) comes with the
+/// error, for an error message's text.
+pub async fn read_body(
+    mut body: ByteStream,
+    max: usize,
+    within: Duration,
+) -> Result<Vec<u8>, (BodyError, Vec<u8>)> {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut bytes = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, body.next()).await {
+            Err(_) => {
+                let seconds = within.as_secs();
+                return Err((BodyError::Timeout { seconds }, bytes));
+            }
+            Ok(None) => return Ok(bytes),
+            Ok(Some(Err(_))) => return Err((BodyError::Dropped, bytes)),
+            Ok(Some(Ok(chunk))) => {
+                let room = max - bytes.len();
+                if chunk.len() > room {
+                    bytes.extend_from_slice(&chunk[..room]);
+                    return Err((BodyError::TooLarge { max }, bytes));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +115,24 @@ mod tests {
             next_chunk(&mut stuck, idle).await,
             Chunk::Idle { seconds: 300 }
         ));
+    }
+
+    /// A whole body is read to its end; past `max` or past the time given
+    /// it stops, with what had come.
+    #[tokio::test(start_paused = true)]
+    async fn a_whole_body_is_bounded_in_size_and_time() {
+        let within = Duration::from_secs(300);
+        assert_eq!(
+            read_body(body(vec![b"ab", b"cd"], false), 10, within).await,
+            Ok(b"abcd".to_vec())
+        );
+        assert_eq!(
+            read_body(body(vec![b"abc", b"def"], false), 4, within).await,
+            Err((BodyError::TooLarge { max: 4 }, b"abcd".to_vec()))
+        );
+        assert_eq!(
+            read_body(body(vec![b"ab"], true), 10, within).await,
+            Err((BodyError::Timeout { seconds: 300 }, b"ab".to_vec()))
+        );
     }
 }

@@ -96,13 +96,24 @@ impl Client {
         if resp.status().is_success() {
             return Ok(resp);
         }
-        let body = resp.text().await.unwrap_or_default();
-        Err(OllamaError::from_status(status, &body, model))
+        // What arrived of a body cut short still explains the status.
+        let body = hearth_http::read_body(
+            Box::pin(resp.bytes_stream()),
+            MAX_ERROR_BODY,
+            self.options.idle_timeout,
+        )
+        .await
+        .unwrap_or_else(|(_, partial)| partial);
+        Err(OllamaError::from_status(
+            status,
+            &String::from_utf8_lossy(&body),
+            model,
+        ))
     }
 
     async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, OllamaError> {
         let resp = self.send(self.http.get(self.url(path)), None).await?;
-        json_body(resp).await
+        json_body(resp, self.options.idle_timeout).await
     }
 
     async fn post_json<B: Serialize, T: DeserializeOwned>(
@@ -114,7 +125,7 @@ impl Client {
         let resp = self
             .send(self.http.post(self.url(path)).json(body), model)
             .await?;
-        json_body(resp).await
+        json_body(resp, self.options.idle_timeout).await
     }
 
     /// Start a streaming chat. Resolves once Ollama has sent its status line,
@@ -145,8 +156,8 @@ impl Client {
                 Some(&request.model),
             )
             .await?;
-        let text = resp.text().await.map_err(|_| OllamaError::Truncated)?;
-        let chunk = parse_line(text.trim())?;
+        let text = whole(resp, self.options.idle_timeout).await?;
+        let chunk = parse_line(String::from_utf8_lossy(&text).trim())?;
         if chunk.done {
             Ok(chunk)
         } else {
@@ -256,8 +267,37 @@ impl Client {
     }
 }
 
-async fn json_body<T: DeserializeOwned>(resp: reqwest::Response) -> Result<T, OllamaError> {
-    let bytes = resp.bytes().await.map_err(|_| OllamaError::Truncated)?;
+/// The most of an error reply that is read (its message is in the first
+/// few hundred bytes; security review L1: no body was bounded).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// The most of a whole (not streamed) reply that is read: a model list or
+/// a model's details (its template, parameters and license) are well under.
+const MAX_WHOLE_BODY: usize = 16 * 1024 * 1024;
+
+/// A whole reply, bounded in size and in time.
+async fn whole(
+    resp: reqwest::Response,
+    within: std::time::Duration,
+) -> Result<Vec<u8>, OllamaError> {
+    hearth_http::read_body(Box::pin(resp.bytes_stream()), MAX_WHOLE_BODY, within)
+        .await
+        .map_err(|(e, _)| match e {
+            hearth_http::BodyError::TooLarge { max } => OllamaError::Malformed {
+                detail: format!("a reply of more than {max} bytes"),
+            },
+            hearth_http::BodyError::Dropped => OllamaError::Truncated,
+            hearth_http::BodyError::Timeout { seconds } => OllamaError::Timeout {
+                phase: "reading a reply",
+                seconds,
+            },
+        })
+}
+
+async fn json_body<T: DeserializeOwned>(
+    resp: reqwest::Response,
+    within: std::time::Duration,
+) -> Result<T, OllamaError> {
+    let bytes = whole(resp, within).await?;
     serde_json::from_slice(&bytes).map_err(|e| OllamaError::Malformed {
         detail: format!(
             "{e} in `{}`",

@@ -41,6 +41,13 @@ pub fn origin(url: &str) -> Option<String> {
     Some(parsed.origin().ascii_serialization())
 }
 
+/// The most of an error reply that is read (its message is in the first
+/// few hundred bytes; security review L1: no body was bounded).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// The most of a whole (not streamed) reply that is read: a model list of
+/// thousands of entries is well under it.
+const MAX_WHOLE_BODY: usize = 8 * 1024 * 1024;
+
 /// A client for one OpenAI-compatible server.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -130,7 +137,15 @@ impl Client {
         if resp.status().is_success() {
             return Ok(resp);
         }
-        let body = resp.text().await.unwrap_or_default();
+        // What arrived of a body cut short still explains the status.
+        let body = hearth_http::read_body(
+            Box::pin(resp.bytes_stream()),
+            MAX_ERROR_BODY,
+            self.options.idle_timeout,
+        )
+        .await
+        .unwrap_or_else(|(_, partial)| partial);
+        let body = String::from_utf8_lossy(&body);
         Err(OpenAiError::from_status(
             status,
             &body,
@@ -161,7 +176,8 @@ impl Client {
         if json {
             // One object instead of events: an error some servers send with
             // a 200, or a server that does not stream.
-            let body = resp.text().await.map_err(|_| OpenAiError::Truncated)?;
+            let body = self.whole(resp).await?;
+            let body = String::from_utf8_lossy(&body);
             let (message, _) = crate::error::error_message(&body);
             return Err(if body.contains("\"error\"") {
                 OpenAiError::Server {
@@ -180,11 +196,31 @@ impl Client {
         ))
     }
 
+    /// A whole reply, bounded in size and time.
+    async fn whole(&self, resp: reqwest::Response) -> Result<Vec<u8>, OpenAiError> {
+        hearth_http::read_body(
+            Box::pin(resp.bytes_stream()),
+            MAX_WHOLE_BODY,
+            self.options.idle_timeout,
+        )
+        .await
+        .map_err(|(e, _)| match e {
+            hearth_http::BodyError::TooLarge { max } => OpenAiError::Malformed {
+                detail: format!("a reply of more than {max} bytes"),
+            },
+            hearth_http::BodyError::Dropped => OpenAiError::Truncated,
+            hearth_http::BodyError::Timeout { seconds } => OpenAiError::Timeout {
+                phase: "reading a reply",
+                seconds,
+            },
+        })
+    }
+
     /// The names of the models the server offers.
     pub async fn models(&self) -> Result<Vec<String>, OpenAiError> {
         let endpoint = format!("{}/models", self.base);
         let resp = self.send(self.http.get(&endpoint), &endpoint, None).await?;
-        let bytes = resp.bytes().await.map_err(|_| OpenAiError::Truncated)?;
+        let bytes = self.whole(resp).await?;
         let list: ModelList =
             serde_json::from_slice(&bytes).map_err(|e| OpenAiError::Malformed {
                 detail: format!(

@@ -183,8 +183,17 @@ impl Workspace {
             )));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        file.read_to_end(&mut bytes)
+        // Bounded again as it is read: a file that grows after the size
+        // was checked (a log, a FIFO-like device) stops at the limit.
+        (&mut file)
+            .take(MAX_READ_BYTES + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| self.io(path, &e))?;
+        if bytes.len() as u64 > MAX_READ_BYTES {
+            return Err(fail(format!(
+                "`{path}` grew past the {MAX_READ_BYTES} bytes the tools read while it was read; search it with search_files"
+            )));
+        }
         Ok(bytes)
     }
 
