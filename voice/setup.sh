@@ -32,7 +32,7 @@ if [[ ! -x "$venv/bin/python" || "$(cat "$venv/.hearth-req-sha256" 2>/dev/null)"
     rm -rf "$venv"
     mkdir -p "$home"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$here/requirements.txt"
     printf '%s\n' "$want" >"$venv/.hearth-req-sha256"
 fi
 install -m 0644 "$here/hearth_stt.py" "$home/hearth_stt.py"
