@@ -184,16 +184,18 @@ impl Client {
                     status: None,
                     message,
                 }
+                .scrubbed(self.key.as_ref())
             } else {
                 OpenAiError::Malformed {
                     detail: "one JSON object instead of an event stream: the server may not support `stream: true`".into(),
                 }
             });
         }
-        Ok(delta_stream(
-            Box::pin(resp.bytes_stream()),
-            self.options.idle_timeout,
-        ))
+        let key = self.key.clone();
+        let deltas = delta_stream(Box::pin(resp.bytes_stream()), self.options.idle_timeout);
+        Ok(Box::pin(futures::StreamExt::map(deltas, move |d| {
+            d.map_err(|e| e.scrubbed(key.as_ref()))
+        })))
     }
 
     /// A whole reply, bounded in size and time.

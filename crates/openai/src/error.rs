@@ -187,6 +187,40 @@ fn mentions_model(message: &str) -> bool {
 /// `{"error": {"message", "code"}}` (OpenAI, llama.cpp, vLLM),
 /// `{"error": "text"}`, `{"message"}` (older vLLM), `{"detail"}` (FastAPI),
 /// or plain text.
+impl OpenAiError {
+    /// This error with `key` taken out of every text the server chose (an
+    /// error inside an event stream, or one sent with a 200, may echo the
+    /// request's header; security review L2).
+    pub(crate) fn scrubbed(self, key: Option<&ApiKey>) -> Self {
+        let Some(k) = key else {
+            return self;
+        };
+        match self {
+            Self::Server { status, message } => Self::Server {
+                status,
+                message: k.scrub(&message),
+            },
+            Self::BadRequest { status, message } => Self::BadRequest {
+                status,
+                message: k.scrub(&message),
+            },
+            Self::Malformed { detail } => Self::Malformed {
+                detail: k.scrub(&detail),
+            },
+            Self::ModelNotFound {
+                model,
+                url,
+                message,
+            } => Self::ModelNotFound {
+                model,
+                url,
+                message: k.scrub(&message),
+            },
+            other => other,
+        }
+    }
+}
+
 pub(crate) fn error_message(body: &str) -> (String, Option<String>) {
     let plain = || body.trim().chars().take(500).collect::<String>();
     let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {

@@ -199,3 +199,59 @@ async fn a_profile_selects_the_openai_backend_by_name() {
     assert_eq!(answer, "from /v1");
     assert_eq!(base(&sim), format!("{}/v1", sim.url()));
 }
+
+/// A server (or a proxy before it) whose error echoes the request's key,
+/// inside the event stream or as one JSON object with a 200, never shows
+/// the key in the error (security review L2).
+#[tokio::test]
+async fn an_error_inside_the_stream_never_echoes_the_key() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const KEY: &str = "sk-echo-7741";
+    for (content_type, body) in [
+        (
+            "text/event-stream",
+            "event: error\ndata: {\"error\":{\"message\":\"upstream refused Authorization: Bearer KEY\"}}\n\n",
+        ),
+        (
+            "application/json",
+            "{\"error\":{\"message\":\"upstream refused Authorization: Bearer KEY\"}}",
+        ),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let body = body.replace("KEY", KEY);
+        let server = tokio::spawn(async move {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = conn.read(&mut buf).await.unwrap();
+                assert!(n > 0, "the request ended early");
+                seen.extend_from_slice(&buf[..n]);
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            conn.write_all(head.as_bytes()).await.unwrap();
+            conn.write_all(body.as_bytes()).await.unwrap();
+            String::from_utf8_lossy(&seen).contains(KEY)
+        });
+        let client = Client::new(
+            &format!("http://127.0.0.1:{port}/v1"),
+            hearth_openai::ApiKey::new(KEY),
+            ClientOptions::default(),
+        )
+        .unwrap();
+        let err = match client.chat_stream(&ask("hi")).await {
+            Err(e) => e,
+            Ok(mut deltas) => deltas.next().await.expect("an item").expect_err("an error"),
+        };
+        assert!(server.await.unwrap(), "the key was sent");
+        let text = err.to_string();
+        assert!(
+            !text.contains(KEY) && text.contains("***"),
+            "{content_type}: {text}"
+        );
+    }
+}
