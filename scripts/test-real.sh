@@ -39,7 +39,10 @@
 #      runs its phases to one end (explore and plan report, the plan is
 #      carried out, the review gives a verdict), and nothing is written in
 #      a phase that may not write; whether the test passes afterwards is
-#      reported, not required (a 0.5B model rarely fixes it).
+#      reported, not required (a 0.5B model rarely fixes it);
+#  10. the seeded Agent profile (planning on, every tool, a workspace) on
+#      "list the files here" makes a listing tool call at once, with no
+#      plan, on Qwen2.5-Coder 0.5B and then 1.5B (a server of its own).
 # A failed check prints the server's log. Exit status: 0 when all pass.
 set -uo pipefail
 
@@ -297,6 +300,39 @@ if [ "$rc" != 124 ] && [ "$ends" = 1 ] && echo "$phases" | grep -q '^explore 0 '
   pass "/plan: exit $rc; phases $phases; verdicts ${verdicts:-none}; nothing written where it may not be; $fixed"
 else
   fail "/plan: exit $rc, $ends ends, phases $phases ($begun begun), plan $answered, $escaped forbidden calls ran in explore/plan, $written writes in review: $(tail -3 "$TMP/plan.err" | tr '\n' ' ')"
+fi
+
+check "10. the seeded Agent profile makes the tool call on small models (0.5B, then 1.5B)"
+# The profile a new user gets, as seeded (planning on, every tool), with a
+# workspace: on these models the planner is not asked (they are below
+# PLANNING_MIN_PARAMETERS), and the first answer must be a tool call, not
+# prose about one (user pass 2026-12, defect 3). A few calls at most.
+AGENT_WS=$TMP/agent-ws
+mkdir -p "$AGENT_WS" && printf 'eggs\nmilk\n' >"$AGENT_WS/shopping.txt"
+agent_call() { # model alias, base URL, label
+  local db=$TMP/agent-$3.sqlite
+  HEARTH_DB=$db "$BIN" profiles set Agent --workspace "$AGENT_WS" >/dev/null 2>&1
+  HEARTH_DB=$db timeout "$WAIT_S" "$BIN" chat --backend openai --url "$2" --model "$1" --profile Agent \
+    --json --max-iterations 3 "list the files here" >"$TMP/agent-$3.log" 2>"$TMP/agent-$3.err"
+  local first planned
+  first=$(of_type "$TMP/agent-$3.log" tool_started | head -1 | jq -r '.name // empty')
+  planned=$(of_type "$TMP/agent-$3.log" plan_ready | grep -c . || true)
+  if [[ "$first" =~ ^(list_dir|run_shell|search_files)$ ]] && [ "$planned" = 0 ]; then
+    echo "      $3: called $first ($(of_type "$TMP/agent-$3.log" tool_started | head -1 | jq -c .arguments)), no plan"
+    return 0
+  fi
+  echo "      $3: first call '${first:-none}', $planned plans; answer: $(of_type "$TMP/agent-$3.log" text_delta | jq -r .delta | tr -d '\n' | cut -c1-200)"
+  return 1
+}
+agent05=ok; agent_call "$MODEL" "$BASE" 0.5b || agent05=no
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+URL15=$("$REALMODEL/start.sh" -m qwen15 -p "$PORT" -t 1 -c 8192 -- --seed 42) || URL15=""
+agent15=no
+[ -n "$URL15" ] && agent_call qwen2.5-coder:1.5b "$URL15/v1" 1.5b && agent15=ok
+if [ "$agent05" = ok ] && [ "$agent15" = ok ]; then
+  pass "the seeded Agent profile called a tool at once on both models"
+else
+  fail "the seeded Agent profile: 0.5B $agent05, 1.5B $agent15 (a server for 1.5B: ${URL15:-did not start})"
 fi
 
 if [ "$FAILED" = 0 ]; then

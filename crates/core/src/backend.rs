@@ -181,4 +181,11 @@ pub trait ModelBackend: Send + Sync {
     async fn sees_images(&self, _model: &str) -> Option<bool> {
         None
     }
+
+    /// How many parameters `model` has, when the server says (Ollama's
+    /// `general.parameter_count`, llama.cpp's `n_params`): what the run
+    /// expects of the model (a small one is not asked for a plan).
+    async fn parameter_count(&self, _model: &str) -> Option<u64> {
+        None
+    }
 }

@@ -61,4 +61,8 @@ impl ModelBackend for BackendSlot {
     async fn sees_images(&self, model: &str) -> Option<bool> {
         self.current().sees_images(model).await
     }
+
+    async fn parameter_count(&self, model: &str) -> Option<u64> {
+        self.current().parameter_count(model).await
+    }
 }

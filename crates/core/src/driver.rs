@@ -218,6 +218,15 @@ impl Agent {
         }
         match step {
             Step::Load => self.preload(ctx, &backend, profile).await,
+            // A model too small to plan is not asked (crate::planning).
+            Step::Plan
+                if backend
+                    .parameter_count(&profile.model)
+                    .await
+                    .is_some_and(|n| n < crate::planning::PLANNING_MIN_PARAMETERS) =>
+            {
+                Observation::Planned(None)
+            }
             Step::Plan => match self.prepare(ctx, profile, &backend, scratch).await {
                 Ok(Some(messages)) => {
                     let seen = self.plan(ctx, &backend, profile, &messages).await;

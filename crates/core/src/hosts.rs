@@ -163,4 +163,8 @@ impl ModelBackend for Failover {
     async fn sees_images(&self, model: &str) -> Option<bool> {
         self.current().1.sees_images(model).await
     }
+
+    async fn parameter_count(&self, model: &str) -> Option<u64> {
+        self.current().1.parameter_count(model).await
+    }
 }

@@ -33,6 +33,8 @@ struct Caps {
     vision: Option<bool>,
     /// The trained context length.
     trained: Option<u32>,
+    /// How many parameters it has.
+    parameters: Option<u64>,
 }
 
 /// Ollama as a model backend.
@@ -60,7 +62,7 @@ impl OllamaBackend {
         if let Some(c) = self.caps.lock().await.get(model) {
             return Ok(*c);
         }
-        let (capabilities, trained) = self.client.describe(model).await?;
+        let (capabilities, trained, parameters) = self.client.describe(model).await?;
         let trained = trained.and_then(|n| u32::try_from(n).ok());
         let has = |c: &str| capabilities.iter().any(|x| x == c);
         // An old server without `capabilities` is assumed capable: the
@@ -71,6 +73,7 @@ impl OllamaBackend {
                 thinking: true,
                 vision: None,
                 trained,
+                parameters,
             }
         } else {
             Caps {
@@ -78,6 +81,7 @@ impl OllamaBackend {
                 thinking: has("thinking"),
                 vision: Some(has("vision")),
                 trained,
+                parameters,
             }
         };
         self.caps.lock().await.insert(model.to_owned(), caps);
@@ -235,6 +239,7 @@ impl ModelBackend for OllamaBackend {
                 thinking: true,
                 vision: None,
                 trained: None,
+                parameters: None,
             }
         };
         if !caps.tools && !request.tools.is_empty() {
@@ -288,6 +293,10 @@ impl ModelBackend for OllamaBackend {
 
     async fn sees_images(&self, model: &str) -> Option<bool> {
         self.caps(model).await.ok().and_then(|c| c.vision)
+    }
+
+    async fn parameter_count(&self, model: &str) -> Option<u64> {
+        self.caps(model).await.ok().and_then(|c| c.parameters)
     }
 }
 

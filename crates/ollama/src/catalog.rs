@@ -50,7 +50,10 @@ impl Client {
     /// One model's capabilities and trained context length: from the
     /// listing when the server puts them there, else from `/api/show`
     /// (whose error, such as an unknown model, is the answer).
-    pub async fn describe(&self, model: &str) -> Result<(Vec<String>, Option<u64>), OllamaError> {
+    pub async fn describe(
+        &self,
+        model: &str,
+    ) -> Result<(Vec<String>, Option<u64>, Option<u64>), OllamaError> {
         let wanted = tagged(model);
         let listed = self
             .tags()
@@ -58,17 +61,50 @@ impl Client {
             .into_iter()
             .find(|m| tagged(&m.name) == wanted && !m.capabilities.is_empty());
         if let Some(m) = listed {
-            return Ok((m.capabilities, m.details.context_length));
+            let parameters = m.details.parameter_size.as_deref().and_then(parameters_of);
+            return Ok((m.capabilities, m.details.context_length, parameters));
         }
         let show = self.show(model).await?;
         let context = show.context_length();
-        Ok((show.capabilities, context))
+        let parameters = show.parameter_count().or_else(|| {
+            show.details
+                .parameter_size
+                .as_deref()
+                .and_then(parameters_of)
+        });
+        Ok((show.capabilities, context, parameters))
     }
+}
+
+/// Ollama's `parameter_size` as a count: `"494.03M"` → 494,030,000,
+/// `"7.6B"` → 7,600,000,000; `None` for what is not one.
+pub fn parameters_of(size: &str) -> Option<u64> {
+    let size = size.trim();
+    let (number, scale) = match size.chars().last()? {
+        'B' | 'b' => (&size[..size.len() - 1], 1e9),
+        'M' | 'm' => (&size[..size.len() - 1], 1e6),
+        'K' | 'k' => (&size[..size.len() - 1], 1e3),
+        _ => (size, 1.0),
+    };
+    let n: f64 = number.trim().parse().ok()?;
+    // A count is whole and positive; the float only carries the decimals
+    // Ollama prints ("494.03M"), far inside f64's exact range.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (n.is_finite() && n > 0.0).then(|| (n * scale).round() as u64)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::tagged;
+    use super::{parameters_of, tagged};
+
+    #[test]
+    fn parameter_sizes_read_as_counts() {
+        assert_eq!(parameters_of("494.03M"), Some(494_030_000));
+        assert_eq!(parameters_of("7.6B"), Some(7_600_000_000));
+        assert_eq!(parameters_of("135M"), Some(135_000_000));
+        assert_eq!(parameters_of("big"), None);
+        assert_eq!(parameters_of(""), None);
+    }
 
     #[test]
     fn a_name_without_a_tag_is_latest_and_a_registry_port_is_not_a_tag() {

@@ -259,6 +259,11 @@ impl ShowResponse {
             .as_u64()
     }
 
+    /// How many parameters the model has, from `model_info`.
+    pub fn parameter_count(&self) -> Option<u64> {
+        self.model_info.get("general.parameter_count")?.as_u64()
+    }
+
     /// True when the model lists `capability`.
     pub fn has(&self, capability: &str) -> bool {
         self.capabilities.iter().any(|c| c == capability)

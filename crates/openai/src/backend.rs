@@ -28,6 +28,8 @@ pub struct OpenAiBackend {
     /// up front whether a model sees (no capabilities in `/v1/models`), so
     /// the first refusal teaches it.
     blind: Arc<Mutex<HashSet<String>>>,
+    /// Each model's parameter count as `/v1/models` gave it (read once).
+    sizes: Arc<Mutex<Option<std::collections::HashMap<String, u64>>>>,
 }
 
 impl OpenAiBackend {
@@ -36,6 +38,7 @@ impl OpenAiBackend {
         Self {
             client,
             blind: Arc::default(),
+            sizes: Arc::default(),
         }
     }
 
@@ -213,6 +216,27 @@ impl ModelBackend for OpenAiBackend {
     /// that, unknown (the server does not say).
     async fn sees_images(&self, model: &str) -> Option<bool> {
         self.is_blind(model).then_some(false)
+    }
+
+    /// llama.cpp's `n_params` in `/v1/models`; other servers do not say.
+    /// A listing that fails is asked again next time.
+    async fn parameter_count(&self, model: &str) -> Option<u64> {
+        let known = |sizes: &Option<std::collections::HashMap<String, u64>>| {
+            sizes.as_ref().map(|s| s.get(model).copied())
+        };
+        if let Some(found) = self.sizes.lock().ok().and_then(|s| known(&s)) {
+            return found;
+        }
+        let entries = self.client.model_entries().await.ok()?;
+        let read: std::collections::HashMap<String, u64> = entries
+            .into_iter()
+            .filter_map(|m| Some((m.id, m.meta?.n_params?)))
+            .collect();
+        let found = read.get(model).copied();
+        if let Ok(mut sizes) = self.sizes.lock() {
+            *sizes = Some(read);
+        }
+        found
     }
 
     /// Nothing to do: there is no load API; llama.cpp and vLLM load their

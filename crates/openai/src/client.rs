@@ -220,6 +220,16 @@ impl Client {
 
     /// The names of the models the server offers.
     pub async fn models(&self) -> Result<Vec<String>, OpenAiError> {
+        Ok(self
+            .model_entries()
+            .await?
+            .into_iter()
+            .map(|m| m.id)
+            .collect())
+    }
+
+    /// The models the server offers, with what it says of each.
+    pub async fn model_entries(&self) -> Result<Vec<crate::wire::ModelEntry>, OpenAiError> {
         let endpoint = format!("{}/models", self.base);
         let resp = self.send(self.http.get(&endpoint), &endpoint, None).await?;
         let bytes = self.whole(resp).await?;
@@ -230,7 +240,7 @@ impl Client {
                     String::from_utf8_lossy(&bytes[..bytes.len().min(120)])
                 ),
             })?;
-        Ok(list.data.into_iter().map(|m| m.id).collect())
+        Ok(list.data)
     }
 }
 

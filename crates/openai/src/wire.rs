@@ -303,6 +303,17 @@ pub struct ModelList {
 pub struct ModelEntry {
     /// The name requests use.
     pub id: String,
+    /// What llama.cpp's server adds about the model (others send none).
+    #[serde(default)]
+    pub meta: Option<ModelMeta>,
+}
+
+/// llama.cpp's `meta` of a served model.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ModelMeta {
+    /// How many parameters it has.
+    #[serde(default)]
+    pub n_params: Option<u64>,
 }
 
 /// Some servers write `null` where a list or object is expected.

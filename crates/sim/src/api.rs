@@ -192,7 +192,7 @@ pub(crate) async fn show(shared: &Arc<Shared>, conn: &mut Conn, body: &[u8]) -> 
 }
 
 /// `"3.2B"` → 3200000000, `"999.89M"` → 999890000.
-fn parameter_count(size: &str) -> u64 {
+pub(crate) fn parameter_count(size: &str) -> u64 {
     let (num, scale) = match size.chars().last() {
         Some('B') => (&size[..size.len() - 1], 1e9),
         Some('M') => (&size[..size.len() - 1], 1e6),

@@ -77,14 +77,20 @@ pub(crate) fn error_body(status: u16, message: &str) -> Vec<u8> {
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
-/// `GET /v1/models`: the installed models, as Ollama lists them.
+/// `GET /v1/models`: the installed models, as Ollama lists them, with the
+/// `meta` llama.cpp's server adds (its parameter count).
 async fn models(shared: &Arc<Shared>, conn: &mut Conn) -> Result<Flow, Gone> {
     let data: Vec<Value> = shared.read(|inner| {
         inner
             .models
             .iter()
             .filter(|m| m.installed)
-            .map(|m| json!({"id": m.name, "object": "model", "created": 1_759_320_000, "owned_by": "library"}))
+            .map(|m| {
+                json!({
+                    "id": m.name, "object": "model", "created": 1_759_320_000, "owned_by": "library",
+                    "meta": {"n_params": crate::api::parameter_count(&m.parameter_size)}
+                })
+            })
             .collect()
     });
     let body = serde_json::to_vec(&json!({"object": "list", "data": data})).unwrap_or_default();

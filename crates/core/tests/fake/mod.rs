@@ -36,6 +36,8 @@ pub struct FakeBackend {
     pub open_delay: Mutex<Duration>,
     /// Streams dropped before their end (connection closed by Stop).
     pub dropped: Arc<AtomicUsize>,
+    /// The model's parameter count, as a server would say it.
+    pub parameters: Mutex<Option<u64>>,
 }
 
 pub fn text(s: &str) -> Piece {
@@ -136,6 +138,10 @@ impl ModelBackend for FakeBackend {
 
     async fn unload(&self, _model: &str) -> Result<(), BackendError> {
         Ok(())
+    }
+
+    async fn parameter_count(&self, _model: &str) -> Option<u64> {
+        *self.parameters.lock().unwrap()
     }
 }
 

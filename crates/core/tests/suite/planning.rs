@@ -66,6 +66,69 @@ async fn a_malformed_answer_is_no_plan() {
     assert_eq!(second.last().unwrap().role, Role::User, "no prefill");
 }
 
+/// What Qwen2.5-Coder 0.5B answered the planner (user pass 2026-12, defect
+/// 3): a DIRECT written as a numbered step, and a one-step "plan". Neither
+/// is shown nor prefilled: the answer starts from the user's message, as
+/// with planning off.
+#[tokio::test]
+async fn a_decorated_direct_or_a_single_step_is_no_plan() {
+    for planner_said in [
+        "1. Direct",
+        "**direct**",
+        "1. Directly call the run_shell function",
+    ] {
+        let backend = FakeBackend::new();
+        backend.push(vec![text(planner_said), done()]);
+        backend.push(vec![text("Done."), done()]);
+        let (agent, _) = agent(backend.clone(), builtin_registry(), planner());
+        let mut run = agent.run_stream("s", "Use run_shell to run: wc -l shopping.txt");
+        let evs = events(&mut run).await;
+        assert!(
+            !kinds(&evs).iter().any(|k| k.starts_with("plan")),
+            "{planner_said}: {:?}",
+            kinds(&evs)
+        );
+        let second = &backend.requests()[1].messages;
+        assert_eq!(
+            second.last().unwrap().role,
+            Role::User,
+            "{planner_said}: no prefill"
+        );
+        let history = agent.store().history("s").await.unwrap();
+        assert_eq!(history[1].content, "Done.", "{planner_said}");
+    }
+}
+
+/// A model the server says is smaller than the planning floor is not asked
+/// for a plan at all: one request, the answer's.
+#[tokio::test]
+async fn a_small_model_is_not_asked_for_a_plan() {
+    let backend = FakeBackend::new();
+    *backend.parameters.lock().unwrap() = Some(494_032_768);
+    backend.push(vec![text("Done."), done()]);
+    let (small, _) = agent(backend.clone(), builtin_registry(), planner());
+    let mut run = small.run_stream("s", "list the files here");
+    let evs = events(&mut run).await;
+    assert!(!kinds(&evs).iter().any(|k| k.starts_with("plan")));
+    let reqs = backend.requests();
+    assert_eq!(reqs.len(), 1, "no planning call");
+    assert!(
+        !reqs[0]
+            .messages
+            .iter()
+            .any(|m| m.content.contains(PLANNER_PROMPT))
+    );
+    // At the floor it is asked.
+    let backend = FakeBackend::new();
+    *backend.parameters.lock().unwrap() = Some(hearth_core::planning::PLANNING_MIN_PARAMETERS);
+    backend.push(vec![text("DIRECT"), done()]);
+    backend.push(vec![text("Done."), done()]);
+    let (asked, _) = agent(backend.clone(), builtin_registry(), planner());
+    let mut run = asked.run_stream("s", "list the files here");
+    events(&mut run).await;
+    assert_eq!(backend.requests().len(), 2, "asked for a plan");
+}
+
 #[tokio::test]
 async fn a_plan_streams_is_continued_and_stored_as_the_answers_start() {
     let backend = FakeBackend::new();
@@ -84,9 +147,10 @@ async fn a_plan_streams_is_continued_and_stored_as_the_answers_start() {
     let mut run = agent.run_stream("s", "what is 6*7?");
     let evs = events(&mut run).await;
     let k = kinds(&evs);
+    // Shown once it is a plan: at its second step.
     assert_eq!(
-        &k[..4],
-        ["run_started", "plan_delta", "plan_delta", "plan_ready"],
+        &k[..3],
+        ["run_started", "plan_delta", "plan_ready"],
         "{k:?}"
     );
     let streamed: String = evs

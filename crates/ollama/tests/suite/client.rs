@@ -154,8 +154,10 @@ async fn models_are_described_from_the_listing_and_from_show_only_on_an_older_se
 
         // One model, as the backend asks before its first request; a name
         // without a tag is found as `:latest`'s would be.
-        let (caps, context) = c.describe(MODEL).await.unwrap();
+        // Its size comes with it, from the listing or from `/api/show`.
+        let (caps, context, parameters) = c.describe(MODEL).await.unwrap();
         assert_eq!((caps.len(), context), (2, Some(32768)));
+        assert_eq!(parameters, Some(3_200_000_000), "legacy: {legacy}");
         assert_eq!(shows(&sim), if legacy { 3 } else { 0 }, "legacy: {legacy}");
         assert!(matches!(
             c.describe("nope:1b").await,

@@ -242,7 +242,8 @@ async fn keys_models_and_unknown_paths() {
     assert_eq!(resp.status, 200);
     assert_eq!(
         resp.json()["data"],
-        json!([{"id": "a:1b", "object": "model", "created": 1_759_320_000, "owned_by": "library"}])
+        json!([{"id": "a:1b", "object": "model", "created": 1_759_320_000, "owned_by": "library",
+                "meta": {"n_params": 3_200_000_000_u64}}])
     );
     c.send_raw("GET", "/v1/models", None, "Authorization: Bearer wrong\r\n")
         .await;
