@@ -208,6 +208,53 @@ mod tests {
         seen
     }
 
+    /// Retry after an answer broke off (the server dropped the connection
+    /// mid-answer, its partial answer stored) answers the question again:
+    /// before, it refused with "nothing to answer again" (user pass
+    /// 2026-12, defect 2). The partial answer stays on its own branch.
+    #[tokio::test]
+    async fn retry_after_a_break_off_answers_the_question_again() {
+        let mut cut = Reply::text("one two three four five six");
+        cut.fault = Some(hearth_sim::Fault::DropAfter(2));
+        let (_sim, state, _dir) = setup(vec![cut, Reply::text("A whole answer.")]).await;
+        let agent = state.backend().unwrap().agent;
+        let (ch, seen) = channel();
+        state
+            .runs
+            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
+            .unwrap();
+        until("the break-off", || terminal(&seen).is_some()).await;
+        assert!(
+            matches!(terminal(&seen), Some(EventKind::Error { .. })),
+            "{:?}",
+            terminal(&seen)
+        );
+        until("the run to leave", || !state.runs.is_live("s1")).await;
+        let before = state.store.branch_messages("s1").await.unwrap();
+        assert_eq!(
+            before.last().unwrap().message.role,
+            hearth_core::Role::Assistant
+        );
+
+        let handle = crate::commands::chat::answer_again(&state, "s1", None)
+            .await
+            .unwrap();
+        let (ch, seen) = channel();
+        state.runs.adopt(handle, None, "main", ch).unwrap();
+        until("the retry", || terminal(&seen).is_some()).await;
+        assert!(
+            matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),
+            "{:?}",
+            seen.lock().unwrap()
+        );
+        until("the retry to leave", || !state.runs.is_live("s1")).await;
+        let after = state.store.branch_messages("s1").await.unwrap();
+        let texts: Vec<&str> = after.iter().map(|m| m.message.content.as_str()).collect();
+        assert_eq!(texts, ["hi", "A whole answer."]);
+        // The broken answer is kept, on the other branch.
+        assert_eq!(state.store.forks("s1").await.unwrap().len(), 1);
+    }
+
     fn slow(text: &str) -> Reply {
         let mut r = Reply::text(text);
         r.token_ms = Some(40);

@@ -79,8 +79,9 @@ pub async fn send_message(
 }
 
 /// Answer again. With `message_id` (the first message of the answer to
-/// redo) the old answer is kept on its own branch; without, the branch must
-/// end with the user's message (retry after an error that left no answer).
+/// redo) the old answer is kept on its own branch; without (Retry after a
+/// failed run), the last user message is answered again, and what a
+/// failed run left after it (a partial answer) is kept on its own branch.
 #[tauri::command]
 #[specta::specta]
 pub async fn regenerate(
@@ -90,16 +91,30 @@ pub async fn regenerate(
     message_id: Option<i64>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    let agent = agent_for(&state, &session_id).await?;
-    if let Some(id) = message_id {
-        state
-            .store
-            .fork(&session_id, id)
-            .await
-            .map_err(store_error)?;
-    }
-    let handle = agent.regenerate_stream(&session_id);
+    let handle = answer_again(&state, &session_id, message_id).await?;
     state.runs.adopt(handle, None, webview.label(), on_event)
+}
+
+/// The run [`regenerate`] starts.
+pub(crate) async fn answer_again(
+    state: &AppState,
+    session_id: &str,
+    message_id: Option<i64>,
+) -> Result<hearth_core::RunHandle, ErrorInfo> {
+    let agent = agent_for(state, session_id).await?;
+    match message_id {
+        Some(id) => state.store.fork(session_id, id).await,
+        // Before, a break-off's partial answer made the run refuse: "the
+        // conversation does not end with your message" (user pass
+        // 2026-12, defect 2).
+        None => state
+            .store
+            .fork_before_last_answer(session_id)
+            .await
+            .map(|_| ()),
+    }
+    .map_err(store_error)?;
+    Ok(agent.regenerate_stream(session_id))
 }
 
 /// Replace a user message with `text` and answer it: the edited message

@@ -250,19 +250,9 @@ async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
 /// Move the branch head back to the last user message, so the answer after
 /// it (kept on its own branch) can be generated again.
 async fn fork_before_last_answer(store: &hearth_store::Store, session: &str) -> Result<(), String> {
-    let msgs = store
-        .branch_messages(session)
+    store
+        .fork_before_last_answer(session)
         .await
-        .map_err(|e| e.to_string())?;
-    let last_user = msgs
-        .iter()
-        .rposition(|m| m.message.role == hearth_core::Role::User)
-        .ok_or_else(|| format!("session `{session}` has no message to answer again"))?;
-    if let Some(answer) = msgs.get(last_user + 1) {
-        store
-            .fork(session, answer.id)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -157,6 +157,23 @@ impl Store {
             .await
     }
 
+    /// Make the branch end at its last user message, so that it can be
+    /// answered again: what followed it (an answer, a failed run's partial
+    /// answer and its tool results) stays on the old branch. `false` when
+    /// nothing followed it, or there is no user message (then there is
+    /// nothing to answer again, and the run says so).
+    pub async fn fork_before_last_answer(&self, session_id: &str) -> Result<bool, StoreError> {
+        let msgs = self.branch_messages(session_id).await?;
+        let after = msgs
+            .iter()
+            .rposition(|m| m.message.role == hearth_core::Role::User)
+            .and_then(|last_user| msgs.get(last_user + 1));
+        match after {
+            Some(answer) => self.fork(session_id, answer.id).await.map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     /// Start a new branch at `at_message_id`: the head moves to its parent,
     /// so the next message appended becomes its sibling and the old branch
     /// stays stored. Edit-and-resend forks at the user message and then
