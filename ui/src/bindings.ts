@@ -96,8 +96,9 @@ export const commands = {
 	attachmentData: (sha256: string) => typedError<string, ErrorInfo>(__TAURI_INVOKE("attachment_data", { sha256 })),
 	/**
 	 *  Answer again. With `message_id` (the first message of the answer to
-	 *  redo) the old answer is kept on its own branch; without, the branch must
-	 *  end with the user's message (retry after an error that left no answer).
+	 *  redo) the old answer is kept on its own branch; without (Retry after a
+	 *  failed run), the last user message is answered again, and what a
+	 *  failed run left after it (a partial answer) is kept on its own branch.
 	 */
 	regenerate: (sessionId: string, messageId: number | null, onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("regenerate", { sessionId, messageId, onEvent })),
 	/**
