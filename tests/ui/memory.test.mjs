@@ -15,6 +15,16 @@ test('a kept fact is said under the answer and Undo deletes it', () =>
     const learned = page.getByTestId('memory-learned');
     await learned.waitFor();
     assert.match(await learned.textContent(), /Remembered: The user's name is Sam/);
+    // The note sits above the composer, never over it (user pass 2026-12,
+    // defect 1: it covered the text box, and a click there hit the note).
+    const note = await page.getByTestId('memory-note').boundingBox();
+    const composer = await page.getByTestId('composer-wrap').boundingBox();
+    assert.ok(note.y + note.height <= composer.y + 0.5, `note ends at ${note.y + note.height}, composer starts at ${composer.y}`);
+    const hit = await page.getByTestId('composer-input').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el;
+    });
+    assert.ok(hit, 'the middle of the text box is the text box');
     const id = Number(await learned.getAttribute('data-id'));
     await learned.getByTestId('memory-undo').click();
     await learned.filter({ hasText: "Forgotten: The user's name is Sam" }).waitFor();
