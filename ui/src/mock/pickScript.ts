@@ -67,6 +67,19 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
   }
+  if (text.includes('slow tool')) {
+    // A tool ran, then the model writes for a minute with nothing to show
+    // (a server holding back a tool call until it is whole does this).
+    const args = { path: '.' };
+    return [
+      { ev: { type: 'tool_started', call_id: 'call_l', name: 'list_dir', arguments: args } as Body },
+      { ev: { type: 'tool_event', call_id: 'call_l', name: 'list_dir', outcome: 'ok', output: 'notes.txt', duration_ms: 2 } as Body },
+      { ev: usage, delay: 60_000 },
+      ...deltas('There is one file, notes.txt.'),
+      { ev: usage },
+      end(),
+    ];
+  }
   if (text.includes('tool fails')) {
     // A write outside the workspace fails; the core stores its result with
     // the error status, so the stored card says "failed" like the live one.

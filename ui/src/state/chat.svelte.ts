@@ -62,6 +62,10 @@ class ChatState {
   view = $state.raw<SessionView | null>(null);
   /** Shown under the conversation until the session's next turn. */
   memoryNote = $state.raw<MemoryNote | null>(null);
+  /** When the run on screen last sent anything (ms since the epoch): how long the model has been silent. */
+  lastHeard = $state(0);
+  /** When the run on screen started (ms since the epoch). */
+  runStartedAt = $state(0);
   loading = $state(false);
   /** The answer being streamed, or the last one when it failed before being stored. */
   turn = $state.raw<TurnModel | null>(null);
@@ -267,6 +271,7 @@ class ChatState {
         }
         return; // shown again by replay when reopened
       }
+      this.lastHeard = Date.now();
       this.#buffer.push(ev);
       if (!this.#scheduled) {
         this.#scheduled = true;
@@ -389,6 +394,7 @@ class ChatState {
     const id = this.sessionId;
     if (!id) return;
     this.starting = true;
+    this.runStartedAt = this.lastHeard = Date.now();
     this.livePrompt = prompt;
     this.liveSwitch = null;
     this.turn = newTurn('');

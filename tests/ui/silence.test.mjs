@@ -1,0 +1,30 @@
+// A model that sends nothing for a while is not three dots for minutes
+// (user pass 2026-12, defect 4): after a few seconds of silence the answer
+// says how long, and what the model is likely doing; it goes once the
+// model speaks. Time is the page's fake clock, moved on by the test.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { send, setup, waitIdle } from './harness.mjs';
+
+const withApp = setup({ before, after });
+
+test('a silent model is said to be silent, with how long, until it speaks', () =>
+  withApp('', async ({ page }) => {
+    await page.clock.install();
+    await send(page, 'slow tool');
+    await page.clock.runFor(1_000);
+    await page.locator('[data-testid=tool-card]').first().waitFor();
+    const note = page.getByTestId('silence-note');
+    assert.equal(await note.count(), 0, 'a pause of a second is no silence');
+    await page.clock.runFor(6_000);
+    await note.waitFor();
+    const said = await note.textContent();
+    assert.match(said, /Nothing from the model for [67] s/);
+    assert.match(said, /writing a tool call/);
+    assert.match(said, /Stop ends it; the model stays loaded/);
+    await page.clock.runFor(30_000);
+    assert.match(await note.textContent(), /for 3[67] s/, 'the count goes on');
+    await page.clock.runFor(30_000);
+    await note.waitFor({ state: 'detached' });
+    await waitIdle(page);
+  }));
