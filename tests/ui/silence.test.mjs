@@ -1,7 +1,9 @@
-// A model that sends nothing for a while is not three dots for minutes
-// (user pass 2026-12, defect 4): after a few seconds of silence the answer
-// says how long, and what the model is likely doing; it goes once the
-// model speaks. Time is the page's fake clock, moved on by the test.
+// What the answer says about itself beside the model's words. A model that
+// sends nothing for a while is not three dots for minutes (user pass
+// 2026-12, defect 4): after a few seconds of silence the answer says how
+// long, and what the model is likely doing; it goes once the model speaks
+// (time is the page's fake clock, moved on by the test). Hearth's notice on
+// an answer it ended is its own line (defect 9).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { send, setup, waitIdle } from './harness.mjs';
@@ -27,4 +29,16 @@ test('a silent model is said to be silent, with how long, until it speaks', () =
     await page.clock.runFor(30_000);
     await note.waitFor({ state: 'detached' });
     await waitIdle(page);
+  }));
+
+test("Hearth's notice on an answer it ended is shown apart, never inside the answer's code block", () =>
+  withApp('', async ({ page }) => {
+    await send(page, 'runaway');
+    await waitIdle(page);
+    const answer = page.getByTestId('message-assistant').last();
+    const notice = answer.getByTestId('answer-notice');
+    await notice.waitFor();
+    assert.equal(await notice.textContent(), 'Hearth ended this answer: the model was repeating the same text over and over.');
+    const code = await answer.locator('pre').first().textContent();
+    assert.ok(code.includes('again') && !code.includes('Hearth ended'), code);
   }));

@@ -56,7 +56,9 @@ pub fn build_context(
                 // §3.3): no echoed tool-call text, reasoning tags or stutter.
                 // The stored text stays raw.
                 if m.role == Role::Assistant {
-                    m.content = crate::sanitize::sanitize_output(&m.content);
+                    m.content = crate::sanitize::sanitize_output(crate::runaway::without_notice(
+                        &m.content,
+                    ));
                 }
                 m
             })

@@ -278,9 +278,10 @@ impl<'a> ModelCall<'a> {
                 let limit = (info.usage.done_reason.as_deref() == Some("length"))
                     .then_some(self.request.max_tokens)
                     .flatten();
+                let used = info.usage.completion_tokens;
                 self.end(CallEnd::Done(info));
-                if let Some(n) = limit {
-                    self.notice(Runaway::Limit(n));
+                if let Some(limit) = limit {
+                    self.notice(Runaway::Limit { limit, used });
                 }
                 return;
             }

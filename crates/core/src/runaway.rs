@@ -19,11 +19,29 @@ const MIN_SPAN: usize = 1024;
 /// The tail is checked each time this many new bytes arrived.
 const CHECK_EVERY: usize = 256;
 
+/// How every notice starts: front ends show it apart from the answer, and
+/// it is taken off the answer before the answer goes back to the model
+/// (it is Hearth's word to the user, not the model's; user pass 2026-12
+/// defect 9).
+pub const NOTICE_START: &str = "\n\n[Hearth ended this answer: ";
+
+/// `text` without a notice at its end.
+pub fn without_notice(text: &str) -> &str {
+    match text.rfind(NOTICE_START) {
+        Some(at) if text.ends_with(".]") && !text[at + NOTICE_START.len()..].contains("\n\n") => {
+            &text[..at]
+        }
+        _ => text,
+    }
+}
+
 /// Why an answer was ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runaway {
-    /// The server stopped at the profile's token limit.
-    Limit(u32),
+    /// The server said it stopped at a token limit: the profile's (`limit`,
+    /// what was asked) when the answer used that many, else one of the
+    /// server's own (its window, or a cap set on the server), after `used`.
+    Limit { limit: u32, used: Option<u32> },
     /// The same text over and over.
     Repeating,
     /// Past [`MAX_ANSWER_BYTES`].
@@ -34,16 +52,21 @@ impl Runaway {
     /// The notice appended to the answer.
     pub(crate) fn notice(self) -> String {
         let why = match self {
-            Runaway::Limit(n) => format!(
-                "it reached this profile's limit of {n} tokens per answer (\"Most tokens per answer\" in the profile)"
-            ),
+            Runaway::Limit { limit, used } => match used {
+                Some(used) if used < limit => format!(
+                    "the server stopped it at a limit of its own after {used} tokens (its context window, or a cap set on the server), before this profile's {limit}"
+                ),
+                _ => format!(
+                    "it reached this profile's limit of {limit} tokens per answer (\"Most tokens per answer\" in the profile)"
+                ),
+            },
             Runaway::Repeating => "the model was repeating the same text over and over".to_owned(),
             Runaway::TooLong => format!(
                 "it passed {} MiB, more than any answer needs",
                 MAX_ANSWER_BYTES / (1024 * 1024)
             ),
         };
-        format!("\n\n[Hearth ended this answer: {why}.]")
+        format!("{NOTICE_START}{why}.]")
     }
 }
 
@@ -83,6 +106,48 @@ mod tests {
             so_far.push(c);
             w.repeating(&so_far)
         })
+    }
+
+    /// The notice says what really ended the answer: a "length" from the
+    /// server after 50 tokens is not the profile's 16,384 (a real Ollama
+    /// reply that hit the server's own limit said so before).
+    #[test]
+    fn the_notice_names_the_limit_that_ended_it() {
+        let server = Runaway::Limit {
+            limit: 16_384,
+            used: Some(50),
+        }
+        .notice();
+        assert!(
+            server.contains("a limit of its own after 50 tokens"),
+            "{server}"
+        );
+        assert!(!server.contains("reached this profile's limit"), "{server}");
+        let profile = Runaway::Limit {
+            limit: 400,
+            used: Some(400),
+        }
+        .notice();
+        assert!(profile.contains("this profile's limit of 400"), "{profile}");
+        let unknown = Runaway::Limit {
+            limit: 400,
+            used: None,
+        }
+        .notice();
+        assert!(unknown.contains("this profile's limit of 400"), "{unknown}");
+    }
+
+    #[test]
+    fn the_notice_comes_off_what_goes_back_to_the_model() {
+        let answer = format!(
+            "Here is the list:\n```\na\nb{}",
+            Runaway::Repeating.notice()
+        );
+        assert_eq!(without_notice(&answer), "Here is the list:\n```\na\nb");
+        assert_eq!(without_notice("plain answer"), "plain answer");
+        // Quoted by the user or the model mid-text, it stays.
+        let quoted = format!("{}\n\nand more.", Runaway::Repeating.notice());
+        assert_eq!(without_notice(&quoted), quoted);
     }
 
     #[test]

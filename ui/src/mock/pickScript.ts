@@ -67,6 +67,11 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
   }
+  if (text.includes('runaway')) {
+    // A model that loops inside a code block: Hearth ends it with its notice.
+    const body = 'Here is the loop:\n```\n' + 'again\n'.repeat(12) + '\n\n[Hearth ended this answer: the model was repeating the same text over and over.]';
+    return [...deltas(body, 4), { ev: usage }, end()];
+  }
   if (text.includes('slow tool')) {
     // A tool ran, then the model writes for a minute with nothing to show
     // (a server holding back a tool call until it is whole does this).

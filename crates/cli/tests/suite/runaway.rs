@@ -13,7 +13,10 @@ async fn a_looping_answer_is_ended_and_the_limit_is_on_the_wire() {
     let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     let script = with_workers("Loop");
     let looping = "I will now call the tool. ".repeat(4_000);
-    let sim = sim(script.with_reply(Reply::text(&looping))).await;
+    let sim = sim(script
+        .with_reply(Reply::text(&looping))
+        .with_reply(Reply::text("Sorry about that.")))
+    .await;
     let out = ok(&[
         "chat",
         "--db",
@@ -41,4 +44,28 @@ async fn a_looping_answer_is_ended_and_the_limit_is_on_the_wire() {
     let shown = ok(&["sessions", "--db", &db, "show", &id]).await;
     assert!(shown.contains("repeating the same text"), "{shown}");
     assert!(shown.len() < 8_000, "{} bytes stored", shown.len());
+
+    // The next turn sends the ended answer back without Hearth's notice:
+    // it is Hearth's word to the user, not the model's (user pass
+    // 2026-12, defect 9).
+    ok(&[
+        "chat",
+        "--db",
+        &db,
+        "--url",
+        &sim.url(),
+        "--model",
+        MODEL,
+        "--session",
+        &id,
+        "and now?",
+    ])
+    .await;
+    let next = turn_bodies(&sim)
+        .into_iter()
+        .find(|b| b.to_string().contains("and now?"))
+        .expect("the second turn's request");
+    let sent = next["messages"].to_string();
+    assert!(sent.contains("I will now call the tool."), "{sent}");
+    assert!(!sent.contains("Hearth ended this answer"), "{sent}");
 }
