@@ -56,7 +56,16 @@ pub async fn save_mcp_config(
         .set_mcp_servers_json(&hearth_mcp::to_json(&servers))
         .await
         .map_err(store_error)?;
+    // What was added or changed starts now: usable at once, its state and
+    // tools shown as it comes up (the panel watches it while it starts).
+    // Servers the save left as they were start when a run needs them.
+    let changed: Vec<String> = servers
+        .iter()
+        .filter(|(name, config)| saved.get(*name) != Some(*config))
+        .map(|(name, _)| name.clone())
+        .collect();
     state.mcp.configure(servers).await;
+    state.mcp.start_soon(&changed);
     view(&state).await
 }
 

@@ -1,6 +1,8 @@
 // The Tools panel (MCP servers): a pasted configuration is checked whole
 // (a bad one is refused with the shell's reason and nothing changes), a
-// server starts with its tools and their hints or fails with what to do,
+// saved server starts at once with its tools and their hints or fails with
+// what to do; a server can be added with a form and offered to profiles
+// from its row;
 // its output is shown; a profile names the server and can pre-approve its
 // tools; a run that went on without a server says so in its answer.
 import assert from 'node:assert/strict';
@@ -25,10 +27,10 @@ test('tools panel: paste, check, start, fail with the reason, output; a profile 
     await page.getByTestId('mcp-save').click();
     const everything = page.locator('[data-testid=mcp-server][data-server=everything]');
     await everything.waitFor();
-    assert.equal(await everything.getAttribute('data-state'), 'stopped');
     assert.match(await everything.textContent(), /npx -y @modelcontextprotocol\/server-everything/);
-    await everything.getByTestId('mcp-restart').click();
+    // Saved, it starts on its own (no Start to click).
     await page.locator('[data-testid=mcp-server][data-server=everything][data-state=running]').waitFor();
+    assert.equal((await calls(page, 'restart_mcp_server')).length, 0);
     assert.deepEqual(await everything.getByTestId('mcp-tool').evaluateAll((els) => els.map((e) => e.dataset.tool)), ['everything__echo', 'everything__write-note']);
     assert.match(await everything.locator('[data-tool=everything__echo]').textContent(), /says it only reads/);
     assert.match(await everything.locator('[data-tool=everything__write-note]').textContent(), /may delete/);
@@ -36,6 +38,7 @@ test('tools panel: paste, check, start, fail with the reason, output; a profile 
     await everything.getByTestId('mcp-output').filter({ hasText: 'STDIO' }).waitFor();
 
     const web = page.locator('[data-testid=mcp-server][data-server=web]');
+    await page.locator('[data-testid=mcp-server][data-server=web][data-state=failed]').waitFor();
     await web.getByTestId('mcp-restart').click();
     await page.locator('[data-testid=mcp-server][data-server=web][data-state=failed]').waitFor();
     assert.match(await web.getByTestId('mcp-detail').textContent(), /`npx-missing` was not found.*PATH.*next try in 2 s/s);
@@ -134,4 +137,28 @@ test('a failed tool call says "failed" live, once stored, and when its session i
     await card.waitFor();
     assert.equal(await card.getAttribute('data-outcome'), 'error');
     assert.match(await card.textContent(), /failed/);
+  }));
+
+test('a server added with the form starts at once and is offered in the profiles the user ticks', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-tools').click();
+    await page.getByTestId('mcp-add-name').fill('everything');
+    await page.getByTestId('mcp-add-runs').fill('npx -y @modelcontextprotocol/server-everything');
+    await page.getByTestId('mcp-add-save').click();
+    // Saved as JSON other apps read, and started without a click on Start.
+    const saved = (await calls(page, 'save_mcp_config')).at(-1).args.config;
+    assert.deepEqual(JSON.parse(saved).mcpServers.everything, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] });
+    const server = page.locator('[data-testid=mcp-server][data-server=everything]');
+    await server.and(page.locator('[data-state=running]')).waitFor();
+    assert.equal(await server.getByTestId('mcp-tool').count(), 2);
+    assert.equal((await calls(page, 'restart_mcp_server')).length, 0, 'no Start was needed');
+    // No profile offers it yet, and the row says so; ticking one does.
+    await server.getByTestId('mcp-offer-none').waitFor();
+    const before = (await calls(page, 'save_profile')).length;
+    await server.locator('[data-testid=mcp-offer-profile][data-profile=Agent]').check();
+    await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'save_profile').length > n, before, { timeout: 10_000 });
+    const profile = (await calls(page, 'save_profile')).at(-1).args.profile;
+    assert.equal(profile.name, 'Agent');
+    assert.deepEqual(profile.mcp_servers, ['everything']);
+    await server.getByTestId('mcp-offer-none').waitFor({ state: 'detached' });
   }));

@@ -54,6 +54,15 @@ impl Hub {
         }
     }
 
+    /// Start the servers called `names` that are stopped (and not
+    /// disabled), in the background: after a save, what the user added or
+    /// changed is usable at once.
+    pub fn start_soon(&self, names: &[String]) {
+        for server in names.iter().filter_map(|n| self.server(n)) {
+            server.start_soon();
+        }
+    }
+
     /// The server called `name`.
     pub fn server(&self, name: &str) -> Option<Arc<Server>> {
         self.servers.read().ok()?.get(name).cloned()

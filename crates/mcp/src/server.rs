@@ -241,6 +241,33 @@ impl Server {
         }
     }
 
+    /// Start it now, in the background, when it is stopped (a server the
+    /// user just added is usable at once, not "stopped" until a run needs
+    /// it: user pass 2026-12, defect 5). It reads as starting from this
+    /// call on; a failure shows as for any start.
+    pub fn start_soon(self: &Arc<Self>) {
+        if !matches!(self.status(), Status::Stopped) {
+            return;
+        }
+        if let Ok(mut v) = self.view.write() {
+            v.starting = true;
+        }
+        let me = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = me.prepare().await {
+                tracing::info!(server = %me.name, "a server started after its save cannot serve: {e}");
+            }
+            // A start that never began (another held the connection and
+            // found it up) leaves no mark.
+            if let Ok(mut v) = me.view.write()
+                && v.server.is_empty()
+                && v.failure.is_none()
+            {
+                v.starting = false;
+            }
+        });
+    }
+
     /// Make it ready for a run: start it (inline the first time, and once
     /// after a crash), list its tools again if it said they changed.
     /// `Err` says why it cannot serve now; a failed start is then retried

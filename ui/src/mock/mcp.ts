@@ -30,8 +30,17 @@ export class MockMcp {
       if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) throw err('invalid_input', `server name "${name}" must be 1 to 32 letters, digits, '-' or '_'`, 'none');
       if (!c.command === !c.url) throw err('invalid_input', `server "${name}": give "command" (a program to run) or "url"`, 'none');
     }
+    const before = this.servers;
     this.servers = servers;
     for (const name of [...this.states.keys()]) if (!(name in servers)) this.states.delete(name);
+    // As the shell does: what the save added or changed starts at once.
+    for (const [name, c] of Object.entries(servers)) {
+      if (JSON.stringify(before[name]) === JSON.stringify(c)) continue;
+      this.states.set(name, { ...this.stopped(name), state: 'starting' });
+      setTimeout(() => {
+        if (this.servers[name] === c) this.restart(name);
+      }, 300);
+    }
     return this.view();
   }
 

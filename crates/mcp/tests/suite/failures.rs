@@ -340,3 +340,31 @@ async fn a_tool_changed_after_its_listing_is_asked_again() {
         None
     );
 }
+
+/// A server the user just saved starts at once, in the background (user
+/// pass 2026-12, defect 5: it sat "stopped" until a run needed it): it
+/// reads as starting from the call on, then runs with its tools. One the
+/// save did not name stays stopped.
+#[tokio::test]
+async fn a_saved_server_starts_at_once_and_others_wait() {
+    let hub = hub("fresh", scripted("ok"));
+    assert!(matches!(
+        hub.server("fresh").unwrap().status(),
+        Status::Stopped
+    ));
+    hub.start_soon(&["fresh".to_owned(), "nonesuch".to_owned()]);
+    assert!(
+        matches!(hub.server("fresh").unwrap().status(), Status::Starting),
+        "starting from the call on"
+    );
+    within("the start", async {
+        loop {
+            if let Status::Running { tools, .. } = hub.server("fresh").unwrap().status() {
+                return tools;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(hub.server("fresh").unwrap().tools().len(), 2);
+}
