@@ -98,10 +98,15 @@ struct Handler {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // The newest revision that has an `initialize` handshake: rmcp's
+        // latest (2026-07-28) has none, so announcing it in `initialize`
+        // named a revision that handshake does not belong to (servers on
+        // 2025-11-25 negotiated down; a strict one could refuse).
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     fn on_tool_list_changed(

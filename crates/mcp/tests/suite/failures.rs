@@ -367,4 +367,10 @@ async fn a_saved_server_starts_at_once_and_others_wait() {
     })
     .await;
     assert_eq!(hub.server("fresh").unwrap().tools().len(), 2);
+    // Its `initialize` named a revision that has that handshake.
+    let log = hub.server("fresh").unwrap().log().join("\n");
+    assert!(
+        log.contains("client asked for protocol 2025-11-25"),
+        "{log}"
+    );
 }
