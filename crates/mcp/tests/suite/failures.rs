@@ -367,8 +367,18 @@ async fn a_saved_server_starts_at_once_and_others_wait() {
     })
     .await;
     assert_eq!(hub.server("fresh").unwrap().tools().len(), 2);
-    // Its `initialize` named a revision that has that handshake.
-    let log = hub.server("fresh").unwrap().log().join("\n");
+    // Its `initialize` named a revision that has that handshake (the
+    // server's stderr reaches the log on a task of its own).
+    let log = within("the server's word on the protocol", async {
+        loop {
+            let log = hub.server("fresh").unwrap().log().join("\n");
+            if log.contains("client asked for protocol ") {
+                return log;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
     assert!(
         log.contains("client asked for protocol 2025-11-25"),
         "{log}"
