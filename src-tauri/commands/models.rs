@@ -144,7 +144,9 @@ pub(crate) fn warnings(
             new.num_ctx
         ));
     }
-    if new.num_ctx > current {
+    // Nothing in VRAM: a server without a GPU, where a window costs memory
+    // but "VRAM" would be wrong (user pass 2026-12, defect 17).
+    if new.num_ctx > current && r.size_vram > 0 {
         let extra = kv_bytes_per_token(show).map(|per| per * u64::from(new.num_ctx - current));
         let on_cpu = r.size.saturating_sub(r.size_vram);
         if on_cpu > 0 {
@@ -349,5 +351,9 @@ mod tests {
             w.iter().any(|s| s.contains("does not fit in VRAM")),
             "{w:?}"
         );
+        // A server without a GPU: nothing about VRAM.
+        let cpu_only = resident(8192, 6 << 30, 0);
+        let w = warnings("m", opts(32768), &show(), Some(&cpu_only));
+        assert!(!w.iter().any(|s| s.contains("VRAM")), "{w:?}");
     }
 }

@@ -46,7 +46,9 @@ test('deny: the card says denied and the model follows up', () =>
     await card.getByTestId('approve-deny').click();
     await card.locator('[data-testid=tool-status]', { hasText: 'denied' }).waitFor();
     assert.equal(await card.getAttribute('data-outcome'), 'denied');
-    await card.getByTestId('approval-decision').filter({ hasText: 'denied' }).waitFor();
+    // Said once: "denied by you", not also "you denied" (user pass 2026-12, defect 27).
+    assert.equal(await card.getByTestId('tool-status').textContent(), 'denied by you');
+    assert.equal(await card.getByTestId('approval-decision').count(), 0);
     await page.getByTestId('message-assistant').last().getByText('I did not write the file').waitFor();
     await waitIdle(page);
     // The stored answer keeps saying so in this page (the store has no outcome).

@@ -81,6 +81,8 @@ test('a server without a GPU gets no fit hint on every model', () =>
     await page.getByTestId('model-picker').click();
     const menu = page.getByTestId('model-menu');
     await menu.locator('[data-model="llama3.2:3b"]').waitFor();
-    assert.match(await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent(), /100% on the CPU/);
+    const residency = await menu.locator('[data-model="qwen3:8b"]').getByTestId('model-residency').textContent();
+    assert.match(residency, /100% on the CPU/);
+    assert.doesNotMatch(residency, /VRAM/, 'no VRAM to not fit in');
     assert.equal(await menu.getByTestId('model-fit').count(), 0);
   }));
