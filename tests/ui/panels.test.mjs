@@ -157,6 +157,10 @@ test('profiles: deleting the profile this session uses asks first, says where it
     await page.locator('[data-testid=profile-option][data-profile=Agent]').click();
     await page.getByTestId('current-profile').filter({ hasText: 'Agent' }).waitFor();
     await page.getByTestId('open-profiles').click();
+    // The default profile's badge is as wide as its word, not the row (user pass 2026-12, defect 22).
+    const badge = await page.getByTestId('profile-default-badge').boundingBox();
+    const row = await page.locator('[data-testid=profile-item][data-profile=Chat]').boundingBox();
+    assert.ok(badge.width < row.width / 3, `badge ${badge.width} px of a ${row.width} px row`);
     await page.locator('[data-testid=profile-item][data-profile=Agent]').getByTestId('profile-delete').click();
     const confirm = page.getByTestId('profile-delete-confirm');
     assert.match(await confirm.textContent(), /Delete profile Agent\? This session uses it: its next message goes to Chat\./);
