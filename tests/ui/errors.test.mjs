@@ -52,6 +52,21 @@ test('failed run keeps its partial text; Retry regenerates with message_id null'
     await waitIdle(page);
   }));
 
+test('an answer that broke off because the server died shows the banner at once', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.tickMs = 300));
+    await send(page, 'fail now');
+    // The server dies while it answers, and the answer breaks off.
+    await page.getByTestId('message-assistant').last().getByText(/This answer/).waitFor();
+    await page.evaluate(() => (window.__hearthMock.config.reachable = false));
+    const before = (await calls(page, 'backend_status')).length;
+    await page.locator('[data-testid=run-error][data-code=stream_truncated]').waitFor();
+    await page.getByTestId('backend-banner').waitFor();
+    assert.ok((await calls(page, 'backend_status')).length > before, 'asked at the break-off');
+    await waitIdle(page);
+  }));
+
 test('what a failed answer offers follows its recovery: a setting opens its panel, none offers no Retry', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();

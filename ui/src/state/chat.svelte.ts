@@ -338,7 +338,10 @@ class ChatState {
     // An answer came while the banner says the server is out of reach: it
     // may be back (or the answer came from another backend), so ask again
     // rather than leave a stale banner above a good answer.
-    if (t.error?.code === 'backend_unreachable' || (t.status === 'done' && app.backend?.reachable === false)) void app.refreshBackend();
+    // An answer that broke off or went silent may mean the server is gone:
+    // asking at once shows the banner if it is (user pass 2026-12, defect 8).
+    const serverMayBeGone = ['backend_unreachable', 'stream_truncated', 'timeout'].includes(t.error?.code ?? '');
+    if (serverMayBeGone || (t.status === 'done' && app.backend?.reachable === false)) void app.refreshBackend();
     const view = withRun(v, t, this.liveSwitch);
     const flagged = t.userFlag ? answeredMessage(view.messages, t.run_id) : null;
     if (flagged !== null && t.userFlag) this.flaggedMessages = new Map(this.flaggedMessages).set(flagged, t.userFlag);
