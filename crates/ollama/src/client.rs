@@ -281,16 +281,7 @@ async fn whole(
 ) -> Result<Vec<u8>, OllamaError> {
     hearth_http::read_body(Box::pin(resp.bytes_stream()), MAX_WHOLE_BODY, within)
         .await
-        .map_err(|(e, _)| match e {
-            hearth_http::BodyError::TooLarge { max } => OllamaError::Malformed {
-                detail: format!("a reply of more than {max} bytes"),
-            },
-            hearth_http::BodyError::Dropped => OllamaError::Truncated,
-            hearth_http::BodyError::Timeout { seconds } => OllamaError::Timeout {
-                phase: "reading a reply",
-                seconds,
-            },
-        })
+        .map_err(|(e, _)| e.into())
 }
 
 async fn json_body<T: DeserializeOwned>(

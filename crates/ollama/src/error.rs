@@ -65,6 +65,22 @@ pub enum OllamaError {
     },
 }
 
+/// A whole reply that could not be read.
+impl From<hearth_http::BodyError> for OllamaError {
+    fn from(e: hearth_http::BodyError) -> Self {
+        match e {
+            hearth_http::BodyError::TooLarge { max } => Self::Malformed {
+                detail: format!("a reply of more than {max} bytes"),
+            },
+            hearth_http::BodyError::Dropped => Self::Truncated,
+            hearth_http::BodyError::Timeout { seconds } => Self::Timeout {
+                phase: "reading a reply",
+                seconds,
+            },
+        }
+    }
+}
+
 impl OllamaError {
     /// Classify a reqwest error from sending a request to `url`.
     pub(crate) fn from_send(url: &str, e: SendFailure) -> Self {

@@ -206,16 +206,7 @@ impl Client {
             self.options.idle_timeout,
         )
         .await
-        .map_err(|(e, _)| match e {
-            hearth_http::BodyError::TooLarge { max } => OpenAiError::Malformed {
-                detail: format!("a reply of more than {max} bytes"),
-            },
-            hearth_http::BodyError::Dropped => OpenAiError::Truncated,
-            hearth_http::BodyError::Timeout { seconds } => OpenAiError::Timeout {
-                phase: "reading a reply",
-                seconds,
-            },
-        })
+        .map_err(|(e, _)| e.into())
     }
 
     /// The names of the models the server offers.

@@ -187,6 +187,22 @@ fn mentions_model(message: &str) -> bool {
 /// `{"error": {"message", "code"}}` (OpenAI, llama.cpp, vLLM),
 /// `{"error": "text"}`, `{"message"}` (older vLLM), `{"detail"}` (FastAPI),
 /// or plain text.
+/// A whole reply that could not be read.
+impl From<hearth_http::BodyError> for OpenAiError {
+    fn from(e: hearth_http::BodyError) -> Self {
+        match e {
+            hearth_http::BodyError::TooLarge { max } => Self::Malformed {
+                detail: format!("a reply of more than {max} bytes"),
+            },
+            hearth_http::BodyError::Dropped => Self::Truncated,
+            hearth_http::BodyError::Timeout { seconds } => Self::Timeout {
+                phase: "reading a reply",
+                seconds,
+            },
+        }
+    }
+}
+
 impl OpenAiError {
     /// This error with `key` taken out of every text the server chose (an
     /// error inside an event stream, or one sent with a 200, may echo the

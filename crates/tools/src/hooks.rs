@@ -165,10 +165,7 @@ impl CommandHooks {
     /// review N13: hooks ran with none).
     #[must_use]
     pub fn protecting(mut self, paths: Vec<PathBuf>) -> Self {
-        self.protected = paths
-            .into_iter()
-            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
-            .collect();
+        self.protected = sandbox::real_paths(paths);
         self
     }
 

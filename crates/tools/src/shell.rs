@@ -51,10 +51,7 @@ impl RunShell {
     /// Keep `paths` read-only to commands (where bubblewrap runs).
     #[must_use]
     pub fn protecting(mut self, paths: Vec<PathBuf>) -> Self {
-        self.protected = paths
-            .into_iter()
-            .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
-            .collect();
+        self.protected = sandbox::real_paths(paths);
         self
     }
 

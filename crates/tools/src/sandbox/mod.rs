@@ -32,6 +32,15 @@ pub use env::allowed_env;
 pub use launcher::{SANDBOX_FLAG, run_if_requested};
 pub use probe::{Confinement, confinement, probe};
 
+/// `paths` as the launcher compares them: real paths where they exist
+/// (a protected path reached through a link is still protected).
+pub(crate) fn real_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths
+        .into_iter()
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+        .collect()
+}
+
 /// The argument list that runs `sh -c command` under `confinement`, as
 /// (program, arguments). `None` when nothing can be enforced.
 pub fn shell_command(
