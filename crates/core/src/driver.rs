@@ -34,6 +34,9 @@ use crate::tool::Offer;
 use crate::tools_exec::{BatchEnd, run_batch};
 use thought_clock::ThoughtClock;
 
+/// How long the planning step waits for the server to say the model's size.
+const SIZE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What the driver keeps between steps to perform them (not to decide).
 struct Scratch {
     /// The memory snapshot the run's prompts carry.
@@ -218,11 +221,14 @@ impl Agent {
         }
         match step {
             Step::Load => self.preload(ctx, &backend, profile).await,
-            // A model too small to plan is not asked (crate::planning).
+            // A model too small to plan is not asked (crate::planning). A
+            // server slow to say its size is not waited for long: the
+            // model is then asked, as one whose size is unknown.
             Step::Plan
-                if backend
-                    .parameter_count(&profile.model)
+                if tokio::time::timeout(SIZE_WITHIN, backend.parameter_count(&profile.model))
                     .await
+                    .ok()
+                    .flatten()
                     .is_some_and(|n| n < crate::planning::PLANNING_MIN_PARAMETERS) =>
             {
                 Observation::Planned(None)

@@ -86,6 +86,19 @@ pub async fn read_body(
     }
 }
 
+/// The most of an error reply that is read: its message is in the first
+/// few hundred bytes (security review L1: no body was bounded).
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// An error reply's text, for its message: at most [`MAX_ERROR_BODY`]
+/// bytes, within `within`; what arrived of one cut short still says why.
+pub async fn error_text(resp: reqwest::Response, within: Duration) -> String {
+    let bytes = read_body(Box::pin(resp.bytes_stream()), MAX_ERROR_BODY, within)
+        .await
+        .unwrap_or_else(|(_, partial)| partial);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

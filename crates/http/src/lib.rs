@@ -12,6 +12,6 @@ mod body;
 mod client;
 mod lines;
 
-pub use body::{BodyError, ByteStream, Chunk, next_chunk, read_body};
+pub use body::{BodyError, ByteStream, Chunk, MAX_ERROR_BODY, error_text, next_chunk, read_body};
 pub use client::{ClientOptions, SendFailure, build_client, is_loopback, root_cause, send};
 pub use lines::{LineBuf, TooLong};

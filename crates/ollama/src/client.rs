@@ -96,19 +96,8 @@ impl Client {
         if resp.status().is_success() {
             return Ok(resp);
         }
-        // What arrived of a body cut short still explains the status.
-        let body = hearth_http::read_body(
-            Box::pin(resp.bytes_stream()),
-            MAX_ERROR_BODY,
-            self.options.idle_timeout,
-        )
-        .await
-        .unwrap_or_else(|(_, partial)| partial);
-        Err(OllamaError::from_status(
-            status,
-            &String::from_utf8_lossy(&body),
-            model,
-        ))
+        let body = hearth_http::error_text(resp, self.options.idle_timeout).await;
+        Err(OllamaError::from_status(status, &body, model))
     }
 
     async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, OllamaError> {
@@ -267,9 +256,6 @@ impl Client {
     }
 }
 
-/// The most of an error reply that is read (its message is in the first
-/// few hundred bytes; security review L1: no body was bounded).
-const MAX_ERROR_BODY: usize = 64 * 1024;
 /// The most of a whole (not streamed) reply that is read: a model list or
 /// a model's details (its template, parameters and license) are well under.
 const MAX_WHOLE_BODY: usize = 16 * 1024 * 1024;

@@ -219,7 +219,9 @@ impl ModelBackend for OpenAiBackend {
     }
 
     /// llama.cpp's `n_params` in `/v1/models`; other servers do not say.
-    /// A listing that fails is asked again next time.
+    /// Read once: a listing that fails counts as one that says nothing
+    /// (the run then treats the model's size as unknown), so a server
+    /// without `/v1/models` is not asked again before every run.
     async fn parameter_count(&self, model: &str) -> Option<u64> {
         let known = |sizes: &Option<std::collections::HashMap<String, u64>>| {
             sizes.as_ref().map(|s| s.get(model).copied())
@@ -227,8 +229,11 @@ impl ModelBackend for OpenAiBackend {
         if let Some(found) = self.sizes.lock().ok().and_then(|s| known(&s)) {
             return found;
         }
-        let entries = self.client.model_entries().await.ok()?;
-        let read: std::collections::HashMap<String, u64> = entries
+        let read: std::collections::HashMap<String, u64> = self
+            .client
+            .model_entries()
+            .await
+            .unwrap_or_default()
             .into_iter()
             .filter_map(|m| Some((m.id, m.meta?.n_params?)))
             .collect();

@@ -41,9 +41,6 @@ pub fn origin(url: &str) -> Option<String> {
     Some(parsed.origin().ascii_serialization())
 }
 
-/// The most of an error reply that is read (its message is in the first
-/// few hundred bytes; security review L1: no body was bounded).
-const MAX_ERROR_BODY: usize = 64 * 1024;
 /// The most of a whole (not streamed) reply that is read: a model list of
 /// thousands of entries is well under it.
 const MAX_WHOLE_BODY: usize = 8 * 1024 * 1024;
@@ -137,15 +134,7 @@ impl Client {
         if resp.status().is_success() {
             return Ok(resp);
         }
-        // What arrived of a body cut short still explains the status.
-        let body = hearth_http::read_body(
-            Box::pin(resp.bytes_stream()),
-            MAX_ERROR_BODY,
-            self.options.idle_timeout,
-        )
-        .await
-        .unwrap_or_else(|(_, partial)| partial);
-        let body = String::from_utf8_lossy(&body);
+        let body = hearth_http::error_text(resp, self.options.idle_timeout).await;
         Err(OpenAiError::from_status(
             status,
             &body,

@@ -38,6 +38,8 @@ pub struct FakeBackend {
     pub dropped: Arc<AtomicUsize>,
     /// The model's parameter count, as a server would say it.
     pub parameters: Mutex<Option<u64>>,
+    /// The server never says the model's size (a listing that hangs).
+    pub size_hangs: std::sync::atomic::AtomicBool,
 }
 
 pub fn text(s: &str) -> Piece {
@@ -141,6 +143,9 @@ impl ModelBackend for FakeBackend {
     }
 
     async fn parameter_count(&self, _model: &str) -> Option<u64> {
+        if self.size_hangs.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
         *self.parameters.lock().unwrap()
     }
 }

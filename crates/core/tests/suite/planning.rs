@@ -129,6 +129,32 @@ async fn a_small_model_is_not_asked_for_a_plan() {
     assert_eq!(backend.requests().len(), 2, "asked for a plan");
 }
 
+/// A server that never says the model's size does not hold the run: after
+/// a short wait the model is asked for a plan, as one of unknown size.
+#[tokio::test(start_paused = true)]
+async fn a_server_slow_to_say_the_size_does_not_hold_the_run() {
+    let backend = FakeBackend::new();
+    backend
+        .size_hangs
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    backend.push(vec![text("DIRECT"), done()]);
+    backend.push(vec![text("Done."), done()]);
+    let (agent, _) = agent(backend.clone(), builtin_registry(), planner());
+    let mut run = agent.run_stream("s", "list the files here");
+    let evs = events(&mut run).await;
+    assert_eq!(
+        kinds(&evs).last().copied(),
+        Some("end"),
+        "{:?}",
+        kinds(&evs)
+    );
+    assert_eq!(
+        backend.requests().len(),
+        2,
+        "asked for a plan, then answered"
+    );
+}
+
 #[tokio::test]
 async fn a_plan_streams_is_continued_and_stored_as_the_answers_start() {
     let backend = FakeBackend::new();
