@@ -21,9 +21,21 @@ async function stats(url) {
   return (await fetch(`${url}/sim/stats`)).json();
 }
 
+/** Types `value` into the field `testid` once it can take it, and waits until it holds it. */
+async function fill(testid, value) {
+  const field = browser.$(`[data-testid="${testid}"]`);
+  await field.waitForClickable({ timeout: 30_000 });
+  // Under load the panel may still be sliding in when the first keys go:
+  // typed again until the field holds exactly what was meant.
+  await eventually(browser, `${testid} holds ${value}`, async () => {
+    await field.setValue(value);
+    return (await field.getValue()) === value;
+  });
+}
+
 async function addHost(name, url) {
-  await browser.$('[data-testid="host-name"]').setValue(name);
-  await browser.$('[data-testid="host-url"]').setValue(url);
+  await fill('host-name', name);
+  await fill('host-url', url);
   await click(browser, '[data-testid="host-add"] button[type="submit"]');
   await browser.$(`[data-testid="host-item"][data-host="${name}"]`).waitForExist({ timeout: 20_000 });
 }
