@@ -8,6 +8,7 @@
 
 pub mod bindings;
 pub mod commands;
+mod confirm;
 mod desktop;
 mod dialogs;
 mod notices;

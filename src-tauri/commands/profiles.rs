@@ -4,8 +4,9 @@
 use hearth_core::{Profile, ProfileProvider};
 use hearth_protocol::ErrorInfo;
 use hearth_store::ProfileError;
-use tauri::State;
+use tauri::{AppHandle, State};
 
+use crate::confirm;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::{ProfileView, ProfilesView};
 
@@ -35,6 +36,7 @@ pub fn list_profiles(state: State<'_, AppState>) -> Result<ProfilesView, ErrorIn
 #[tauri::command]
 #[specta::specta]
 pub async fn save_profile(
+    app: AppHandle,
     state: State<'_, AppState>,
     profile: ProfileView,
     previous_name: Option<String>,
@@ -44,6 +46,21 @@ pub async fn save_profile(
     let renamed = previous_name.filter(|p| *p != name);
     if renamed.is_some() && state.profiles.by_name(&name).is_some() {
         return Err(invalid(format!("a profile named `{name}` already exists")));
+    }
+    // Turning the sandbox off is confirmed outside the page (review N11).
+    let before = state.profiles.by_name(renamed.as_deref().unwrap_or(&name));
+    if confirm::turns_sandbox_off(&profile, before.as_ref())
+        && !confirm::ask(
+            &app,
+            confirm::SANDBOX_OFF_TITLE,
+            confirm::sandbox_off_text(&name),
+            "_Turn it off",
+        )
+        .await
+    {
+        return Err(invalid(format!(
+            "not saved: the sandbox stays on for `{name}` (the confirmation was declined)"
+        )));
     }
     state
         .profiles

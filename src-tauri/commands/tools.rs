@@ -13,11 +13,31 @@ use tauri::State;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::{HooksView, McpServerView, McpView, SkillsView};
 
-async fn view(state: &AppState) -> Result<McpView, ErrorInfo> {
-    let servers = hearth_compose::mcp_servers(&state.store)
+/// The panel's view; `kept` is what a save just did with the values
+/// (otherwise it is read from the saved configuration, which never asks
+/// the secret store: every value is hidden anyway).
+async fn view(
+    state: &AppState,
+    kept: Option<hearth_compose::SecretsKept>,
+) -> Result<McpView, ErrorInfo> {
+    use hearth_compose::SecretsKept;
+    let servers = hearth_compose::mcp_servers_as_stored(&state.store)
         .await
         .unwrap_or_default();
+    let kept = kept.unwrap_or_else(|| {
+        if hearth_mcp::any_in_secret_store(&servers) {
+            SecretsKept::SecretStore
+        } else if servers
+            .values()
+            .any(|c| !c.env.is_empty() || !c.headers.is_empty())
+        {
+            SecretsKept::Database("no secret store took them when they were saved".to_owned())
+        } else {
+            SecretsKept::NoneToKeep
+        }
+    });
     Ok(McpView {
+        values_kept: kept.note(),
         servers: state
             .mcp
             .servers()
@@ -34,7 +54,7 @@ async fn view(state: &AppState) -> Result<McpView, ErrorInfo> {
 #[tauri::command]
 #[specta::specta]
 pub async fn list_mcp_servers(state: State<'_, AppState>) -> Result<McpView, ErrorInfo> {
-    view(&state).await
+    view(&state, None).await
 }
 
 /// Replace the MCP configuration with `config` (an `mcpServers` object, VS
@@ -43,6 +63,7 @@ pub async fn list_mcp_servers(state: State<'_, AppState>) -> Result<McpView, Err
 #[tauri::command]
 #[specta::specta]
 pub async fn save_mcp_config(
+    app: tauri::AppHandle,
     state: State<'_, AppState>,
     config: String,
 ) -> Result<McpView, ErrorInfo> {
@@ -51,11 +72,26 @@ pub async fn save_mcp_config(
         .await
         .map_err(crate::state::internal)?;
     hearth_mcp::keep_hidden(&mut servers, &saved).map_err(|e| invalid(e.to_string()))?;
-    state
-        .store
-        .set_mcp_servers_json(&hearth_mcp::to_json(&servers))
+    // A program started by this save is confirmed outside the page
+    // (review N11): the page cannot answer a native dialog.
+    let starts = crate::confirm::servers_to_start(&servers, &saved);
+    if !starts.is_empty()
+        && !crate::confirm::ask(
+            &app,
+            crate::confirm::START_SERVERS_TITLE,
+            crate::confirm::start_servers_text(&starts),
+            "_Start",
+        )
         .await
-        .map_err(store_error)?;
+    {
+        return Err(invalid(
+            "not saved: starting the MCP servers was declined".to_owned(),
+        ));
+    }
+    // Values go to the desktop's secret store when one takes them.
+    let kept = hearth_compose::save_mcp_servers(&state.store, &servers)
+        .await
+        .map_err(invalid)?;
     // What was added or changed starts now: usable at once, its state and
     // tools shown as it comes up (the panel watches it while it starts).
     // Servers the save left as they were start when a run needs them.
@@ -66,7 +102,7 @@ pub async fn save_mcp_config(
         .collect();
     state.mcp.configure(servers).await;
     state.mcp.start_soon(&changed);
-    view(&state).await
+    view(&state, Some(kept)).await
 }
 
 /// Stop a server and start it again now (past failures forgotten): its
@@ -81,6 +117,16 @@ pub async fn restart_mcp_server(
         .mcp
         .server(&name)
         .ok_or_else(|| invalid(format!("no MCP server named {name:?}")))?;
+    // Its values could not be read from the secret store when the app
+    // loaded them (a locked keyring): read them again now.
+    let server = if server.config().waits_for_secret_store() {
+        if let Ok(servers) = hearth_compose::mcp_servers(&state.store).await {
+            state.mcp.configure(servers).await;
+        }
+        state.mcp.server(&name).unwrap_or(server)
+    } else {
+        server
+    };
     server.stop().await;
     // The outcome is in the server's state (a failure included).
     state.mcp.prepare(&[name]).await;

@@ -48,6 +48,9 @@ pub struct McpView {
     /// The configuration, each environment and header value shown as
     /// `hearth_mcp::HIDDEN` (saved back so, it keeps its value).
     pub config: String,
+    /// Where the environment and header values are kept (the desktop's
+    /// secret store, or the database and why); `None` when there are none.
+    pub values_kept: Option<String>,
 }
 
 impl From<&hearth_mcp::Server> for McpServerView {

@@ -1,11 +1,16 @@
 // An MCP server added in the real app's Tools panel (server-everything from
 // npm, run by the app itself), named in the profile, and its tool called in
 // a run against hearth-sim: the approval card names the server, the tool
-// card shows the server's answer. Run through tests/e2e/run.sh.
+// card shows the server's answer. The save is confirmed in a native dialog
+// (security review N11), declined once first: nothing is saved. Run
+// through tests/e2e/run.sh.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { captureWindow, eventually, started, startApp } from './support.mjs';
+import { answer } from './x11.mjs';
+
+const START_SERVERS = 'Hearth: start MCP servers?';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -29,7 +34,17 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
   const config = browser.$('[data-testid="mcp-config"]');
   await config.waitForExist({ timeout: 30_000 });
   await config.setValue(JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } }));
+  // Declined in the native dialog: nothing saved, and the panel says so.
   await click('[data-testid="mcp-save"]');
+  await answer(START_SERVERS, 'Escape');
+  await eventually(browser, 'the panel says the save was declined', async () =>
+    (await browser.$('[data-testid="mcp-config-error"]').isExisting()) &&
+    (await browser.$('[data-testid="mcp-config-error"]').getText()).includes('was declined'),
+  );
+  assert.equal(await browser.$('[data-testid="mcp-server"]').isExisting(), false, 'nothing was saved');
+  // Started: Alt+S is the dialog's "Start".
+  await click('[data-testid="mcp-save"]');
+  await answer(START_SERVERS, 'alt+s');
   await eventually(browser, 'the server is listed', async () =>
     browser.$('[data-testid="mcp-server"][data-server="everything"]').isExisting(),
   );

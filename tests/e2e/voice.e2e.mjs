@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
 import { captureWindow, eventually } from './support.mjs';
+import { answer } from './x11.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -47,6 +48,8 @@ test('what is said lands in the composer, and sent from there it is answered', a
   const capture = `sox ${said} -t raw -r 16000 -e signed -b 16 -c 1 -`;
   await config.setValue(JSON.stringify({ mcpServers: { voice: { command: python, args: [server], env: { HEARTH_STT_CAPTURE: capture } } } }));
   await click(browser, '[data-testid="mcp-save"]');
+  // The native confirmation of a program started by the save (review N11).
+  await answer('Hearth: start MCP servers?', 'alt+s');
   await eventually(browser, 'the server is listed', async () =>
     browser.$('[data-testid="mcp-server"][data-server="voice"]').isExisting(),
   );

@@ -147,3 +147,24 @@ export function press(...keys) {
 export function typeText(text) {
   run('xdotool', ['type', '--delay', '20', text]);
 }
+
+/**
+ * Answers the app's own native question titled `title` (a GTK message
+ * dialog, which no script in the page can answer) with `keys`: `alt+s`
+ * for a "_Start" button, `Escape` for no. Pressed again every 2 s while
+ * the dialog stays (a key sent before it had the focus is lost), until it
+ * closes.
+ */
+export async function answer(title, ...keys) {
+  const id = await until(`the dialog "${title}" opens`, () => windowTitled(title), 30_000);
+  let next = 0;
+  await until(`the dialog "${title}" takes ${keys.join(' ')} and closes`, () => {
+    if (windowTitled(title) === null) return true;
+    if (Date.now() >= next) {
+      focusWindow(id);
+      press(...keys);
+      next = Date.now() + 2000;
+    }
+    return false;
+  }, 30_000);
+}

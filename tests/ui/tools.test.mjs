@@ -27,6 +27,8 @@ test('tools panel: paste, check, start, fail with the reason, output; a profile 
     await page.getByTestId('mcp-save').click();
     const everything = page.locator('[data-testid=mcp-server][data-server=everything]');
     await everything.waitFor();
+    // No values, nothing to say where they are kept.
+    assert.equal(await page.getByTestId('mcp-values-kept').count(), 0);
     assert.match(await everything.textContent(), /npx -y @modelcontextprotocol\/server-everything/);
     // Saved, it starts on its own (no Start to click).
     await page.locator('[data-testid=mcp-server][data-server=everything][data-state=running]').waitFor();
@@ -161,4 +163,16 @@ test('a server added with the form starts at once and is offered in the profiles
     assert.equal(profile.name, 'Agent');
     assert.deepEqual(profile.mcp_servers, ['everything']);
     await server.getByTestId('mcp-offer-none').waitFor({ state: 'detached' });
+  }));
+
+test('after a save with a token, the panel says where the values are kept', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-tools').click();
+    await page.getByTestId('mcp-config').fill(JSON.stringify({ mcpServers: {
+      remote: { url: 'https://mcp.example.invalid/mcp', headers: { Authorization: 'Bearer tok-1' } },
+    } }));
+    await page.getByTestId('mcp-save').click();
+    const note = page.getByTestId('mcp-values-kept');
+    await note.waitFor();
+    assert.match(await note.textContent(), /^Saved environment and header values are kept in Hearth's database, readable by your account only: /);
   }));

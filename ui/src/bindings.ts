@@ -962,6 +962,11 @@ export type McpView = {
 	 *  `hearth_mcp::HIDDEN` (saved back so, it keeps its value).
 	 */
 	config: string,
+	/**
+	 *  Where the environment and header values are kept (the desktop's
+	 *  secret store, or the database and why); `None` when there are none.
+	 */
+	values_kept: string | null,
 };
 
 /**  Whether facts learned from a conversation are kept. */

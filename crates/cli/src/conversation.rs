@@ -108,7 +108,7 @@ pub(crate) async fn compose(
         .await
         .map_err(|e| fail(&e, ExitCode::FAILURE))?;
     if let Some(Needs { server, missing }) = needs {
-        match hearth_compose::mcp_servers(&store).await {
+        match hearth_compose::mcp_servers_as_stored(&store).await {
             Ok(servers) if servers.contains_key(server) => {}
             Ok(_) => {
                 missing(server);

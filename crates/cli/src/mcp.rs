@@ -89,7 +89,20 @@ pub async fn run(args: McpArgs) -> ExitCode {
 }
 
 async fn act(store: &Store, action: Action) -> Result<ExitCode, String> {
-    let mut servers = hearth_compose::mcp_servers(store).await?;
+    // Listing and a plain export show no value: they never ask the
+    // desktop's secret store (no unlock prompt for a list).
+    let shows_no_value = matches!(
+        action,
+        Action::List
+            | Action::Export {
+                with_secrets: false
+            }
+    );
+    let mut servers = if shows_no_value {
+        hearth_compose::mcp_servers_as_stored(store).await?
+    } else {
+        hearth_compose::mcp_servers(store).await?
+    };
     match action {
         Action::List => {
             if servers.is_empty() {
@@ -177,14 +190,14 @@ async fn act(store: &Store, action: Action) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Validate the whole configuration, then save it.
+/// Validate the whole configuration, then save it (its values in the
+/// desktop's secret store when one takes them); says where the values went.
 async fn save(store: &Store, servers: &BTreeMap<String, ServerConfig>) -> Result<(), String> {
-    let json = hearth_mcp::to_json(servers);
-    hearth_mcp::parse(&json).map_err(|e| e.to_string())?;
-    store
-        .set_mcp_servers_json(&json)
-        .await
-        .map_err(|e| e.to_string())
+    let kept = hearth_compose::save_mcp_servers(store, servers).await?;
+    if let Some(note) = kept.note() {
+        eprintln!("hearth: {note}");
+    }
+    Ok(())
 }
 
 async fn check(name: &str, config: ServerConfig) -> ExitCode {

@@ -8,6 +8,7 @@
 pub mod first_run;
 pub mod hosts;
 pub mod keys;
+mod mcp_store;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -241,15 +242,7 @@ pub async fn mcp_hub(store: &Store) -> Arc<hearth_mcp::Hub> {
     }))
 }
 
-/// The MCP servers saved in `store` (none when never saved).
-pub async fn mcp_servers(
-    store: &Store,
-) -> Result<std::collections::BTreeMap<String, hearth_mcp::ServerConfig>, String> {
-    match store.mcp_servers_json().await.map_err(|e| e.to_string())? {
-        Some(json) => hearth_mcp::parse(&json).map_err(|e| e.to_string()),
-        None => Ok(Default::default()),
-    }
-}
+pub use mcp_store::{SecretsKept, mcp_servers, mcp_servers_as_stored, save_mcp_servers};
 
 /// The tools every front end offers: the core's, the file and shell tools
 /// (Hearth's data folder stays read-only to sandboxed commands: one that

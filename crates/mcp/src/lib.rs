@@ -19,7 +19,10 @@ mod tool;
 pub use command::{Resolved, resolve, resolve_with};
 pub use config::{ConfigError, ServerConfig, Transport, parse, to_json, valid_name};
 pub use hub::Hub;
-pub use secrets::{HIDDEN, hide_secrets, keep_hidden};
+pub use secrets::{
+    HIDDEN, IN_SECRET_STORE, Secrets, any_in_secret_store, hide_secrets, join_secrets, keep_hidden,
+    split_secrets,
+};
 pub use server::{Server, Status};
 pub use speech::Speech;
 pub use tool::{McpTool, result_text, tool_name};

@@ -448,6 +448,14 @@ impl Server {
     }
 
     async fn connect(&self) -> Result<Connection, String> {
+        if self.config.waits_for_secret_store() {
+            return Err(format!(
+                "its environment and header values are kept in the desktop's secret store, \
+                 which could not be read when Hearth loaded them (is the keyring locked? \
+                 unlock it, then open the Tools panel again or run `hearth mcp check {}`)",
+                self.name
+            ));
+        }
         let handler = Handler {
             list_changed: self.list_changed.clone(),
         };

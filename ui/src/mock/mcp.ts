@@ -5,7 +5,7 @@
 import type { McpServerView, McpView } from '../bindings';
 import { err } from './pickScript';
 
-type Config = { command?: string; args?: string[]; url?: string };
+type Config = { command?: string; args?: string[]; url?: string; env?: Record<string, string>; headers?: Record<string, string> };
 
 export class MockMcp {
   servers: Record<string, Config> = {};
@@ -13,7 +13,10 @@ export class MockMcp {
 
   view(): McpView {
     const servers = Object.keys(this.servers).sort().map((name) => this.states.get(name) ?? this.stopped(name));
-    return { servers, config: JSON.stringify({ mcpServers: this.servers }, null, 2) };
+    // As on a machine without a secret store: values stay in the database.
+    const values = Object.values(this.servers).some((c) => Object.keys(c.env ?? {}).length + Object.keys(c.headers ?? {}).length > 0);
+    const values_kept = values ? "environment and header values are kept in Hearth's database, readable by your account only: no secret store answers (mock)" : null;
+    return { servers, config: JSON.stringify({ mcpServers: this.servers }, null, 2), values_kept };
   }
 
   save(text: string): McpView {

@@ -45,6 +45,12 @@ pub(crate) fn hearth(args: &[&str]) -> Command {
         .env_remove("HEARTH_SKILLS_DIR")
         // Never the user's real database.
         .env("HEARTH_DB", DB_DIR.path().join("default.sqlite"))
+        // Never the user's keyring: a bus where nothing listens (the
+        // secret store's tests start one of their own).
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            format!("unix:path={}", DB_DIR.path().join("no-bus").display()),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -98,21 +98,28 @@ impl SecretService {
 
     /// The keyring's items for host `name`, as Hearth labels them.
     async fn items(&self, name: &str) -> usize {
+        self.items_of(&format!("host:{name}")).await
+    }
+
+    /// The keyring's items of Hearth's with user attribute `user`.
+    async fn items_of(&self, user: &str) -> usize {
         self.dbus_send(&[
             "--dest=org.freedesktop.secrets",
             "/org/freedesktop/secrets",
             "org.freedesktop.Secret.Service.SearchItems",
-            &format!("dict:string:string:service,hearth,username,host:{name}"),
+            &format!("dict:string:string:service,hearth,username,{user}"),
         ])
         .await
         .matches("object path")
         .count()
     }
 
-    /// `hearth ARGS --db DB` on this bus, `stdin` as its input.
+    /// `hearth ARGS --db DB` on this bus (`--db DB` before a `--`, which
+    /// starts a server's command line), `stdin` as its input.
     async fn hearth(&self, db: &str, args: &[&str], stdin: &str) -> (bool, String, String) {
         let mut all = args.to_vec();
-        all.extend(["--db", db]);
+        let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
+        all.splice(at..at, ["--db", db]);
         let mut cmd = hearth(&all);
         cmd.env("DBUS_SESSION_BUS_ADDRESS", &self.address)
             .stdin(Stdio::piped());
@@ -241,6 +248,147 @@ async fn a_hosts_api_key_lives_in_the_desktops_secret_store_and_goes_with_the_ho
     let (ok, _, err) = keys.hearth(&db, &["hosts", "remove", "box"], "").await;
     assert!(ok, "{err}");
     assert_eq!(keys.items("box").await, 0);
+}
+
+/// An MCP server's header and environment values (tokens) live in the
+/// secret store (security review N7): the database holds placeholders,
+/// Hearth reads them back to use them, and they go when no server has any.
+#[tokio::test]
+async fn an_mcp_servers_tokens_live_in_the_secret_store() {
+    const TOKEN: &str = "tok-SECRET-4242";
+    let keys = SecretService::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mcp.sqlite").display().to_string();
+    let (ok, _, err) = keys
+        .hearth(
+            &db,
+            &[
+                "mcp",
+                "add",
+                "remote",
+                "--url",
+                "https://mcp.example.invalid/mcp",
+                "--header",
+                &format!("Authorization: Bearer {TOKEN}"),
+            ],
+            "",
+        )
+        .await;
+    assert!(ok, "{err}");
+    assert!(err.contains("kept in the desktop's secret store"), "{err}");
+    assert_eq!(
+        keys.items_of(&hearth_compose::keys::mcp_item_user(std::path::Path::new(
+            &db
+        )))
+        .await,
+        1
+    );
+    let (ok, _, err) = keys
+        .hearth(
+            &db,
+            &[
+                "mcp",
+                "add",
+                "gh",
+                "--env",
+                "GITHUB_TOKEN=ghp-SECRET-77",
+                "--",
+                "npx",
+                "server-github",
+            ],
+            "",
+        )
+        .await;
+    assert!(ok, "{err}");
+    let bytes = database_bytes(&db);
+    for secret in [TOKEN, "ghp-SECRET-77"] {
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "{secret} is in the database"
+        );
+    }
+    // Shown hidden; given back whole when asked, read from the keyring.
+    let (ok, shown, _) = keys.hearth(&db, &["mcp", "export"], "").await;
+    assert!(
+        ok && !shown.contains(TOKEN) && shown.contains(hearth_mcp::HIDDEN),
+        "{shown}"
+    );
+    let (ok, all, err) = keys
+        .hearth(&db, &["mcp", "export", "--with-secrets"], "")
+        .await;
+    assert!(ok, "{err}");
+    assert!(
+        all.contains(&format!("Bearer {TOKEN}")) && all.contains("ghp-SECRET-77"),
+        "{all}"
+    );
+    // Removing one server keeps the other's value; removing the last
+    // removes the item.
+    let (ok, _, err) = keys.hearth(&db, &["mcp", "remove", "remote"], "").await;
+    assert!(ok, "{err}");
+    let (_, all, _) = keys
+        .hearth(&db, &["mcp", "export", "--with-secrets"], "")
+        .await;
+    assert!(
+        all.contains("ghp-SECRET-77") && !all.contains(TOKEN),
+        "{all}"
+    );
+    let (ok, _, err) = keys.hearth(&db, &["mcp", "remove", "gh"], "").await;
+    assert!(ok, "{err}");
+    assert_eq!(
+        keys.items_of(&hearth_compose::keys::mcp_item_user(std::path::Path::new(
+            &db
+        )))
+        .await,
+        0
+    );
+}
+
+/// Kept in the secret store, then the store is gone: the server is not
+/// started with the placeholder, and says why; a save that would lose the
+/// values is refused.
+#[tokio::test]
+async fn mcp_values_the_store_cannot_give_are_never_sent() {
+    let keys = SecretService::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gone.sqlite").display().to_string();
+    let (ok, _, err) = keys
+        .hearth(
+            &db,
+            &[
+                "mcp",
+                "add",
+                "remote",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--header",
+                "Authorization: Bearer tok-9",
+            ],
+            "",
+        )
+        .await;
+    assert!(ok, "{err}");
+    drop(keys);
+    // The plain `hearth` helper: a bus where nothing listens.
+    let out = output(hearth(&["mcp", "check", "remote", "--db", &db])).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("kept in the desktop's secret store, which could not be read"),
+        "{err}"
+    );
+    let out = output(hearth(&[
+        "mcp",
+        "add",
+        "other",
+        "--url",
+        "http://127.0.0.1:9/x",
+        "--db",
+        &db,
+    ]))
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a save dropped the kept values");
+    assert!(err.contains("nothing was saved"), "{err}");
 }
 
 #[tokio::test]

@@ -156,7 +156,7 @@ async fn tokens_are_kept_but_not_shown() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("m.sqlite");
     let db = db.to_str().unwrap();
-    ok(&[
+    let added = output(hearth(&[
         "mcp",
         "add",
         "--db",
@@ -166,8 +166,15 @@ async fn tokens_are_kept_but_not_shown() {
         "https://mcp.example.invalid/mcp",
         "--header",
         "Authorization: Bearer tok-SECRET-4242",
-    ])
+    ]))
     .await;
+    // No secret store on this session's bus: kept in the database, and said.
+    let said = String::from_utf8_lossy(&added.stderr);
+    assert!(added.status.success(), "{said}");
+    assert!(
+        said.contains("kept in Hearth's database, readable by your account only"),
+        "{said}"
+    );
     let shown = ok(&["mcp", "export", "--db", db]).await;
     assert!(!shown.contains("tok-SECRET-4242"), "{shown}");
     assert!(shown.contains(hearth_mcp::HIDDEN), "{shown}");

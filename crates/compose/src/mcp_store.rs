@@ -1,0 +1,122 @@
+//! Where the MCP servers' configuration is kept (security review N7): the
+//! database holds the configuration; the values of their environments and
+//! headers, where users put tokens, go to the desktop's secret store
+//! (`keys`, one item for all servers of a database) and the database holds
+//! [`hearth_mcp::IN_SECRET_STORE`] in their place. A machine without a
+//! secret store keeps them in the database (created `0600`, readable by
+//! the user's own account only), and the save says so.
+
+use std::collections::BTreeMap;
+
+use hearth_mcp::{Secrets, ServerConfig};
+use hearth_store::Store;
+
+use crate::keys;
+
+/// Where a save put the environment and header values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretsKept {
+    /// No server has any.
+    NoneToKeep,
+    /// In the desktop's secret store.
+    SecretStore,
+    /// In Hearth's database, because no secret store took them (why).
+    Database(String),
+}
+
+impl SecretsKept {
+    /// What a front end tells the user after a save; `None` when there is
+    /// nothing to say.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Self::NoneToKeep => None,
+            Self::SecretStore => Some(
+                "environment and header values are kept in the desktop's secret store".to_owned(),
+            ),
+            Self::Database(why) => Some(format!(
+                "environment and header values are kept in Hearth's database, readable by your \
+                 account only: {why}"
+            )),
+        }
+    }
+}
+
+/// The MCP servers saved in `store` (none when never saved), as saved: a
+/// value kept in the secret store is [`hearth_mcp::IN_SECRET_STORE`].
+/// Enough to show them (values are hidden anyway) without asking the
+/// secret store.
+pub async fn mcp_servers_as_stored(
+    store: &Store,
+) -> Result<BTreeMap<String, ServerConfig>, String> {
+    match store.mcp_servers_json().await.map_err(|e| e.to_string())? {
+        Some(json) => hearth_mcp::parse(&json).map_err(|e| e.to_string()),
+        None => Ok(Default::default()),
+    }
+}
+
+/// The MCP servers saved in `store` with their values. Values kept in the
+/// secret store are read from it (one read); when it cannot be read (no
+/// store, a locked keyring not unlocked within a few seconds) the reason
+/// is logged and those servers keep the placeholder, which keeps them
+/// from starting and says why.
+pub async fn mcp_servers(store: &Store) -> Result<BTreeMap<String, ServerConfig>, String> {
+    let mut servers = mcp_servers_as_stored(store).await?;
+    if hearth_mcp::any_in_secret_store(&servers) {
+        match keys::mcp_values(store.path()).await {
+            Ok(Some(json)) => match serde_json::from_str::<BTreeMap<String, Secrets>>(&json) {
+                Ok(values) => hearth_mcp::join_secrets(&mut servers, &values),
+                Err(e) => tracing::warn!("the secret store's MCP values are unreadable: {e}"),
+            },
+            Ok(None) => tracing::warn!(
+                "MCP servers' values are kept in the secret store, but it holds none for Hearth"
+            ),
+            Err(e) => tracing::warn!("{e}"),
+        }
+    }
+    Ok(servers)
+}
+
+/// Check `servers` whole, then save them: their values in the secret store
+/// when one takes them, else in the database. Refused, nothing changed,
+/// when a value is still the placeholder of one that could not be read
+/// (saving would lose it).
+pub async fn save_mcp_servers(
+    store: &Store,
+    servers: &BTreeMap<String, ServerConfig>,
+) -> Result<SecretsKept, String> {
+    let json = hearth_mcp::to_json(servers);
+    hearth_mcp::parse(&json).map_err(|e| e.to_string())?;
+    if let Some(name) = servers
+        .iter()
+        .find_map(|(name, c)| c.waits_for_secret_store().then_some(name))
+    {
+        return Err(format!(
+            "the values of MCP server `{name}` are in the desktop's secret store, which could not \
+             be read: unlock the keyring and try again (nothing was saved)"
+        ));
+    }
+    let had_kept = hearth_mcp::any_in_secret_store(&mcp_servers_as_stored(store).await?);
+    let (stored, values) = hearth_mcp::split_secrets(servers);
+    let (json, kept) = if values.is_empty() {
+        (json, SecretsKept::NoneToKeep)
+    } else {
+        let values_json = serde_json::to_string(&values).map_err(|e| e.to_string())?;
+        match keys::set_mcp_values(store.path(), values_json).await {
+            Ok(()) => (hearth_mcp::to_json(&stored), SecretsKept::SecretStore),
+            Err(e) => (json, SecretsKept::Database(e.to_string())),
+        }
+    };
+    store
+        .set_mcp_servers_json(&json)
+        .await
+        .map_err(|e| e.to_string())?;
+    // Values the store no longer needs are forgotten (only when some were
+    // kept there: a machine that never used it is not asked).
+    if had_kept
+        && kept != SecretsKept::SecretStore
+        && let Err(e) = keys::forget_mcp_values(store.path()).await
+    {
+        tracing::warn!("{e}");
+    }
+    Ok(kept)
+}
