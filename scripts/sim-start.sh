@@ -10,15 +10,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 script="${1:?usage: sim-start.sh SCRIPT.json [LOGFILE]}"
 log="${2:-/dev/null}"
-# $HEARTH_PROFILE: the profile folder the binaries come from (debug unless
-# set; scripts/test.sh builds and tests everything as release).
-profile="${HEARTH_PROFILE:-debug}"
-sim="${CARGO_TARGET_DIR:-$root/target}/$profile/hearth-sim"
+sim="${CARGO_TARGET_DIR:-$root/target}/debug/hearth-sim"
 
 if [[ ! -x "$sim" ]]; then
-    release=()
-    [[ "$profile" != release ]] || release=(--release)
-    (cd "$root" && cargo build -q -p hearth-sim "${release[@]}") >&2
+    (cd "$root" && cargo build -q -p hearth-sim) >&2
 fi
 
 fifo="$(mktemp -u)"

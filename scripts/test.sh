@@ -17,11 +17,12 @@
 #     workspace's rustc wrapper for one `cargo build --all-targets` (the
 #     targets `cargo clippy --all-targets` checks), so the dependencies are
 #     compiled once, in full, instead of once more in check mode;
-#   - that build is the release build users get, and every cargo command
-#     after it uses the same profile, feature set (tauri/custom-protocol)
-#     and environment, so the tests, the desktop e2e, the unprivileged run
-#     and the real-engine stage run the very binaries that build made, and
-#     the .deb packs its app (`tauri bundle`: nothing compiled; docs/adr/0013).
+#   - every cargo command after it uses the same profile, feature set
+#     (tauri/custom-protocol) and environment, so the tests, the desktop
+#     e2e, the unprivileged run and the real-engine stage run the very
+#     binaries that build made; nothing goes through `tauri build --debug`,
+#     whose environment would rebuild the app;
+#   - the one release build is the .deb users install (docs/adr/0013).
 #
 # The target directory and the caches live outside the clone
 # ($HEARTH_CACHE, default ~/.cache/hearth): a second run on the same
@@ -55,12 +56,6 @@ if [[ "${CI:-}" == "true" ]]; then
 fi
 
 features=(--features tauri/custom-protocol)
-# Everything is built once, in the release profile users get: the tests,
-# the e2e, the unprivileged run and the real engine run those binaries, and
-# the .deb packs the app that build made (docs/adr/0013). Scripts that take
-# binaries from the target folder read the profile from here.
-export HEARTH_PROFILE=release
-profile=(--release)
 started=$SECONDS
 
 # Clippy as the workspace's rustc wrapper: what `cargo clippy -- -D warnings`
@@ -180,20 +175,19 @@ beside "ui tests in chromium" 1500 npm run --silent test:ui
 step "clippy canary" 300 scripts/clippy-canary.sh
 # --timings: where the compile time went, crate by crate
 # ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
-step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${profile[@]}" "${features[@]}"
+step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
 join "real model ready"
 # One thread of the real model, beside the tests, the e2e and the release
 # build (which yields to it: nice), so none waits for the other.
-beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/release" scripts/test-real.sh
-step "cargo nextest" 2400 cargo nextest run --workspace "${profile[@]}" "${features[@]}"
-step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/release/hearth-app"
+beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" scripts/test-real.sh
+step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
+step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/debug/hearth-app"
 step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # Joined here, not after the build: when only our crates compile (a warm
 # cache), the build ends minutes before the Chromium tests do.
 join "ui tests in chromium"
-# The .deb of the app the tests ran: Tauri's bundler packs
-# $CARGO_TARGET_DIR/release/hearth-app (nothing is compiled).
-step "release package" 600 npx tauri bundle --bundles deb
+# Plain rustc for what users run.
+step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS npx tauri build --bundles deb
 step "package install" 600 tests/package/run.sh
 join "real engine"
 

@@ -12,8 +12,7 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { app, eventually, startApp } from './support.mjs';
 
-// The simulator beside the app under test (tests/e2e/run.sh sets both).
-const simBin = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', process.env.HEARTH_PROFILE ?? 'debug', 'hearth-sim');
+const simBin = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'debug/hearth-sim');
 const sims = [];
 const dirs = [];
 

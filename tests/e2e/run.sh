@@ -7,8 +7,7 @@
 # The binary must be built with the UI embedded, i.e. `npx tauri build --debug
 # --no-bundle` (= cargo build --features tauri/custom-protocol); a plain cargo
 # build loads the Vite dev URL and shows an empty window. Default binary:
-# $CARGO_TARGET_DIR/$HEARTH_PROFILE/hearth-app (target/ and debug when
-# unset; scripts/test.sh sets release); hearth-sim comes from the same folder.
+# $CARGO_TARGET_DIR/debug/hearth-app (target/ when unset).
 #
 # Starts hearth-sim (tests/e2e/sim-script.json) in place of Ollama, Xvfb and
 # tauri-driver, runs tests/e2e/*.e2e.mjs (or $HEARTH_E2E_TESTS) with node's
@@ -21,9 +20,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-profile="${HEARTH_PROFILE:-debug}"
-export HEARTH_PROFILE="$profile"
-app="${1:-${CARGO_TARGET_DIR:-$root/target}/$profile/hearth-app}"
+app="${1:-${CARGO_TARGET_DIR:-$root/target}/debug/hearth-app}"
 
 fail() {
     echo "e2e: $*" >&2
@@ -128,6 +125,7 @@ done
 
 # The simulator plays Ollama; the app (spawned by WebKitWebDriver, under
 # tauri-driver) inherits these and touches none of the user's own files.
+[[ -x "${CARGO_TARGET_DIR:-$root/target}/debug/hearth-sim" ]] || cargo build -q -p hearth-sim
 eval "$(scripts/sim-start.sh tests/e2e/sim-script.json "$data_dir/sim.log")"
 export HEARTH_OLLAMA_URL="$SIM_URL"
 if [[ -z "$keep_data" ]]; then

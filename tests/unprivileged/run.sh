@@ -21,10 +21,6 @@ cd "$root"
 target="${CARGO_TARGET_DIR:-$root/target}"
 user="${HEARTH_TEST_USER:-hearth-test}"
 features=(--features tauri/custom-protocol)
-# The profile the test build used (debug unless $HEARTH_PROFILE says
-# release, as scripts/test.sh does).
-profile="${HEARTH_PROFILE:-debug}"
-[[ "$profile" != release ]] || features+=(--release)
 
 fail() {
     echo "unprivileged: $*" >&2
@@ -51,7 +47,7 @@ suite="$(cargo test --workspace "${features[@]}" --no-run --message-format=json 
 stage="$(mktemp -d -t hearth-unprivileged.XXXXXX)"
 trap 'rm -rf "$stage"' EXIT
 cp "$suite" "$stage/cli-tests"
-cp "$target/$profile/hearth" "$stage/hearth"
+cp "$target/debug/hearth" "$stage/hearth"
 chmod 755 "$stage" "$stage/cli-tests" "$stage/hearth"
 
 echo "unprivileged: as $user (uid $(id -u "$user")): the shell sandbox's attack suite"
@@ -69,19 +65,19 @@ echo "unprivileged: as $user: the sandbox in the real app (tests/e2e/sandbox.e2e
 # and the simulator's start script, node_modules (hard links when the
 # filesystem allows), the app, the simulator and tauri-driver.
 version="$(cargo metadata --no-deps --format-version 1 | jq -r '.packages[] | select(.name == "hearth-app") | .version')"
-mkdir -p "$stage/repo/scripts" "$stage/target/$profile" "$stage/bin"
+mkdir -p "$stage/repo/scripts" "$stage/target/debug" "$stage/bin"
 cp -a tests "$stage/repo/tests"
 cp -a scripts/sim-start.sh "$stage/repo/scripts/"
 cp -a package.json "$stage/repo/"
 cp -al node_modules "$stage/repo/node_modules" 2>/dev/null || cp -a node_modules "$stage/repo/node_modules"
-cp "$target/$profile/hearth-app" "$target/$profile/hearth-sim" "$stage/target/$profile/"
+cp "$target/debug/hearth-app" "$target/debug/hearth-sim" "$stage/target/debug/"
 cp "$(command -v tauri-driver)" "$stage/bin/"
 chmod -R a+rX "$stage/target" "$stage/bin"
 chmod a+rx "$stage/repo" "$stage/repo/scripts"
 # The e2e writes its screenshots beside itself.
 [[ -z "${as_user[*]}" ]] || chown -R "$user" "$stage/repo/tests"
 "${as_user[@]}" env -i PATH="$stage/bin:/usr/local/bin:/usr/bin:/bin" HOME="$home" USER="$user" \
-    CARGO_TARGET_DIR="$stage/target" HEARTH_PROFILE="$profile" HEARTH_VERSION="$version" HEARTH_E2E_TESTS=tests/e2e/sandbox.e2e.mjs \
-    "$stage/repo/tests/e2e/run.sh" "$stage/target/$profile/hearth-app" ||
+    CARGO_TARGET_DIR="$stage/target" HEARTH_VERSION="$version" HEARTH_E2E_TESTS=tests/e2e/sandbox.e2e.mjs \
+    "$stage/repo/tests/e2e/run.sh" "$stage/target/debug/hearth-app" ||
     fail "the sandbox e2e failed as $user"
 echo "unprivileged: ok"
