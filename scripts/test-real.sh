@@ -190,10 +190,13 @@ echo "$calls" | sed 's/^/      call: /'
 ended=no
 { [ "$rc" = 0 ] && [ "$type" = stream_end ]; } && ended="answered"
 { [ "$rc" = 1 ] && { [ "$code" = repeated_tool_calls ] || [ "$code" = max_iterations ]; }; } && ended="$code"
-if echo "$ran" | grep -q '^calculator ok 7006652$' && [ "$ended" != no ]; then
-  pass "tool call: calculator returned 7006652 to the model; the run ended ($ended)"
+# llama.cpp streams a call's arguments: the run said it was writing one
+# (the progress line's "Writing a call to calculator").
+writing=$(of_type "$TMP/tool.log" tool_call_writing | jq -r '.tool' | sort -u | tr '\n' ' ')
+if echo "$ran" | grep -q '^calculator ok 7006652$' && [ "$ended" != no ] && [[ " $writing" == *" calculator "* ]]; then
+  pass "tool call: calculator returned 7006652 to the model, announced while written; the run ended ($ended)"
 else
-  fail "tool call: results [$ran], exit $rc, last event: $last"
+  fail "tool call: results [$ran], written [$writing], exit $rc, last event: $last"
 fi
 
 check "5. reasoning in <think> tags"

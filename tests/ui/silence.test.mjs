@@ -42,3 +42,28 @@ test("Hearth's notice on an answer it ended is shown apart, never inside the ans
     const code = await answer.locator('pre').first().textContent();
     assert.ok(code.includes('again') && !code.includes('Hearth ended'), code);
   }));
+
+test('a running answer says what the model is doing: loading, reading the prompt, writing a call, tokens so far', () =>
+  withApp('', async ({ page }) => {
+    await page.clock.install();
+    await send(page, 'slow start');
+    const line = page.getByTestId('run-progress');
+    await page.clock.runFor(3_000);
+    await page.locator('[data-testid=run-progress][data-phase=loading]').waitFor();
+    assert.match(await line.textContent(), /^Loading qwen2\.5-coder:0\.5b into memory · [23] s$/);
+    await page.clock.runFor(20_000);
+    await page.locator('[data-testid=run-progress][data-phase=reading]').waitFor();
+    assert.match(await line.textContent(), /^Reading the prompt \(~2,340 tokens\) · \d s$/);
+    await page.clock.runFor(10_000);
+    await page.locator('[data-testid=run-progress][data-phase=calling]').waitFor();
+    assert.match(await line.textContent(), /^Writing a call to run_shell · 0 characters/);
+    await page.clock.runFor(2_500);
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-progress]')?.textContent?.includes('200 characters'), null, { timeout: 10_000 });
+    await page.clock.runFor(2_000);
+    await page.locator('[data-testid=run-progress][data-phase=writing]').waitFor();
+    await page.clock.runFor(3_000);
+    assert.match(await line.textContent(), /^Writing · ~6 tokens · [34] s · \d+\.\d tokens\/s$/);
+    await page.clock.runFor(5_000);
+    await line.waitFor({ state: 'detached' });
+    await waitIdle(page);
+  }));

@@ -571,6 +571,34 @@ delta: string } |
 /**  The whole text of the current answer. */
 text: string } | 
 /**
+ *  The run loads the model with a request of its own (its first call
+ *  of this model, or after its settings changed): until
+ *  [`EventKind::ModelLoaded`] the wait is the load, which on a big
+ *  model or a slow disk takes minutes. Progress only: never stored.
+ */
+{ type: "model_loading"; 
+/**  The model being loaded. */
+model: string } | 
+/**
+ *  The load [`EventKind::ModelLoading`] announced ended (loaded,
+ *  failed, or the run was stopped: the run's own end says which).
+ */
+{ type: "model_loaded"; 
+/**  The model. */
+model: string } | 
+/**
+ *  The model is writing a tool call, on a server that streams a call's
+ *  arguments as it writes them (OpenAI-compatible servers; Ollama sends
+ *  a call whole, so it shows nothing until then): the tool and the
+ *  length of its arguments so far. Sent when a call starts and every
+ *  200 characters after; progress only, never stored.
+ */
+{ type: "tool_call_writing"; 
+/**  The tool's name, as the model wrote it. */
+tool: string; 
+/**  Characters of its arguments so far. */
+chars: number } | 
+/**
  *  A tool server (MCP) the profile uses cannot serve: it would not
  *  start, or is waiting to be restarted after a crash. The run goes on
  *  without its tools; sent once per server per run.

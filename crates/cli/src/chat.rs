@@ -440,6 +440,9 @@ impl Printer {
             }
             // The CLI has no queue: one message per invocation.
             EventKind::ContextUsage { .. }
+            | EventKind::ModelLoading { .. }
+            | EventKind::ModelLoaded { .. }
+            | EventKind::ToolCallWriting { .. }
             | EventKind::RunStarted { .. }
             | EventKind::PlanDelta { .. }
             | EventKind::ApprovalRequested { .. }

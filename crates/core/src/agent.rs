@@ -52,6 +52,9 @@ pub struct Agent {
     pub(crate) counter: crate::budget::TokenCounter,
     /// At most one summarizer per session.
     pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
+    /// Each model's measured writing speed: the default cap per answer
+    /// follows it (`answer_cap.rs`).
+    pub(crate) speeds: crate::answer_cap::Speeds,
     /// The window the server reported per model at its last preload.
     pub(crate) reported_windows: std::sync::Mutex<HashMap<String, Option<u32>>>,
     /// Model loads in flight in their own tasks (Stop never cancels them).

@@ -64,6 +64,15 @@ pub enum ModelDelta {
     Text(String),
     /// Tool calls (may arrive on any chunk, including the final one).
     ToolCalls(Vec<RawToolCall>),
+    /// A tool call being written, on a server that streams its arguments:
+    /// the tool's name and the arguments' length so far. Progress only:
+    /// the call itself still comes whole in [`ModelDelta::ToolCalls`].
+    ToolCallProgress {
+        /// The tool's name.
+        name: String,
+        /// Characters of its arguments so far.
+        chars: u32,
+    },
     /// The final chunk: the answer is complete.
     Done(DoneInfo),
 }

@@ -162,6 +162,7 @@ impl AgentBuilder {
                 memory_writer: self.memory_writer,
                 counter: crate::budget::TokenCounter::default(),
                 summarizers: Arc::default(),
+                speeds: crate::answer_cap::Speeds::default(),
                 reported_windows: std::sync::Mutex::default(),
                 loads: crate::loads::Loads::default(),
                 stale_runs: crate::run_end::StaleRuns::default(),

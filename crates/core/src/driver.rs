@@ -376,6 +376,8 @@ impl Agent {
         // What this prompt is estimated at, to calibrate the estimate by
         // the server's count afterwards.
         let sent_estimate = estimate_request(&messages, &tools);
+        // The default cap follows this model's measured speed here.
+        let cap = self.speeds.cap(&profile.model, profile.max_output_tokens);
         let request = ModelRequest {
             messages,
             tools,
@@ -383,11 +385,11 @@ impl Agent {
             temperature: profile.temperature,
             load: self.settings.load_options(&profile.model),
             model: profile.model.clone(),
-            max_tokens: Some(profile.max_output_tokens),
+            max_tokens: Some(cap.tokens),
             format: None,
         };
         let started = Instant::now();
-        let result = self.stream_answer(ctx, backend, request).await;
+        let result = self.stream_answer(ctx, backend, request, cap.fitted).await;
         self.record_model_span(ctx, &profile.model, started, &result.end)
             .await;
         let message = result.message(result.status());
@@ -437,6 +439,7 @@ impl Agent {
                 if let Some(counted) = info.usage.prompt_tokens {
                     self.counter.observe(&profile.model, sent_estimate, counted);
                 }
+                self.speeds.observe(&profile.model, &info.usage);
                 ctx.sink.emit(EventKind::Usage { usage: info.usage });
                 ModelEnd::Done
             }
@@ -456,8 +459,10 @@ impl Agent {
         ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         request: ModelRequest,
+        fitted_cap: bool,
     ) -> CallResult {
-        let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
+        let mut call =
+            ModelCall::new(backend, &self.loads, request, &ctx.cancel).fitted_cap(fitted_cap);
         let mut last_checkpoint: Option<Instant> = None;
         // The answer as shown: sanitized as it streams (shown_text.rs).
         let mut shown = ShownText::default();
@@ -484,6 +489,11 @@ impl Agent {
                         text: String::new(),
                     });
                     ctx.sink.emit(EventKind::ThinkingDelta { delta: reasoning });
+                }
+                // Progress: what the model is writing while no text comes.
+                Piece::WritingCall { tool, chars } => {
+                    ctx.sink.emit(EventKind::ToolCallWriting { tool, chars });
+                    continue;
                 }
             }
             let due = last_checkpoint.is_none_or(|t| t.elapsed() >= CHECKPOINT_EVERY);

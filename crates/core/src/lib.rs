@@ -9,6 +9,7 @@
 //! `tools_exec`) only streams, runs tools, saves and emits.
 
 mod agent;
+mod answer_cap;
 mod answer_record;
 mod approvals;
 pub mod attachment;

@@ -155,7 +155,20 @@ pub(crate) enum Piece {
     /// came with no opening one (a template that opens the tag itself).
     /// Holds all of that reasoning; what was shown as text is taken back.
     Rethought(String),
+    /// The model is writing a call of `tool`, `chars` characters of
+    /// arguments so far (progress only: the call comes whole at the end).
+    WritingCall {
+        /// The tool's name.
+        tool: String,
+        /// Characters of its arguments so far.
+        chars: u32,
+    },
 }
+
+/// How often a call being written is reported: when it starts, then each
+/// time its arguments grew by this many characters (a few times a second
+/// on a fast server, never once per token).
+const WRITING_CALL_EVERY: u32 = 200;
 
 /// One model call in progress. `next` yields pieces until the call ends;
 /// then `finish` gives its result.
@@ -175,6 +188,12 @@ pub(crate) struct ModelCall<'a> {
     tags: ThinkTags,
     text_loop: RepeatWatch,
     thinking_loop: RepeatWatch,
+    /// The call being written as last reported, and the length at which it
+    /// is reported next.
+    writing: Option<(String, u32)>,
+    /// The request's token cap was fitted to the model's speed
+    /// (`answer_cap.rs`): the notice at the cap says so.
+    fitted_cap: bool,
 }
 
 impl<'a> ModelCall<'a> {
@@ -202,7 +221,15 @@ impl<'a> ModelCall<'a> {
             tags: ThinkTags::default(),
             text_loop: RepeatWatch::default(),
             thinking_loop: RepeatWatch::default(),
+            writing: None,
+            fitted_cap: false,
         }
+    }
+
+    /// Marks the request's token cap as fitted to the model's speed.
+    pub(crate) fn fitted_cap(mut self, fitted: bool) -> Self {
+        self.fitted_cap = fitted;
+        self
     }
 
     /// The answer so far, as an interrupted message (for checkpoints).
@@ -273,6 +300,7 @@ impl<'a> ModelCall<'a> {
                 }
             }
             Some(Ok(ModelDelta::ToolCalls(calls))) => self.out.tool_calls.extend(calls),
+            Some(Ok(ModelDelta::ToolCallProgress { name, chars })) => self.writing(name, chars),
             Some(Ok(ModelDelta::Done(info))) => {
                 // Both servers say "length" when the token limit ended it.
                 let limit = (info.usage.done_reason.as_deref() == Some("length"))
@@ -281,7 +309,11 @@ impl<'a> ModelCall<'a> {
                 let used = info.usage.completion_tokens;
                 self.end(CallEnd::Done(info));
                 if let Some(limit) = limit {
-                    self.notice(Runaway::Limit { limit, used });
+                    self.notice(Runaway::Limit {
+                        limit,
+                        used,
+                        fitted: self.fitted_cap,
+                    });
                 }
                 return;
             }
@@ -290,6 +322,22 @@ impl<'a> ModelCall<'a> {
         }
         if self.out.text.len() + self.out.thinking.len() > MAX_ANSWER_BYTES {
             self.runaway(Runaway::TooLong);
+        }
+    }
+
+    /// Report a call being written when it starts (another tool's name, or
+    /// a length below the last: the next call of the same tool) and every
+    /// [`WRITING_CALL_EVERY`] characters after.
+    fn writing(&mut self, tool: String, chars: u32) {
+        let due = match &self.writing {
+            Some((last, next)) if *last == tool => {
+                chars >= *next || chars + WRITING_CALL_EVERY < *next
+            }
+            _ => true,
+        };
+        if due {
+            self.writing = Some((tool.clone(), chars.saturating_add(WRITING_CALL_EVERY)));
+            self.queue.push_back(Piece::WritingCall { tool, chars });
         }
     }
 
@@ -328,6 +376,8 @@ impl<'a> ModelCall<'a> {
                 self.queue.push_back(Piece::Rethought(moved));
                 return self.thinking_loop.repeating(&self.out.thinking);
             }
+            // Progress, not part of the answer.
+            Piece::WritingCall { .. } => false,
         };
         self.queue.push_back(piece);
         repeating

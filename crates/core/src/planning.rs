@@ -172,7 +172,7 @@ impl Agent {
                 // What came before was reasoning: the plan starts again
                 // (`plan_ready` carries the plan as it ends).
                 Piece::Rethought(_) => shown = PlanStream::default(),
-                Piece::Thinking(_) => {}
+                Piece::Thinking(_) | Piece::WritingCall { .. } => {}
             }
         }
         let result = call.finish();

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use hearth_protocol::EventKind;
+
 use crate::agent::Agent;
 use crate::backend::ModelBackend;
 use crate::budget::effective_window;
@@ -49,11 +51,22 @@ impl Agent {
     ) -> Observation {
         let model = profile.model.clone();
         let load = self.settings.load_options(&model);
+        // The page says "loading the model" until it is (a big model from
+        // a slow disk takes minutes, and nothing else streams meanwhile).
+        ctx.sink.emit(EventKind::ModelLoading {
+            model: model.clone(),
+        });
         let task = self.loads.spawn(backend.clone(), model, load);
         let joined = tokio::select! {
             biased;
-            () = ctx.cancel.cancelled() => return Observation::Interrupted,
-            j = task => j,
+            () = ctx.cancel.cancelled() => None,
+            j = task => Some(j),
+        };
+        ctx.sink.emit(EventKind::ModelLoaded {
+            model: profile.model.clone(),
+        });
+        let Some(joined) = joined else {
+            return Observation::Interrupted;
         };
         match joined {
             Ok(Ok(())) => {

@@ -41,7 +41,13 @@ pub(crate) enum Runaway {
     /// The server said it stopped at a token limit: the profile's (`limit`,
     /// what was asked) when the answer used that many, else one of the
     /// server's own (its window, or a cap set on the server), after `used`.
-    Limit { limit: u32, used: Option<u32> },
+    /// `fitted`: the limit was the default cap fitted to the model's
+    /// speed (`answer_cap.rs`), not a number the user set.
+    Limit {
+        limit: u32,
+        used: Option<u32>,
+        fitted: bool,
+    },
     /// The same text over and over.
     Repeating,
     /// Past [`MAX_ANSWER_BYTES`].
@@ -52,9 +58,17 @@ impl Runaway {
     /// The notice appended to the answer.
     pub(crate) fn notice(self) -> String {
         let why = match self {
-            Runaway::Limit { limit, used } => match used {
+            Runaway::Limit {
+                limit,
+                used,
+                fitted,
+            } => match used {
                 Some(used) if used < limit => format!(
                     "the server stopped it at a limit of its own after {used} tokens (its context window, or a cap set on the server), before this profile's {limit}"
+                ),
+                _ if fitted => format!(
+                    "it reached {limit} tokens, about {:.0} minutes of writing at this model's measured speed here (the default cap follows the model's speed; set \"Most tokens per answer\" in the profile for longer answers)",
+                    crate::answer_cap::ANSWER_BUDGET_SECS / 60.0
                 ),
                 _ => format!(
                     "it reached this profile's limit of {limit} tokens per answer (\"Most tokens per answer\" in the profile)"
@@ -116,6 +130,7 @@ mod tests {
         let server = Runaway::Limit {
             limit: 16_384,
             used: Some(50),
+            fitted: false,
         }
         .notice();
         assert!(
@@ -126,12 +141,26 @@ mod tests {
         let profile = Runaway::Limit {
             limit: 400,
             used: Some(400),
+            fitted: false,
         }
         .notice();
         assert!(profile.contains("this profile's limit of 400"), "{profile}");
+        let fitted = Runaway::Limit {
+            limit: 6_000,
+            used: Some(6_000),
+            fitted: true,
+        }
+        .notice();
+        assert!(
+            fitted.contains(
+                "it reached 6000 tokens, about 5 minutes of writing at this model's measured speed"
+            ),
+            "{fitted}"
+        );
         let unknown = Runaway::Limit {
             limit: 400,
             used: None,
+            fitted: false,
         }
         .notice();
         assert!(unknown.contains("this profile's limit of 400"), "{unknown}");

@@ -157,7 +157,7 @@ async fn complete(
         Piece::Text(t) => answer.text.push_str(&t),
         // What came before a lone closing tag was reasoning.
         Piece::Rethought(_) => answer.text.clear(),
-        Piece::Thinking(_) => {}
+        Piece::Thinking(_) | Piece::WritingCall { .. } => {}
     };
     while let Some(item) = stream.next().await {
         match item? {
@@ -168,6 +168,7 @@ async fn complete(
             }
             ModelDelta::Thinking(_) => tags.decide(),
             ModelDelta::ToolCalls(calls) => answer.calls.extend(calls),
+            ModelDelta::ToolCallProgress { .. } => {}
             ModelDelta::Done(done) => {
                 if let Some(piece) = tags.finish() {
                     keep(&mut answer, piece);

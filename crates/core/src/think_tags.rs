@@ -197,6 +197,7 @@ mod tests {
                     thinking.push_str(&std::mem::take(&mut text));
                     thinking.push_str(&t);
                 }
+                Piece::WritingCall { .. } => {}
             }
         }
         (thinking, text)

@@ -47,6 +47,8 @@ impl Assembler {
         // Hearth asks for one choice; others (n > 1) are ignored.
         for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
             let d = choice.delta;
+            // The calls this chunk wrote to, for progress.
+            let mut touched = Vec::new();
             if let Some(t) = d
                 .reasoning_content
                 .or(d.reasoning)
@@ -77,6 +79,17 @@ impl Assembler {
                     Some(Value::String(fragment)) => call.arguments.push_str(&fragment),
                     Some(Value::Null) | None => {}
                     Some(whole) => call.arguments.push_str(&whole.to_string()),
+                }
+                if !touched.contains(&index) {
+                    touched.push(index);
+                }
+            }
+            for index in touched {
+                if let Some(call) = self.calls.get(&index).filter(|c| !c.name.is_empty()) {
+                    out.push(ModelDelta::ToolCallProgress {
+                        name: call.name.clone(),
+                        chars: u32::try_from(call.arguments.chars().count()).unwrap_or(u32::MAX),
+                    });
                 }
             }
             if let Some(reason) = choice.finish_reason {
@@ -242,6 +255,26 @@ mod tests {
             out.extend(a.chunk(chunk(v)).unwrap());
         }
         out.extend(a.done());
+        // Each fragment told how far its call is (progress for the page).
+        let (progress, out): (Vec<_>, Vec<_>) = out
+            .into_iter()
+            .partition(|d| matches!(d, ModelDelta::ToolCallProgress { .. }));
+        let progress: Vec<(String, u32)> = progress
+            .into_iter()
+            .filter_map(|d| match d {
+                ModelDelta::ToolCallProgress { name, chars } => Some((name, chars)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            progress,
+            vec![
+                ("calculator".to_owned(), 0),
+                ("calculator".to_owned(), 8),
+                ("current_time".to_owned(), 2),
+                ("calculator".to_owned(), 21),
+            ]
+        );
         let calls = vec![
             RawToolCall {
                 id: Some("call_a".into()),
@@ -281,7 +314,12 @@ mod tests {
             whole(None, "read", "{\"p\":3}"),
             whole(None, "time", "{}"),
         ] {
-            assert!(a.chunk(c).unwrap().is_empty());
+            let out = a.chunk(c).unwrap();
+            assert!(
+                out.iter()
+                    .all(|d| matches!(d, ModelDelta::ToolCallProgress { .. })),
+                "{out:?}"
+            );
         }
         let out = a.done();
         let ModelDelta::ToolCalls(calls) = &out[0] else {

@@ -172,7 +172,24 @@ mod tests {
             b"data: [DONE]\n\ndata: {\"junk",
         ])
         .await;
-        let got: Vec<ModelDelta> = got.into_iter().map(Result::unwrap).collect();
+        let (progress, got): (Vec<ModelDelta>, Vec<ModelDelta>) = got
+            .into_iter()
+            .map(Result::unwrap)
+            .partition(|d| matches!(d, ModelDelta::ToolCallProgress { .. }));
+        // The call's arguments as they grew, for the page's progress line.
+        assert_eq!(
+            progress,
+            vec![
+                ModelDelta::ToolCallProgress {
+                    name: "t".into(),
+                    chars: 4
+                },
+                ModelDelta::ToolCallProgress {
+                    name: "t".into(),
+                    chars: 7
+                }
+            ]
+        );
         assert_eq!(got[0], ModelDelta::Text("hé".into()));
         assert_eq!(
             got[1],

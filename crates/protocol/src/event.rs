@@ -230,6 +230,31 @@ pub enum EventKind {
         /// The whole text of the current answer.
         text: String,
     },
+    /// The run loads the model with a request of its own (its first call
+    /// of this model, or after its settings changed): until
+    /// [`EventKind::ModelLoaded`] the wait is the load, which on a big
+    /// model or a slow disk takes minutes. Progress only: never stored.
+    ModelLoading {
+        /// The model being loaded.
+        model: String,
+    },
+    /// The load [`EventKind::ModelLoading`] announced ended (loaded,
+    /// failed, or the run was stopped: the run's own end says which).
+    ModelLoaded {
+        /// The model.
+        model: String,
+    },
+    /// The model is writing a tool call, on a server that streams a call's
+    /// arguments as it writes them (OpenAI-compatible servers; Ollama sends
+    /// a call whole, so it shows nothing until then): the tool and the
+    /// length of its arguments so far. Sent when a call starts and every
+    /// 200 characters after; progress only, never stored.
+    ToolCallWriting {
+        /// The tool's name, as the model wrote it.
+        tool: String,
+        /// Characters of its arguments so far.
+        chars: u32,
+    },
     /// A tool server (MCP) the profile uses cannot serve: it would not
     /// start, or is waiting to be restarted after a crash. The run goes on
     /// without its tools; sent once per server per run.

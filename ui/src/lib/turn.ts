@@ -8,6 +8,7 @@
 // the one with `parent_call_id` in the agent whose run is `parent_run_id`.
 // What the run says about itself (context budget, compactions, the input
 // guard's findings) is kept here too, so replaying the run's log restores it.
+import { reduceProgress, type Progress } from './progress';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, MessageView, SubagentView, ToolOutcome, Usage } from '../ipc';
 import { closeWorkflow, isPhaseEvent, isWorkflowEvent, reducePhaseRun, reduceWorkflow, type WorkflowModel } from './workflow';
 
@@ -109,6 +110,8 @@ export interface TurnModel extends AgentModel {
   subagents: { run_id: string; view: SubagentView }[];
   /** A `/plan` run's phases, plan and verdicts (null for any other run). */
   workflow: WorkflowModel | null;
+  /** What the model is doing now (lib/progress.ts); null while nothing is asked of it. */
+  progress: Progress | null;
 }
 
 /** The profile's host could not be reached, so the run went on with the next. */
@@ -145,6 +148,7 @@ export function newTurn(run_id: string): TurnModel {
     switches: [],
     subagents: [],
     workflow: null,
+    progress: null,
   };
 }
 
@@ -375,7 +379,9 @@ export function reduceTurn(t: TurnModel, ev: AgentEvent): TurnModel {
   // its report, not its transcript.
   if (isPhaseEvent(ev)) return { ...t, workflow: reducePhaseRun(t.workflow, ev, applyToAgent) };
   if (isWorkflowEvent(ev)) return { ...t, workflow: reduceWorkflow(t.workflow, ev) };
-  const next = reduceRun(t, ev);
+  const ran = reduceRun(t, ev);
+  const progress = ev.is_subagent ? ran.progress : reduceProgress(ran.progress, ev, Date.now());
+  const next = progress === ran.progress ? ran : { ...ran, progress };
   if (!next.workflow || !isTerminal(ev)) return next;
   return { ...next, workflow: closeWorkflow(next.workflow, ev.type === 'stream_end' ? 'done' : ev.type === 'stream_stopped' ? 'stopped' : 'error') };
 }

@@ -72,6 +72,23 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     const body = 'Here is the loop:\n```\n' + 'again\n'.repeat(12) + '\n\n[Hearth ended this answer: the model was repeating the same text over and over.]';
     return [...deltas(body, 4), { ev: usage }, end()];
   }
+  if (text.includes('slow start')) {
+    // A model loaded from disk, a long prompt read, a tool call written
+    // (an OpenAI-compatible server streams its arguments), then six
+    // deltas of an answer: each phase long enough to be seen.
+    return [
+      { ev: { type: 'model_loading', model: 'qwen2.5-coder:0.5b' } as Body },
+      { ev: { type: 'model_loaded', model: 'qwen2.5-coder:0.5b' } as Body, delay: 20_000 },
+      { ev: { type: 'context_usage', tokens: 2340, window: 8192, warning: false } as Body },
+      { ev: { type: 'tool_call_writing', tool: 'run_shell', chars: 0 } as Body, delay: 10_000 },
+      { ev: { type: 'tool_call_writing', tool: 'run_shell', chars: 200 } as Body, delay: 5_000 },
+      { ev: usage, delay: 1_000 },
+      { ev: { type: 'context_usage', tokens: 2410, window: 8192, warning: false } as Body },
+      ...deltas('It is done, all fine.'),
+      { ev: usage, delay: 5_000 },
+      end(),
+    ];
+  }
   if (text.includes('slow tool')) {
     // A tool ran, then the model writes for a minute with nothing to show
     // (a server holding back a tool call until it is whole does this).

@@ -187,9 +187,15 @@ pub fn kinds(events: &[AgentEvent]) -> Vec<&'static str> {
     events
         .iter()
         .filter(|e| {
+            // Progress (the context gauge, a load, a call being written)
+            // and storage notices are not the run's story.
             !matches!(
                 e.kind,
-                EventKind::ContextUsage { .. } | EventKind::MessageStored { .. }
+                EventKind::ContextUsage { .. }
+                    | EventKind::MessageStored { .. }
+                    | EventKind::ModelLoading { .. }
+                    | EventKind::ModelLoaded { .. }
+                    | EventKind::ToolCallWriting { .. }
             )
         })
         .map(|e| match e.kind {

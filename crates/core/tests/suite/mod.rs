@@ -9,6 +9,7 @@ mod lockups;
 mod overflow;
 mod planning;
 mod probe;
+mod progress;
 mod reasoning;
 mod runaway;
 mod sanitizer_fixture;

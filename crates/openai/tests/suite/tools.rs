@@ -52,13 +52,32 @@ async fn argument_fragments_are_put_together() {
         tool_calls: vec![],
         tool_call_id: None,
     });
-    let deltas: Vec<ModelDelta> = client(&sim)
+    let all: Vec<ModelDelta> = client(&sim)
         .chat_stream(&wire)
         .await
         .unwrap()
         .map(Result::unwrap)
         .collect()
         .await;
+    let (progress, deltas): (Vec<ModelDelta>, Vec<ModelDelta>) = all
+        .into_iter()
+        .partition(|d| matches!(d, ModelDelta::ToolCallProgress { .. }));
+    // Each fragment said how far the call had got, ending at its whole
+    // arguments' length.
+    let lengths: Vec<u32> = progress
+        .iter()
+        .filter_map(|d| match d {
+            ModelDelta::ToolCallProgress { name, chars } if name == "calculator" => Some(*chars),
+            _ => None,
+        })
+        .collect();
+    assert!(lengths.len() >= 2, "{progress:?}");
+    assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
+    assert_eq!(
+        *lengths.last().unwrap() as usize,
+        args.to_string().chars().count(),
+        "{lengths:?}"
+    );
     assert_eq!(
         deltas[0],
         ModelDelta::ToolCalls(vec![RawToolCall {
