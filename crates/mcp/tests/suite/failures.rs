@@ -42,7 +42,17 @@ async fn a_missing_command_says_where_it_looked() {
 
 #[tokio::test]
 async fn an_initialize_that_never_comes_times_out_with_its_output() {
-    let mut config = scripted("hang-init");
+    // A shell, not the Python fixture: the line must be on stderr before the
+    // one second runs out, and Python's start alone took longer than that on
+    // a loaded 2-core CI machine (the line never came and the test failed).
+    let mut config = ServerConfig {
+        command: Some("sh".into()),
+        args: vec![
+            "-c".into(),
+            "echo waiting forever before initialize >&2; exec cat >/dev/null".into(),
+        ],
+        ..ServerConfig::default()
+    };
     config.start_timeout_secs = Some(1);
     let hub = hub("slow", config);
     let down = within("prepare", hub.prepare(&["slow".into()])).await;
