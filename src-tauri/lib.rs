@@ -11,6 +11,7 @@ pub mod commands;
 mod confirm;
 mod desktop;
 mod dialogs;
+mod links;
 mod notices;
 mod page_events;
 mod placement;

@@ -29,6 +29,9 @@ async fn agent_for(
     session_id: &str,
 ) -> Result<std::sync::Arc<hearth_core::Agent>, ErrorInfo> {
     ensure_idle(state, session_id)?;
+    // A profile changed by another process (`hearth profiles set` beside
+    // the app) holds from this run on, not from the app's next start.
+    state.profiles.refresh().await.map_err(store_error)?;
     state
         .profiles
         .pin_session_host(session_id)

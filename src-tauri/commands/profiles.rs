@@ -27,7 +27,9 @@ fn view(state: &AppState) -> Result<ProfilesView, ErrorInfo> {
 /// Profiles, the default one and the persona.
 #[tauri::command]
 #[specta::specta]
-pub fn list_profiles(state: State<'_, AppState>) -> Result<ProfilesView, ErrorInfo> {
+pub async fn list_profiles(state: State<'_, AppState>) -> Result<ProfilesView, ErrorInfo> {
+    // What another process changed is shown, not the copy read at start.
+    state.profiles.refresh().await.map_err(store_error)?;
     view(&state)
 }
 

@@ -70,6 +70,9 @@ pub(crate) struct Composed {
     pub session: String,
     /// The files of `--attach`, kept in the store.
     pub attachments: Vec<hearth_core::Attachment>,
+    /// The profiles the agent reads (a long conversation refreshes them
+    /// between turns: another process may change them).
+    pub profiles: Arc<Profiles>,
 }
 
 /// An MCP server a command cannot work without (`hearth voice`'s speech
@@ -184,7 +187,7 @@ pub(crate) async fn compose(
             .collect(),
         hosts,
         provider,
-        profiles,
+        profiles: profiles.clone(),
         store: Arc::new(store),
         settings: Arc::new(settings),
         approvals: Arc::default(),
@@ -197,6 +200,7 @@ pub(crate) async fn compose(
         mcp,
         session,
         attachments,
+        profiles,
     })
 }
 

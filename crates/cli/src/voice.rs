@@ -83,6 +83,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         agent,
         mcp,
         session,
+        profiles,
         ..
     } = match compose(
         &chat,
@@ -133,6 +134,11 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
             && !stopping
             && let Some(text) = waiting.pop_front()
         {
+            // What `hearth profiles set` or the app changed meanwhile
+            // holds from this turn (a pre-approval taken back, say).
+            if let Err(e) = profiles.refresh().await {
+                tracing::warn!("could not read the profiles again: {e}");
+            }
             let handle = agent.run_stream(&session, &text);
             let stop = handle.stop_token();
             match runs.adopt(handle, Some(text), "cli") {

@@ -236,10 +236,11 @@ pub async fn hooks(store: &Store) -> Result<Arc<dyn hearth_core::hooks::Hooks>, 
 /// one starts it). A saved configuration that no longer parses is reported
 /// and treated as empty: the app must still open.
 pub async fn mcp_hub(store: &Store) -> Arc<hearth_mcp::Hub> {
-    hearth_mcp::Hub::new(mcp_servers(store).await.unwrap_or_else(|e| {
+    let servers = mcp_servers(store).await.unwrap_or_else(|e| {
         tracing::warn!("the saved MCP configuration is unusable: {e}");
         Default::default()
-    }))
+    });
+    hearth_mcp::Hub::with_listings(servers, Arc::new(mcp_store::KeptListings(store.clone())))
 }
 
 pub use mcp_store::{SecretsKept, mcp_servers, mcp_servers_as_stored, save_mcp_servers};

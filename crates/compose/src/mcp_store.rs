@@ -118,5 +118,54 @@ pub async fn save_mcp_servers(
     {
         tracing::warn!("{e}");
     }
+    forget_listings_of_removed(store, servers).await;
     Ok(kept)
+}
+
+/// A server removed from the configuration takes its first listings with
+/// it: added again, its tools are listed afresh (how a user accepts a
+/// server's changed tools, after reading them in the Tools panel).
+async fn forget_listings_of_removed(store: &Store, servers: &BTreeMap<String, ServerConfig>) {
+    use hearth_mcp::Listings;
+    let place = KeptListings(store.clone());
+    let mut kept = place.load().await;
+    let before = kept.servers.len();
+    kept.servers.retain(|name, _| servers.contains_key(name));
+    if kept.servers.len() != before {
+        place.save(&kept).await;
+    }
+}
+
+/// The MCP servers' first tool listings, kept in the database beside their
+/// configuration (hearth-mcp's `listings.rs` says why). A record that
+/// cannot be read is taken as none (every tool's next listing becomes its
+/// reference, as after a fresh install) and logged; one that cannot be
+/// written is logged.
+pub(crate) struct KeptListings(pub Store);
+
+#[async_trait::async_trait]
+impl hearth_mcp::Listings for KeptListings {
+    async fn load(&self) -> hearth_mcp::Kept {
+        match self.0.mcp_listings_json().await {
+            Ok(Some(json)) => serde_json::from_str(&json).unwrap_or_else(|e| {
+                tracing::warn!("the MCP servers' first listings are unreadable: {e}");
+                hearth_mcp::Kept::default()
+            }),
+            Ok(None) => hearth_mcp::Kept::default(),
+            Err(e) => {
+                tracing::warn!("could not read the MCP servers' first listings: {e}");
+                hearth_mcp::Kept::default()
+            }
+        }
+    }
+
+    async fn save(&self, kept: &hearth_mcp::Kept) {
+        let json = match serde_json::to_string(kept) {
+            Ok(json) => json,
+            Err(e) => return tracing::warn!("could not write the MCP listings: {e}"),
+        };
+        if let Err(e) = self.0.set_mcp_listings_json(&json).await {
+            tracing::warn!("could not keep the MCP servers' first listings: {e}");
+        }
+    }
 }

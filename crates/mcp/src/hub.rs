@@ -9,24 +9,46 @@ use async_trait::async_trait;
 use hearth_core::{Tool, ToolSource, Unavailable};
 
 use crate::config::ServerConfig;
+use crate::listings::{Book, Listings};
 use crate::server::Server;
 
 /// The configured servers.
 #[derive(Default)]
 pub struct Hub {
     servers: RwLock<BTreeMap<String, Arc<Server>>>,
+    /// Where the servers' first listings are kept across restarts.
+    book: Option<Arc<Book>>,
 }
 
 impl Hub {
-    /// A hub with `servers`, none started.
+    /// A hub with `servers`, none started; each tool's first listing is
+    /// the reference for this process only.
     pub fn new(servers: BTreeMap<String, ServerConfig>) -> Arc<Self> {
-        let hub = Arc::new(Self::default());
-        if let Ok(mut map) = hub.servers.write() {
-            for (name, config) in servers {
-                map.insert(name.clone(), Server::new(&name, config));
-            }
-        }
-        hub
+        Self::build(servers, None)
+    }
+
+    /// [`Hub::new`], each tool's first listing kept in `listings` across
+    /// restarts of Hearth (security review N4: a restart is no way to make
+    /// a changed tool's description trusted).
+    pub fn with_listings(
+        servers: BTreeMap<String, ServerConfig>,
+        listings: Arc<dyn Listings>,
+    ) -> Arc<Self> {
+        Self::build(servers, Some(Book::new(listings)))
+    }
+
+    fn build(servers: BTreeMap<String, ServerConfig>, book: Option<Arc<Book>>) -> Arc<Self> {
+        let servers = servers
+            .into_iter()
+            .map(|(name, config)| {
+                let server = Server::kept_in(&name, config, book.clone());
+                (name, server)
+            })
+            .collect();
+        Arc::new(Self {
+            servers: RwLock::new(servers),
+            book,
+        })
     }
 
     /// Take a new configuration: servers removed or changed are stopped
@@ -46,7 +68,7 @@ impl Hub {
             }
             for (name, config) in servers {
                 map.entry(name.clone())
-                    .or_insert_with(|| Server::new(&name, config));
+                    .or_insert_with(|| Server::kept_in(&name, config, self.book.clone()));
             }
         }
         for server in stale {

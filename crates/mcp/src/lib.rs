@@ -10,6 +10,7 @@
 mod command;
 pub mod config;
 mod hub;
+mod listings;
 mod log;
 mod secrets;
 mod server;
@@ -19,6 +20,7 @@ mod tool;
 pub use command::{Resolved, resolve, resolve_with};
 pub use config::{ConfigError, ServerConfig, Transport, parse, to_json, valid_name};
 pub use hub::Hub;
+pub use listings::{Kept, Listings, ServerListing};
 pub use secrets::{
     HIDDEN, IN_SECRET_STORE, Secrets, any_in_secret_store, hide_secrets, join_secrets, keep_hidden,
     split_secrets,

@@ -146,10 +146,15 @@ pub struct Server {
     conn: tokio::sync::Mutex<Option<Connection>>,
     /// What readers see without waiting.
     view: RwLock<View>,
-    /// Each tool's description and schema when this server first listed
-    /// it (kept across restarts of its process while the configuration
-    /// stands): a tool that differs later is asked despite a pre-approval.
+    /// Each tool's fingerprint when this server first listed it while
+    /// running what it runs now (across restarts of its process, and of
+    /// Hearth where the hub keeps a record: `listings.rs`): a tool that
+    /// differs later is asked despite a pre-approval.
     first_seen: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// Where the first listing is kept across Hearth's restarts; read
+    /// once, at this server's first listing.
+    book: Option<Arc<crate::listings::Book>>,
+    recalled: AtomicBool,
 }
 
 #[derive(Default)]
@@ -168,6 +173,15 @@ struct View {
 impl Server {
     /// `name` with `config`; nothing starts yet.
     pub fn new(name: &str, config: ServerConfig) -> Arc<Self> {
+        Self::kept_in(name, config, None)
+    }
+
+    /// [`Server::new`], its first listing kept in `book`.
+    pub(crate) fn kept_in(
+        name: &str,
+        config: ServerConfig,
+        book: Option<Arc<crate::listings::Book>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             name: name.to_owned(),
             config,
@@ -176,6 +190,8 @@ impl Server {
             conn: tokio::sync::Mutex::new(None),
             view: RwLock::new(View::default()),
             first_seen: std::sync::Mutex::default(),
+            book,
+            recalled: AtomicBool::new(false),
         })
     }
 
@@ -611,9 +627,22 @@ impl Server {
             ));
             tools.truncate(crate::tool::MAX_TOOLS_PER_SERVER);
         }
-        let changed: Vec<bool> = {
+        // The reference is the first listing ever seen while the server runs
+        // what it runs now, in this process or an earlier one.
+        let book = self.book.as_ref();
+        if let Some(book) = book
+            && !self.recalled.swap(true, Ordering::SeqCst)
+        {
+            let kept = book.reference(&self.name, &runs).await;
             let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
-            tools
+            for (tool, print) in kept {
+                first.entry(tool).or_insert(print);
+            }
+        }
+        let (changed, first_now): (Vec<bool>, Option<_>) = {
+            let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
+            let known = first.len();
+            let changed = tools
                 .iter()
                 .map(|t| {
                     let now = crate::tool::fingerprint(t);
@@ -622,8 +651,12 @@ impl Server {
                         .or_insert_with(|| now.clone());
                     *then != now
                 })
-                .collect()
+                .collect();
+            (changed, (first.len() != known).then(|| first.clone()))
         };
+        if let (Some(book), Some(first)) = (book, first_now) {
+            book.record(&self.name, &runs, &first).await;
+        }
         for (t, _) in tools.iter().zip(&changed).filter(|(_, c)| **c) {
             self.log.push(&format!(
                 "[hearth] `{}` changed its description or input schema since it was first listed: every call is asked, pre-approved or not",

@@ -126,14 +126,16 @@ pub struct McpTool {
 }
 
 /// What a pre-approval of a tool was given for: its description and input
-/// schema as the server listed them.
+/// schema as the server listed them, as a SHA-256 (kept in the database
+/// across restarts: `listings.rs`).
 pub(crate) fn fingerprint(tool: &rmcp::model::Tool) -> String {
+    use sha2::{Digest, Sha256};
     let schema = serde_json::Value::Object((*tool.input_schema).clone());
-    format!(
-        "{}\u{0}{}",
-        tool.description.as_deref().unwrap_or_default(),
-        schema
-    )
+    let mut hash = Sha256::new();
+    hash.update(tool.description.as_deref().unwrap_or_default());
+    hash.update([0]);
+    hash.update(schema.to_string());
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl McpTool {

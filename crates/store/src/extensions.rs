@@ -9,6 +9,7 @@ use crate::store::Store;
 
 const MCP: &str = "mcp_servers";
 const HOOKS: &str = "hooks";
+const MCP_LISTINGS: &str = "mcp_listings";
 
 impl Store {
     /// The MCP configuration saved last (`None`: never saved).
@@ -19,6 +20,17 @@ impl Store {
     /// Save the MCP configuration (checked by the caller).
     pub async fn set_mcp_servers_json(&self, json: &str) -> Result<(), StoreError> {
         self.set_setting(MCP, json).await
+    }
+
+    /// The MCP servers' first tool listings, as hearth-mcp keeps them
+    /// (`None`: none kept yet).
+    pub async fn mcp_listings_json(&self) -> Result<Option<String>, StoreError> {
+        self.setting(MCP_LISTINGS).await
+    }
+
+    /// Keep the MCP servers' first tool listings.
+    pub async fn set_mcp_listings_json(&self, json: &str) -> Result<(), StoreError> {
+        self.set_setting(MCP_LISTINGS, json).await
     }
 
     /// The hook configuration saved last (`None`: never saved).

@@ -4,10 +4,13 @@
 //! The loop asks for the active profile before every model call, so reads
 //! come from an in-memory copy; every change is written to SQLite first and
 //! then to the copy (write-through), so the CLI and the app share them.
+//! What another process wrote (`hearth profiles set` beside the running
+//! app) is read again before the next run: [`Profiles::refresh`].
 //! A session's own model and host are in `session_place.rs`; the profiles
 //! a new database starts with, and their first model, in `seed.rs`.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
@@ -138,6 +141,13 @@ pub struct Profiles {
     /// order they reached the database, and a check of the cache before a
     /// write (the profile exists) still holds at the write.
     writes: tokio::sync::Mutex<()>,
+    /// SQLite's `data_version` when the copy was read: it changes when
+    /// another connection (another process) commits to the database.
+    seen: AtomicI64,
+}
+
+fn data_version(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
 }
 
 fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
@@ -205,12 +215,43 @@ fn write_profile(conn: &Connection, p: &Profile) -> Result<(), StoreError> {
 impl Profiles {
     /// Load profiles (seeding the defaults into an empty database).
     pub async fn load(store: &Store) -> Result<Arc<Self>, StoreError> {
-        let cache = store.db().call(|c| load_cache(c)).await?;
+        let (cache, seen) = store
+            .db()
+            .call(|c| Ok((load_cache(c)?, data_version(c)?)))
+            .await?;
         Ok(Arc::new(Self {
             store: store.clone(),
             cache: RwLock::new(cache),
             writes: tokio::sync::Mutex::new(()),
+            seen: AtomicI64::new(seen),
         }))
+    }
+
+    /// Reads the profiles, persona and sessions' places again when another
+    /// process committed to the database since they were read (turn-2
+    /// security review L6): a pre-approval taken back with `hearth profiles
+    /// set` beside the running app holds from the app's next run, not from
+    /// its next start. True when they were read again. One query when
+    /// nothing changed.
+    pub async fn refresh(&self) -> Result<bool, StoreError> {
+        let _writing = self.writes.lock().await;
+        let seen = self.seen.load(Ordering::Acquire);
+        let read = self
+            .store
+            .db()
+            .call(move |c| {
+                let now = data_version(c)?;
+                (now != seen)
+                    .then(|| load_cache(c).map(|cache| (cache, now)))
+                    .transpose()
+            })
+            .await?;
+        let Some((cache, now)) = read else {
+            return Ok(false);
+        };
+        self.write(|c| *c = cache);
+        self.seen.store(now, Ordering::Release);
+        Ok(true)
     }
 
     fn read<T>(&self, f: impl FnOnce(&Cache) -> T) -> T {

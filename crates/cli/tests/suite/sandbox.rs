@@ -200,6 +200,24 @@ elif what == "chmod":
 elif what == "tty":
     import fcntl, termios
     attempt(what, lambda: fcntl.ioctl(os.open("/dev/tty", os.O_RDWR), termios.TIOCSTI, b"y"))
+elif what == "fork":
+    # A fork bomb that stops itself at `arg` children: how far it got.
+    import signal
+    kids = []
+    try:
+        while len(kids) < int(arg):
+            pid = os.fork()
+            if pid == 0:
+                signal.pause()
+                os._exit(0)
+            kids.append(pid)
+        print("forked:", len(kids))
+    except OSError as e:
+        print("fork refused after", len(kids), "errno", e.errno)
+    for pid in kids:
+        os.kill(pid, 9)
+    for pid in kids:
+        os.waitpid(pid, 0)
 "#;
 
 fn refused(ran: &Ran, label: &str) {
@@ -720,4 +738,55 @@ async fn git_hooks_stay_read_only_under_bubblewrap() {
         std::fs::read_to_string(at.ws.join("notes.txt")).unwrap(),
         "ok\n"
     );
+}
+
+/// A fork bomb ends at the process limit, not at the machine's (turn-2
+/// review L10): the command starts with no core files and a task limit of
+/// what its user runs plus 1,024. The kernel exempts root from that limit,
+/// so as root the limits are read; as a desktop user
+/// (`tests/unprivileged/run.sh` runs this suite so) a bomb of 3,000 forks
+/// is refused before 1,025.
+async fn forks(m: Mechanism) {
+    let at = place();
+    let ran = attack(
+        m,
+        &at,
+        "echo \"limits: $(ulimit -c) \
+         $(sed -n 's/^Max processes *\\([0-9a-z]*\\).*/\\1/p' /proc/self/limits) $(id -u)\"; \
+         [ \"$(id -u)\" = 0 ] || python3 attack.py fork 3000",
+        &[],
+    )
+    .await;
+    let limits: Vec<String> = ran
+        .output
+        .lines()
+        .find_map(|l| l.strip_prefix("limits: "))
+        .expect("the limits")
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let [core, tasks, uid] = limits.as_slice() else {
+        panic!("{}", ran.output)
+    };
+    assert_eq!(core, "0", "{}", ran.output);
+    let tasks: u64 = tasks.parse().unwrap_or_else(|_| panic!("{}", ran.output));
+    assert!(tasks >= 1024, "{}", ran.output);
+    if uid != "0" {
+        let got: u64 = ran
+            .output
+            .lines()
+            .find_map(|l| l.strip_prefix("fork refused after "))
+            .and_then(|r| r.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("the bomb was not stopped: {}", ran.output));
+        // Other processes of this user (the suite's) share the 1,024.
+        assert!((256..=1024).contains(&got), "{}", ran.output);
+        assert!(ran.output.contains("errno 11"), "{}", ran.output);
+    }
+}
+
+#[tokio::test]
+async fn a_fork_bomb_ends_at_the_process_limit() {
+    for m in BOTH {
+        forks(m).await;
+    }
 }

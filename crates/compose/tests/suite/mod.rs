@@ -1,2 +1,3 @@
 //! The hearth-compose integration suites, one module per concern.
 mod first_run;
+mod mcp_listings;

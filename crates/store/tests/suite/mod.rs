@@ -9,6 +9,7 @@ mod import;
 mod memories;
 mod migrations;
 mod private;
+mod profiles;
 mod search;
 mod sessions;
 mod summaries;

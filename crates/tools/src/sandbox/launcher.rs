@@ -130,7 +130,7 @@ fn close_on_exec_above_stdio() -> std::io::Result<()> {
     Ok(())
 }
 
-/// Landlock, then seccomp. On the host Landlock is the only wall against
+/// Landlock, resource limits (`limits`), then seccomp. On the host Landlock is the only wall against
 /// writes, so a kernel without it is an error; inside bubblewrap it is a
 /// second wall and may be missing.
 fn confine(
@@ -163,6 +163,7 @@ fn confine(
         // group's id is this process's id, which Hearth kills on stop.
         rustix::process::setsid().map_err(|e| format!("setsid: {e}"))?;
     }
+    super::limits::apply().map_err(|e| format!("resource limits: {e}"))?;
     seccomp::install(namespaced).map_err(|e| format!("seccomp: {e}"))?;
     Ok(level)
 }

@@ -21,6 +21,7 @@
 mod bwrap;
 mod env;
 mod launcher;
+mod limits;
 mod probe;
 mod restrict;
 pub mod runs_later;
