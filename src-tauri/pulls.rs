@@ -72,7 +72,7 @@ impl Pull {
             // A new layer: its bytes start again from zero.
             self.samples.clear();
         }
-        self.status = p.status;
+        self.status = shown_status(p.status);
         self.total = p.total;
         self.completed = p.completed;
         if let Some(done) = p.completed {
@@ -86,8 +86,36 @@ impl Pull {
             }
         }
         if let Some(e) = p.error {
-            self.error = Some(e);
+            self.error = Some(shown_error(&self.model, e));
         }
+    }
+}
+
+/// The server's step as the panel says it: Ollama names a layer by its
+/// digest ("pulling 8eeb52dfb3bb"), which tells a person nothing (user
+/// pass 2026-12, defect 14).
+fn shown_status(status: String) -> String {
+    match status.strip_prefix("pulling ") {
+        Some(digest) if digest.len() >= 12 && digest.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            "downloading".into()
+        }
+        _ => status,
+    }
+}
+
+/// The server's reason as the panel says it: a name the registry does
+/// not have reads "pull model manifest: file does not exist".
+fn shown_error(model: &str, error: String) -> String {
+    // Said once: the progress line's error comes back as the pull's.
+    if error.contains("manifest")
+        && error.contains("does not exist")
+        && !error.starts_with("there is no model")
+    {
+        format!(
+            "there is no model `{model}` in the Ollama library: check its name and tag              (for example qwen3:8b) at ollama.com/library (the server said: {error})"
+        )
+    } else {
+        error
     }
 }
 
@@ -212,7 +240,7 @@ impl Pulls {
                         }
                         Err(Some(e)) => {
                             p.state = PullState::Failed;
-                            p.error = Some(e);
+                            p.error = Some(shown_error(&model, e));
                         }
                     }
                 }
@@ -370,6 +398,22 @@ mod tests {
                 .unwrap_or("")
                 .contains("file does not exist"),
             "{failed:?}"
+        );
+        assert!(
+            failed.error.as_deref().unwrap_or("").starts_with(
+                "there is no model `no-such-model` in the Ollama library: check its name and tag"
+            ),
+            "{failed:?}"
+        );
+    }
+
+    #[test]
+    fn a_layer_is_downloading_not_a_digest() {
+        assert_eq!(shown_status("pulling 8eeb52dfb3bb".into()), "downloading");
+        assert_eq!(shown_status("pulling manifest".into()), "pulling manifest");
+        assert_eq!(
+            shown_status("verifying sha256 digest".into()),
+            "verifying sha256 digest"
         );
     }
 }

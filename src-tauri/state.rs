@@ -44,6 +44,9 @@ pub struct AppState {
     openai: Arc<BackendSlot>,
     /// Its base URL.
     openai_url: RwLock<String>,
+    /// Someone chose that URL (the user, or `$HEARTH_OPENAI_URL`): until
+    /// then the default (llama.cpp on port 8080) is no host of theirs.
+    openai_chosen: std::sync::atomic::AtomicBool,
     /// Runs going on.
     pub runs: LiveRuns,
     /// Model pulls, queued and going on.
@@ -126,6 +129,7 @@ impl AppState {
             ollama,
             openai,
             openai_url: RwLock::new(openai_url),
+            openai_chosen: std::sync::atomic::AtomicBool::new(false),
             runs: LiveRuns::default(),
             pulls: crate::pulls::Pulls::default(),
             voice: hearth_core::voice::Voice::new(hearth_core::voice::Timing::default()),
@@ -168,7 +172,23 @@ impl AppState {
             .write()
             .map_err(|_| internal("the server lock is poisoned"))?;
         slot.clone_from(&resolved);
+        self.openai_chosen
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(resolved)
+    }
+
+    /// Whether the OpenAI-compatible server is one the person uses: its
+    /// URL was chosen, or a profile names it. Otherwise the host lists
+    /// leave it out (user pass 2026-12, defect 15: a server never set up
+    /// showed as "Not reachable" to everyone).
+    pub fn openai_in_use(&self) -> bool {
+        self.openai_chosen
+            .load(std::sync::atomic::Ordering::Relaxed)
+            || self
+                .profiles
+                .list()
+                .iter()
+                .any(|p| p.backend.as_deref() == Some(hearth_compose::OPENAI))
     }
 
     /// The OpenAI-compatible server's base URL.
@@ -288,5 +308,36 @@ pub fn internal(message: impl Into<String>) -> ErrorInfo {
         recovery: Recovery::None,
         message: message.into(),
         details: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hearth_core::ProfileProvider as _;
+
+    use super::AppState;
+
+    /// The OpenAI-compatible server is a host of the person's once its URL
+    /// is chosen or a profile names it, not before (user pass 2026-12,
+    /// defect 15).
+    #[tokio::test]
+    async fn the_openai_server_is_in_use_once_chosen_or_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.sqlite");
+        let state = AppState::open(path.clone(), "http://127.0.0.1:9", false)
+            .await
+            .unwrap();
+        assert!(!state.openai_in_use());
+        let mut chat = state.profiles.by_name("Chat").unwrap();
+        chat.backend = Some(hearth_compose::OPENAI.into());
+        state.profiles.upsert(chat).await.unwrap();
+        assert!(state.openai_in_use(), "a profile names it");
+
+        let other = tempfile::tempdir().unwrap();
+        let state = AppState::open(other.path().join("h.sqlite"), "http://127.0.0.1:9", false)
+            .await
+            .unwrap();
+        state.set_openai_url("http://127.0.0.1:8081").unwrap();
+        assert!(state.openai_in_use(), "its URL was chosen");
     }
 }

@@ -46,8 +46,10 @@ pub async fn list_hosts(state: State<'_, AppState>) -> Result<Vec<HostView>, Err
         },
     ];
     let saved = state.store.hosts().await.map_err(store_error)?;
+    let openai = state.openai_in_use();
     let asks = builtin
         .into_iter()
+        .filter(|h| h.kind != HostKind::Openai || openai)
         .map(|h| (h, true))
         .chain(saved.into_iter().map(|h| (h, false)))
         .map(|(h, b)| view(h, b));

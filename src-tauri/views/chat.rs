@@ -15,6 +15,9 @@ pub struct SessionInfo {
     pub id: String,
     /// Title ("" until one is generated or set).
     pub title: String,
+    /// While untitled, the start of its first question (at most 60
+    /// characters, one line): the sidebar shows it instead of "New chat".
+    pub opening: String,
     /// Messages on the current branch.
     pub messages: u64,
     /// Created, ms since the epoch.
@@ -30,6 +33,7 @@ impl SessionInfo {
         Self {
             id: s.id,
             title: s.title,
+            opening: s.opening,
             messages: s.messages,
             created_at: s.created_at,
             updated_at: s.updated_at,

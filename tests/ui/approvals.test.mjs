@@ -93,6 +93,17 @@ test('Esc stops a run that waits for approval; the question goes away', () =>
     assert.equal((await calls(page, 'approve')).length, 0);
     assert.equal(await page.getByTestId('approval').count(), 0);
     await page.getByTestId('message-assistant').last().getByTestId('stopped-badge').waitFor();
+    // Shown again from the store (the call whole, its result cut): still
+    // stopped, not done (user pass 2026-12, defect 10).
+    const here = await page.locator('[data-testid=session-item].current').getAttribute('data-session-id');
+    await page.locator('[data-testid=session-item]:not(.current)').first().click();
+    await page.locator(`[data-testid=session-item].current:not([data-session-id="${here}"])`).waitFor();
+    await page.locator(`[data-testid=session-item][data-session-id="${here}"]`).click();
+    const stored = page.getByTestId('message-assistant').last();
+    await stored.getByTestId('tool-card').first().waitFor();
+    assert.equal(await stored.getAttribute('data-live'), null);
+    await stored.getByTestId('stopped-badge').waitFor();
+    assert.equal(await stored.getAttribute('data-status'), 'stopped');
   }));
 
 test('the Stop button works while a run waits for approval', () =>
@@ -114,6 +125,15 @@ test('run_shell asks every time: no "Allow for this session"', () =>
     await card.getByTestId('approval').waitFor();
     assert.equal(await card.getByTestId('approve-session').count(), 0);
     assert.ok(await card.getByTestId('approve-once').isVisible());
+    // What it runs leads, the command as code, never raw backticks; how it
+    // is confined follows in plain weight (user pass 2026-12, defect 26).
+    const lead = card.getByTestId('approval-lead');
+    assert.equal(await lead.textContent(), 'runs ls -la in /home/user/work');
+    assert.equal(await lead.locator('code').textContent(), 'ls -la');
+    const reach = card.getByTestId('approval-reach');
+    assert.ok(!(await reach.textContent()).includes('`'), await reach.textContent());
+    assert.match(await reach.locator('.reach-rest').textContent(), /^sandboxed by bubblewrap: no network/);
+    assert.equal(await reach.locator('.reach-rest').evaluate((e) => getComputedStyle(e).fontWeight), '400');
     await card.getByTestId('approve-once').click();
     await waitIdle(page);
     await page.getByTestId('message-assistant').last().getByText('The folder is empty.').waitFor();

@@ -2,7 +2,7 @@
 // sub-agent), stop, queued messages, branches, usage and the context meter.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { calls, send, setup, waitIdle } from './harness.mjs';
+import { calls, send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -89,6 +89,33 @@ test('plan card, tool cards pending then filled, sub-agent nested under spawn_ag
     assert.equal(await page.getByTestId('message-user').filter({ hasText: '# Readme' }).count(), 0);
   }));
 
+test('tool cards say what happened: a made-up tool name, a sub-agent without text, a failed sub-agent\'s own good call', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
+    await send(page, 'odd cards');
+    await stepUntil(page, 'text_delta');
+    // A name the model invented is not a tool's title (user pass 2026-12, defect 27).
+    const made = page.locator('[data-testid=tool-card][data-tool="shopping.txt"]');
+    assert.equal(await made.getByTestId('tool-unknown').textContent(), 'no such tool: “shopping.txt”');
+    assert.equal(await made.locator('.tool-name:not(.unknown)').count(), 0);
+    // A sub-agent that ended without text says so, not an empty result.
+    const quiet = page.locator('[data-testid=tool-card][data-tool=spawn_agent]').first();
+    assert.equal(await quiet.getAttribute('data-outcome'), 'ok');
+    assert.match(await quiet.getByTestId('tool-output-empty').textContent(), /finished without a text answer/);
+    assert.equal(await quiet.locator(':scope > .tool-body > [data-testid=tool-output]').count(), 0);
+    // Inside a failed sub-agent, its call that went well is not red.
+    const failed = page.locator('[data-testid=tool-card][data-tool=spawn_agent][data-outcome=error]');
+    const own = failed.locator(':scope > summary [data-testid=tool-status]');
+    const inner = failed.getByTestId('subagent').locator('[data-testid=tool-card][data-tool=read_file] [data-testid=tool-status]');
+    assert.equal(await inner.textContent(), 'done');
+    const colour = (l) => l.evaluate((e) => getComputedStyle(e).color);
+    assert.notEqual(await colour(inner), await colour(own), 'the inner "done" has the failed card\'s red');
+    assert.equal(await colour(inner), await colour(quiet.locator(':scope > summary [data-testid=tool-status]')));
+    await stepAll(page);
+    await waitIdle(page);
+  }));
+
 test('Stop button stops at once and keeps the partial text', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
@@ -101,6 +128,24 @@ test('Stop button stops at once and keeps the partial text', () =>
     await answer.getByTestId('stopped-badge').waitFor();
     assert.match(await answer.textContent(), /word3/);
     assert.doesNotMatch(await answer.textContent(), /word299/);
+    // The bold the Stop cut open is bold, not two stars (defect 29), as
+    // the run ends and as the stored answer is shown again.
+    const cutOpen = async () => {
+      assert.doesNotMatch(await answer.textContent(), /\*\*/);
+      assert.match(await answer.locator('strong').first().textContent(), /^word2 word3/);
+    };
+    await cutOpen();
+    // A stopped first answer is never titled: the sidebar names the chat by
+    // its question, not "New chat" (defect 12).
+    await page.locator('[data-testid=session-item].current .session-title.untitled').filter({ hasText: /^slow please$/ }).waitFor();
+    const current = page.locator('[data-testid=session-item].current');
+    const other = page.locator('[data-testid=session-item]:not(.current)').first();
+    const here = await current.getAttribute('data-session-id');
+    await other.click();
+    await page.locator(`[data-testid=session-item].current:not([data-session-id="${here}"])`).waitFor();
+    await page.locator(`[data-testid=session-item][data-session-id="${here}"]`).click();
+    await answer.getByTestId('stopped-badge').waitFor();
+    await cutOpen();
   }));
 
 test('Esc stops the answer', () =>
@@ -229,6 +274,10 @@ test('links: middle click and Enter go to the opener too; image links are percen
     await page.keyboard.press('Enter');
     await openLinkCalls(page, 2);
     assert.deepEqual((await calls(page, 'open_link')).map((c) => c.args.url), ['https://example.com/docs', 'mailto:hi@example.com']);
+    // A mail link that would attach a file: the app refuses it, and says so.
+    await answer.getByRole('link', { name: 'Send the key' }).click();
+    await openLinkCalls(page, 3);
+    await page.getByTestId('toast-text').filter({ hasText: 'would also set `attach`' }).waitFor({ timeout: 10_000 });
     const images = answer.locator('a.image-link');
     assert.equal(await images.nth(0).getAttribute('href'), 'https://example.com/caf%C3%A9%20menu.png');
     assert.equal(await images.nth(1).getAttribute('href'), 'https://example.com/a%20b.png');

@@ -94,6 +94,29 @@ test('a toast stands above the composer, never over it', () =>
     assert.ok(box.y + box.height <= composer.y, `toast bottom ${box.y + box.height} above the composer's top ${composer.y}`);
   }));
 
+test('toasts do not pile up: the same words are one toast, and at most three show', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    const add = async (name, url) => {
+      await page.getByTestId('host-name').fill(name);
+      await page.getByTestId('host-url').fill(url);
+      await page.getByTestId('host-add').locator('button[type=submit]').click();
+    };
+    const refused = page.getByTestId('toast').filter({ hasText: '`ollama` is the name of the server in the settings' });
+    for (let i = 1; i <= 3; i++) {
+      await add('ollama', 'http://x:1');
+      await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'add_host').length === n, i);
+    }
+    await refused.waitFor();
+    assert.equal(await refused.count(), 1, 'the same refusal three times is one toast');
+    await add('openai', 'http://x:1');
+    await add('nas', 'file:///etc/passwd');
+    await add('bad name!', 'http://x:1');
+    await page.getByTestId('toast').filter({ hasText: 'a host\'s name is letters' }).waitFor();
+    assert.equal(await page.getByTestId('toast').count(), 3, 'the oldest gave way');
+    assert.equal(await refused.count(), 0);
+  }));
+
 test('/ offers the commands: Tab completes, Enter runs a whole one, and anything else with a / is a message', () =>
   withApp('', async ({ page }) => {
     const input = page.getByTestId('composer-input');

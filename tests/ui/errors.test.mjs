@@ -29,9 +29,32 @@ test('model not pulled: the exact ollama pull command and a Pull button', () =>
     await send(page, 'notfound');
     const card = page.locator('[data-testid=run-error][data-code=model_not_found]');
     await card.waitFor();
+    await waitIdle(page);
+    // Nothing was written: the card is the answer, its Trace under it,
+    // not alone above it (user pass 2026-12, defect 21).
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByTestId('trace-toggle').waitFor();
+    assert.equal(
+      await answer.evaluate((a) => {
+        const shown = a.querySelector('[data-testid=run-error]');
+        const trace = a.querySelector('[data-testid=trace-toggle]');
+        return Boolean(shown && trace && shown.compareDocumentPosition(trace) & Node.DOCUMENT_POSITION_FOLLOWING);
+      }),
+      true,
+      'the Trace button comes after the card',
+    );
     assert.equal(await card.getByTestId('pull-command').textContent(), 'ollama pull ghost:7b');
+    // Said once, with the name as code, not raw backticks; and the models
+    // the server has are offered beside the pull (defect 20).
+    assert.equal(await card.getByTestId('error-message').textContent(), 'ghost:7b is not installed on this server.');
+    assert.equal(await card.getByTestId('error-message').locator('code').textContent(), 'ghost:7b');
+    const offered = await card.getByTestId('use-model').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-model')));
+    assert.ok(offered.length >= 1 && !offered.includes('ghost:7b'), `offered: ${offered}`);
+    await card.locator(`[data-testid=use-model][data-model="${offered[0]}"]`).click();
+    await card.getByTestId('model-chosen').filter({ hasText: `This chat now uses ${offered[0]}` }).waitFor();
+    assert.equal((await calls(page, 'set_session_model'))[0].args.model, offered[0]);
     await card.getByTestId('pull-button').click();
-    await card.getByTestId('pull-status').filter({ hasText: 'success' }).waitFor();
+    await card.getByTestId('pull-status').filter({ hasText: 'ghost:7b is installed' }).waitFor();
     assert.equal((await calls(page, 'start_pull'))[0].args.model, 'ghost:7b');
   }));
 

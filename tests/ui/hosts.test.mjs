@@ -20,6 +20,15 @@ test('settings: hosts are listed with their state, added (checked at once) and r
     const list = page.getByTestId('host-list');
     await list.locator('[data-host=ollama]').waitFor();
     assert.match(await list.locator('[data-host=ollama]').getByTestId('host-state').textContent(), /Up \(version 0\.32\.15\) · 2 models/);
+    // The OpenAI-compatible server nobody set up is not listed as a host
+    // that is down (defect 15); once its URL is chosen, it is.
+    assert.equal(await list.locator('[data-host=openai]').count(), 0);
+    const openaiUrl = page.getByTestId('settings-openai-url');
+    await openaiUrl.fill('http://127.0.0.1:8081');
+    await openaiUrl.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'set_openai_url'));
+    await page.getByTestId('hosts-refresh').click();
+    await list.locator('[data-host=openai]').waitFor();
     assert.match(await list.locator('[data-host=openai]').getByTestId('host-state').textContent(), /Not reachable/);
     // The settings' servers cannot be removed here.
     assert.equal(await list.locator('[data-host=ollama]').getByTestId('host-remove').count(), 0);

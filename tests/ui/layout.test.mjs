@@ -57,6 +57,34 @@ for (const [width, height] of [
   });
 }
 
+test('a pull in the header gives way: at 1120×740 with the sidebar open every control stays in the window', async () => {
+  const app = await openApp(browser, server.url, '', { viewport: { width: 1120, height: 740 } });
+  try {
+    const { page } = app;
+    await send(page, 'hello');
+    await waitIdle(page);
+    await page.evaluate(() => { window.__hearthMock.pulls.held = true; });
+    await page.getByTestId('open-models').click();
+    await page.getByTestId('pull-name').fill('hf.co/bartowski/Qwen2.5-Coder-14B-Instruct-GGUF:Q4_K_M');
+    await page.getByTestId('pull-button').click();
+    await page.getByTestId('panel-close').click();
+    const chip = page.getByTestId('pull-chip');
+    await chip.waitFor();
+    await page.waitForFunction(() => /left/.test(document.querySelector('[data-testid=pull-chip]')?.textContent ?? ''));
+    for (const p of ['open-models', 'open-tools', 'open-memory', 'open-profiles', 'open-settings', 'model-picker']) {
+      const b = await box(page, p);
+      assert.ok(b.left >= 0 && b.right <= 1120, `${p} in the window with a pull going on: ${JSON.stringify(b)}`);
+    }
+    const title = await box(page, 'session-title');
+    assert.ok(title.width >= 60, `the title keeps its room: ${JSON.stringify(title)}`);
+    // What the chip cannot show is in its tooltip.
+    assert.match(await chip.getAttribute('title'), /Qwen2\.5-Coder-14B.* left \(open Models\)$/);
+    await page.evaluate(() => { window.__hearthMock.pulls.held = false; });
+  } finally {
+    await app.close();
+  }
+});
+
 test("a message's actions are named icons, shown on hover, on focus and on the latest answer", async () => {
   const app = await openApp(browser, server.url, '');
   try {

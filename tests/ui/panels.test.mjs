@@ -74,8 +74,25 @@ test('models: list, resident refresh, settings warnings, preload, unload with co
     await llama.getByTestId('unload-yes').click();
     await llama.waitFor({ state: 'detached' });
     assert.deepEqual((await calls(page, 'unload_model')).map((c) => c.args.model), ['llama3.2:3b']);
-    await page.locator('[data-testid=model-item][data-model="llama3.2:3b"]').getByTestId('preload-button').click();
+    // Preload says it is loading until the load ends, then that the model
+    // is loaded (defect 13); a loaded model offers no Preload.
+    const preload = page.locator('[data-testid=model-item][data-model="llama3.2:3b"]').getByTestId('preload-button');
+    await page.evaluate(() => {
+      const mock = window.__hearthMock;
+      mock.preloadGate = new Promise((done) => (window.__loadDone = done));
+    });
+    await preload.click();
+    await preload.and(page.locator('[data-state=loading]')).waitFor();
+    assert.equal(await preload.textContent(), 'Loading…');
+    assert.ok(await preload.isDisabled());
+    await page.evaluate(() => {
+      window.__hearthMock.preloadGate = null;
+      window.__loadDone();
+    });
     await page.locator('[data-testid=running-model][data-model="llama3.2:3b"]').waitFor();
+    await preload.and(page.locator('[data-state=loaded]')).waitFor();
+    assert.equal(await preload.textContent(), 'Loaded');
+    assert.ok(await preload.isDisabled());
 
     await page.getByTestId('pull-name').fill('phi4:14b');
     // Every value the progress bar takes, recorded as the DOM changes.

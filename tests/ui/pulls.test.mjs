@@ -50,6 +50,30 @@ test('a model the registry lacks fails with the server’s reason and can be pul
     await page.getByTestId('pull-button').click();
     const failed = page.locator('[data-testid=pull][data-state=failed]');
     await failed.waitFor();
-    assert.match(await failed.getByTestId('pull-error').textContent(), /file does not exist/);
+    assert.match(await failed.getByTestId('pull-error').textContent(), /^there is no model `no-such-model` in the Ollama library/);
     assert.equal(await failed.getByTestId('pull-button').textContent(), 'Pull no-such-model again');
+  }));
+
+test('Enter in the name field pulls; a finished pull leaves the list and says the model is installed', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-models').click();
+    await page.getByTestId('pull-name').fill('gemma3:4b');
+    await page.getByTestId('pull-name').press('Enter');
+    await page.locator('[data-testid=model-item][data-model="gemma3:4b"]').waitFor();
+    assert.deepEqual((await calls(page, 'start_pull')).map((c) => c.args.model), ['gemma3:4b']);
+    // The name still typed: installed, and an update is not the main action.
+    await page.getByTestId('pull-status').filter({ hasText: 'gemma3:4b is installed' }).waitFor();
+    assert.equal(await page.getByTestId('pull-button').textContent(), 'Check for an update');
+    // Another name typed: the finished pull is not listed to be pulled again.
+    await page.getByTestId('pull-name').fill('phi4:14b');
+    await page.getByTestId('pull-button').filter({ hasText: 'Pull phi4:14b' }).waitFor();
+    assert.equal(await page.locator('[data-testid=pull-item]').count(), 0);
+    // Enter while a pull of that name is going on starts no second one.
+    await page.evaluate(() => { window.__hearthMock.pulls.held = true; });
+    await page.getByTestId('pull-name').press('Enter');
+    await page.locator('[data-testid=pull][data-state=running]').waitFor();
+    await page.getByTestId('pull-name').press('Enter');
+    await page.evaluate(() => { window.__hearthMock.pulls.held = false; });
+    await page.locator('[data-testid=model-item][data-model="phi4:14b"]').waitFor();
+    assert.deepEqual((await calls(page, 'start_pull')).map((c) => c.args.model), ['gemma3:4b', 'phi4:14b']);
   }));

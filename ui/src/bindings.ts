@@ -22,7 +22,8 @@ export const commands = {
 	setPrefs: (prefs: Prefs) => typedError<null, ErrorInfo>(__TAURI_INVOKE("set_prefs", { prefs })),
 	/**
 	 *  Open a link from an answer in the system browser: the app itself never
-	 *  navigates away from its own page. Only web and mail links.
+	 *  navigates away from its own page. Only web links, and mail links that
+	 *  set nothing but addresses, subject and body (`links.rs` says why).
 	 */
 	openLink: (url: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("open_link", { url })),
 	/**  Whether Ollama answers at the URL in use. */
@@ -1355,6 +1356,11 @@ export type SessionInfo = {
 	id: string,
 	/**  Title ("" until one is generated or set). */
 	title: string,
+	/**
+	 *  While untitled, the start of its first question (at most 60
+	 *  characters, one line): the sidebar shows it instead of "New chat".
+	 */
+	opening: string,
 	/**  Messages on the current branch. */
 	messages: number,
 	/**  Created, ms since the epoch. */

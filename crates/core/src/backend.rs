@@ -92,6 +92,16 @@ pub enum BackendError {
         /// The connection error.
         detail: String,
     },
+    /// The address (or its key) cannot be used at all: nothing was tried
+    /// (user pass 2026-12, defect 28: "http://not a url" read as a server
+    /// that is not running).
+    #[error("cannot use `{url}` as the model server's address: {detail}")]
+    InvalidUrl {
+        /// The address as given.
+        url: String,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// The model is not installed.
     #[error("model `{model}` is not installed: run `ollama pull {model}`")]
     ModelNotFound {
@@ -144,6 +154,7 @@ impl BackendError {
     pub fn to_info(&self) -> ErrorInfo {
         let (code, recovery) = match self {
             Self::Unreachable { .. } => (ErrorCode::BackendUnreachable, Recovery::StartServer),
+            Self::InvalidUrl { .. } => (ErrorCode::InvalidInput, Recovery::FixConfig),
             Self::ModelNotFound { .. } => (ErrorCode::ModelNotFound, Recovery::PullModel),
             Self::BadRequest { .. } => (ErrorCode::BadRequest, Recovery::FixConfig),
             Self::ContextOverflow { .. } => (ErrorCode::ContextLimitExceeded, Recovery::FixConfig),

@@ -134,7 +134,7 @@ impl From<OllamaError> for BackendError {
     fn from(e: OllamaError) -> Self {
         match e {
             OllamaError::Unreachable { url, detail } => Self::Unreachable { url, detail },
-            OllamaError::InvalidUrl { url, detail } => Self::Unreachable { url, detail },
+            OllamaError::InvalidUrl { url, detail } => Self::InvalidUrl { url, detail },
             OllamaError::ModelNotFound { model } => Self::ModelNotFound { model },
             // With `truncate: false` an over-long prompt is refused
             // instead of losing its oldest messages.
@@ -155,6 +155,24 @@ impl From<OllamaError> for BackendError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An address that is not one is said to be wrong, not "is it
+    /// running?" (user pass 2026-12, defect 28).
+    #[test]
+    fn an_address_that_is_not_one_is_a_setting_to_fix() {
+        let e = crate::Client::new("http://not a url:11434", Default::default())
+            .expect_err("not a URL");
+        let info = BackendError::from(e).to_info();
+        assert_eq!(info.code, hearth_protocol::ErrorCode::InvalidInput);
+        assert_eq!(info.recovery, hearth_protocol::Recovery::FixConfig);
+        assert!(
+            info.message
+                .starts_with("cannot use `http://not a url:11434` as the model server's address"),
+            "{}",
+            info.message
+        );
+        assert!(!info.message.contains("is it running"), "{}", info.message);
+    }
 
     #[test]
     fn every_wording_of_an_overflow_is_one() {

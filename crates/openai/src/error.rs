@@ -260,9 +260,8 @@ pub(crate) fn error_message(body: &str) -> (String, Option<String>) {
 impl From<OpenAiError> for BackendError {
     fn from(e: OpenAiError) -> Self {
         match e {
-            OpenAiError::Unreachable { url, detail } | OpenAiError::InvalidUrl { url, detail } => {
-                Self::Unreachable { url, detail }
-            }
+            OpenAiError::Unreachable { url, detail } => Self::Unreachable { url, detail },
+            OpenAiError::InvalidUrl { url, detail } => Self::InvalidUrl { url, detail },
             // The core's ModelNotFound tells the user to `ollama pull`,
             // which no OpenAI-compatible server offers: the fix is the
             // model name in the settings, so it travels as a bad request.

@@ -56,6 +56,9 @@ pub(crate) struct Intake {
     pub kind: AttachmentKind,
     pub mime: String,
     pub bytes: Vec<u8>,
+    /// The file's own size, which its chip shows (a PDF's, not its text's:
+    /// user pass 2026-12, defect 34).
+    pub size: u64,
 }
 
 /// What a file is, from its bytes (never from its name or a claimed
@@ -74,10 +77,17 @@ pub(crate) fn intake(name: &str, bytes: Vec<u8>) -> Result<Intake, StoreError> {
             kind: AttachmentKind::Text,
             mime: "application/pdf".to_owned(),
             bytes: text.into_bytes(),
+            size: bytes.len() as u64,
         });
     }
     let (kind, mime) = classify(name, &bytes)?;
-    Ok(Intake { kind, mime, bytes })
+    let size = bytes.len() as u64;
+    Ok(Intake {
+        kind,
+        mime,
+        bytes,
+        size,
+    })
 }
 
 fn refuse<T>(name: &str, why: impl std::fmt::Display) -> Result<T, StoreError> {
@@ -426,13 +436,20 @@ impl crate::Store {
     pub async fn add_file(&self, name: &str, bytes: Vec<u8>) -> Result<Attachment, StoreError> {
         let dir = self.files_dir();
         let named = name.to_owned();
-        let (sha256, Intake { kind, mime, bytes }) = tokio::task::spawn_blocking(move || {
+        let (
+            sha256,
+            Intake {
+                kind,
+                mime,
+                bytes,
+                size,
+            },
+        ) = tokio::task::spawn_blocking(move || {
             let kept = intake(&named, bytes)?;
             write_file(&dir, &kept.bytes).map(|sha| (sha, kept))
         })
         .await
         .map_err(|e| StoreError::Attachment(format!("keeping the file failed: {e}")))??;
-        let size = bytes.len() as u64;
         let (sha, m) = (sha256.clone(), mime.clone());
         self.db()
             .call(move |c| add(c, &sha, kind, &m, size))

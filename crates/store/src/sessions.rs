@@ -45,6 +45,11 @@ pub struct SessionSummary {
     pub id: String,
     /// Title ("" until one is set or generated).
     pub title: String,
+    /// The start of its first question, on one line (at most 60
+    /// characters): what a list shows while there is no title (a first
+    /// answer that was stopped or failed is never titled; user pass
+    /// 2026-12, defect 12). "" once titled, and without a question.
+    pub opening: String,
     /// Messages on the current branch.
     pub messages: u64,
     /// Created, ms since the epoch.
@@ -82,7 +87,14 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
                      UNION ALL
                      SELECT m.parent_id FROM messages m JOIN chain c ON m.id = c.id
                      WHERE m.parent_id IS NOT NULL)
-                 SELECT count(*) FROM chain WHERE id IS NOT NULL)
+                 SELECT count(*) FROM chain WHERE id IS NOT NULL),
+                (WITH RECURSIVE chain(id) AS (
+                     SELECT s.head_id
+                     UNION ALL
+                     SELECT m.parent_id FROM messages m JOIN chain c ON m.id = c.id
+                     WHERE m.parent_id IS NOT NULL)
+                 SELECT substr(m.content, 1, 400) FROM chain JOIN messages m ON m.id = chain.id
+                 WHERE s.title = '' AND m.role = 'user' ORDER BY m.id LIMIT 1)
          FROM sessions s WHERE s.deleted_at IS NULL
          ORDER BY s.updated_at DESC, s.rowid DESC",
     )?;
@@ -93,16 +105,40 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
             created_at: r.get(2)?,
             updated_at: r.get(3)?,
             messages: r.get::<_, i64>(4)?.try_into().unwrap_or(0),
+            opening: opening(
+                r.get::<_, Option<String>>(5)?
+                    .as_deref()
+                    .unwrap_or_default(),
+            ),
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Rename; an unknown id is an error.
+/// A question's start on one line: its first words up to 60 characters.
+fn opening(question: &str) -> String {
+    let words = question.split_whitespace().collect::<Vec<_>>().join(" ");
+    if words.chars().count() <= 60 {
+        return words;
+    }
+    // 59 characters and the ellipsis, cut at a word's end where there is
+    // one in the second half (the 60th character tells whether the 59th
+    // ends a word).
+    let cut: String = words.chars().take(60).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > 30 => &cut[..i],
+        _ => &cut[..cut.char_indices().nth(59).map_or(cut.len(), |(i, _)| i)],
+    };
+    format!("{}…", cut.trim_end())
+}
+
+/// Rename; an unknown id is an error. A rename is not news in the
+/// conversation: the session keeps its place in the newest-first list
+/// (user pass 2026-12, defect 25: a renamed chat jumped to the top).
 pub(crate) fn rename(conn: &Connection, id: &str, title: &str) -> Result<(), StoreError> {
     let n = conn.execute(
-        "UPDATE sessions SET title = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, title, change_stamp(conn)?],
+        "UPDATE sessions SET title = ?2 WHERE id = ?1",
+        params![id, title],
     )?;
     if n == 0 {
         return Err(StoreError::NoSession(id.to_owned()));

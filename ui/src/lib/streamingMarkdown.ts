@@ -325,6 +325,20 @@ function closeEmphasis(s: string): string {
   return s + stack.reverse().map((o) => o.ch.repeat(o.n)).join('');
 }
 
+/**
+ * An answer that was cut off (stopped, or broken off by a failure) as it
+ * is shown: its open emphasis and strikethrough closed as while it
+ * streamed, so a `**` cut before its pair is not shown as two stars (user
+ * pass 2026-12, defect 29). The stored text keeps what the model wrote.
+ */
+export function cutOffView(src: string): string {
+  // Trailing space would keep the added `**` from closing anything.
+  const text = src.trimEnd();
+  // Inside an open fence the stars are code.
+  if (scanBlocks(text.split('\n')).fence !== null) return text;
+  return closeEmphasis(text);
+}
+
 /** The part of a streaming answer's Markdown to render now (see above). */
 export function streamingView(src: string): string {
   const lines = src.split('\n');

@@ -44,6 +44,14 @@ import { MockVoice } from './voice';
 import { searchSessions } from './search';
 import { afterRun } from './workers';
 const now = () => Date.now();
+/** The start of a branch's first question, as the store's session list gives it. */
+function opening(path: Msg[]): string {
+  const words = (path.find((m) => m.role === 'user')?.content ?? '').split(/\s+/).filter(Boolean).join(' ');
+  if ([...words].length <= 60) return words;
+  const cut = [...words].slice(0, 60).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 30 ? cut.slice(0, space) : [...cut].slice(0, 59).join('')).trimEnd()}…`;
+}
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
@@ -54,6 +62,8 @@ export class MockBackend {
    * would store for it (its view sanitized), when not the text itself.
    */
   config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
+  /** Set by a test: `preload_model` waits until the test calls it (a load that takes a while). */
+  preloadGate: Promise<void> | null = null;
   sessions = new Map<string, Sess>();
   dialogs = new Dialogs();
   /** `?holdopen=1` or `holdOpen()`: sessions open only once `releaseOpen()` is called (a slow server). */
@@ -89,7 +99,9 @@ export class MockBackend {
   mcp = new MockMcp();
   voice = new MockVoice();
   files = new MockFiles();
-  hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, models: this.models.map((m) => m.name), reachable: this.config.reachable }));
+  /** The OpenAI-compatible server's URL was chosen (the shell lists that host only then, or when a profile names it). */
+  openaiChosen = false;
+  hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, openaiInUse: this.openaiChosen || this.profiles.some((p) => p.backend === 'openai'), models: this.models.map((m) => m.name), reachable: this.config.reachable }));
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
@@ -200,14 +212,19 @@ export class MockBackend {
     switch (cmd) {
       case 'page_events': this.pageChannel = a.onEvent as ChannelLike; this.pageSent = 0; return null;
       case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url, openai_url: this.openaiUrl };
-      case 'set_openai_url': { const u = String(a.url).trim().replace(/\/+$/, ''); this.openaiUrl = /:\/\/[^/]+\//.test(u) ? u : `${u}/v1`; return this.openaiUrl; }
+      case 'set_openai_url': { const u = String(a.url).trim().replace(/\/+$/, ''); this.openaiUrl = /:\/\/[^/]+\//.test(u) ? u : `${u}/v1`; this.openaiChosen = true; return this.openaiUrl; }
       case 'get_prefs': return { ...this.prefs };
       case 'set_prefs': this.prefs = { ...(a.prefs as typeof this.prefs) }; return null;
-      case 'open_link': return null;
+      case 'open_link': {
+        // As links.rs: a mail link sets nothing but addresses, subject and body.
+        const field = /^mailto:/i.test(String(a.url)) ? [...new URL(String(a.url)).searchParams.keys()].find((k) => !['to', 'subject', 'body'].includes(k.toLowerCase())) : undefined;
+        if (field) throw err('invalid_input', `this mail link would also set \`${field}\`: a link in an answer may only give the address, subject and body (it could attach a file or copy someone in), so it is not opened`, 'none');
+        return null;
+      }
       case 'backend_status': return this.status();
       case 'set_ollama_url': this.url = a.url; this.config.reachable = true; return this.status();
       case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
-        .map((s) => ({ id: s.id, title: s.title, messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
+        .map((s) => ({ id: s.id, title: s.title, opening: s.title ? '' : opening(this.path(s)), messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
       case 'search_sessions': return searchSessions(this.sessions.values(), (x) => this.path(x), String(a.query));
       // Untitled until the title worker names it, as in the store.
       case 'new_session': return this.addSession('').id;
@@ -310,7 +327,7 @@ export class MockBackend {
       case 'running_models': return this.running;
       case 'check_model_settings': return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) };
       case 'set_model_settings': { const m = this.models.find((x) => x.name === a.model); if (m) m.settings = { num_ctx: a.numCtx, keep_alive_secs: a.keepAliveSecs }; return { warnings: this.warnings(a.model, a.numCtx, a.keepAliveSecs) }; }
-      case 'preload_model': { const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
+      case 'preload_model': { if (this.preloadGate) await this.preloadGate; const m = this.models.find((x) => x.name === a.model); if (m && !this.running.some((r) => r.name === m.name)) this.running = [...this.running, { name: m.name, size: m.size, size_vram: m.size, context_length: m.settings.num_ctx, expires_at: null }]; return null; }
       case 'unload_model': this.running = this.running.filter((r) => r.name !== a.model); return null;
       case 'delete_model': { if (!this.models.some((m) => m.name === a.model)) throw err('model_not_found', `model \`${a.model}\` is not installed`, 'pull_model'); this.models = this.models.filter((m) => m.name !== a.model); return null; }
       case 'start_pull': return this.pulls.start(String(a.model));
@@ -379,7 +396,9 @@ export class MockBackend {
       if (step.gate) {
         const { session_id, run_id, is_subagent, parent_run_id, parent_call_id } = step.ev as Partial<AgentEvent>;
         const scope = Object.fromEntries(Object.entries({ session_id, run_id, is_subagent, parent_run_id, parent_call_id }).filter(([, v]) => v !== undefined));
-        run.gate = { request_id: (step.ev as { request_id: string }).request_id, scope, ...step.gate };
+        const asked = step.ev as { type: string; call_id?: string; tool?: string; arguments?: unknown };
+        const call = asked.type === 'approval_requested' && !is_subagent && asked.call_id && asked.tool ? { id: asked.call_id, name: asked.tool, arguments: asked.arguments ?? {} } : undefined;
+        run.gate = { request_id: (step.ev as { request_id: string }).request_id, scope, ...step.gate, ...(call ? { call } : {}) };
         return;
       }
     }
@@ -573,9 +592,15 @@ export class MockBackend {
     const run = this.runs.get(runId);
     if (!run || run.done) return false;
     run.done = true;
+    const call = run.gate?.call;
     run.gate = null; // the core withdraws a waiting question on Stop, without approval_resolved
     for (const t of run.timers) clearTimeout(t);
-    this.keep(run, 'assistant', run.text, { status: 'interrupted' });
+    if (call) {
+      // As the core keeps it: the answer that asked for the call is whole,
+      // the call's result is cut.
+      this.keep(run, 'assistant', run.text, { tool_calls: [call as MessageView['tool_calls'][number]] });
+      this.keep(run, 'tool', 'cancelled: the run was stopped', { tool_call_id: call.id, tool_name: call.name, status: 'interrupted' });
+    } else this.keep(run, 'assistant', run.text, { status: 'interrupted' });
     this.raw(run, { type: 'stream_stopped', reason: 'user', partial_text: run.text } as Body);
     return true;
   }

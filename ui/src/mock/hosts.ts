@@ -8,13 +8,14 @@ import { err } from './pickScript';
 export class MockHosts {
   added: HostView[] = [];
 
-  constructor(private readonly builtin: () => { url: string; openaiUrl: string; models: string[]; reachable: boolean }) {}
+  constructor(private readonly builtin: () => { url: string; openaiUrl: string; openaiInUse: boolean; models: string[]; reachable: boolean }) {}
 
   list(): HostView[] {
     const b = this.builtin();
     return [
       { name: 'ollama', kind: 'ollama', url: b.url, builtin: true, reachable: b.reachable, version: b.reachable ? '0.32.15' : null, models: b.reachable ? b.models : [], error: b.reachable ? null : `cannot reach the model server at ${b.url}: is it running?`, keyed: false },
-      { name: 'openai', kind: 'openai', url: b.openaiUrl, builtin: true, reachable: false, version: null, models: [], error: `cannot reach the model server at ${b.openaiUrl}: is it running?`, keyed: false },
+      // Listed once someone chose its URL or a profile names it, as the shell does.
+      ...(b.openaiInUse ? [{ name: 'openai', kind: 'openai', url: b.openaiUrl, builtin: true, reachable: false, version: null, models: [], error: `cannot reach the model server at ${b.openaiUrl}: is it running?`, keyed: false } satisfies HostView] : []),
       ...this.added,
     ];
   }

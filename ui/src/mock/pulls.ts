@@ -52,7 +52,7 @@ export class MockPulls {
       this.#timer = null;
       if (p.state !== 'running') return;
       if (p.model.startsWith('no-such')) {
-        Object.assign(p, { state: 'failed', error: 'pull model manifest: file does not exist' });
+        Object.assign(p, { state: 'failed', error: `there is no model \`${p.model}\` in the Ollama library: check its name and tag (for example qwen3:8b) at ollama.com/library (the server said: pull model manifest: file does not exist)` });
         this.#next();
         return;
       }
@@ -63,7 +63,7 @@ export class MockPulls {
       if (i < STEPS) {
         const perStep = TOTAL / STEPS;
         const speed = perStep / (this.stepMs / 1000);
-        Object.assign(p, { status: 'pulling 3f2a8c1d9e4b', total: TOTAL, completed: perStep * (i + 1), bytes_per_sec: speed, seconds_left: (TOTAL - perStep * (i + 1)) / speed });
+        Object.assign(p, { status: 'downloading', total: TOTAL, completed: perStep * (i + 1), bytes_per_sec: speed, seconds_left: (TOTAL - perStep * (i + 1)) / speed });
         this.#step(p, i + 1);
         return;
       }

@@ -60,5 +60,6 @@ export interface Run {
   /** Events waiting for `step()` (config.stepped). */
   held: Body[];
   /** The approval the run waits on, and how it goes on after each answer. */
-  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[]; plan?: (edited: string | null) => Step[] } | null;
+  /** The question the run waits on; `call`: the top-level call it asks about (a Stop cuts that call's result, as the core's). */
+  gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[]; plan?: (edited: string | null) => Step[]; call?: { id: string; name: string; arguments: unknown } } | null;
 }

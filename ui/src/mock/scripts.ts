@@ -105,7 +105,7 @@ export function shellScript(k: ScriptKit): Step[] {
   return [
     { ev: ev({ type: 'tool_started', call_id: 'call_sh', name: 'run_shell', arguments: args }) },
     {
-      ev: ev({ type: 'approval_requested', request_id: k.requestId(), call_id: 'call_sh', tool: 'run_shell', arguments: args, reach: 'Runs a command in /home/user/work.' }),
+      ev: ev({ type: 'approval_requested', request_id: k.requestId(), call_id: 'call_sh', tool: 'run_shell', arguments: args, reach: `runs \`${String(args.command)}\` in /home/user/work, sandboxed by bubblewrap: no network, no access to other programs (their processes, sockets and the desktop session), no secrets from the environment, a private /tmp, and writes only inside /home/user/work; it can read files your account can read` }),
       gate: { allow: finish('ok', 'total 0', 'The folder is empty.'), deny: finish('denied', DENIED, 'I did not run it.') },
     },
   ];
@@ -268,5 +268,35 @@ export function switchScript(kit: ScriptKit, to: string): Step[] {
     ...kit.deltas(answer, 3),
     { ev: kit.usage },
     kit.end([{ role: 'assistant', content: answer }]),
+  ];
+}
+
+/**
+ * "odd cards": the cards of user pass 2026-12's defect 27: a tool name the
+ * model made up (the core answers "unknown tool"), a sub-agent that ends
+ * without text, and a failed sub-agent whose own call went well.
+ */
+export function oddCardsScript(k: ScriptKit): Step[] {
+  const quiet = (b: Record<string, unknown>): Body => ev({ ...b, is_subagent: true, session_id: 'subagent_quiet', run_id: 'subrun_quiet', parent_call_id: 'call_quiet' });
+  const failing = (b: Record<string, unknown>): Body => ev({ ...b, is_subagent: true, session_id: 'subagent_failing', run_id: 'subrun_failing', parent_call_id: 'call_failing' });
+  const read = { path: 'notes.txt' };
+  return [
+    { ev: ev({ type: 'tool_started', call_id: 'call_made_up', name: 'shopping.txt', arguments: {} }) },
+    { ev: ev({ type: 'tool_event', call_id: 'call_made_up', name: 'shopping.txt', outcome: 'error', output: 'unknown tool `shopping.txt`; the tools you can call are: read_file, spawn_agent', duration_ms: 0 }) },
+    { ev: ev({ type: 'tool_started', call_id: 'call_quiet', name: 'spawn_agent', arguments: { task: 'look quietly' } }) },
+    { ev: quiet({ type: 'run_started', model: k.model, profile: 'Agent', context_window: 8192 }) },
+    { ev: quiet({ type: 'tool_started', call_id: 'call_q_read', name: 'read_file', arguments: read }) },
+    { ev: quiet({ type: 'tool_event', call_id: 'call_q_read', name: 'read_file', outcome: 'ok', output: 'milk', duration_ms: 2 }) },
+    { ev: quiet({ type: 'stream_end', iterations: 2 }) },
+    { ev: ev({ type: 'tool_event', call_id: 'call_quiet', name: 'spawn_agent', outcome: 'ok', output: '', duration_ms: 20 }) },
+    { ev: ev({ type: 'tool_started', call_id: 'call_failing', name: 'spawn_agent', arguments: { task: 'fail after a read' } }) },
+    { ev: failing({ type: 'run_started', model: k.model, profile: 'Agent', context_window: 8192 }) },
+    { ev: failing({ type: 'tool_started', call_id: 'call_f_read', name: 'read_file', arguments: read }) },
+    { ev: failing({ type: 'tool_event', call_id: 'call_f_read', name: 'read_file', outcome: 'ok', output: 'milk', duration_ms: 2 }) },
+    { ev: failing({ type: 'stream_end', iterations: 2 }) },
+    { ev: ev({ type: 'tool_event', call_id: 'call_failing', name: 'spawn_agent', outcome: 'error', output: 'the sub-agent failed: the model server stopped answering', duration_ms: 30 }) },
+    ...k.deltas('Cards shown.', 2),
+    { ev: k.usage },
+    k.end(),
   ];
 }

@@ -8,14 +8,22 @@ export interface Toast {
   action: { label: string; run: () => void } | null;
 }
 
+/** At most this many at once: a pile of them covers what they talk about (user pass 2026-12, defect 30). */
+export const MAX_TOASTS = 3;
+
 class Toasts {
   list = $state<Toast[]>([]);
   #next = 1;
+  #timers = new Map<number, ReturnType<typeof setTimeout>>();
 
   show(text: string, opts: { kind?: Toast['kind']; action?: Toast['action']; ms?: number } = {}): number {
-    const id = this.#next++;
-    this.list.push({ id, text, kind: opts.kind ?? 'info', action: opts.action ?? null });
-    setTimeout(() => this.dismiss(id), opts.ms ?? 6000);
+    const kind = opts.kind ?? 'info';
+    // The same words again are one toast, shown for longer, not a second.
+    const same = this.list.find((t) => t.text === text && t.kind === kind && t.action === null && !opts.action);
+    const id = same?.id ?? this.#next++;
+    if (!same) this.list = [...this.list, { id, text, kind, action: opts.action ?? null }].slice(-MAX_TOASTS);
+    clearTimeout(this.#timers.get(id));
+    this.#timers.set(id, setTimeout(() => this.dismiss(id), opts.ms ?? 6000));
     return id;
   }
 
@@ -24,6 +32,8 @@ class Toasts {
   }
 
   dismiss(id: number): void {
+    clearTimeout(this.#timers.get(id));
+    this.#timers.delete(id);
     this.list = this.list.filter((t) => t.id !== id);
   }
 }

@@ -185,6 +185,9 @@ pub(super) struct Checked {
     kind: AttachmentKind,
     mime: String,
     bytes: Body,
+    /// The size shown: the bytes', or for a PDF's text the PDF's as the
+    /// export says (the text cannot tell it).
+    size: u64,
 }
 
 /// Check every file the import carries, from its bytes, before anything
@@ -224,16 +227,21 @@ pub(super) fn check_files(conversations: &mut [Conversation]) -> Result<Vec<Chec
             out.push(Checked {
                 kind: a.kind,
                 mime,
+                size: body.0.len() as u64,
                 bytes: body.clone(),
             });
         }
         let (place, mime, chars) = seen[&key].clone();
-        // A PDF's text says it came from one, as it did when attached.
-        if !(a.kind == AttachmentKind::Text && a.mime == "application/pdf") {
+        // A PDF's text says it came from one, as it did when attached, and
+        // its size is the PDF's (shown on its chip), which the text cannot
+        // tell.
+        if a.kind == AttachmentKind::Text && a.mime == "application/pdf" {
+            out[place].size = a.size;
+        } else {
             a.mime = mime;
+            a.size = body.0.len() as u64;
         }
         out[place].mime.clone_from(&a.mime);
-        a.size = body.0.len() as u64;
         // What the model was given is kept (the same history makes the
         // same prompt), but never more than the text has.
         let given = a.given.take();
@@ -267,7 +275,7 @@ impl Store {
         let rows: Vec<(String, AttachmentKind, String, u64)> = files
             .iter()
             .zip(&shas)
-            .map(|(f, sha)| (sha.clone(), f.kind, f.mime.clone(), f.bytes.0.len() as u64))
+            .map(|(f, sha)| (sha.clone(), f.kind, f.mime.clone(), f.size))
             .collect();
         self.db()
             .call(move |c| {

@@ -145,13 +145,14 @@ async fn a_pdf_is_kept_as_its_text() {
     hearth_store::set_pdf_reader(env!("CARGO_BIN_EXE_hearth-read-pdf"));
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
-    let a = store
-        .add_file(
-            "report.pdf",
-            pdf(&["Quarterly report", "Revenue grew by 12 percent."]),
-        )
-        .await
-        .unwrap();
+    let file = pdf(&["Quarterly report", "Revenue grew by 12 percent."]);
+    let a = store.add_file("report.pdf", file.clone()).await.unwrap();
+    // Its size is the PDF's, not its text's (user pass 2026-12, defect 34).
+    assert_eq!(a.size, file.len() as u64);
+    assert_eq!(
+        store.file(&a.sha256, "report.pdf").await.unwrap().size,
+        file.len() as u64
+    );
     assert_eq!(
         (a.kind, a.mime.as_str()),
         (AttachmentKind::Text, "application/pdf")

@@ -69,10 +69,13 @@ async fn sessions_list_rename_delete_and_restore() {
         vec![("b", 2), ("a", 1)]
     );
     store.rename("a", "Groceries").await.unwrap();
+    let list = store.sessions().await.unwrap();
     assert_eq!(
-        store.sessions().await.unwrap()[0].title,
-        "Groceries",
-        "a rename counts as an update"
+        list.iter()
+            .map(|s| (s.id.as_str(), s.title.as_str(), s.opening.as_str()))
+            .collect::<Vec<_>>(),
+        [("b", "", "two"), ("a", "Groceries", "")],
+        "a rename keeps the session's place; an untitled one shows its question"
     );
     store.delete("b").await.unwrap();
     assert_eq!(store.sessions().await.unwrap().len(), 1);
@@ -257,4 +260,30 @@ async fn unsent_text_is_kept_across_a_reopen_forgotten_when_emptied_and_capped()
     );
     assert_eq!(store.unsent("t").await.unwrap(), None, "emptied: forgotten");
     assert_eq!(store.unsent("u").await.unwrap(), None);
+}
+
+/// A session whose first answer was stopped is never titled: the list
+/// gives the start of its question on the current branch instead (user
+/// pass 2026-12, defect 12), on one line, cut at a word.
+#[tokio::test]
+async fn an_untitled_session_is_listed_by_its_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    let long = "I work night shifts as a nurse in Lyon\nand I am vegetarian. \
+                Suggest one quick dinner I can cook after work.";
+    store
+        .append("s", "r", ChatMessage::user(long))
+        .await
+        .unwrap();
+    let opening = &store.sessions().await.unwrap()[0].opening;
+    assert_eq!(
+        opening,
+        "I work night shifts as a nurse in Lyon and I am vegetarian.…"
+    );
+    assert!(opening.chars().count() <= 60, "{opening}");
+    store
+        .set_generated_title("s", "Dinner ideas")
+        .await
+        .unwrap();
+    assert_eq!(store.sessions().await.unwrap()[0].opening, "");
 }
