@@ -37,6 +37,7 @@ pub fn builder() -> Builder<Wry> {
             sessions::restore_session,
             transfer::export_session,
             transfer::import_file,
+            profiles::choose_workspace,
             sessions::save_unsent,
             sessions::switch_branch,
             sessions::run_trace,

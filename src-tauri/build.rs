@@ -24,6 +24,7 @@ const COMMANDS: &[&str] = &[
     "restore_session",
     "export_session",
     "import_file",
+    "choose_workspace",
     "save_unsent",
     "switch_branch",
     "run_trace",

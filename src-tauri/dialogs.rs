@@ -24,8 +24,9 @@ pub struct Ask {
     pub folder: Option<PathBuf>,
     /// The name it suggests (a Save dialog).
     pub name: Option<String>,
-    /// The filter's label and the extensions it lets through.
-    pub filter: (&'static str, &'static [&'static str]),
+    /// The filter's label and the extensions it lets through (none for a
+    /// folder).
+    pub filter: Option<(&'static str, &'static [&'static str])>,
 }
 
 /// The file the person chose to save to, or `None` when they cancelled.
@@ -47,6 +48,11 @@ pub async fn open<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf> {
     shown(app, ask, |b, tx| b.pick_file(move |p| drop(tx.send(p)))).await
 }
 
+/// The folder the person chose, or `None` when they cancelled.
+pub async fn folder<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf> {
+    shown(app, ask, |b, tx| b.pick_folder(move |p| drop(tx.send(p)))).await
+}
+
 type Picked = tokio::sync::oneshot::Sender<Option<tauri_plugin_dialog::FilePath>>;
 
 /// Builds the dialog, shows it with `show` (the plugin runs it on the main
@@ -57,13 +63,14 @@ async fn shown<R: Runtime>(
     ask: Ask,
     show: impl FnOnce(FileDialogBuilder<R>, Picked),
 ) -> Option<PathBuf> {
-    let (label, extensions) = ask.filter;
     let mut b = app
         .dialog()
         .file()
         .set_title(ask.title)
-        .add_filter(label, extensions)
         .set_can_create_directories(true);
+    if let Some((label, extensions)) = ask.filter {
+        b = b.add_filter(label, extensions);
+    }
     if let Some(folder) = ask.folder {
         b = b.set_directory(folder);
     }

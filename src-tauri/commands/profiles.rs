@@ -147,3 +147,35 @@ pub(crate) fn profile_error(e: ProfileError) -> ErrorInfo {
         ProfileError::Store(e) => store_error(e),
     }
 }
+
+/// The system's folder dialog, for a profile's workspace (user pass
+/// 2026-12, defect 24): opens in `start` when that is a folder, else in the
+/// home folder. The chosen folder's path, or `None` when the person
+/// cancelled. Nothing is saved: the form holds it until Save.
+#[tauri::command]
+#[specta::specta]
+pub async fn choose_workspace(
+    app: AppHandle,
+    start: Option<String>,
+) -> Result<Option<String>, ErrorInfo> {
+    use tauri::Manager;
+    let folder = start
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .or_else(|| app.path().home_dir().ok());
+    let ask = crate::dialogs::Ask {
+        title: "Choose the workspace folder".to_owned(),
+        folder,
+        name: None,
+        filter: None,
+    };
+    let Some(path) = crate::dialogs::folder(&app, ask).await else {
+        return Ok(None);
+    };
+    path.to_str().map(|p| Some(p.to_owned())).ok_or_else(|| {
+        invalid(format!(
+            "the folder {} has a name that is not text",
+            path.display()
+        ))
+    })
+}

@@ -64,7 +64,7 @@ pub async fn export_session(
         title: format!("Export {shown} as {label}"),
         folder,
         name: Some(name),
-        filter: (label, if ext == "md" { &["md"] } else { &["json"] }),
+        filter: Some((label, if ext == "md" { &["md"] } else { &["json"] })),
     };
     let Some(path) = dialogs::save(&app, ask).await else {
         return Ok(None);
@@ -90,7 +90,7 @@ pub async fn import_file(
         title: "Import conversations".to_owned(),
         folder: dialogs::start_folder(&app),
         name: None,
-        filter: ("Conversation exports (JSON)", &["json"]),
+        filter: Some(("Conversation exports (JSON)", &["json"])),
     };
     let Some(path) = dialogs::open(&app, ask).await else {
         return Ok(None);

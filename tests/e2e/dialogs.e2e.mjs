@@ -120,6 +120,31 @@ test('a session exports through the Save dialog, named after its title; conversa
     return false;
   });
 
+  // A profile's workspace, chosen in the folder dialog (user pass 2026-12,
+  // defect 24): the path typed in its location field, then Select.
+  const garden = path.join(dir, 'garden');
+  mkdirSync(garden);
+  await click(browser, '[data-testid="open-profiles"]');
+  await click(browser, '[data-testid="profile-new"]');
+  // It opens in the folder the field names (typing a long path into GTK's
+  // location field races its completion).
+  await browser.$('[data-testid="profile-workspace"]').setValue(dir);
+  await click(browser, '[data-testid="choose-workspace"]');
+  const chooser = await dialog('Choose the workspace folder');
+  press('ctrl+l');
+  typeText('garden/');
+  press('Return');
+  const field = () => browser.execute(() => document.querySelector('[data-testid="profile-workspace"]')?.value ?? null);
+  // Enter on a folder's path either chooses it or opens it (GTK versions
+  // differ); still open a moment later, Enter again chooses the folder
+  // that is open.
+  const gone = () => windowTitled('Choose the workspace folder') !== chooser;
+  for (let i = 0; i < 50 && !gone(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!gone()) press('Return');
+  await until('the folder dialog closes', () => gone() || null, 30_000);
+  await eventually(browser, 'the chosen folder fills the workspace field', async () => (await field()) === garden, 30_000);
+  await click(browser, '[data-testid="panel-close"]');
+
   // The cancelled export wrote nothing (by now its command has long returned).
   assert.deepEqual(readdirSync(downloads).sort(), ['Tea notes.md', 'conversations.json']);
   assert.match(readFileSync(log, 'utf8'), /exported \S+ to .*Tea notes\.md/);

@@ -196,10 +196,29 @@ test('profile editor: history turns and input guard are saved and loaded back', 
     const turns = page.getByTestId('profile-history-turns');
     const mode = page.getByTestId('profile-input-guard');
     const save = page.getByTestId('profile-save');
-    // A new profile: all turns, the guard warns.
+    // A new profile: all turns, the guard warns; the model this chat uses,
+    // no tools until chosen, as many steps as the built-in profiles
+    // (defect 23).
     await page.getByTestId('profile-new').click();
     assert.equal(await turns.inputValue(), '');
     assert.equal(await mode.inputValue(), 'warn');
+    const using = await page.evaluate(() => {
+      const m = window.__hearthMock;
+      return m.profiles.find((p) => p.name === m.defaultProfile)?.model ?? m.profiles[0].model;
+    });
+    assert.ok(using, 'the mock names a model');
+    assert.equal(await page.getByTestId('profile-model').inputValue(), using);
+    assert.ok(await page.getByTestId('tools-none').isChecked());
+    assert.equal(await page.getByTestId('profile-max-iterations').inputValue(), '20');
+    // The workspace is chosen in the system's folder dialog (defect 24):
+    // a cancel leaves the field, a choice fills it.
+    await page.evaluate(() => window.__hearthMock.dialogs.answers.push(null, { path: '/home/user/recipes' }));
+    await page.getByTestId('choose-workspace').click();
+    await page.waitForFunction(() => window.__hearthMock.dialogs.asked.length === 1);
+    assert.equal(await page.getByTestId('profile-workspace').inputValue(), '');
+    await page.getByTestId('choose-workspace').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=profile-workspace]').value === '/home/user/recipes');
+    assert.deepEqual(await page.evaluate(() => window.__hearthMock.dialogs.asked), [{ kind: 'folder' }, { kind: 'folder' }]);
     assert.match(await page.getByTestId('input-guard-hint').textContent(), /treat the flagged text as data/);
     await page.getByRole('button', { name: 'Cancel' }).click();
 

@@ -67,6 +67,13 @@ export const commands = {
 	 */
 	importFile: () => typedError<ImportView | null, ErrorInfo>(__TAURI_INVOKE("import_file")),
 	/**
+	 *  The system's folder dialog, for a profile's workspace (user pass
+	 *  2026-12, defect 24): opens in `start` when that is a folder, else in the
+	 *  home folder. The chosen folder's path, or `None` when the person
+	 *  cancelled. Nothing is saved: the form holds it until Save.
+	 */
+	chooseWorkspace: (start: string | null) => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("choose_workspace", { start })),
+	/**
 	 *  Keep what is typed in a session's composer and not sent, so it is there
 	 *  after a restart (empty: forget it). False when it is too long to keep.
 	 */

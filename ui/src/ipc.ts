@@ -68,6 +68,8 @@ export const exportSession = (id: string, format: 'markdown' | 'json') =>
 export const saveUnsent = (id: string, text: string) => ok(commands.saveUnsent(id, text));
 /** Imports another app's export picked in the system's Open dialog: what it did, or null when the person cancelled. */
 export const importFile = () => ok(commands.importFile());
+/** The system's folder dialog for a profile's workspace: the chosen folder, or null when cancelled. */
+export const chooseWorkspace = (start: string | null) => ok(commands.chooseWorkspace(start));
 export const switchBranch = (id: string, messageId: number) => ok(commands.switchBranch(id, messageId));
 /** The spans of the run that wrote an answer; null when none were recorded. */
 export const runTrace = (runId: string) => ok(commands.runTrace(runId));

@@ -260,6 +260,7 @@ export class MockBackend {
         return this.startRun(s, a.text, a.text, u.id, a.onEvent);
       }
       case 'save_unsent': { const s = this.sess(a.sessionId); const t = String(a.text); s.unsent = t.trim() ? t : null; return true; }
+      case 'choose_workspace': return this.dialogs.folder((a.start as string | null) ?? null);
       case 'import_file': {
         const picked = this.dialogs.open();
         if (!picked) return null;

@@ -8,7 +8,7 @@ export type Picked = { path: string; text?: string } | null;
 
 export class Dialogs {
   answers: Picked[] = [];
-  asked: { kind: 'save' | 'open'; name?: string }[] = [];
+  asked: { kind: 'save' | 'open' | 'folder'; name?: string }[] = [];
   saved = new Map<string, string>();
 
   /** A Save dialog suggesting `name`; the path written, or null when cancelled. */
@@ -19,6 +19,12 @@ export class Dialogs {
     if (!picked) return null;
     this.saved.set(picked.path, text);
     return picked.path;
+  }
+
+  /** A folder dialog opening in `start`; the picked folder, or null when cancelled. */
+  folder(start: string | null): string | null {
+    this.asked.push({ kind: 'folder', ...(start ? { name: start } : {}) });
+    return this.answers.shift()?.path ?? null;
   }
 
   /** An Open dialog; the picked file, or null when cancelled. */
