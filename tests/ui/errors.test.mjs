@@ -113,15 +113,29 @@ test('what a failed answer offers follows its recovery: a setting opens its pane
     assert.equal(await stuck.getByTestId('fix-config').count(), 0);
   }));
 
-test('a server to start: the card re-checks it', () =>
+test('a server to start: said once, the banner checks, and the card follows the server back', () =>
   withApp('unreachable=1', async ({ page }) => {
-    await page.getByTestId('backend-banner').waitFor();
+    const banner = page.getByTestId('backend-banner');
+    await banner.waitFor();
     await send(page, 'hello');
     const card = page.locator('[data-testid=run-error][data-recovery=start_server]');
     await card.waitFor();
+    await waitIdle(page);
+    // Said once (defect 18): the banner's headline, not again under it; the
+    // card without the system's own words; one button to check, named for it.
+    assert.equal(await banner.getByTestId('backend-error').count(), 0);
+    assert.equal(await card.getByTestId('error-message').textContent(), 'cannot reach the model server at http://127.0.0.1:11434: is it running?');
+    assert.match(await card.getByTestId('server-hint').textContent(), /banner above says how to start it/);
+    assert.equal(await card.getByTestId('recheck-server').count(), 0);
+    assert.equal(await banner.getByTestId('backend-retry').textContent(), 'Check now');
+    // The server comes back: the card no longer points at a banner that is gone.
+    await page.evaluate(() => (window.__hearthMock.config.reachable = true));
     const before = (await calls(page, 'backend_status')).length;
-    await card.getByTestId('recheck-server').click();
+    await banner.getByTestId('backend-retry').click();
     await page.waitForFunction((n) => window.__hearthMock.calls.filter((c) => c.cmd === 'backend_status').length > n, before);
+    await banner.waitFor({ state: 'detached' });
+    await card.getByTestId('server-hint').filter({ hasText: 'answers again' }).waitFor();
+    await card.getByTestId('retry-button').waitFor();
   }));
 
 test('a core speaking another wire format is said once, and the answer still shows', () =>

@@ -38,13 +38,26 @@ test('an empty server: recommended tool-capable models with sizes, a pull, then 
     const offered = await notice.getByTestId('recommended').evaluateAll((els) => els.map((e) => [e.dataset.model, e.textContent]));
     assert.ok(offered.length >= 3, JSON.stringify(offered));
     for (const [, text] of offered) assert.match(text, /\d(\.\d)? GB/);
+    // Nothing says "How can I help?" or names a model the server lacks
+    // (defect 19).
+    await page.getByTestId('new-session').click();
+    assert.equal(await page.getByTestId('empty-heading').textContent(), 'First, a model');
+    assert.equal(await page.getByTestId('current-model').textContent(), 'no model yet');
     const pick = notice.locator('[data-testid=recommended][data-model="llama3.2:3b"]');
+    // The list does not jump when the pull starts.
+    const rows = () => notice.getByTestId('recommended').evaluateAll((els) => els.map((e) => { const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.height)]; }));
+    const before = await rows();
+    await page.evaluate(() => { window.__hearthMock.pulls.held = true; });
     await pick.getByTestId('pull-button').click();
     await pick.getByTestId('pull-progress').waitFor();
+    await pick.getByTestId('pull-eta').waitFor();
+    assert.deepEqual(await rows(), before, 'the rows keep their places');
+    await page.evaluate(() => { window.__hearthMock.pulls.held = false; });
     await notice.waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal((await calls(page, 'start_pull'))[0].args.model, 'llama3.2:3b');
     await page.getByTestId('toast-text').filter({ hasText: 'Agent and Chat now use llama3.2:3b' }).waitFor();
     assert.equal(await page.getByTestId('model-missing').count(), 0);
+    assert.equal(await page.getByTestId('current-model').textContent(), 'llama3.2:3b');
     await answered(page, 'hello');
   }));
 

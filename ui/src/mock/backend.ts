@@ -350,7 +350,7 @@ export class MockBackend {
 
   status() {
     if (!this.config.reachable) {
-      return { url: this.url, reachable: false, version: null, error: err('backend_unreachable', `connection refused (${this.url})`, 'start_server'), models: [], adopted: null };
+      return { url: this.url, reachable: false, version: null, error: err('backend_unreachable', `cannot reach the model server at ${this.url}: is it running? (Connection refused (os error 111))`, 'start_server'), models: [], adopted: null };
     }
     const models = this.models.map((m) => ({ name: m.name, capabilities: m.capabilities, size: m.size }));
     return { url: this.url, reachable: true, version: '0.12.0', error: null, models, adopted: settleSeeds(this) };
@@ -373,7 +373,7 @@ export class MockBackend {
 
   // ---- runs
   startRun(s: Sess, prompt: string | null, text: string, parent: number | null, channel: ChannelLike): string {
-    if (!this.config.reachable) throw err('backend_unreachable', `Ollama is not reachable at ${this.url}`, 'start_server');
+    if (!this.config.reachable) throw err('backend_unreachable', `cannot reach the model server at ${this.url}: is it running? (Connection refused (os error 111))`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : (s.model ?? profile.model);
     const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
