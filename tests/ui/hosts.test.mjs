@@ -120,6 +120,48 @@ test("the picker lists another host's models and moves the session there; it sta
     assert.deepEqual([home.host, home.model], ['ollama', 'llama3.2:3b']);
   }));
 
+test("the palette and /model know every host's models; the palette sets the theme (defect 32)", () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-settings').click();
+    await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
+    await page.getByTestId('host-list').locator('[data-host=gpu2]').waitFor();
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('composer-input').focus();
+
+    const palette = page.getByTestId('palette');
+    await page.keyboard.press('Control+k');
+    await palette.waitFor();
+    const onGpu2 = palette.locator('[data-testid=palette-item][data-action="model-gemma3:12b@gpu2"]');
+    await onGpu2.waitFor();
+    assert.match(await onGpu2.innerText(), /Use gemma3:12b on gpu2 in this chat/);
+    await page.keyboard.type('gemma3 gpu2');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=palette-item]').length === 1);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('current-host').filter({ hasText: 'on gpu2' }).waitFor();
+    const moved = (await calls(page, 'set_session_host')).at(-1).args;
+    assert.deepEqual([moved.host, moved.model], ['gpu2', 'gemma3:12b']);
+
+    // `/model` completes another host's model as NAME@HOST and moves there.
+    const input = page.getByTestId('composer-input');
+    await input.fill('/model qwen3:32b@gp');
+    await page.getByTestId('slash-item').filter({ hasText: 'qwen3:32b@gpu2' }).waitFor();
+    await input.fill('/model qwen3:32b@gpu2');
+    await input.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.filter((c) => c.cmd === 'set_session_host').length === 2);
+    const typed = (await calls(page, 'set_session_host')).at(-1).args;
+    assert.deepEqual([typed.host, typed.model], ['gpu2', 'qwen3:32b']);
+    assert.equal(await page.getByTestId('current-model').textContent(), 'qwen3:32b');
+
+    // The theme, from the palette.
+    await page.keyboard.press('Control+k');
+    await palette.waitFor();
+    await page.keyboard.type('dark theme');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=palette-item]').length === 1);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.documentElement.dataset.themePref === 'dark' && document.documentElement.dataset.theme === 'dark');
+    assert.equal((await calls(page, 'set_prefs')).at(-1).args.prefs.theme, 'dark');
+  }));
+
 test('a profile names its host and its failover hosts', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('open-settings').click();

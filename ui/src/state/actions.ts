@@ -2,6 +2,7 @@
 // command palette (CommandPalette.svelte) list the same ones, so a
 // shortcut is always written next to its action in the palette. Actions
 // that depend on what exists (profiles, models) are made per call.
+import { hosts } from './hosts.svelte';
 import { app, panelTitles, type Panel } from './app.svelte';
 import { chat } from './chat.svelte';
 import { menus } from './menus.svelte';
@@ -11,7 +12,7 @@ import { sessions } from './sessions.svelte';
 export interface Action {
   id: string;
   label: string;
-  group: 'Chat' | 'Go to' | 'Profiles' | 'Models' | 'Session';
+  group: 'Chat' | 'Go to' | 'Profiles' | 'Models' | 'Session' | 'Appearance';
   /** As shown ("Ctrl+K"). */
   keys?: string;
   /** Whether a key event is this action's shortcut. */
@@ -67,6 +68,20 @@ export function actions(): Action[] {
   for (const m of app.backend?.models ?? []) {
     if (m.name === placed.model || (m.capabilities.length > 0 && !m.capabilities.includes('completion'))) continue;
     list.push({ id: `model-${m.name}`, label: `Use ${m.name} in this chat`, group: 'Models', run: () => void chat.setModel(m.name === placed.profile?.model ? null : m.name) });
+  }
+  // Other hosts' models (read when the palette opens): the session moves there.
+  for (const [host, model] of hosts.others) {
+    if (host === placed.host && model === placed.model) continue;
+    list.push({ id: `model-${model}@${host}`, label: `Use ${model} on ${host} in this chat`, group: 'Models', run: () => void chat.setHost(host, model), keywords: [host] });
+  }
+  const themes = [
+    ['light', 'Light theme'],
+    ['dark', 'Dark theme'],
+    ['system', 'Theme as the system has it'],
+  ] as const;
+  for (const [theme, label] of themes) {
+    if (app.prefs.theme === theme) continue;
+    list.push({ id: `theme-${theme}`, label, group: 'Appearance', run: () => void app.savePrefs({ theme }), keywords: ['theme', 'colours', 'colors', 'mode', 'appearance'] });
   }
   for (const p of app.profiles?.profiles ?? []) {
     if (p.name === chat.profile) continue;
