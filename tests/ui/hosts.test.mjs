@@ -33,6 +33,13 @@ test('settings: hosts are listed with their state, added (checked at once) and r
     // The settings' servers cannot be removed here.
     assert.equal(await list.locator('[data-host=ollama]').getByTestId('host-remove').count(), 0);
 
+    // Each field of the add row is labelled, and they line up (defect 16).
+    for (const [label, testid] of [['Name', 'host-name'], ['Kind', 'host-kind'], ['Address', 'host-url'], ['API key', 'host-key']]) {
+      assert.equal(await page.getByTestId('host-add').getByLabel(label, { exact: true }).getAttribute('data-testid'), testid);
+    }
+    const heights = await page.getByTestId('host-add').locator('input, select').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().height)));
+    assert.equal(new Set(heights).size, 1, `one height: ${heights}`);
+    assert.match(await page.getByTestId('openai-hint').textContent(), /host named openai.*under Hosts/);
     await addHost(page, 'gpu2', 'http://10.0.0.2:11434');
     await list.locator('[data-host=gpu2]').waitFor();
     assert.match(await list.locator('[data-host=gpu2]').getByTestId('host-state').textContent(), /Up \(version 0\.32\.15\) · 2 models/);
