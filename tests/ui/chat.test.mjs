@@ -220,6 +220,14 @@ test('regenerate and edit-and-resend make branches reachable through ‹ k/n ›
     await page.getByTestId('message-user').filter({ hasText: 'first question' }).waitFor();
     const edit = await calls(page, 'edit_and_resend');
     assert.equal(edit[0].args.text, 'edited question');
+
+    // A search hit on the branch not shown opens that branch (defect 6).
+    await page.getByTestId('search-input').fill('edited question');
+    const hit = page.getByTestId('search-hit').filter({ hasText: 'edited question' }).first();
+    await hit.click();
+    await page.getByTestId('message-user').filter({ hasText: 'edited question' }).waitFor();
+    assert.equal(await page.getByTestId('message-user').filter({ hasText: 'first question' }).count(), 0);
+    assert.equal((await calls(page, 'switch_branch')).length, 3);
   }));
 
 test('Stop: queued messages the run did not take come back to the composer, after what is typed', () =>

@@ -225,7 +225,7 @@ export class MockBackend {
       case 'set_ollama_url': this.url = a.url; this.config.reachable = true; return this.status();
       case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
         .map((s) => ({ id: s.id, title: s.title, opening: s.title ? '' : opening(this.path(s)), messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
-      case 'search_sessions': return searchSessions(this.sessions.values(), (x) => this.path(x), String(a.query));
+      case 'search_sessions': return searchSessions(this.sessions.values(), (x) => [...this.messages.values()].filter((m) => m.session === x.id), String(a.query)); // every branch, as the store's index
       // Untitled until the title worker names it, as in the store.
       case 'new_session': return this.addSession('').id;
       case 'open_session': {

@@ -1,4 +1,4 @@
-// The sidebar's search over every session's messages, as the store's
+// The sidebar's search over every session's messages (every branch), as the store's
 // full-text search answers it: each hit with a little text either side,
 // at most about 50.
 import type { Msg, Sess } from './records';
