@@ -378,6 +378,7 @@ impl Store {
                     }
                     let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");
                     if !title.is_empty() {
+                        let title = sessions::unused_title(&tx, &title, "imported")?;
                         sessions::rename(&tx, &id, &title)?;
                     }
                     ids.push(id);

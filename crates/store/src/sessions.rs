@@ -132,6 +132,38 @@ fn opening(question: &str) -> String {
     format!("{}…", cut.trim_end())
 }
 
+/// `title`, or where a listed session already has it, `title (why)`, then
+/// `title (why 2)`…: an imported copy beside its original is told apart in
+/// the list (user pass 2026-12, defect 33).
+pub(crate) fn unused_title(
+    conn: &Connection,
+    title: &str,
+    why: &str,
+) -> Result<String, StoreError> {
+    let taken = |t: &str| -> Result<bool, StoreError> {
+        Ok(conn.query_row(
+            "SELECT EXISTS(SELECT 1 FROM sessions WHERE title = ?1 AND deleted_at IS NULL)",
+            [t],
+            |r| r.get(0),
+        )?)
+    };
+    if !taken(title)? {
+        return Ok(title.to_owned());
+    }
+    let mut n = 1u32;
+    loop {
+        let candidate = if n == 1 {
+            format!("{title} ({why})")
+        } else {
+            format!("{title} ({why} {n})")
+        };
+        if !taken(&candidate)? {
+            return Ok(candidate);
+        }
+        n += 1;
+    }
+}
+
 /// Rename; an unknown id is an error. A rename is not news in the
 /// conversation: the session keeps its place in the newest-first list
 /// (user pass 2026-12, defect 25: a renamed chat jumped to the top).

@@ -266,7 +266,11 @@ export class MockBackend {
         if (!picked) return null;
         const { source, conversations } = parseImport(picked.text ?? '');
         const made = conversations.filter((c) => c.messages.length > 0).map((c) => {
-          const s = this.addSession(c.title);
+          // Beside its original, a copy says it is one, as the store names it.
+          const taken = (t: string) => [...this.sessions.values()].some((x) => !x.deleted && x.title === t);
+          let title = c.title;
+          for (let n = 1; title && taken(title); n++) title = `${c.title} (imported${n > 1 ? ` ${n}` : ''})`;
+          const s = this.addSession(title);
           for (const m of c.messages) this.addMessage(s, m.role, m.content);
           return s.id;
         });

@@ -155,6 +155,28 @@ async fn a_hearth_export_comes_back_whole_and_a_stranger_file_is_refused_with_no
         store.history(&r.sessions[0]).await.unwrap(),
         store.history("s").await.unwrap()
     );
+    // Beside its original the copy says it is one (user pass 2026-12,
+    // defect 33); a second copy is numbered.
+    let again = store.import(&exported).await.unwrap();
+    let title_of = |id: String| {
+        let store = store.clone();
+        async move {
+            store
+                .sessions()
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|s| s.id == id)
+                .unwrap()
+                .title
+        }
+    };
+    assert_eq!(title_of(r.sessions[0].clone()).await, "Sums (imported)");
+    assert_eq!(
+        title_of(again.sessions[0].clone()).await,
+        "Sums (imported 2)"
+    );
+    assert_eq!(title_of("s".into()).await, "Sums");
 
     let before = store.sessions().await.unwrap().len();
     for (file, why) in [
