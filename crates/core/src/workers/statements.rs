@@ -58,8 +58,65 @@ fn lower_words(sentence: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words that open a request rather than a statement: "Suggest one quick
+/// dinner I can cook" speaks of the user but asks for something, and a
+/// small model turned it into "The user suggests one quick dinner" (user
+/// pass 2026-12, defect 11). "Remember" and "note" are not here: "Remember
+/// that I am vegan" states a fact. English only, as the rest of the
+/// picking (issue 48 is the wider work).
+const REQUEST_OPENERS: &[&str] = &[
+    "suggest",
+    "recommend",
+    "write",
+    "give",
+    "tell",
+    "show",
+    "explain",
+    "list",
+    "make",
+    "create",
+    "help",
+    "find",
+    "summarize",
+    "summarise",
+    "translate",
+    "describe",
+    "generate",
+    "draft",
+    "plan",
+    "fix",
+    "compare",
+    "name",
+    "pick",
+    "choose",
+    "can",
+    "could",
+    "would",
+    "will",
+    "lets",
+    "let",
+    "send",
+    "check",
+    "calculate",
+    "convert",
+    "rewrite",
+    "edit",
+    "add",
+    "build",
+    "design",
+];
+
+/// Whether `words` (lowercase) open a request: a request verb first,
+/// after a "please" or "now" where there is one.
+fn is_request(words: &[&str]) -> bool {
+    let first = words
+        .iter()
+        .find(|w| !matches!(**w, "please" | "now" | "so" | "ok" | "okay"));
+    first.is_some_and(|w| REQUEST_OPENERS.contains(w))
+}
+
 /// The sentences of `said` (the user's own words, `facts::own_words`) in
-/// which the user states something of themselves: the latest
+/// which the user states something of themselves (not a request): the latest
 /// [`MAX_STATEMENTS`], each at most [`MAX_FACT_CHARS`] long.
 pub fn statements(said: &str) -> Vec<String> {
     let mut out: Vec<String> = split(said)
@@ -68,7 +125,10 @@ pub fn statements(said: &str) -> Vec<String> {
             let ws = lower_words(sentence);
             let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
             // The screen's own test of a sentence of the user's.
-            !question && sentence.chars().count() <= MAX_FACT_CHARS && facts::speaks_of_self(&ws)
+            !question
+                && sentence.chars().count() <= MAX_FACT_CHARS
+                && facts::speaks_of_self(&ws)
+                && !is_request(&ws)
         })
         .map(|(sentence, _)| sentence)
         .collect();
@@ -372,6 +432,19 @@ mod tests {
             let said = crate::workers::facts::own_words(nothing);
             assert!(statements(&said).is_empty(), "{nothing}");
         }
+        // A request beside a statement is no statement (defect 11); a
+        // "remember that I…" is one.
+        assert_eq!(
+            statements(
+                "I work night shifts as a nurse in Lyon and I am vegetarian. Suggest one quick \
+                 dinner I can cook after work, in two sentences. Please write it so I can print it. \
+                 Please remember that I hate coriander."
+            ),
+            [
+                "I work night shifts as a nurse in Lyon and I am vegetarian.",
+                "Please remember that I hate coriander."
+            ]
+        );
         // A full stop inside a word or a number does not end the sentence.
         assert_eq!(
             statements("I use Python 3.12 and I host example.com myself. Thanks."),
