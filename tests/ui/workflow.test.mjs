@@ -113,3 +113,18 @@ test('a stored /plan run opened after a restart shows its phases, the plan choic
     await page.getByTestId('message-assistant').last().getByText('add() now returns a + b.').waitFor();
     assert.equal(await page.getByTestId('workflow-message').count(), 1);
   }));
+
+test('a phase that fails keeps what it did on its card: the file it read, its words so far, and why it failed', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, '/plan make add() add, explore fails');
+    await page.locator('[data-testid=run-error][data-code=timeout]').waitFor();
+    await waitIdle(page);
+    const explore = page.locator('[data-testid=workflow-card] [data-testid=phase][data-phase=explore]').first();
+    await explore.waitFor();
+    assert.equal(await explore.getAttribute('data-status'), 'failed');
+    // Open without a click (user pass 2026-12, defect 4: it read only "failed").
+    await explore.getByTestId('phase-failure').filter({ hasText: 'the explore phase failed: the model server stopped answering' }).waitFor();
+    assert.equal(await explore.locator('[data-testid=tool-card][data-tool=read_file]').count(), 1);
+    assert.match(await explore.textContent(), /Looking at src\/calc\.ts: add\(\) subtracts/);
+  }));

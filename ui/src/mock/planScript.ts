@@ -85,6 +85,20 @@ export function planWorkflowScript(k: ScriptKit): Step[] {
     );
     return steps;
   };
+  if (request.includes('explore fails')) {
+    // The server stops answering in the middle of the explore phase, as the
+    // user pass saw it (defect 4): what the phase did stays on its card.
+    const scope = { is_subagent: true, session_id: 'subagent_explore0', run_id: 'subrun_explore0', parent_call_id: 'phase_explore_0' };
+    const error = { code: 'timeout', recovery: 'retry', message: 'the model server stopped answering (Ollama sent nothing for 300 s)', details: null };
+    return [
+      { ev: ev({ type: 'phase_started', phase: 'explore', cycle: 0 }) },
+      { ev: ev({ ...scope, type: 'tool_started', call_id: 'call_x', name: 'read_file', arguments: { path: 'src/calc.ts' } }) },
+      { ev: ev({ ...scope, type: 'tool_event', call_id: 'call_x', name: 'read_file', outcome: 'ok', output: 'export const add = (a, b) => a - b;', duration_ms: 4 }) },
+      ...k.deltas('Looking at src/calc.ts: add() subtracts', 4).map((st) => ({ ...st, ev: ev({ ...(st.ev as Record<string, unknown>), ...scope }) })),
+      { ev: ev({ type: 'phase_ended', phase: 'explore', cycle: 0, outcome: 'failed', report: `the explore phase failed: ${error.message}` }) },
+      { ev: ev({ type: 'error', error, partial_text: '' }) },
+    ];
+  }
   return [
     ...phase(k, 'explore', 0, FINDINGS, { name: 'read_file', args: { path: 'src/calc.ts' }, output: 'export const add = (a, b) => a - b;' }),
     ...phase(k, 'plan', 0, PLAN),
