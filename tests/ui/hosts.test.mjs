@@ -158,6 +158,13 @@ test("the palette and /model know every host's models; the palette sets the them
     const typed = (await calls(page, 'set_session_host')).at(-1).args;
     assert.deepEqual([typed.host, typed.model], ['gpu2', 'qwen3:32b']);
     assert.equal(await page.getByTestId('current-model').textContent(), 'qwen3:32b');
+    // A model of the default server brings the chat home, not onto gpu2.
+    await input.fill('/model llama3.2:3b');
+    await input.press('Enter');
+    await page.waitForFunction(() => window.__hearthMock.calls.filter((c) => c.cmd === 'set_session_host').length === 3);
+    const home = (await calls(page, 'set_session_host')).at(-1).args;
+    assert.deepEqual([home.host, home.model], ['ollama', 'llama3.2:3b']);
+    await page.getByTestId('current-host').waitFor({ state: 'detached' });
 
     // The theme, from the palette.
     await page.keyboard.press('Control+k');

@@ -67,7 +67,9 @@ export function actions(): Action[] {
   const placed = sessionModel();
   for (const m of app.backend?.models ?? []) {
     if (m.name === placed.model || (m.capabilities.length > 0 && !m.capabilities.includes('completion'))) continue;
-    list.push({ id: `model-${m.name}`, label: `Use ${m.name} in this chat`, group: 'Models', run: () => void chat.setModel(m.name === placed.profile?.model ? null : m.name) });
+    // A chat on another host comes home to the default server with it.
+    const run = placed.host !== 'ollama' ? () => void chat.setHost('ollama', m.name) : () => void chat.setModel(m.name === placed.profile?.model ? null : m.name);
+    list.push({ id: `model-${m.name}`, label: `Use ${m.name} in this chat`, group: 'Models', run });
   }
   // Other hosts' models (read when the palette opens): the session moves there.
   for (const [host, model] of hosts.others) {

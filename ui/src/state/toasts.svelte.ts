@@ -21,7 +21,20 @@ class Toasts {
     // The same words again are one toast, shown for longer, not a second.
     const same = this.list.find((t) => t.text === text && t.kind === kind && t.action === null && !opts.action);
     const id = same?.id ?? this.#next++;
-    if (!same) this.list = [...this.list, { id, text, kind, action: opts.action ?? null }].slice(-MAX_TOASTS);
+    if (!same) {
+      const list = [...this.list, { id, text, kind, action: opts.action ?? null }];
+      // The oldest gives way, but one that offers an action (Undo) only
+      // when all of them do.
+      while (list.length > MAX_TOASTS) {
+        const plain = list.findIndex((t) => t.action === null);
+        const gone = list.splice(plain >= 0 && plain < list.length - 1 ? plain : 0, 1)[0];
+        if (gone) {
+          clearTimeout(this.#timers.get(gone.id));
+          this.#timers.delete(gone.id);
+        }
+      }
+      this.list = list;
+    }
     clearTimeout(this.#timers.get(id));
     this.#timers.set(id, setTimeout(() => this.dismiss(id), opts.ms ?? 6000));
     return id;
