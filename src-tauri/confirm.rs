@@ -8,7 +8,9 @@
 //!
 //! What is asked: a save of the MCP configuration that adds or changes a
 //! server that would start (its program line or URL shown, secrets
-//! hidden); a profile saved with the sandbox turned off. One dialog at a
+//! hidden); a profile saved with the sandbox turned off; the first
+//! listening to the microphone while the app runs (the speech server's
+//! program line shown). One dialog at a
 //! time ([`Focus::dialog_open`]): while one is open, another is answered
 //! "no".
 
@@ -24,6 +26,8 @@ use crate::desktop::Focus;
 pub const START_SERVERS_TITLE: &str = "Hearth: start MCP servers?";
 /// The window title of the sandbox question.
 pub const SANDBOX_OFF_TITLE: &str = "Hearth: run commands without the sandbox?";
+/// The window title of the microphone question (`voice_start`).
+pub const LISTEN_TITLE: &str = "Hearth: listen to the microphone?";
 
 /// Asks `text` under `title` with a `yes` button (a GTK mnemonic: "_Start"
 /// answers to Alt+S) and Cancel; true only for `yes`. Closing the dialog,

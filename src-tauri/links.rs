@@ -44,6 +44,14 @@ pub fn openable(link: &str) -> Result<Url, String> {
 }
 
 fn mail(url: Url) -> Result<Url, String> {
+    // A mail program may read what follows `#` as more header fields
+    // (Evolution splits the link at its first `?`, wherever it is).
+    if url.fragment().is_some() {
+        return Err(
+            "this mail link has a part after `#`, which could set more fields, so it is not opened"
+                .into(),
+        );
+    }
     let decoded = percent_decode_str(url.path())
         .decode_utf8()
         .map_err(|_| "this mail link's address is not text")?;
@@ -111,6 +119,14 @@ mod tests {
             ("mailto:hi@example.com?Attachment=~/.gnupg", "`Attachment`"),
             ("mailto:hi@example.com?%61ttach=/etc/shadow", "`attach`"),
             ("mailto:hi@example.com?bcc=eve@example.net", "`bcc`"),
+            (
+                "mailto:hi@example.com#?attach=/home/u/.ssh/id_ed25519",
+                "after `#`",
+            ),
+            (
+                "mailto:hi@example.com?subject=Hi#&attach=/etc/passwd",
+                "after `#`",
+            ),
             (
                 "mailto:hi@example.com%3Fattach=/etc/passwd",
                 "not a plain address",

@@ -112,7 +112,8 @@ fn shown_error(model: &str, error: String) -> String {
         && !error.starts_with("there is no model")
     {
         format!(
-            "there is no model `{model}` in the Ollama library: check its name and tag              (for example qwen3:8b) at ollama.com/library (the server said: {error})"
+            "there is no model `{model}` in the Ollama library: check its name and tag \
+             (for example qwen3:8b) at ollama.com/library (the server said: {error})"
         )
     } else {
         error
@@ -401,7 +402,8 @@ mod tests {
         );
         assert!(
             failed.error.as_deref().unwrap_or("").starts_with(
-                "there is no model `no-such-model` in the Ollama library: check its name and tag"
+                "there is no model `no-such-model` in the Ollama library: check its name and tag \
+                 (for example qwen3:8b)"
             ),
             "{failed:?}"
         );

@@ -14,6 +14,10 @@ use tauri::{AppHandle, Manager, State};
 use crate::state::{AppState, invalid};
 use crate::views::VoiceView;
 
+/// The speech server (its program line) the person let listen to the
+/// microphone while this app runs.
+static LISTENING_ALLOWED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
 /// What to say when no speech server is set up: what to run. The package
 /// installs the server's setup beside the app (`bundle.resources`); a build
 /// from source has it in `voice/`.
@@ -70,6 +74,28 @@ pub async fn voice_start(
     let Some(server) = speech_server(&state).await else {
         return Err(invalid(not_set_up(&app)));
     };
+    // The microphone is asked for natively, once per speech server while
+    // the app runs (security review N11: a script in the page could
+    // otherwise listen); the person reads which program hears it.
+    let runs = server.config().describe();
+    let allowed = LISTENING_ALLOWED
+        .lock()
+        .map(|a| a.as_deref() == Some(runs.as_str()))
+        .unwrap_or(false);
+    if !allowed {
+        let text = format!(
+            "Hearth will record your microphone and send the sound to the speech server \
+             `{DEFAULT_SERVER}`, which runs:\n\n{runs}\n\nWhat it hears goes into your message box. \
+             Hearth listens until you press the microphone button again or you stop speaking. \
+             Asked once each time Hearth starts."
+        );
+        if !crate::confirm::ask(&app, crate::confirm::LISTEN_TITLE, text, "_Listen").await {
+            return Err(invalid("listening to the microphone was declined"));
+        }
+        if let Ok(mut a) = LISTENING_ALLOWED.lock() {
+            *a = Some(runs);
+        }
+    }
     let sink = move |e: VoiceEvent| {
         // A page that reloaded has dropped the channel: the session goes on
         // until it stops, and its events are lost with the page.

@@ -128,7 +128,9 @@ pub async fn save_mcp_servers(
 async fn forget_listings_of_removed(store: &Store, servers: &BTreeMap<String, ServerConfig>) {
     use hearth_mcp::Listings;
     let place = KeptListings(store.clone());
-    let mut kept = place.load().await;
+    let Ok(mut kept) = place.load().await else {
+        return;
+    };
     let before = kept.servers.len();
     kept.servers.retain(|name, _| servers.contains_key(name));
     if kept.servers.len() != before {
@@ -139,22 +141,25 @@ async fn forget_listings_of_removed(store: &Store, servers: &BTreeMap<String, Se
 /// The MCP servers' first tool listings, kept in the database beside their
 /// configuration (hearth-mcp's `listings.rs` says why). A record that
 /// cannot be read is taken as none (every tool's next listing becomes its
-/// reference, as after a fresh install) and logged; one that cannot be
+/// reference, as after a fresh install) and logged; one the database
+/// cannot give now is an error (the hub fails closed); one that cannot be
 /// written is logged.
 pub(crate) struct KeptListings(pub Store);
 
 #[async_trait::async_trait]
 impl hearth_mcp::Listings for KeptListings {
-    async fn load(&self) -> hearth_mcp::Kept {
+    async fn load(&self) -> Result<hearth_mcp::Kept, String> {
         match self.0.mcp_listings_json().await {
-            Ok(Some(json)) => serde_json::from_str(&json).unwrap_or_else(|e| {
+            // A record that does not parse can never be read: it is taken
+            // as none (and written afresh), as after a new install.
+            Ok(Some(json)) => Ok(serde_json::from_str(&json).unwrap_or_else(|e| {
                 tracing::warn!("the MCP servers' first listings are unreadable: {e}");
                 hearth_mcp::Kept::default()
-            }),
-            Ok(None) => hearth_mcp::Kept::default(),
+            })),
+            Ok(None) => Ok(hearth_mcp::Kept::default()),
             Err(e) => {
                 tracing::warn!("could not read the MCP servers' first listings: {e}");
-                hearth_mcp::Kept::default()
+                Err(e.to_string())
             }
         }
     }

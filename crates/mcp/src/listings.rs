@@ -35,8 +35,10 @@ pub struct ServerListing {
 /// Where the record lives.
 #[async_trait]
 pub trait Listings: Send + Sync {
-    /// The record as kept (empty when there is none or it cannot be read).
-    async fn load(&self) -> Kept;
+    /// The record as kept (empty when there is none); `Err` when it cannot
+    /// be read now (a busy database): the hub then fails closed, and never
+    /// writes a record it could not read first.
+    async fn load(&self) -> Result<Kept, String>;
     /// Keep `kept` in place of the record.
     async fn save(&self, kept: &Kept);
 }
@@ -56,22 +58,31 @@ impl Book {
     }
 
     /// The fingerprints `server` listed first while it ran `runs`.
-    pub(crate) async fn reference(&self, server: &str, runs: &str) -> HashMap<String, String> {
+    pub(crate) async fn reference(
+        &self,
+        server: &str,
+        runs: &str,
+    ) -> Result<HashMap<String, String>, String> {
         let _one = self.lock.lock().await;
-        self.place
+        Ok(self
+            .place
             .load()
-            .await
+            .await?
             .servers
             .remove(server)
             .filter(|s| s.runs == runs)
             .map(|s| s.tools.into_iter().collect())
-            .unwrap_or_default()
+            .unwrap_or_default())
     }
 
-    /// Keep `tools` as `server`'s first listing while it runs `runs`.
+    /// Keep `tools` as `server`'s first listing while it runs `runs`. A
+    /// record that cannot be read is not written over (it would lose the
+    /// other servers' listings).
     pub(crate) async fn record(&self, server: &str, runs: &str, tools: &HashMap<String, String>) {
         let _one = self.lock.lock().await;
-        let mut kept = self.place.load().await;
+        let Ok(mut kept) = self.place.load().await else {
+            return;
+        };
         let listing = ServerListing {
             runs: runs.to_owned(),
             tools: tools.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),

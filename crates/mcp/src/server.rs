@@ -630,16 +630,32 @@ impl Server {
         // The reference is the first listing ever seen while the server runs
         // what it runs now, in this process or an earlier one.
         let book = self.book.as_ref();
+        // Marked read only once it was: a start stopped during the read, or
+        // a record that could not be read, reads it again next time.
+        let mut unread = None;
         if let Some(book) = book
-            && !self.recalled.swap(true, Ordering::SeqCst)
+            && !self.recalled.load(Ordering::SeqCst)
         {
-            let kept = book.reference(&self.name, &runs).await;
-            let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
-            for (tool, print) in kept {
-                first.entry(tool).or_insert(print);
+            match book.reference(&self.name, &runs).await {
+                Ok(kept) => {
+                    let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
+                    for (tool, print) in kept {
+                        first.entry(tool).or_insert(print);
+                    }
+                    self.recalled.store(true, Ordering::SeqCst);
+                }
+                Err(e) => unread = Some(e),
             }
         }
-        let (changed, first_now): (Vec<bool>, Option<_>) = {
+        let (changed, first_now): (Vec<bool>, Option<_>) = if let Some(why) = &unread {
+            // Fails closed: without the record no listing is known to be
+            // the first, so every tool is asked, and nothing is recorded
+            // (this listing must not become the reference).
+            self.log.push(&format!(
+                "[hearth] the record of its tools' first listings could not be read ({why}): every call is asked, pre-approved or not"
+            ));
+            (vec![true; tools.len()], None)
+        } else {
             let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
             let known = first.len();
             let changed = tools

@@ -215,9 +215,11 @@ fn write_profile(conn: &Connection, p: &Profile) -> Result<(), StoreError> {
 impl Profiles {
     /// Load profiles (seeding the defaults into an empty database).
     pub async fn load(store: &Store) -> Result<Arc<Self>, StoreError> {
-        let (cache, seen) = store
+        // The version first: a commit between the two reads is then read
+        // again by the next `refresh`, never missed.
+        let (seen, cache) = store
             .db()
-            .call(|c| Ok((load_cache(c)?, data_version(c)?)))
+            .call(|c| Ok((data_version(c)?, load_cache(c)?)))
             .await?;
         Ok(Arc::new(Self {
             store: store.clone(),
@@ -368,6 +370,7 @@ impl Profiles {
     /// Set the persona prepended to every profile prompt.
     pub async fn set_persona(&self, persona: &str) -> Result<(), ProfileError> {
         let p = persona.to_owned();
+        let _writing = self.writes.lock().await;
         self.store
             .db()
             .call(move |c| {

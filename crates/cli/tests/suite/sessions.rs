@@ -96,10 +96,11 @@ async fn regenerate_keeps_the_old_answer_on_its_own_branch() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("h.sqlite");
     let db = path.to_str().unwrap();
+    // "Tell me a joke" is a request, not a statement of the user's: the
+    // memory worker asks the model nothing about it.
     let sim = sim(Script::default()
         .with_reply(Reply::text("First try."))
         .with_reply(Reply::text("A title"))
-        .with_reply(Reply::text("NONE"))
         .with_reply(Reply::text("Second try.")))
     .await;
     let url = sim.url();

@@ -356,12 +356,19 @@ async fn a_tool_changed_after_its_listing_is_asked_again() {
 /// The record of first listings, in memory (the app keeps it in its
 /// database: hearth-compose).
 #[derive(Default)]
-struct Kept(std::sync::Mutex<hearth_mcp::Kept>);
+struct Kept(
+    std::sync::Mutex<hearth_mcp::Kept>,
+    /// Reads fail while set (a busy database).
+    std::sync::atomic::AtomicBool,
+);
 
 #[async_trait::async_trait]
 impl hearth_mcp::Listings for Kept {
-    async fn load(&self) -> hearth_mcp::Kept {
-        self.0.lock().unwrap().clone()
+    async fn load(&self) -> Result<hearth_mcp::Kept, String> {
+        if self.1.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err("database is locked".into());
+        }
+        Ok(self.0.lock().unwrap().clone())
     }
     async fn save(&self, kept: &hearth_mcp::Kept) {
         *self.0.lock().unwrap() = kept.clone();
@@ -434,6 +441,20 @@ async fn a_tool_changed_while_hearth_was_closed_is_asked_again() {
     );
     other.shutdown().await;
     assert_ne!(kept.0.lock().unwrap().servers["shifty"].runs, record.runs);
+
+    // A record that cannot be read fails closed: every tool is asked, and
+    // the record is not written over; once readable, it holds again.
+    let before = kept.0.lock().unwrap().clone();
+    kept.1.store(true, std::sync::atomic::Ordering::SeqCst);
+    let blind = started(scripted("ok")).await;
+    let grow = tool(&blind, "shifty", "shifty__grow");
+    assert!(
+        grow.warning(&json!({}), &ctx()).is_some(),
+        "asked while unread"
+    );
+    blind.shutdown().await;
+    assert_eq!(*kept.0.lock().unwrap(), before, "nothing written");
+    kept.1.store(false, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// A server the user just saved starts at once, in the background (user

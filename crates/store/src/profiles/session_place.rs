@@ -40,6 +40,9 @@ impl Profiles {
             )));
         }
         let (id, m) = (session_id.to_owned(), model.map(str::to_owned));
+        // Every write holds `writes`, so a `refresh` reading meanwhile
+        // cannot put an older copy over this one.
+        let _writing = self.writes.lock().await;
         self.store
             .db()
             .call(move |c| {
@@ -96,6 +99,7 @@ impl Profiles {
         }
         let h = host.unwrap_or_default().to_owned();
         let (id, stored) = (session_id.to_owned(), h.clone());
+        let _writing = self.writes.lock().await;
         self.store
             .db()
             .call(move |c| {
@@ -129,6 +133,7 @@ impl Profiles {
     /// Forget the host `name` (`Store::remove_host`): the sessions on it go
     /// back to the default server.
     pub async fn remove_host(&self, name: &str) -> Result<bool, ProfileError> {
+        let _writing = self.writes.lock().await;
         let removed = self.store.remove_host(name).await?;
         self.write(|c| {
             for h in c.hosts.values_mut() {

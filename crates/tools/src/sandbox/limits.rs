@@ -45,8 +45,10 @@ pub(super) fn apply() -> rustix::io::Result<()> {
 
 /// The tasks (threads of every process) this user runs that this process
 /// can see: the whole machine on the host, the namespace inside bubblewrap.
+/// By each process's real uid, as the kernel counts (the owner of
+/// `/proc/PID` is the effective one, and shows root for a process that is
+/// not dumpable, such as ssh-agent).
 fn tasks_of(uid: u32) -> u64 {
-    use std::os::unix::fs::MetadataExt;
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -57,16 +59,15 @@ fn tasks_of(uid: u32) -> u64 {
                 .to_str()
                 .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
         })
-        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
-        .map(|e| {
-            std::fs::read_to_string(e.path().join("status"))
-                .ok()
-                .and_then(|s| {
-                    s.lines()
-                        .find_map(|l| l.strip_prefix("Threads:"))
-                        .and_then(|n| n.trim().parse::<u64>().ok())
-                })
-                .unwrap_or(1)
+        .filter_map(|e| std::fs::read_to_string(e.path().join("status")).ok())
+        .filter_map(|status| {
+            let field = |name: &str| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            };
+            (field("Uid:")? == u64::from(uid)).then(|| field("Threads:").unwrap_or(1))
         })
         .sum()
 }
