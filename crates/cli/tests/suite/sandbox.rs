@@ -745,7 +745,7 @@ async fn git_hooks_stay_read_only_under_bubblewrap() {
 /// what its user runs plus 1,024. The kernel exempts root from that limit,
 /// so as root the limits are read; as a desktop user
 /// (`tests/unprivileged/run.sh` runs this suite so) a bomb of 3,000 forks
-/// is refused before 1,025.
+/// is refused after about 1,024 (a few more inside bubblewrap).
 async fn forks(m: Mechanism) {
     let at = place();
     let ran = attack(
@@ -778,8 +778,11 @@ async fn forks(m: Mechanism) {
             .find_map(|l| l.strip_prefix("fork refused after "))
             .and_then(|r| r.split_whitespace().next()?.parse().ok())
             .unwrap_or_else(|| panic!("the bomb was not stopped: {}", ran.output));
-        // Other processes of this user (the suite's) share the 1,024.
-        assert!((256..=1024).contains(&got), "{}", ran.output);
+        // Other processes of this user (the suite's) share the 1,024. Inside
+        // bubblewrap's user namespace a few tasks Hearth counts (started
+        // before the namespace) are charged outside it, so the bomb may get
+        // that many more: a few, never the machine's limit.
+        assert!((256..=1024 + 64).contains(&got), "{}", ran.output);
         assert!(ran.output.contains("errno 11"), "{}", ran.output);
     }
 }
