@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -92,5 +93,74 @@ impl Book {
         }
         kept.servers.insert(server.to_owned(), listing);
         self.place.save(&kept).await;
+    }
+}
+
+/// One server's tools as first listed while it runs what it runs now:
+/// across restarts of its process, and of Hearth where the hub keeps a
+/// [`Book`]. A tool that differs later is asked despite a pre-approval.
+pub(crate) struct FirstSeen {
+    /// Each tool's fingerprint, by the server's name for it.
+    prints: std::sync::Mutex<HashMap<String, String>>,
+    book: Option<Arc<Book>>,
+    /// The book was read. Marked only once it was: a start stopped during
+    /// the read, or a record that could not be read, reads it next time.
+    recalled: AtomicBool,
+}
+
+/// How a listing compares with the first one.
+pub(crate) enum Compared {
+    /// Per tool, in the listing's order: whether it changed.
+    Known(Vec<bool>),
+    /// The record could not be read (why): every tool counts as changed,
+    /// and this listing was not taken as the first.
+    Unread(String),
+}
+
+impl FirstSeen {
+    pub(crate) fn new(book: Option<Arc<Book>>) -> Self {
+        Self {
+            prints: std::sync::Mutex::default(),
+            book,
+            recalled: AtomicBool::new(false),
+        }
+    }
+
+    /// `listed`: each tool's name and fingerprint now. A tool never seen
+    /// before becomes its own first listing (and is recorded).
+    pub(crate) async fn compare(
+        &self,
+        server: &str,
+        runs: &str,
+        listed: &[(String, String)],
+    ) -> Compared {
+        if let Some(book) = &self.book
+            && !self.recalled.load(Ordering::SeqCst)
+        {
+            match book.reference(server, runs).await {
+                Ok(kept) => {
+                    let mut first = self.prints.lock().unwrap_or_else(|e| e.into_inner());
+                    for (tool, print) in kept {
+                        first.entry(tool).or_insert(print);
+                    }
+                    self.recalled.store(true, Ordering::SeqCst);
+                }
+                // Fails closed: no listing is known to be the first.
+                Err(e) => return Compared::Unread(e),
+            }
+        }
+        let (changed, grown) = {
+            let mut first = self.prints.lock().unwrap_or_else(|e| e.into_inner());
+            let known = first.len();
+            let changed = listed
+                .iter()
+                .map(|(name, now)| first.entry(name.clone()).or_insert_with(|| now.clone()) != now)
+                .collect();
+            (changed, (first.len() != known).then(|| first.clone()))
+        };
+        if let (Some(book), Some(first)) = (&self.book, grown) {
+            book.record(server, runs, &first).await;
+        }
+        Compared::Known(changed)
     }
 }

@@ -146,15 +146,9 @@ pub struct Server {
     conn: tokio::sync::Mutex<Option<Connection>>,
     /// What readers see without waiting.
     view: RwLock<View>,
-    /// Each tool's fingerprint when this server first listed it while
-    /// running what it runs now (across restarts of its process, and of
-    /// Hearth where the hub keeps a record: `listings.rs`): a tool that
-    /// differs later is asked despite a pre-approval.
-    first_seen: std::sync::Mutex<std::collections::HashMap<String, String>>,
-    /// Where the first listing is kept across Hearth's restarts; read
-    /// once, at this server's first listing.
-    book: Option<Arc<crate::listings::Book>>,
-    recalled: AtomicBool,
+    /// Its tools as first listed (`listings.rs`): a tool that differs
+    /// later is asked despite a pre-approval.
+    first: crate::listings::FirstSeen,
 }
 
 #[derive(Default)]
@@ -189,9 +183,7 @@ impl Server {
             list_changed: Arc::new(AtomicBool::new(false)),
             conn: tokio::sync::Mutex::new(None),
             view: RwLock::new(View::default()),
-            first_seen: std::sync::Mutex::default(),
-            book,
-            recalled: AtomicBool::new(false),
+            first: crate::listings::FirstSeen::new(book),
         })
     }
 
@@ -629,56 +621,27 @@ impl Server {
         }
         // The reference is the first listing ever seen while the server runs
         // what it runs now, in this process or an earlier one.
-        let book = self.book.as_ref();
-        // Marked read only once it was: a start stopped during the read, or
-        // a record that could not be read, reads it again next time.
-        let mut unread = None;
-        if let Some(book) = book
-            && !self.recalled.load(Ordering::SeqCst)
-        {
-            match book.reference(&self.name, &runs).await {
-                Ok(kept) => {
-                    let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
-                    for (tool, print) in kept {
-                        first.entry(tool).or_insert(print);
-                    }
-                    self.recalled.store(true, Ordering::SeqCst);
+        let listed: Vec<(String, String)> = tools
+            .iter()
+            .map(|t| (t.name.to_string(), crate::tool::fingerprint(t)))
+            .collect();
+        let changed = match self.first.compare(&self.name, &runs, &listed).await {
+            crate::listings::Compared::Known(changed) => {
+                for ((name, _), _) in listed.iter().zip(&changed).filter(|(_, c)| **c) {
+                    self.log.push(&format!(
+                        "[hearth] `{}` changed its description or input schema since it was first listed: every call is asked, pre-approved or not",
+                        hearth_core::visible::visible(name, false)
+                    ));
                 }
-                Err(e) => unread = Some(e),
+                changed
             }
-        }
-        let (changed, first_now): (Vec<bool>, Option<_>) = if let Some(why) = &unread {
-            // Fails closed: without the record no listing is known to be
-            // the first, so every tool is asked, and nothing is recorded
-            // (this listing must not become the reference).
-            self.log.push(&format!(
-                "[hearth] the record of its tools' first listings could not be read ({why}): every call is asked, pre-approved or not"
-            ));
-            (vec![true; tools.len()], None)
-        } else {
-            let mut first = self.first_seen.lock().unwrap_or_else(|e| e.into_inner());
-            let known = first.len();
-            let changed = tools
-                .iter()
-                .map(|t| {
-                    let now = crate::tool::fingerprint(t);
-                    let then = first
-                        .entry(t.name.to_string())
-                        .or_insert_with(|| now.clone());
-                    *then != now
-                })
-                .collect();
-            (changed, (first.len() != known).then(|| first.clone()))
+            crate::listings::Compared::Unread(why) => {
+                self.log.push(&format!(
+                    "[hearth] the record of its tools' first listings could not be read ({why}): every call is asked, pre-approved or not"
+                ));
+                vec![true; tools.len()]
+            }
         };
-        if let (Some(book), Some(first)) = (book, first_now) {
-            book.record(&self.name, &runs, &first).await;
-        }
-        for (t, _) in tools.iter().zip(&changed).filter(|(_, c)| **c) {
-            self.log.push(&format!(
-                "[hearth] `{}` changed its description or input schema since it was first listed: every call is asked, pre-approved or not",
-                hearth_core::visible::visible(&t.name, false)
-            ));
-        }
         let mut built: Vec<Arc<McpTool>> = tools
             .into_iter()
             .zip(changed)
