@@ -289,11 +289,11 @@ mod tests {
         assert_eq!(state.profiles.by_name("Chat").unwrap().model, "llama3.2");
         let written: Vec<String> = state
             .store
-            .answer_models("s1")
+            .answer_runs("s1")
             .await
             .unwrap()
             .into_iter()
-            .map(|(_, m)| m)
+            .filter_map(|r| r.model)
             .collect();
         assert_eq!(written, ["llama3.2", "qwen3:8b", "llama3.2"]);
         // Each model loaded once: going back found llama3.2 still loaded

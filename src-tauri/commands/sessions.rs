@@ -8,7 +8,7 @@ use tauri::State;
 use crate::commands::profiles::profile_error;
 use crate::state::{AppState, internal, invalid, store_error};
 use crate::views::{
-    AnswerModelView, AnswerShownView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
+    AnswerRunView, AnswerShownView, SearchHitView, SessionInfo, SessionInfo as Info, SessionView,
     SubagentView, SwitchView, TraceView,
 };
 
@@ -53,7 +53,7 @@ pub(crate) async fn session_view(
     session_id: &str,
 ) -> Result<SessionView, ErrorInfo> {
     let store = &state.store;
-    let (messages, forks, switches, subagents, title, models, shown) = (
+    let (messages, forks, switches, subagents, title, runs, shown) = (
         store
             .branch_messages(session_id)
             .await
@@ -71,7 +71,7 @@ pub(crate) async fn session_view(
             .await
             .map_err(|e| internal(e.to_string()))?
             .unwrap_or_default(),
-        store.answer_models(session_id).await.map_err(store_error)?,
+        store.answer_runs(session_id).await.map_err(store_error)?,
         store.answers_shown(session_id).await.map_err(store_error)?,
     );
     let unsent = store.unsent(session_id).await.map_err(store_error)?;
@@ -90,9 +90,14 @@ pub(crate) async fn session_view(
             .profiles
             .session_host(session_id)
             .map(|h| h.unwrap_or_else(|| hearth_core::DEFAULT_HOST.to_owned())),
-        answer_models: models
+        answer_runs: runs
             .into_iter()
-            .map(|(run_id, model)| AnswerModelView { run_id, model })
+            .map(|r| AnswerRunView {
+                run_id: r.run_id,
+                model: r.model,
+                host: r.host,
+                cut_off: r.cut_off,
+            })
             .collect(),
         answers_shown: shown
             .into_iter()

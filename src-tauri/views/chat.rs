@@ -195,8 +195,8 @@ pub struct SessionView {
     /// The host the session stays on (`ollama` for the default server);
     /// `None` before its first run, when its profile's host applies.
     pub host: Option<String>,
-    /// The model that wrote each answer, by run.
-    pub answer_models: Vec<AnswerModelView>,
+    /// What each answer says about its run (model, host, cut off), by run.
+    pub answer_runs: Vec<AnswerRunView>,
     /// What each answer showed besides its messages (plan and progress,
     /// tool outcomes and times, approvals, speed, the error), by run.
     pub answers_shown: Vec<AnswerShownView>,
@@ -214,13 +214,21 @@ pub struct AnswerShownView {
     pub events: Vec<hearth_protocol::EventKind>,
 }
 
-/// The model that wrote one run's answer.
+/// What one run's answer says about its run beside its messages.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
-pub struct AnswerModelView {
+pub struct AnswerRunView {
     /// The run.
     pub run_id: String,
-    /// Its model (the first model call's).
-    pub model: String,
+    /// The model that wrote it (its first model call's, else the one it
+    /// started on); `None` when neither was recorded.
+    pub model: Option<String>,
+    /// The host it started on (`ollama` for the default server); `None`
+    /// for runs from before that was recorded. A failover the answer
+    /// shows names where it went on.
+    pub host: Option<String>,
+    /// Hearth stopped (a crash or a kill) before the run ended: what it
+    /// wrote was kept, but nobody stopped it.
+    pub cut_off: bool,
 }
 
 /// The answer to queueing a message during a run.

@@ -80,6 +80,32 @@ test('a stopped answer is taken in as stored: interrupted, with its id, no read'
     assert.equal(await answer.getAttribute('data-message-id'), stored[0]);
   }));
 
+test('each answer names its model and host; one a crash cut off says so, not "stopped"', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('new-session').click();
+    await send(page, 'slow please');
+    const answer = page.getByTestId('message-assistant').last();
+    await answer.getByText('word3').waitFor();
+    // Named while it streams, not only once stored (user pass 2026-12, defect 31).
+    assert.equal(await answer.getByTestId('answer-host').textContent(), 'on Ollama');
+    await page.getByTestId('stop-button').click();
+    await waitIdle(page);
+    await answer.getByTestId('stopped-badge').waitFor();
+    const model = await answer.getByTestId('answer-model').textContent();
+    assert.ok(model.length > 0);
+    // The core's recovery marks a run a dead process left open as cut off.
+    const [{ args }] = await calls(page, 'send_message');
+    await page.evaluate((sid) => {
+      for (const r of window.__hearthMock.runs.values()) if (r.session === sid) r.cutOff = true;
+    }, args.sessionId);
+    await reopen(page, args.sessionId);
+    const stored = page.getByTestId('message-assistant').last();
+    await stored.getByTestId('cut-off-badge').waitFor();
+    assert.equal(await stored.getByTestId('stopped-badge').count(), 0);
+    assert.equal(await stored.getByTestId('answer-model').textContent(), model);
+    assert.equal(await stored.getByTestId('answer-host').getAttribute('data-host'), 'ollama');
+  }));
+
 test('a switch seen in a snapshot and again in the replayed run is marked once', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();

@@ -298,12 +298,26 @@ export type AgentEvent = {
 	seq?: number,
 } & RunScope & EventKind;
 
-/**  The model that wrote one run's answer. */
-export type AnswerModelView = {
+/**  What one run's answer says about its run beside its messages. */
+export type AnswerRunView = {
 	/**  The run. */
 	run_id: string,
-	/**  Its model (the first model call's). */
-	model: string,
+	/**
+	 *  The model that wrote it (its first model call's, else the one it
+	 *  started on); `None` when neither was recorded.
+	 */
+	model: string | null,
+	/**
+	 *  The host it started on (`ollama` for the default server); `None`
+	 *  for runs from before that was recorded. A failover the answer
+	 *  shows names where it went on.
+	 */
+	host: string | null,
+	/**
+	 *  Hearth stopped (a crash or a kill) before the run ended: what it
+	 *  wrote was kept, but nobody stopped it.
+	 */
+	cut_off: boolean,
 };
 
 /**
@@ -463,6 +477,12 @@ export type EventKind =
 model: string; 
 /**  Profile the run uses. */
 profile: string; 
+/**
+ *  The host (configured server name) the run's model calls go to:
+ *  `ollama` for the default server. A `host_failover` later names
+ *  the one it moved to. Empty from a core before this field.
+ */
+host?: string; 
 /**
  *  The model's context window for this run (`num_ctx`), in tokens:
  *  with `usage` it tells a UI how full the context is.
@@ -1409,8 +1429,8 @@ export type SessionView = {
 	 *  `None` before its first run, when its profile's host applies.
 	 */
 	host: string | null,
-	/**  The model that wrote each answer, by run. */
-	answer_models: AnswerModelView[],
+	/**  What each answer says about its run (model, host, cut off), by run. */
+	answer_runs: AnswerRunView[],
 	/**
 	 *  What each answer showed besides its messages (plan and progress,
 	 *  tool outcomes and times, approvals, speed, the error), by run.

@@ -64,6 +64,10 @@ impl Agent {
         ctx.sink.emit(EventKind::RunStarted {
             model: profile.model.clone(),
             profile: profile.name.clone(),
+            host: profile
+                .backend
+                .clone()
+                .unwrap_or_else(|| DEFAULT_HOST.to_owned()),
             context_window: self.settings.load_options(&profile.model).num_ctx,
             protocol: hearth_protocol::PROTOCOL_VERSION,
         });
@@ -163,6 +167,13 @@ impl Agent {
             self.stale_runs.repair(ctx.store.as_ref()).await;
         }
         ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await?;
+        // Recorded now, not with the answer: an answer a crash cut off
+        // still says which model on which host wrote it.
+        let profile = self.profile(ctx);
+        let host = profile.backend.as_deref().unwrap_or(DEFAULT_HOST);
+        ctx.store
+            .describe_run(&ctx.run_id, &profile.model, host)
+            .await?;
         let memory = self.session_memory(ctx).await?;
         // The guard reads what the model will read: the typed text and the
         // text of the files attached to it.

@@ -44,6 +44,7 @@ fn a_run() -> Vec<AgentEvent> {
     let mut run = vec![ev(EventKind::RunStarted {
         model: "m".into(),
         profile: "p".into(),
+        host: "ollama".into(),
         context_window: 4096,
         protocol: hearth_protocol::PROTOCOL_VERSION,
     })];

@@ -173,6 +173,18 @@ pub trait SessionStore: Send + Sync {
         Ok(())
     }
 
+    /// The model and host a run begun with [`Self::begin_run`] starts on,
+    /// recorded before any request leaves so that an answer cut off by a
+    /// crash still says what wrote it.
+    async fn describe_run(
+        &self,
+        _run_id: &str,
+        _model: &str,
+        _host: &str,
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// A run ended: complete, interrupted (stopped) or error.
     async fn end_run(&self, _run_id: &str, _status: MessageStatus) -> Result<(), StoreError> {
         Ok(())

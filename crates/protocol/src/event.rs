@@ -127,6 +127,11 @@ pub enum EventKind {
         model: String,
         /// Profile the run uses.
         profile: String,
+        /// The host (configured server name) the run's model calls go to:
+        /// `ollama` for the default server. A `host_failover` later names
+        /// the one it moved to. Empty from a core before this field.
+        #[serde(default)]
+        host: String,
         /// The model's context window for this run (`num_ctx`), in tokens:
         /// with `usage` it tells a UI how full the context is.
         context_window: u32,

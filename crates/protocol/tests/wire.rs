@@ -75,6 +75,7 @@ fn run_started_says_which_wire_format_follows() {
         kind: EventKind::RunStarted {
             model: "m".into(),
             profile: "p".into(),
+            host: "ollama".into(),
             context_window: 4096,
             protocol: hearth_protocol::PROTOCOL_VERSION,
         },
@@ -82,11 +83,12 @@ fn run_started_says_which_wire_format_follows() {
     };
     let v = serde_json::to_value(&ev).unwrap();
     assert_eq!(v["protocol"], hearth_protocol::PROTOCOL_VERSION);
+    assert_eq!(v["host"], "ollama");
     // An older core's event, without it, still reads (as 0: unknown).
     let old = json!({"session_id":"s1","run_id":"r1","is_subagent":false,"type":"run_started","model":"m","profile":"p","context_window":4096});
     let back: AgentEvent = serde_json::from_value(old).unwrap();
     assert!(matches!(
         back.kind,
-        EventKind::RunStarted { protocol: 0, .. }
+        EventKind::RunStarted { protocol: 0, ref host, .. } if host.is_empty()
     ));
 }

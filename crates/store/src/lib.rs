@@ -60,6 +60,7 @@ pub use pdf_text::{
 };
 pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile};
 pub use recovery::OUTCOME_UNKNOWN;
+pub use runs::AnswerRun;
 pub use search::{MATCH_END, MATCH_START, SearchHit};
 pub use sessions::{SessionSummary, UNDO_DAYS};
 pub use spans::{RunTrace, SpanRecord};

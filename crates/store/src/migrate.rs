@@ -40,7 +40,7 @@ fn all() -> Vec<&'static Migration> {
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

@@ -86,6 +86,7 @@ fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize
         messages::append(&tx, session_id, run_id, m)?;
     }
     runs::end(&tx, run_id, MessageStatus::Interrupted)?;
+    runs::mark_cut_off(&tx, run_id)?;
     tx.commit()?;
     Ok(open_calls.len())
 }

@@ -43,7 +43,77 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         // (hearth_core's answer record); NULL for runs before it, or headless.
         sql: "ALTER TABLE runs ADD COLUMN shown TEXT;",
     },
+    Migration {
+        version: 19,
+        name: "which model and host a run started on; runs a crash cut off",
+        // `model`/`host` are written as the run starts (NULL for runs before
+        // it); `cut_off` is 1 for a run ended by the crash repair
+        // (recovery.rs), so its answer is not shown as stopped by the user.
+        sql: "ALTER TABLE runs ADD COLUMN model TEXT;
+              ALTER TABLE runs ADD COLUMN host TEXT;
+              ALTER TABLE runs ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0;",
+    },
 ];
+
+/// Record the model and host run `run_id` starts on.
+pub(crate) fn describe(
+    conn: &Connection,
+    run_id: &str,
+    model: &str,
+    host: &str,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE runs SET model = ?2, host = ?3 WHERE id = ?1",
+        params![run_id, model, host],
+    )?;
+    Ok(())
+}
+
+/// Mark run `run_id` as ended by the crash repair, not by its own end.
+pub(crate) fn mark_cut_off(conn: &Connection, run_id: &str) -> Result<(), StoreError> {
+    conn.execute("UPDATE runs SET cut_off = 1 WHERE id = ?1", [run_id])?;
+    Ok(())
+}
+
+/// What a session's answers say about their run beside their messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerRun {
+    /// The run.
+    pub run_id: String,
+    /// The model of its first model call, else the one it started on
+    /// (`None` for a run before that was recorded that made no call).
+    pub model: Option<String>,
+    /// The host it started on (`None` for runs before that was recorded).
+    pub host: Option<String>,
+    /// Hearth stopped (a crash or a kill) before the run ended.
+    pub cut_off: bool,
+}
+
+/// The [`AnswerRun`] of each of a session's runs, in the order they
+/// started. The first model call's model wins over the one the run started
+/// on: it is what answered (SQLite takes the bare column from the `MIN` row).
+pub(crate) fn answer_runs(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<Vec<AnswerRun>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT r.id, COALESCE(f.name, r.model), r.host, r.cut_off
+         FROM runs r
+         LEFT JOIN (SELECT run_id, name, MIN(id) FROM spans WHERE kind = 'model' GROUP BY run_id) f
+           ON f.run_id = r.id
+         WHERE r.session_id = ?1
+         ORDER BY r.started_at, r.rowid",
+    )?;
+    let rows = stmt.query_map([session_id], |r| {
+        Ok(AnswerRun {
+            run_id: r.get(0)?,
+            model: r.get(1)?,
+            host: r.get(2)?,
+            cut_off: r.get::<_, i64>(3)? != 0,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
 
 /// Keep what run `run_id`'s answer showed (JSON events).
 pub(crate) fn record_shown(conn: &Connection, run_id: &str, json: &str) -> Result<(), StoreError> {

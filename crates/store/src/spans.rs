@@ -111,20 +111,6 @@ pub(crate) fn record(conn: &Connection, run_id: &str, s: &Span) -> Result<(), St
     Ok(())
 }
 
-/// `(run id, model)` of a session's runs: the model of each run's first
-/// model call (SQLite takes the bare column from the `MIN` row).
-pub(crate) fn answer_models(
-    conn: &Connection,
-    session_id: &str,
-) -> Result<Vec<(String, String)>, StoreError> {
-    let mut stmt = conn.prepare(
-        "SELECT s.run_id, s.name, MIN(s.id) AS first FROM spans s JOIN runs r ON r.id = s.run_id
-         WHERE r.session_id = ?1 AND s.kind = 'model' GROUP BY s.run_id ORDER BY first",
-    )?;
-    let rows = stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// The spans of a run, in order.
 pub(crate) fn of_run(conn: &Connection, run_id: &str) -> Result<Vec<SpanRecord>, StoreError> {
     let mut stmt = conn.prepare(

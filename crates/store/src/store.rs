@@ -189,15 +189,16 @@ impl Store {
         self.db.call(move |c| crate::spans::of_run(c, &rid)).await
     }
 
-    /// The model that wrote each answer of a session: `(run id, model)`
-    /// for every run with a model call (its first one), oldest first.
-    pub async fn answer_models(
+    /// What each answer of a session says about its run: the model that
+    /// wrote it, the host it started on, whether a crash cut it off;
+    /// oldest first.
+    pub async fn answer_runs(
         &self,
         session_id: &str,
-    ) -> Result<Vec<(String, String)>, StoreError> {
+    ) -> Result<Vec<crate::runs::AnswerRun>, StoreError> {
         let sid = session_id.to_owned();
         self.db
-            .call(move |c| crate::spans::answer_models(c, &sid))
+            .call(move |c| crate::runs::answer_runs(c, &sid))
             .await
     }
 
@@ -322,6 +323,19 @@ impl SessionStore for Store {
                 }
                 runs::begin(c, &sid, &rid, &me)
             })
+            .await?;
+        Ok(())
+    }
+
+    async fn describe_run(
+        &self,
+        run_id: &str,
+        model: &str,
+        host: &str,
+    ) -> Result<(), hearth_core::StoreError> {
+        let (rid, model, host) = (run_id.to_owned(), model.to_owned(), host.to_owned());
+        self.db
+            .call(move |c| runs::describe(c, &rid, &model, &host))
             .await?;
         Ok(())
     }

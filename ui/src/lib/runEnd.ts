@@ -12,6 +12,8 @@ export interface RunExtras {
   usage: Usage[];
   error: ErrorInfo | null;
   model: string;
+  /** The host that answered ('' when the events did not say: an older core's). */
+  host: string;
   /** Outcomes the store cannot tell (denied, cancelled), by call id. */
   outcomes: Map<string, 'denied' | 'cancelled'>;
   /** The input guard's findings on tool results, by call id. */
@@ -45,7 +47,7 @@ export function runExtras(t: TurnModel): RunExtras {
     if (b.call.approval?.decision) approvals.set(b.call.call_id, b.call.approval.decision);
   }
   return {
-    usage: t.usage, error: t.error, model: t.model, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals, thoughts, workflow: t.workflow,
+    usage: t.usage, error: t.error, model: t.model, host: t.host, outcomes: unstoredOutcomes(t), flags: toolFlags(t), compactions: t.compactions, unavailable: t.unavailable, failovers: t.failovers, plan, durations, approvals, thoughts, workflow: t.workflow,
   };
 }
 

@@ -81,6 +81,8 @@ export interface ApprovalModel {
 
 export interface TurnModel extends AgentModel {
   model: string;
+  /** The host the run's calls went to: run_started's, then the last failover's ('' when unknown). */
+  host: string;
   profile: string;
   context_window: number;
   /** Usage of each model call of the main agent, in order. */
@@ -131,6 +133,7 @@ export function newTurn(run_id: string): TurnModel {
   return {
     run_id,
     model: '',
+    host: '',
     profile: '',
     context_window: 0,
     blocks: [],
@@ -395,13 +398,13 @@ function reduceRun(t: TurnModel, ev: AgentEvent): TurnModel {
   }
   switch (ev.type) {
     case 'run_started':
-      return { ...t, run_id: ev.run_id, model: ev.model, profile: ev.profile, context_window: ev.context_window };
+      return { ...t, run_id: ev.run_id, model: ev.model, host: ev.host ?? '', profile: ev.profile, context_window: ev.context_window };
     case 'usage':
       return { ...t, usage: [...t.usage, ev.usage] };
     case 'context_usage':
       return { ...t, context: { tokens: ev.tokens, window: ev.window, warning: ev.warning } };
     case 'host_failover':
-      return { ...t, failovers: [...t.failovers, { from: ev.from, to: ev.to, reason: ev.reason }] };
+      return { ...t, host: ev.to, failovers: [...t.failovers, { from: ev.from, to: ev.to, reason: ev.reason }] };
     case 'tools_unavailable':
       return { ...t, unavailable: [...t.unavailable, { server: ev.server, reason: ev.reason }] };
     case 'context_compacted':

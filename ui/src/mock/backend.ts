@@ -380,14 +380,15 @@ export class MockBackend {
     if (!this.config.reachable) throw err('backend_unreachable', `cannot reach the model server at ${this.url}: is it running? (Connection refused (os error 111))`, 'start_server');
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : (s.model ?? profile.model);
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, startedAt: now(), endedAt: null, held: [] };
+    const host = s.host ?? profile.backend ?? 'ollama';
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, host, startedAt: now(), endedAt: null, held: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
     if (asked) asked.run_id = run.id;
     const screened = screenMessage(text, profile.input_guard);
     const script = screened.blocked ? screened.steps : [...screened.steps, ...pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`)];
-    this.emit(run, { type: 'run_started', model, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, 10);
+    this.emit(run, { type: 'run_started', model, host, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, 10);
     if (asked) this.emit(run, this.storedBody(asked), 20);
     this.schedule(run, script, 30);
     return run.id;

@@ -55,6 +55,10 @@ export interface Run {
   queue: { queue_id: string; text: string; at: number }[];
   done: boolean;
   model: string;
+  /** The host the run went to ('ollama': the default server). */
+  host: string;
+  /** Ended by a crash repair, not by its own end (a test sets it, as the core's recovery would). */
+  cutOff?: boolean;
   startedAt: number;
   endedAt: number | null;
   /** Events waiting for `step()` (config.stepped). */

@@ -30,7 +30,7 @@ export function sessionView(b: MockBackend, s: Sess): SessionView {
     live: live ? { run_id: live.id, prompt: live.prompt, events: [...live.events], queued: live.queue.map(({ queue_id, text }) => ({ queue_id, text })) } : null,
     model: s.model ?? null,
     host: s.host ?? null,
-    answer_models: [...b.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model })),
+    answer_runs: [...b.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model, host: r.host, cut_off: r.cutOff ?? false })),
     answers_shown: [...(s.shown ?? []), ...[...b.runs.values()].filter((r) => r.session === s.id && r.done).map((r) => shownOf(r.id, r.events))],
     unsent: s.unsent ?? null,
   };

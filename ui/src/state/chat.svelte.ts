@@ -94,8 +94,8 @@ class ChatState {
   host = $state<string | null>(null);
   /** What each stored answer showed besides its messages, from the events the core kept with its run. */
   shownExtras = $derived(new Map((this.view?.answers_shown ?? []).map((a) => [a.run_id, shownExtras(this.view?.id ?? '', a)] as const)));
-  /** The model that wrote each stored answer, by run id. */
-  answerModels = $derived(new Map((this.view?.answer_models ?? []).map((a) => [a.run_id, a.model] as const)));
+  /** What each stored answer's run says: its model, host, and whether a crash cut it off; by run id. */
+  answerRuns = $derived(new Map((this.view?.answer_runs ?? []).map((a) => [a.run_id, a] as const)));
   /** The open session's context meter. */
   context = new ContextMeter();
   /** The guard's findings on user messages of ended runs, by message id. */

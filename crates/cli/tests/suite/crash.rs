@@ -261,6 +261,17 @@ async fn sigkill_at_random_moments_loses_nothing_complete() {
                 status.code().is_none(),
                 "turn {i}: exited with its run open"
             );
+            // The cut answer still says what wrote it, and that it was cut
+            // off rather than stopped (user pass 2026-12, defect 31), even
+            // when the kill came before any model call ended.
+            let runs = store.answer_runs(&session).await.unwrap();
+            let cut = runs.last().unwrap();
+            assert_eq!(
+                (cut.model.as_deref(), cut.host.as_deref(), cut.cut_off),
+                (Some(MODEL), Some("ollama"), true),
+                "turn {i}: {runs:?}"
+            );
+            assert!(runs[..runs.len() - 1].iter().all(|r| r.model.is_some()));
         }
         assert_eq!(store.integrity_check().await.unwrap(), "ok", "turn {i}");
         for s in 0..SESSIONS {

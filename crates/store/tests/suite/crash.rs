@@ -177,3 +177,64 @@ async fn a_live_process_repairs_its_own_run_whose_end_was_not_recorded() {
     store.repair_run("r1").await.unwrap();
     assert_eq!(store.history("s").await.unwrap(), h);
 }
+
+/// User pass 2026-12, defect 31: an answer a crash cut off keeps which
+/// model on which host wrote it (recorded as the run started, before any
+/// model call ended), and says it was cut off, not stopped; a run the user
+/// stopped is not.
+#[tokio::test]
+async fn a_cut_off_answer_keeps_its_model_and_host_and_says_it_was_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.sqlite");
+    {
+        let (store, _) = Store::open(&path).await.unwrap();
+        store.begin_run("s", "r0").await.unwrap();
+        store
+            .describe_run("r0", "llama3.2", "ollama")
+            .await
+            .unwrap();
+        store
+            .append("s", "r0", ChatMessage::user("hi"))
+            .await
+            .unwrap();
+        store
+            .end_run("r0", MessageStatus::Interrupted)
+            .await
+            .unwrap();
+        store.begin_run("s", "r1").await.unwrap();
+        store
+            .describe_run("r1", "qwen3:8b", "workstation")
+            .await
+            .unwrap();
+        store
+            .append("s", "r1", ChatMessage::user("write"))
+            .await
+            .unwrap();
+        store
+            .checkpoint("s", "r1", &ChatMessage::assistant("half an ans"))
+            .await
+            .unwrap();
+    }
+    kill_all_instances(&path);
+    let (store, report) = Store::open(&path).await.unwrap();
+    assert_eq!(report.recovered_runs, 1);
+    let runs = store.answer_runs("s").await.unwrap();
+    let got: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            (
+                r.run_id.as_str(),
+                r.model.as_deref(),
+                r.host.as_deref(),
+                r.cut_off,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("r0", Some("llama3.2"), Some("ollama"), false),
+            ("r1", Some("qwen3:8b"), Some("workstation"), true),
+        ]
+    );
+}
