@@ -294,7 +294,7 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
         match rejection(&c, said) {
             None => kept.push(Fact {
                 text: c.fact.trim().chars().take(MAX_FACT_CHARS).collect(),
-                category: c.category.trim().to_owned(),
+                category: category::settled(&c.fact, c.category.trim()),
                 quote: c.quote.trim().to_owned(),
             }),
             Some(reason) => rejected.push(Rejected {
@@ -306,5 +306,6 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
     (kept, rejected)
 }
 
+mod category;
 #[cfg(test)]
 mod tests;
