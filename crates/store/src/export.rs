@@ -1,5 +1,6 @@
-//! Exporting a session's current branch: Markdown for people, JSON for
-//! programs (a versioned shape, documented on [`Store::export_json`]).
+//! Exporting a session: its current branch as Markdown for people, every
+//! branch as JSON for programs (a versioned shape, documented on
+//! [`Store::export_json`]).
 //! Reads `sessions`, `messages` and the attached files; writes nothing and
 //! knows no file paths (the caller decides where the text goes). The JSON
 //! carries the attached files themselves, so a session moved to another
@@ -21,8 +22,10 @@ use crate::store::Store;
 /// The `format` field of a JSON export.
 pub const EXPORT_FORMAT: &str = "hearth.session";
 /// The `version` field of a JSON export; bumped when a field changes
-/// meaning or goes away (new fields may appear without a bump).
-pub const EXPORT_VERSION: i64 = 1;
+/// meaning or goes away (new fields may appear without a bump). Version 2:
+/// `messages` holds every branch, not only the current one (user pass
+/// 2026-12, defect 33); Hearth still imports version 1.
+pub const EXPORT_VERSION: i64 = 2;
 
 /// A session's row.
 struct Meta {
@@ -34,8 +37,9 @@ struct Meta {
     deleted_at: Option<i64>,
 }
 
-/// The session and its current branch, read in one job so they agree.
-fn read(conn: &Connection, id: &str) -> Result<(Meta, Vec<Stored>), StoreError> {
+/// The session and its messages (its current branch, or with `every`
+/// all its branches), read in one job so they agree.
+fn read(conn: &Connection, id: &str, every: bool) -> Result<(Meta, Vec<Stored>), StoreError> {
     let meta = conn
         .query_row(
             "SELECT title, head_id, created_at, updated_at, deleted_at FROM sessions WHERE id = ?1",
@@ -53,8 +57,12 @@ fn read(conn: &Connection, id: &str) -> Result<(Meta, Vec<Stored>), StoreError> 
         )
         .optional()?
         .ok_or_else(|| StoreError::NoSession(id.to_owned()))?;
-    let branch = messages::branch(conn, id, None)?;
-    Ok((meta, branch))
+    let list = if every {
+        messages::all(conn, id)?
+    } else {
+        messages::branch(conn, id, None)?
+    };
+    Ok((meta, list))
 }
 
 /// The bytes of every file the branch's messages carry, by SHA-256; a
@@ -328,15 +336,15 @@ impl Store {
     /// [`StoreError::NoSession`] for an unknown id.
     pub async fn export_markdown(&self, session_id: &str) -> Result<String, StoreError> {
         let id = session_id.to_owned();
-        let (meta, branch) = self.db().call(move |c| read(c, &id)).await?;
+        let (meta, branch) = self.db().call(move |c| read(c, &id, false)).await?;
         Ok(to_markdown(&meta, &branch))
     }
 
-    /// The session's current branch as JSON. Every key is always present
-    /// (`null` or `[]` when empty); times are ms since the epoch:
+    /// The session as JSON, every branch of it. Every key is always
+    /// present (`null` or `[]` when empty); times are ms since the epoch:
     ///
     /// ```json
-    /// { "format": "hearth.session", "version": 1,
+    /// { "format": "hearth.session", "version": 2,
     ///   "session": { "id": "…", "title": "…", "created_at_ms": 0,
     ///                "updated_at_ms": 0, "deleted_at_ms": null, "head_id": 4 },
     ///   "messages": [
@@ -354,8 +362,13 @@ impl Store {
     ///              "<sha256>": { "base64": "…" } } }
     /// ```
     ///
-    /// Messages are oldest first; each one's `parent_id` is the previous
-    /// one's `id`. `files` holds the bytes Hearth keeps of each attached
+    /// `messages` holds every message of every branch, oldest first, so a
+    /// parent always comes before its children; each one's `parent_id` is
+    /// the `id` of the message it follows (`null`: a first message). A
+    /// message with several children is where an edit or a regenerate
+    /// forked the conversation; `head_id` is the last message of the branch
+    /// shown (walk its `parent_id`s for that branch alone). In version 1
+    /// `messages` held only that branch. `files` holds the bytes Hearth keeps of each attached
     /// file (a PDF's text, not the PDF), once per content: a text as
     /// `text`, a picture as `base64`. A file removed from the store's
     /// folder has no entry. `size` is of the bytes kept; `given` is the
@@ -365,7 +378,7 @@ impl Store {
     /// [`StoreError::NoSession`] for an unknown id.
     pub async fn export_json(&self, session_id: &str) -> Result<Value, StoreError> {
         let id = session_id.to_owned();
-        let (meta, branch) = self.db().call(move |c| read(c, &id)).await?;
+        let (meta, branch) = self.db().call(move |c| read(c, &id, true)).await?;
         let dir = self.files_dir();
         tokio::task::spawn_blocking(move || {
             let files = bodies(&dir, &branch)?;

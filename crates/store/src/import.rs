@@ -4,8 +4,8 @@
 //! new session holding the branch the other app showed (ChatGPT's
 //! `current_node`, Open WebUI's `currentId`), user and assistant text only:
 //! system prompts, tool traffic and pictures are left out, and the import
-//! says how many messages it left out. A Hearth export arrives whole: tool
-//! traffic and attached files too. The file is untrusted: a shape that is
+//! says how many messages it left out. A Hearth export arrives whole: every
+//! branch (version 2), tool traffic and attached files too. The file is untrusted: a shape that is
 //! not one of these is refused with what was expected, an attached file is
 //! checked from its bytes as one attached by hand is, and nothing is
 //! half-imported (every session is written in one transaction).
@@ -52,9 +52,17 @@ impl ImportSource {
 pub struct Conversation {
     /// Its title there ("" when it had none).
     pub title: String,
-    /// User and assistant messages of the branch shown there, in order.
+    /// User and assistant messages of the branch shown there, in order;
+    /// of a Hearth export, every message of every branch, each after the
+    /// one it follows.
     pub messages: Vec<ChatMessage>,
-    /// Messages of that branch left out (system, tool, pictures only).
+    /// The place in `messages` of the message each one follows (`None`: a
+    /// first message), one per message; empty for one branch in order.
+    pub parents: Vec<Option<usize>>,
+    /// The place in `messages` of the last message of the branch shown
+    /// (`None`: the last message).
+    pub head: Option<usize>,
+    /// Messages left out (system, tool, pictures only).
     pub skipped: usize,
 }
 
@@ -225,6 +233,8 @@ fn chatgpt(c: &Value) -> Result<Conversation, StoreError> {
     let mut out = Conversation {
         title: str_of(c, "title").unwrap_or_default(),
         messages: Vec::new(),
+        parents: Vec::new(),
+        head: None,
         skipped: 0,
     };
     for id in ids {
@@ -310,6 +320,8 @@ fn open_webui(c: &Value) -> Result<Conversation, StoreError> {
     let mut out = Conversation {
         title,
         messages: Vec::new(),
+        parents: Vec::new(),
+        head: None,
         skipped: 0,
     };
     for m in &list {
@@ -373,8 +385,24 @@ impl Store {
                     let id = hearth_core::new_session_id();
                     let run = format!("import-{}", uuid::Uuid::new_v4());
                     sessions::ensure(&tx, &id)?;
-                    for m in conv.messages {
-                        messages::append(&tx, &id, &run, m)?;
+                    // Each message is appended after the one it follows
+                    // (the head is put there first): the branches arrive
+                    // as they were, the one shown last.
+                    let mut stored: Vec<i64> = Vec::with_capacity(conv.messages.len());
+                    let at = |place: Option<usize>, stored: &[i64]| match place {
+                        None => Ok(None),
+                        Some(p) => stored.get(p).copied().map(Some).ok_or_else(|| {
+                            refuse("an imported message follows one that comes after it")
+                        }),
+                    };
+                    for (i, m) in conv.messages.into_iter().enumerate() {
+                        if let Some(&parent) = conv.parents.get(i) {
+                            sessions::set_head(&tx, &id, at(parent, &stored)?)?;
+                        }
+                        stored.push(messages::append(&tx, &id, &run, m)?.id);
+                    }
+                    if conv.head.is_some() {
+                        sessions::set_head(&tx, &id, at(conv.head, &stored)?)?;
                     }
                     let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");
                     if !title.is_empty() {

@@ -207,6 +207,17 @@ pub(crate) fn branch(
     with_attachments(conn, list)
 }
 
+/// Every message of the session, on every branch, oldest first (a parent
+/// always before its children: ids grow with time).
+pub(crate) fn all(conn: &Connection, session_id: &str) -> Result<Vec<Stored>, StoreError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS_M} FROM messages m WHERE m.session_id = ?1 ORDER BY m.id"
+    ))?;
+    let rows = stmt.query_map([session_id], from_row)?;
+    let list: Vec<Stored> = rows.map(|r| r?.decode()).collect::<Result<_, _>>()?;
+    with_attachments(conn, list)
+}
+
 /// `list` with each user message's attachments (without their bytes).
 pub(crate) fn with_attachments(
     conn: &Connection,

@@ -68,6 +68,17 @@ pub(crate) fn ensure(conn: &Connection, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Put the session's head at `head` (a message of it, or `None` before its
+/// first): the next append follows it. Importing branches uses it; a user's
+/// branch switch goes through `branches.rs`, which checks for a live run.
+pub(crate) fn set_head(conn: &Connection, id: &str, head: Option<i64>) -> Result<(), StoreError> {
+    conn.execute(
+        "UPDATE sessions SET head_id = ?2 WHERE id = ?1",
+        params![id, head],
+    )?;
+    Ok(())
+}
+
 /// The tip of the session's current branch.
 pub(crate) fn head(conn: &Connection, id: &str) -> Result<Option<i64>, StoreError> {
     Ok(conn

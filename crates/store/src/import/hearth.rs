@@ -14,15 +14,21 @@ use serde_json::Value;
 use super::{Conversation, refuse, str_of};
 use crate::attachments;
 use crate::error::StoreError;
+use crate::export::EXPORT_VERSION;
 use crate::store::Store;
 
 /// A Hearth export: its messages as they were, tool calls and results
-/// included (it is the same app).
+/// included (it is the same app); of version 2, every branch, the one it
+/// showed shown again.
 pub(super) fn hearth(v: &Value) -> Result<Conversation, StoreError> {
-    let title = v
-        .get("session")
-        .and_then(|s| str_of(s, "title"))
-        .unwrap_or_default();
+    let version = v.get("version").and_then(Value::as_i64).unwrap_or(1);
+    if version > EXPORT_VERSION {
+        return Err(refuse(format!(
+            "a Hearth export of version {version}, from a newer Hearth: this one reads up to version {EXPORT_VERSION}"
+        )));
+    }
+    let session = v.get("session");
+    let title = session.and_then(|s| str_of(s, "title")).unwrap_or_default();
     let list = v
         .get("messages")
         .and_then(Value::as_array)
@@ -30,12 +36,50 @@ pub(super) fn hearth(v: &Value) -> Result<Conversation, StoreError> {
     let mut out = Conversation {
         title,
         messages: Vec::new(),
+        parents: Vec::new(),
+        head: None,
         skipped: 0,
     };
+    // Version 2 holds a tree: each message's export id stands for its place
+    // among the messages kept; one left out stands for the one it follows,
+    // so its children follow that one.
+    let tree = version >= 2;
+    let mut place: HashMap<i64, Option<usize>> = HashMap::new();
     // Each carried file decoded once, however many messages carry it: its
     // attachments share the bytes.
     let mut decoded = HashMap::new();
     for m in list {
+        let parent = if tree {
+            let id = m
+                .get("id")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| refuse("a Hearth export with a message without its numeric `id`"))?;
+            let parent = match m.get("parent_id") {
+                None | Some(Value::Null) => None,
+                Some(p) => {
+                    let p = p.as_i64().ok_or_else(|| {
+                        refuse(format!(
+                            "a Hearth export whose message {id} has a parent that is not a number"
+                        ))
+                    })?;
+                    *place.get(&p).ok_or_else(|| {
+                        refuse(format!(
+                            "a Hearth export whose message {id} follows message {p}, which does not come before it"
+                        ))
+                    })?
+                }
+            };
+            if place.contains_key(&id) {
+                return Err(refuse(format!(
+                    "a Hearth export with two messages numbered {id}"
+                )));
+            }
+            // Where this id stands until the message is known to be kept.
+            place.insert(id, parent);
+            Some((id, parent))
+        } else {
+            None
+        };
         let role = match m.get("role").and_then(Value::as_str) {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
@@ -45,6 +89,10 @@ pub(super) fn hearth(v: &Value) -> Result<Conversation, StoreError> {
                 continue;
             }
         };
+        if let Some((id, parent)) = parent {
+            place.insert(id, Some(out.messages.len()));
+            out.parents.push(parent);
+        }
         let tool_calls = m
             .get("tool_calls")
             .cloned()
@@ -76,6 +124,14 @@ pub(super) fn hearth(v: &Value) -> Result<Conversation, StoreError> {
                 _ => Vec::new(),
             },
         });
+    }
+    if tree {
+        // The branch shown ends at `head_id`; one the export does not
+        // carry leaves the last message's branch shown.
+        out.head = session
+            .and_then(|s| s.get("head_id"))
+            .and_then(Value::as_i64)
+            .and_then(|h| place.get(&h).copied().flatten());
     }
     Ok(out)
 }

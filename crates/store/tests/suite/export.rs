@@ -1,4 +1,5 @@
-//! Export of a session's current branch to Markdown and JSON, compared whole.
+//! Export of a session to Markdown (its current branch) and JSON (every
+//! branch), compared whole.
 
 use std::path::Path;
 
@@ -84,7 +85,7 @@ async fn json_export_has_the_documented_shape() {
         store.export_json("s").await.unwrap(),
         json!({
             "format": "hearth.session",
-            "version": 1,
+            "version": 2,
             "session": {
                 "id": "s",
                 "title": "Arithmetic\nand fences",
@@ -99,6 +100,9 @@ async fn json_export_has_the_documented_shape() {
                 result,
                 msg(4, Some(3), "assistant", "complete", "It is **2**."),
                 msg(5, Some(4), "user", "complete", "Show a fence"),
+                // The answer regenerated, on the branch not shown: it goes
+                // too (user pass 2026-12, defect 33).
+                msg(6, Some(5), "assistant", "complete", "An answer that was regenerated"),
                 msg(7, Some(5), "assistant", "interrupted", "Here:\n```rust\nfn main() {"),
                 msg(8, Some(7), "user", "complete", "go on"),
                 msg(9, Some(8), "assistant", "error", "Sorr"),
@@ -106,7 +110,7 @@ async fn json_export_has_the_documented_shape() {
             "files": {},
         })
     );
-    assert_eq!((EXPORT_FORMAT, EXPORT_VERSION), ("hearth.session", 1));
+    assert_eq!((EXPORT_FORMAT, EXPORT_VERSION), ("hearth.session", 2));
 }
 
 #[tokio::test]
@@ -193,11 +197,17 @@ async fn empty_untitled_and_unknown_sessions() {
         store.export_markdown("s").await.unwrap(),
         "# Untitled session\n\nSession `s` · started 2025-01-01 00:00 UTC · 0 messages\n"
     );
+    // The JSON holds every branch: the hidden message goes, and the
+    // branch shown is none.
     let j = store.export_json("s").await.unwrap();
-    assert_eq!(
-        (&j["session"]["head_id"], &j["messages"]),
-        (&json!(null), &json!([]))
-    );
+    assert_eq!(j["session"]["head_id"], json!(null));
+    let contents: Vec<&serde_json::Value> = j["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["content"])
+        .collect();
+    assert_eq!(contents, [&json!("only")]);
     assert!(matches!(
         store.export_markdown("nobody").await,
         Err(StoreError::NoSession(id)) if id == "nobody"

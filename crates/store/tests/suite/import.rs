@@ -193,6 +193,122 @@ async fn a_hearth_export_comes_back_whole_and_a_stranger_file_is_refused_with_no
     assert_eq!(store.sessions().await.unwrap().len(), before);
 }
 
+/// User pass 2026-12, defect 33: every branch of a session travels with its
+/// export, the branch it showed is shown again, the others are a switch
+/// away; a version 1 export (one branch) still imports, a newer version
+/// and a message that follows one not before it are refused.
+#[tokio::test]
+async fn every_branch_travels_with_a_hearth_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
+    for m in [
+        ChatMessage::user("name a colour"),
+        ChatMessage::assistant("red"),
+    ] {
+        store.append("s", "r", m).await.unwrap();
+    }
+    // Regenerated twice (three answers), then the conversation goes on
+    // from the second, and the first question is edited too.
+    store.fork("s", 2).await.unwrap();
+    store
+        .append("s", "r", ChatMessage::assistant("green"))
+        .await
+        .unwrap();
+    store.fork("s", 2).await.unwrap();
+    store
+        .append("s", "r", ChatMessage::assistant("blue"))
+        .await
+        .unwrap();
+    store.switch_branch("s", 3).await.unwrap();
+    for m in [
+        ChatMessage::user("another"),
+        ChatMessage::assistant("yellow"),
+    ] {
+        store.append("s", "r", m).await.unwrap();
+    }
+    store.fork("s", 1).await.unwrap();
+    store
+        .append("s", "r", ChatMessage::user("name a fruit"))
+        .await
+        .unwrap();
+    store.switch_branch("s", 3).await.unwrap();
+    let shown = said(&store.history("s").await.unwrap())
+        .into_iter()
+        .map(|(r, t)| (r, t.to_owned()))
+        .collect::<Vec<_>>();
+    assert_eq!(shown.len(), 4);
+
+    let exported = store.export_json("s").await.unwrap();
+    assert_eq!(exported["messages"].as_array().unwrap().len(), 7);
+    let r = store.import(&exported.to_string()).await.unwrap();
+    assert_eq!(r.messages, 7);
+    let copy = r.sessions[0].clone();
+    let h = store.history(&copy).await.unwrap();
+    assert_eq!(
+        said(&h)
+            .into_iter()
+            .map(|(r, t)| (r, t.to_owned()))
+            .collect::<Vec<_>>(),
+        shown
+    );
+    // The same forks: three answers to the colour, two first questions.
+    let forks = |id: String| {
+        let store = store.clone();
+        async move {
+            let mut sizes: Vec<usize> = store
+                .forks(&id)
+                .await
+                .unwrap()
+                .iter()
+                .map(Vec::len)
+                .collect();
+            sizes.sort_unstable();
+            sizes
+        }
+    };
+    assert_eq!(forks(copy.clone()).await, [2, 3]);
+    assert_eq!(forks(copy.clone()).await, forks("s".into()).await);
+    // A branch not shown is there, whole: the fruit question.
+    let again = store.export_json(&copy).await.unwrap();
+    let fruit = again["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["content"] == "name a fruit")
+        .and_then(|m| m["id"].as_i64())
+        .unwrap();
+    store.switch_branch(&copy, fruit).await.unwrap();
+    assert_eq!(
+        said(&store.history(&copy).await.unwrap()),
+        [(Role::User, "name a fruit")]
+    );
+
+    // Version 1 (one branch, in order) still imports as that branch.
+    let mut v1 = exported.clone();
+    v1["version"] = json!(1);
+    let branch: Vec<serde_json::Value> = store
+        .history("s")
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| json!({"role": "user", "content": m.content}))
+        .collect();
+    v1["messages"] = json!(branch);
+    let old = store.import(&v1.to_string()).await.unwrap();
+    assert_eq!(store.history(&old.sessions[0]).await.unwrap().len(), 4);
+
+    let before = store.sessions().await.unwrap().len();
+    let mut newer = exported.clone();
+    newer["version"] = json!(3);
+    let e = store.import(&newer.to_string()).await.unwrap_err();
+    assert!(e.to_string().contains("newer Hearth"), "{e}");
+    let mut forward = exported.clone();
+    forward["messages"][0]["parent_id"] = json!(99);
+    let e = store.import(&forward.to_string()).await.unwrap_err();
+    assert!(e.to_string().contains("does not come before it"), "{e}");
+    assert_eq!(store.sessions().await.unwrap().len(), before);
+}
+
 /// A session with a picture, a text file cut for the model, and a file
 /// removed from the store's folder by hand, exported and imported into
 /// another store: the same history, bytes included.
