@@ -1,3 +1,4 @@
 mod agent;
+mod conformance;
 mod failures;
 mod servers;
