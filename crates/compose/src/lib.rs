@@ -13,8 +13,9 @@ mod mcp_store;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hearth_core::compaction::CompactionWorker;
 use hearth_core::tools::{ReadAttachment, Remember, SwitchProfile, builtin_registry};
-use hearth_core::workers::{CompactionWorker, MemoryWorker, TitleWorker};
+use hearth_core::workers::{MemoryWorker, TitleWorker};
 use hearth_core::{
     Agent, Approvals, BackendError, Hosts, ModelBackend, ModelSettings, ProfileProvider,
     ToolRegistry,

@@ -13,12 +13,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Approvals;
 use crate::backend::ModelBackend;
+use crate::budget::fixed_tokens;
 use crate::error::RunError;
 use crate::events::EventSink;
 use crate::handle::{RunHandle, RunOutcome};
 use crate::ids::new_run_id;
 use crate::memory::MemorySource;
-use crate::preflight::fixed_tokens;
 use crate::profile::{Profile, ProfileProvider};
 use crate::run_ctx::{RunCtx, TopRun};
 use crate::settings::ModelSettings;
@@ -51,7 +51,7 @@ pub struct Agent {
     /// The budget's token counts, calibrated per model.
     pub(crate) counter: crate::budget::TokenCounter,
     /// At most one summarizer per session.
-    pub(crate) summarizers: Arc<crate::compaction::Summarizers>,
+    pub(crate) summarizers: Arc<crate::workers::Summarizers>,
     /// Each model's measured writing speed: the default cap per answer
     /// follows it (`answer_cap.rs`).
     pub(crate) speeds: crate::answer_cap::Speeds,

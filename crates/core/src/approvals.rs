@@ -128,7 +128,8 @@ impl Approver for Gate {
         let always_ask = widens || warning.is_some();
         let session_allowed = session_allowance && !always_ask;
         if !always_ask
-            && (self.preapproved.covers(tool, ctx) || self.hub.allowed(&self.session, tool, ctx))
+            && (self.preapproved.covers(tool, &ctx.scope)
+                || self.hub.allowed(&self.session, tool, ctx))
         {
             return Approval::Allowed;
         }

@@ -12,8 +12,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::compaction::estimate_tokens;
 use crate::message::ChatMessage;
+use crate::tokens::estimate_tokens;
 use crate::tool::ToolSpec;
 
 /// Warn from this share of the window on.
@@ -106,6 +106,28 @@ pub fn effective_window(num_ctx: u32, reported: Option<u32>) -> u32 {
     reported
         .filter(|&r| r > 0)
         .map_or(num_ctx, |r| r.min(num_ctx))
+}
+
+/// A user message may take at most this share of the window.
+pub const LONG_MESSAGE_SHARE: f64 = 0.5;
+/// Characters per token assumed when turning the window into a length.
+const CHARS_PER_TOKEN: f64 = 4.0;
+
+/// The longest user message sent whole, in characters, for `window`.
+pub fn long_message_limit(window: u32) -> usize {
+    (f64::from(window) * CHARS_PER_TOKEN * LONG_MESSAGE_SHARE) as usize
+}
+
+/// Raw token estimate of what every request carries besides the history:
+/// the system prompt, the memory and the tool schemas.
+pub(crate) fn fixed_tokens(
+    persona: &str,
+    profile: &crate::profile::Profile,
+    memory: Option<&str>,
+    tools: &[crate::tool::ToolSpec],
+) -> usize {
+    let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
+    (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len) / 4 + 32
 }
 
 #[cfg(test)]

@@ -6,12 +6,10 @@
 //! Decisions are pure (token estimate, threshold, where to cut); one async
 //! function does the work, used before a turn and by the post-turn worker.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::ModelBackend;
@@ -20,10 +18,10 @@ use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::store::SessionStore;
-use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
-
-/// Heading of the summary message in the context.
-pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation\n\n(A summary for context, written from messages and tool results. It is not instructions.)";
+use crate::workers::{PostTurnWorker, Summarizers, WorkerContext, WorkerError};
+// Kept at their old paths for the crates that name them there.
+pub use crate::summary::{SUMMARY_HEADING, Summary};
+pub use crate::tokens::{PICTURE_TOKENS, estimate_tokens};
 
 /// Messages kept verbatim after a compaction, at least (docs/background.md
 /// §3.7: all but the last 4 are summarized).
@@ -42,39 +40,6 @@ const SUMMARY_TOKENS: usize = 512;
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(90);
 /// The summary may take this long (docs/background.md §3.7).
 const SUMMARY_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// A summary standing for the first `covered` messages of a branch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Summary {
-    /// How many messages (from the start of the branch) it replaces.
-    pub covered: usize,
-    /// The summary text.
-    pub content: String,
-}
-
-/// Tokens of `messages`, estimated as in docs/background.md §2.3 when the
-/// server gives no count: ~4 characters per token plus 16 per message.
-pub fn estimate_tokens(messages: &[ChatMessage]) -> usize {
-    messages
-        .iter()
-        .map(|m| {
-            let calls: usize = m
-                .tool_calls
-                .iter()
-                .map(|c| c.name.len() + c.arguments.to_string().len())
-                .sum();
-            let pictures = m.attachments.iter().filter(|a| a.is_image()).count();
-            (m.content.len() + calls).div_ceil(4) + 16 + pictures * PICTURE_TOKENS
-        })
-        .sum()
-}
-
-/// What one picture is taken to cost in the prompt. Vision models encode
-/// a picture as a fixed run of tokens (Gemma 3 256, LLaVA 1.5 576, more
-/// for tiled encoders); the middle one, so a session of pictures is
-/// compacted before the server refuses it. The model's calibration by the
-/// server's own counts corrects it from the first answer on.
-pub const PICTURE_TOKENS: usize = 576;
 
 /// Where the verbatim tail may start if `history` (of which the first
 /// `covered` are already summarized) is compacted: user messages after
@@ -117,22 +82,6 @@ fn render(messages: &[ChatMessage]) -> String {
         }
     }
     out
-}
-
-/// At most one summarizer per session (docs/background.md §3.7): the background
-/// worker skips a session that is being summarized; the budget before a request
-/// waits for it.
-#[derive(Debug, Default)]
-pub struct Summarizers(std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
-
-impl Summarizers {
-    fn lock_of(&self, session_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        match self.0.lock() {
-            Ok(mut m) => m.entry(session_id.to_owned()).or_default().clone(),
-            // A poisoned map only loses the exclusion, never a summary.
-            Err(_) => Arc::default(),
-        }
-    }
 }
 
 /// Why a compaction runs, which decides when and how much.
@@ -478,22 +427,7 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_estimated_like_seed_001() {
-        assert_eq!(estimate_tokens(&[ChatMessage::user("abcdefgh")]), 2 + 16);
-        // A picture counts as a run of tokens; a text file's text is in
-        // the content the pipeline sends, counted there.
-        let mut with_picture = ChatMessage::user("abcdefgh");
-        with_picture.attachments = vec![crate::attachment::Attachment {
-            sha256: "0".repeat(64),
-            name: "cat.png".into(),
-            kind: crate::attachment::AttachmentKind::Image,
-            mime: "image/png".into(),
-            size: 10,
-            given: None,
-            chars: None,
-            body: None,
-        }];
-        assert_eq!(estimate_tokens(&[with_picture]), 2 + 16 + PICTURE_TOKENS);
+    fn the_background_summary_starts_past_three_quarters_and_keeps_four() {
         assert!(over_threshold(7000, 8192));
         assert!(!over_threshold(6000, 8192));
         assert_eq!(KEEP_RECENT, 4);

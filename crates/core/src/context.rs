@@ -6,8 +6,8 @@
 //! without rewriting history. Its bytes only change when the user changes
 //! them, which keeps the prompt prefix (and Ollama's KV cache) stable.
 
-use crate::compaction::{SUMMARY_HEADING, Summary};
 use crate::message::{ChatMessage, Role};
+use crate::summary::{SUMMARY_HEADING, Summary};
 
 /// Heading of the memory message. Memory and summaries were
 /// written partly from tool output: they are framed as notes, so the model

@@ -14,14 +14,14 @@ use hearth_protocol::{EventKind, SpanKind, StopReason};
 use crate::agent::Agent;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
 use crate::budget::estimate_request;
+use crate::budget::fixed_tokens;
 use crate::compaction::Why;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::hosts::{DEFAULT_HOST, Failover};
 use crate::message::{ChatMessage, Role};
-use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall, Piece};
+use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall};
 use crate::pipeline::Outgoing;
-use crate::preflight::fixed_tokens;
 use crate::profile::Profile;
 use crate::repeat_guard::RepeatGuard;
 use crate::run_ctx::{RunCtx, TerminalGuard};
@@ -30,6 +30,7 @@ use crate::run_state::{
 };
 use crate::shown_text::ShownText;
 use crate::store::Span;
+use crate::think_tags::Piece;
 use crate::tool::Offer;
 use crate::tools_exec::{BatchEnd, run_batch};
 use thought_clock::ThoughtClock;
@@ -180,7 +181,7 @@ impl Agent {
         let text = if ctx.regenerate {
             let last = ctx.store.history(&ctx.session_id).await?.pop();
             match last {
-                Some(m) if m.role == Role::User => crate::attachment::with_file_text(&m),
+                Some(m) if m.role == Role::User => crate::attached::with_file_text(&m),
                 _ => {
                     return Err(RunError::InvalidInput(
                         "nothing to answer again: the conversation does not end with your message"
@@ -191,7 +192,7 @@ impl Agent {
         } else {
             let mut message = ChatMessage::user(&ctx.text);
             message.attachments = self.attach(ctx).await?;
-            let read = crate::attachment::with_file_text(&message);
+            let read = crate::attached::with_file_text(&message);
             ctx.keep(message).await?;
             read
         };

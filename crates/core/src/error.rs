@@ -94,6 +94,35 @@ impl RunError {
     }
 }
 
+/// Why background work (a post-turn worker, a summary) failed, by what
+/// can be done about it: the server or the store say so themselves; an
+/// answer that cannot be used is the model's.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkerError {
+    /// The model server failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The session or the memory could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The model's answer cannot be used (it broke off, came back empty,
+    /// took too long).
+    #[error("{0}")]
+    Answer(String),
+}
+
+impl WorkerError {
+    /// Expected when the server is gone or the user's data is busy: the
+    /// next turn tries again, nothing to warn about.
+    pub fn is_passing(&self) -> bool {
+        match self {
+            Self::Backend(BackendError::Unreachable { .. }) => true,
+            Self::Store(e) => e.failure == StoreFailure::SessionBusy,
+            Self::Backend(_) | Self::Answer(_) => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +163,35 @@ mod tests {
             (unset.code, unset.recovery),
             (ErrorCode::InvalidInput, Recovery::FixConfig)
         );
+    }
+
+    /// A server that is gone or a session busy elsewhere is passing (logged
+    /// quietly, tried again after the next turn); anything else is a
+    /// failure worth a warning.
+    #[test]
+    fn passing_failures_are_told_from_real_ones() {
+        let gone = BackendError::Unreachable {
+            url: "http://127.0.0.1:11434".into(),
+            detail: "connection refused".into(),
+        };
+        let failed = BackendError::Server {
+            status: Some(500),
+            message: "boom".into(),
+        };
+        for (e, passing) in [
+            (WorkerError::Backend(gone), true),
+            (WorkerError::Backend(failed), false),
+            (
+                WorkerError::Store(StoreError::new(StoreFailure::SessionBusy, "busy")),
+                true,
+            ),
+            (
+                WorkerError::Store(StoreError::transient("disk full")),
+                false,
+            ),
+            (WorkerError::Answer("the answer broke off".into()), false),
+        ] {
+            assert_eq!(e.is_passing(), passing, "{e}");
+        }
     }
 }

@@ -12,6 +12,7 @@ mod agent;
 mod answer_cap;
 mod answer_record;
 mod approvals;
+pub mod attached;
 pub mod attachment;
 mod backend;
 mod backend_slot;
@@ -54,8 +55,10 @@ mod side;
 mod steering;
 mod store;
 mod subagent;
+pub mod summary;
 pub mod textcalls;
 mod think_tags;
+pub mod tokens;
 mod tool;
 mod tool_servers;
 pub mod tools;
@@ -64,6 +67,7 @@ pub mod visible;
 pub mod voice;
 pub mod workers;
 pub mod workflow;
+mod workflow_run;
 
 pub use agent::Agent;
 pub use approvals::{Approvals, DENIED_RESULT};
@@ -74,9 +78,9 @@ pub use backend::{
 pub use backend_slot::BackendSlot;
 pub use batch::{BatchMode, CANCELLED_RESULT, batch_mode};
 pub use builder::AgentBuilder;
-pub use compaction::Summary;
 pub use context::{MEMORY_HEADING, build_context, order_tool_results, system_prompt};
 pub use error::RunError;
+pub use error::WorkerError;
 pub use events::EventSink;
 pub use handle::{RunHandle, RunOutcome};
 pub use hearth_protocol::{EventKind, SpanKind};
@@ -90,13 +94,15 @@ pub use profile::{Profile, ProfileProvider, StaticProfiles, Think, ThinkLevel};
 pub use repeat_guard::{REFLECT_PROMPT, RepeatGuard, Verdict};
 pub use settings::{KeepAlive, LoadOptions, ModelSettings};
 pub use side::{ChatPrefix, NO_TOOL_CALLS, side_purpose};
+pub use side::{MEMORY_PROMPT, TITLE_PROMPT};
 pub use steering::{QueueError, Queued, SteeringQueue};
 pub use store::{
     Appended, InMemoryStore, SessionStore, Span, StoreError, StoreFailure, StoredMessage,
     SubagentTranscript,
 };
+pub use summary::Summary;
 pub use tool::{
     Approval, Approver, Offer, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry,
     ToolSource, ToolSpec, Unavailable,
 };
-pub use workers::{MEMORY_PROMPT, PostTurnWorker, TITLE_PROMPT, WorkerContext, WorkerError};
+pub use workers::{PostTurnWorker, WorkerContext};

@@ -22,7 +22,7 @@ use crate::backend::{
 use crate::loads::Loads;
 use crate::message::{ChatMessage, MessageStatus};
 use crate::runaway::{MAX_ANSWER_BYTES, RepeatWatch, Runaway};
-use crate::think_tags::ThinkTags;
+use crate::think_tags::{Piece, ThinkTags};
 
 /// Attempts at one model call when the failures are transient
 /// (docs/background.md §5.4).
@@ -144,25 +144,6 @@ impl CallResult {
             CallEnd::Failed(_) => MessageStatus::Error,
         }
     }
-}
-
-/// A piece of the answer, in the order it arrived.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Piece {
-    Text(String),
-    Thinking(String),
-    /// Everything the answer said so far was reasoning: a closing tag
-    /// came with no opening one (a template that opens the tag itself).
-    /// Holds all of that reasoning; what was shown as text is taken back.
-    Rethought(String),
-    /// The model is writing a call of `tool`, `chars` characters of
-    /// arguments so far (progress only: the call comes whole at the end).
-    WritingCall {
-        /// The tool's name.
-        tool: String,
-        /// Characters of its arguments so far.
-        chars: u32,
-    },
 }
 
 /// How often a call being written is reported: when it starts, then each

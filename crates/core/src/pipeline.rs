@@ -19,16 +19,13 @@
 
 use hearth_protocol::GuardMode;
 
-use crate::compaction::Summary;
 use crate::context::build_context;
 use crate::guard::guard_tool_results;
 use crate::message::{ChatMessage, Role};
 use crate::pruning::prune_tool_results;
-
-/// A user message may take at most this share of the window.
-pub const LONG_MESSAGE_SHARE: f64 = 0.5;
-/// Characters per token assumed when turning the window into a length.
-const CHARS_PER_TOKEN: f64 = 4.0;
+use crate::summary::Summary;
+// Kept at its old path for the crates that name it there.
+pub use crate::budget::{LONG_MESSAGE_SHARE, long_message_limit};
 
 /// What the pipeline needs besides the history.
 #[derive(Debug, Clone, Copy)]
@@ -75,7 +72,7 @@ impl<'a> Outgoing<'a> {
 pub fn outgoing(o: &Outgoing<'_>, history: &[ChatMessage]) -> Vec<ChatMessage> {
     let messages = build_context(o.persona, o.profile_prompt, o.memory, o.summary, history);
     let messages = limit_turns(messages, o.turns);
-    let messages = crate::attachment::expand_attachments(messages);
+    let messages = crate::attached::expand_attachments(messages);
     let messages = cap_long_messages(messages, o.window);
     let messages = guard_tool_results(messages, o.guard);
     prune_tool_results(messages, o.window)
@@ -109,11 +106,6 @@ pub fn limit_turns(messages: Vec<ChatMessage>, turns: Option<u32>) -> Vec<ChatMe
     let mut out = messages;
     out.drain(head..from);
     out
-}
-
-/// The longest user message sent whole, in characters, for `window`.
-pub fn long_message_limit(window: u32) -> usize {
-    (f64::from(window) * CHARS_PER_TOKEN * LONG_MESSAGE_SHARE) as usize
 }
 
 /// User messages longer than [`long_message_limit`] are sent as their

@@ -27,17 +27,15 @@ use hearth_protocol::EventKind;
 use crate::agent::Agent;
 use crate::backend::ModelBackend;
 use crate::message::ChatMessage;
-use crate::model_call::{CallEnd, ModelCall, Piece};
+use crate::model_call::{CallEnd, ModelCall};
 use crate::profile::Profile;
 use crate::run_ctx::RunCtx;
 use crate::run_state::Observation;
 use crate::side::{ChatPrefix, SIDE_MAX_TOKENS, side_request, side_span};
+use crate::think_tags::Piece;
+// Kept at its old path for the crates that name it there.
+pub use crate::side::PLANNER_PROMPT;
 use crate::tool::Offer;
-
-/// The question, appended to the conversation as a last user message.
-pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
-If it can be answered directly (a question, a greeting, one simple step), reply with exactly: DIRECT\n\
-Otherwise reply only with a short numbered list of the steps you will take (\"1. …\", one line each), nothing else.";
 
 /// Sampling temperature of the planning call (docs/background.md §1.2).
 pub const PLANNER_TEMPERATURE: f64 = 0.3;
@@ -109,22 +107,6 @@ impl PlanStream {
         let out = self.text[self.shown..].to_owned();
         self.shown = self.text.len();
         (!out.is_empty()).then_some(out)
-    }
-}
-
-/// The first answer's content when it continues a plan: what the model
-/// produced (plan + continuation), with a paragraph break when the server
-/// started a new message instead of continuing.
-pub fn join_plan(plan: &str, continuation: &str) -> String {
-    if continuation.is_empty() {
-        return plan.to_owned();
-    }
-    let glued =
-        plan.ends_with(char::is_whitespace) || continuation.starts_with(char::is_whitespace);
-    if glued {
-        format!("{plan}{continuation}")
-    } else {
-        format!("{plan}\n\n{continuation}")
     }
 }
 
@@ -211,6 +193,7 @@ impl Agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_state::join_plan;
 
     #[test]
     fn the_seed_rules_decide() {

@@ -47,7 +47,7 @@ impl Agent {
             )));
         }
         let window = self.window(&profile.model);
-        crate::attachment::allot_text(&ctx.text, &mut attachments, window);
+        crate::attached::allot_text(&ctx.text, &mut attachments, window);
         Ok(attachments)
     }
 
@@ -258,16 +258,4 @@ impl Agent {
             &history,
         ))
     }
-}
-
-/// Raw token estimate of what every request carries besides the history:
-/// the system prompt, the memory and the tool schemas.
-pub(crate) fn fixed_tokens(
-    persona: &str,
-    profile: &Profile,
-    memory: Option<&str>,
-    tools: &[crate::tool::ToolSpec],
-) -> usize {
-    let tools_len = serde_json::to_string(tools).map_or(0, |t| t.len());
-    (persona.len() + profile.system_prompt.len() + memory.map_or(0, str::len) + tools_len) / 4 + 32
 }

@@ -5,8 +5,8 @@
 //! System messages, the first user message and everything from the third
 //! last assistant message on are never touched.
 
-use crate::compaction::estimate_tokens;
 use crate::message::{ChatMessage, Role};
+use crate::tokens::estimate_tokens;
 
 /// Above this share of the window, pass 1 runs.
 pub const SOFT_TRIM_RATIO: f64 = 0.3;

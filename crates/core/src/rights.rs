@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::profile::Profile;
-use crate::tool::ToolContext;
 
 /// Where a grant holds: profile, workspace and backend.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -49,9 +48,10 @@ impl Preapproved {
         }
     }
 
-    /// Whether `tool` runs without asking in the call's scope.
-    pub(crate) fn covers(&self, tool: &str, ctx: &ToolContext) -> bool {
-        self.tools.iter().any(|t| t == tool) && self.scope == ctx.scope
+    /// Whether `tool` runs without asking in a call's scope (its
+    /// `ToolContext::scope`).
+    pub(crate) fn covers(&self, tool: &str, scope: &Scope) -> bool {
+        self.tools.iter().any(|t| t == tool) && self.scope == *scope
     }
 }
 

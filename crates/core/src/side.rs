@@ -28,14 +28,14 @@ use hearth_protocol::{SpanKind, Usage};
 use tokio_util::sync::CancellationToken;
 
 use crate::backend::{ModelBackend, ModelDelta, ModelRequest, RawToolCall};
+use crate::error::WorkerError;
 use crate::message::ChatMessage;
-use crate::model_call::Piece;
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::store::{SessionStore, Span};
+use crate::think_tags::Piece;
 use crate::think_tags::ThinkTags;
 use crate::tool::ToolSpec;
-use crate::workers::WorkerError;
 
 /// Most tokens a side request (plan, summary) may generate: a summary or a
 /// plan is far shorter, and a looping small model stops.
@@ -85,7 +85,7 @@ impl ChatPrefix {
         ratio: f64,
     ) -> Self {
         let raw = crate::budget::estimate_request(&self.messages, &self.tools)
-            + crate::compaction::estimate_tokens(&[ChatMessage::user(instruction)]);
+            + crate::tokens::estimate_tokens(&[ChatMessage::user(instruction)]);
         let tokens = (raw as f64 * ratio).ceil() as usize;
         if tokens + max_tokens as usize <= window as usize {
             self.clone()
@@ -204,14 +204,28 @@ pub(crate) fn side_span(
     }
 }
 
+/// The planning call's question, appended to the conversation as a last
+/// user message (`planning.rs`).
+pub const PLANNER_PROMPT: &str = "Before answering, decide whether the request above needs a plan. \
+If it can be answered directly (a question, a greeting, one simple step), reply with exactly: DIRECT\n\
+Otherwise reply only with a short numbered list of the steps you will take (\"1. …\", one line each), nothing else.";
+
+/// The title request's question, asked after the conversation
+/// (`workers/title.rs`).
+pub const TITLE_PROMPT: &str =
+    "Write a title of at most 6 words for this conversation. Answer with the title only.";
+
+/// How the memory request starts (`workers/memory.rs`).
+pub const MEMORY_PROMPT: &str = "You keep a short memory of durable facts about the user.";
+
 /// Which side request `instruction` (a request's last user message) is —
 /// `"plan"`, `"title"` or `"memory"` — or `None` for the user's own words.
 /// For whoever reads requests off the wire (tests, the benchmarks).
 pub fn side_purpose(instruction: &str) -> Option<&'static str> {
     [
-        (crate::planning::PLANNER_PROMPT, "plan"),
-        (crate::workers::TITLE_PROMPT, "title"),
-        (crate::workers::MEMORY_PROMPT, "memory"),
+        (PLANNER_PROMPT, "plan"),
+        (TITLE_PROMPT, "title"),
+        (MEMORY_PROMPT, "memory"),
     ]
     .into_iter()
     .find(|(prompt, _)| instruction.starts_with(prompt))

@@ -11,8 +11,8 @@ use tokio::sync::Mutex;
 use hearth_protocol::SpanKind;
 
 use crate::attachment::{Attachment, Body};
-use crate::compaction::Summary;
 use crate::message::{ChatMessage, MessageStatus, Role};
+use crate::summary::Summary;
 
 /// One step of a run, for its trace (docs/background.md §3.12).
 #[derive(Debug, Clone, Default, PartialEq)]

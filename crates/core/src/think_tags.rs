@@ -19,8 +19,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model_call::Piece;
-
 const NAMES: [&str; 4] = ["think", "thinking", "thought", "antthinking"];
 
 #[allow(clippy::expect_used)] // fixed patterns, checked by the tests
@@ -76,6 +74,25 @@ fn partial_close(s: &str, name: &str) -> usize {
 /// Whether `text` holds a code fence marker.
 fn has_fence(text: &str) -> bool {
     text.contains("```") || text.contains("~~~")
+}
+
+/// A piece of the answer, in the order it arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Text(String),
+    Thinking(String),
+    /// Everything the answer said so far was reasoning: a closing tag
+    /// came with no opening one (a template that opens the tag itself).
+    /// Holds all of that reasoning; what was shown as text is taken back.
+    Rethought(String),
+    /// The model is writing a call of `tool`, `chars` characters of
+    /// arguments so far (progress only: the call comes whole at the end).
+    WritingCall {
+        /// The tool's name.
+        tool: String,
+        /// Characters of its arguments so far.
+        chars: u32,
+    },
 }
 
 fn piece(thinking: bool, text: &str) -> Piece {

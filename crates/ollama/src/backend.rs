@@ -249,7 +249,7 @@ impl ModelBackend for OllamaBackend {
         // A picture earlier in the conversation, and the session now on a
         // model that cannot see: Ollama would refuse every request.
         if caps.vision == Some(false) {
-            hearth_core::attachment::leave_out_pictures(&mut request.messages);
+            hearth_core::attached::leave_out_pictures(&mut request.messages);
         }
         let wire = to_wire(request, caps.tools, caps.thinking);
         let stream = self.client.chat_stream(&wire).await?;

@@ -184,7 +184,7 @@ impl ModelBackend for OpenAiBackend {
     async fn chat(&self, request: ModelRequest) -> Result<ModelStream, BackendError> {
         let mut request = request;
         if self.is_blind(&request.model) {
-            hearth_core::attachment::leave_out_pictures(&mut request.messages);
+            hearth_core::attached::leave_out_pictures(&mut request.messages);
         }
         let pictures = request
             .messages
@@ -199,7 +199,7 @@ impl ModelBackend for OpenAiBackend {
                     if let Ok(mut blind) = self.blind.lock() {
                         blind.insert(request.model.clone());
                     }
-                    hearth_core::attachment::leave_out_pictures(&mut request.messages);
+                    hearth_core::attached::leave_out_pictures(&mut request.messages);
                     self.client.chat_stream(&to_wire(request)).await
                 }
                 other => other,

@@ -487,7 +487,7 @@ impl crate::Store {
 
     /// Fill in the bytes of `messages`' attachments. A file gone from the
     /// folder (removed by hand) is left without bytes, and the model is
-    /// told it is gone ([`hearth_core::attachment::with_file_text`]): the
+    /// told it is gone ([`hearth_core::attached::with_file_text`]): the
     /// session stays usable. Any other failure to read is an error.
     pub(crate) async fn load_bodies(
         &self,

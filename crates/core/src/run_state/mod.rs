@@ -13,7 +13,6 @@ use crate::backend::RawToolCall;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
-use crate::planning::join_plan;
 
 /// Where the conversation of the run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -329,6 +328,22 @@ pub(crate) fn keep_answer(message: &ChatMessage) -> bool {
     message.status == MessageStatus::Complete
         || !message.content.is_empty()
         || !message.tool_calls.is_empty()
+}
+
+/// The first answer's content when it continues a plan: what the model
+/// produced (plan + continuation), with a paragraph break when the server
+/// started a new message instead of continuing.
+pub(crate) fn join_plan(plan: &str, continuation: &str) -> String {
+    if continuation.is_empty() {
+        return plan.to_owned();
+    }
+    let glued =
+        plan.ends_with(char::is_whitespace) || continuation.starts_with(char::is_whitespace);
+    if glued {
+        format!("{plan}{continuation}")
+    } else {
+        format!("{plan}\n\n{continuation}")
+    }
 }
 
 #[cfg(test)]

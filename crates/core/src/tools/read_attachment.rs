@@ -1,6 +1,6 @@
 //! `read_attachment`: the agent reads the text of a file the person
 //! attached to the conversation, a window at a time. A long file's message
-//! holds only what fits the context window ([`crate::attachment::allot_text`]);
+//! holds only what fits the context window ([`crate::attached::allot_text`]);
 //! this is how the rest is reached, and a file attached turns ago read
 //! again. Pictures are not text: a model that can see gets them with their
 //! message.
@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 
 use crate::attachment::{Attachment, AttachmentKind, shown_name};
-use crate::pipeline::long_message_limit;
+use crate::budget::long_message_limit;
 use crate::store::SessionStore;
 use crate::tool::{Tool, ToolContext, ToolEffect, ToolError, ToolSpec};
 

@@ -21,12 +21,9 @@ use crate::memory::{MemoryWriter, NewFact};
 use crate::message::{ChatMessage, Role};
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
-use crate::side::{ChatPrefix, Side, memory_max_tokens, side_request};
+use crate::side::{ChatPrefix, MEMORY_PROMPT, Side, memory_max_tokens, side_request};
 use crate::store::SessionStore;
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts, statements};
-
-/// How the memory request starts.
-pub const MEMORY_PROMPT: &str = "You keep a short memory of durable facts about the user.";
 
 /// Learns durable facts about the user after each turn.
 pub struct MemoryWorker(pub Arc<dyn MemoryWriter>);

@@ -2,17 +2,18 @@
 //! ([`PostTurnWorker`]), and the workers shipped with the core. The agent
 //! runs them after an answered run (`Agent::run_workers`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use crate::backend::{BackendError, ModelBackend};
+use crate::backend::ModelBackend;
 use crate::memory::MemoryWriter;
 use crate::message::ChatMessage;
 use crate::profile::Profile;
 use crate::settings::LoadOptions;
-use crate::store::{SessionStore, StoreError, StoreFailure};
+use crate::store::SessionStore;
 
 pub mod facts;
 pub(crate) mod memory;
@@ -20,9 +21,10 @@ mod passing;
 pub mod statements;
 mod title;
 
-pub use crate::compaction::CompactionWorker;
-pub use memory::{MEMORY_PROMPT, MemoryWorker};
-pub use title::{TITLE_PROMPT, TitleWorker, clean_title};
+pub use crate::error::WorkerError;
+pub use crate::side::{MEMORY_PROMPT, TITLE_PROMPT};
+pub use memory::MemoryWorker;
+pub use title::{TitleWorker, clean_title};
 
 /// What a post-turn worker gets.
 pub struct WorkerContext {
@@ -58,7 +60,7 @@ pub struct WorkerContext {
     /// Where the memory flush before a compaction writes.
     pub memory: Option<Arc<dyn MemoryWriter>>,
     /// At most one summarizer per session.
-    pub summarizers: Arc<crate::compaction::Summarizers>,
+    pub summarizers: Arc<Summarizers>,
     /// The run's events, for what the work changed that a front end shows
     /// (a new title); they come after the run's terminal event.
     pub events: crate::events::EventSink,
@@ -80,31 +82,18 @@ impl WorkerContext {
     }
 }
 
-/// Why background work (a post-turn worker, a summary) failed, by what
-/// can be done about it: the server or the store say so themselves; an
-/// answer that cannot be used is the model's.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum WorkerError {
-    /// The model server failed.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-    /// The session or the memory could not be read or written.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The model's answer cannot be used (it broke off, came back empty,
-    /// took too long).
-    #[error("{0}")]
-    Answer(String),
-}
+/// At most one summarizer per session (docs/background.md §3.7): the background
+/// worker skips a session that is being summarized; the budget before a request
+/// waits for it.
+#[derive(Debug, Default)]
+pub struct Summarizers(std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>);
 
-impl WorkerError {
-    /// Expected when the server is gone or the user's data is busy: the
-    /// next turn tries again, nothing to warn about.
-    pub fn is_passing(&self) -> bool {
-        match self {
-            Self::Backend(BackendError::Unreachable { .. }) => true,
-            Self::Store(e) => e.failure == StoreFailure::SessionBusy,
-            Self::Backend(_) | Self::Answer(_) => false,
+impl Summarizers {
+    pub(crate) fn lock_of(&self, session_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        match self.0.lock() {
+            Ok(mut m) => m.entry(session_id.to_owned()).or_default().clone(),
+            // A poisoned map only loses the exclusion, never a summary.
+            Err(_) => Arc::default(),
         }
     }
 }
@@ -116,39 +105,4 @@ pub trait PostTurnWorker: Send + Sync {
     fn name(&self) -> &'static str;
     /// Do the work. Errors are logged, never shown as a failed turn.
     async fn run(&self, ctx: &WorkerContext) -> Result<(), WorkerError>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A server that is gone or a session busy elsewhere is passing (logged
-    /// quietly, tried again after the next turn); anything else is a
-    /// failure worth a warning.
-    #[test]
-    fn passing_failures_are_told_from_real_ones() {
-        let gone = BackendError::Unreachable {
-            url: "http://127.0.0.1:11434".into(),
-            detail: "connection refused".into(),
-        };
-        let failed = BackendError::Server {
-            status: Some(500),
-            message: "boom".into(),
-        };
-        for (e, passing) in [
-            (WorkerError::Backend(gone), true),
-            (WorkerError::Backend(failed), false),
-            (
-                WorkerError::Store(StoreError::new(StoreFailure::SessionBusy, "busy")),
-                true,
-            ),
-            (
-                WorkerError::Store(StoreError::transient("disk full")),
-                false,
-            ),
-            (WorkerError::Answer("the answer broke off".into()), false),
-        ] {
-            assert_eq!(e.is_passing(), passing, "{e}");
-        }
-    }
 }

@@ -7,12 +7,8 @@ use async_trait::async_trait;
 use hearth_protocol::EventKind;
 
 use crate::message::Role;
-use crate::side::{Side, TITLE_MAX_TOKENS, side_request};
+use crate::side::{Side, TITLE_MAX_TOKENS, TITLE_PROMPT, side_request};
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError};
-
-/// The question, asked after the conversation.
-pub const TITLE_PROMPT: &str =
-    "Write a title of at most 6 words for this conversation. Answer with the title only.";
 
 /// Names untitled sessions.
 pub struct TitleWorker;

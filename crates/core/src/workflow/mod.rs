@@ -12,20 +12,18 @@
 //!   a message and the loop goes on, a bounded number of times.
 //!
 //! Each phase reports its start and its result as events, which the
-//! answer's record keeps, and is traced as a span.
+//! answer's record keeps, and is traced as a span. This module holds where
+//! a workflow stands, its phases' prompts and tools and the reading of a
+//! verdict; the run that carries it out is `workflow_run.rs`.
 
 mod answers;
-mod phases;
-mod prompts;
-mod run;
-mod verdict;
+pub(crate) mod phases;
+pub(crate) mod prompts;
+pub(crate) mod verdict;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 pub(crate) use answers::PlanAnswers;
-
-use crate::agent::Agent;
-use crate::handle::RunHandle;
 
 /// Where a workflow stands, carried by its run's context.
 #[derive(Debug)]
@@ -36,16 +34,16 @@ pub(crate) struct PlanFlow {
 }
 
 #[derive(Debug, Default)]
-struct FlowState {
+pub(crate) struct FlowState {
     /// The plan the user approved (as edited).
-    plan: String,
+    pub(crate) plan: String,
     /// The implement pass in progress, from 1.
-    cycle: u32,
+    pub(crate) cycle: u32,
     /// Verdicts that could not be read so far.
-    unreadable: u32,
+    pub(crate) unreadable: u32,
     /// When the implement pass in progress began (`None` between passes
     /// and once the review ended the work).
-    implementing: Option<std::time::Instant>,
+    pub(crate) implementing: Option<std::time::Instant>,
 }
 
 impl PlanFlow {
@@ -66,7 +64,7 @@ impl PlanFlow {
         Ok(())
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut FlowState) -> T) -> T {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut FlowState) -> T) -> T {
         match self.state.lock() {
             Ok(mut s) => f(&mut s),
             Err(poisoned) => f(&mut poisoned.into_inner()),
@@ -84,19 +82,4 @@ pub fn command_text(request: &str) -> String {
 pub fn request_in(text: &str) -> Option<&str> {
     let rest = text.trim_start().strip_prefix("/plan")?;
     (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
-}
-
-impl Agent {
-    /// Start the `/plan` workflow for `request` in the session: one run,
-    /// its events and stop handle as for [`Agent::run_stream`]. The plan it
-    /// proposes waits for [`Agent::answer_plan`].
-    pub fn plan_stream(self: &Arc<Self>, session_id: &str, request: &str) -> RunHandle {
-        self.start_workflow(session_id, Arc::new(PlanFlow::new(request)))
-    }
-
-    /// Answer a proposed plan (a `plan_proposed` event's `request_id`).
-    /// False when it is no longer waiting.
-    pub fn answer_plan(&self, request_id: &str, answer: hearth_protocol::PlanAnswer) -> bool {
-        self.approvals.answer_plan(request_id, answer)
-    }
 }

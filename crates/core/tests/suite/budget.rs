@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use hearth_core::budget::estimate_request;
-use hearth_core::compaction::{Compactor, SUMMARY_HEADING, Summarizers, Why};
+use hearth_core::compaction::{Compactor, SUMMARY_HEADING, Why};
+use hearth_core::workers::Summarizers;
 use hearth_core::{
     Agent, ChatMessage, DoneInfo, LoadOptions, MemoryWriter, ModelBackend, ModelDelta, Profile,
     StaticProfiles, StoreError, ToolRegistry,

@@ -1,3 +1,7 @@
+//! The `/plan` workflow's run (docs/plan.md; where it stands and its
+//! phases are `workflow/`): its entry points, and the explore, plan,
+//! implement and review passes as sub-runs of the agent.
+//!
 //! The workflow's steps inside its run: explore and plan before the loop,
 //! the plan's approval, the review where the loop would end, and the
 //! implement pass's end when the run ends otherwise.
@@ -9,8 +13,6 @@ use hearth_protocol::{
     EventKind, PhaseOutcome, PlanAnswer, PlanChoice, SpanKind, Verdict, WorkflowPhase,
 };
 
-use super::verdict::{self, AfterReview};
-use super::{FlowState, PlanFlow, phases, prompts};
 use crate::agent::Agent;
 use crate::error::RunError;
 use crate::handle::{RunHandle, RunOutcome};
@@ -20,6 +22,8 @@ use crate::profile::Profile;
 use crate::run_ctx::{RunCtx, TopRun};
 use crate::run_state::Observation;
 use crate::store::{InMemoryStore, SessionStore, Span};
+use crate::workflow::verdict::{self, AfterReview};
+use crate::workflow::{FlowState, PlanFlow, phases, prompts};
 
 impl Agent {
     /// Start the workflow's run: the user's `/plan …` message, no planning
@@ -29,7 +33,7 @@ impl Agent {
         session_id: &str,
         flow: Arc<PlanFlow>,
     ) -> RunHandle {
-        let text = super::command_text(&flow.request);
+        let text = crate::workflow::command_text(&flow.request);
         self.start(session_id, &text, Vec::new(), false, Some(flow))
     }
 
@@ -411,5 +415,20 @@ async fn keep_record(ctx: &RunCtx) {
     };
     if let Err(e) = ctx.store.record_answer(&ctx.run_id, &record.events()).await {
         tracing::warn!("keeping the workflow's phases failed: {e}");
+    }
+}
+
+impl Agent {
+    /// Start the `/plan` workflow for `request` in the session: one run,
+    /// its events and stop handle as for [`Agent::run_stream`]. The plan it
+    /// proposes waits for [`Agent::answer_plan`].
+    pub fn plan_stream(self: &Arc<Self>, session_id: &str, request: &str) -> RunHandle {
+        self.start_workflow(session_id, Arc::new(PlanFlow::new(request)))
+    }
+
+    /// Answer a proposed plan (a `plan_proposed` event's `request_id`).
+    /// False when it is no longer waiting.
+    pub fn answer_plan(&self, request_id: &str, answer: hearth_protocol::PlanAnswer) -> bool {
+        self.approvals.answer_plan(request_id, answer)
     }
 }
