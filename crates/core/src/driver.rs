@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use hearth_protocol::{EventKind, SpanKind, StopReason};
 
-use crate::agent::Agent;
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
 use crate::budget::estimate_request;
 use crate::budget::fixed_tokens;
@@ -24,7 +23,8 @@ use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall};
 use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::repeat_guard::RepeatGuard;
-use crate::run_ctx::{RunCtx, TerminalGuard};
+use crate::run::Run;
+use crate::run_ctx::TerminalGuard;
 use crate::run_state::{
     Facts, ModelEnd, Observation, RunState, Step, keep_answer, next, observe, shape_answer,
 };
@@ -58,10 +58,11 @@ struct Scratch {
     failover: Option<(Vec<String>, Arc<Failover>)>,
 }
 
-impl Agent {
+impl Run<'_> {
     /// Run the loop and emit exactly one terminal event.
-    pub(crate) async fn drive(&self, ctx: &RunCtx) -> RunOutcome {
-        let profile = self.profile(ctx);
+    pub(crate) async fn drive(&self) -> RunOutcome {
+        let ctx = self.ctx;
+        let profile = self.profile();
         ctx.sink.emit(EventKind::RunStarted {
             model: profile.model.clone(),
             profile: profile.name.clone(),
@@ -69,7 +70,7 @@ impl Agent {
                 .backend
                 .clone()
                 .unwrap_or_else(|| DEFAULT_HOST.to_owned()),
-            context_window: self.settings.load_options(&profile.model).num_ctx,
+            context_window: self.deps.settings.load_options(&profile.model).num_ctx,
             protocol: hearth_protocol::PROTOCOL_VERSION,
         });
         // A sub-agent's run is a future inside the parent's tool call; when
@@ -80,8 +81,8 @@ impl Agent {
             armed: true,
         };
         // Top-level runs only: a sub-agent's store is its own scratch.
-        let stale = (ctx.depth == 0).then(|| self.stale_runs.clone());
-        let outcome = crate::run_end::ended(self.run_loop(ctx), ctx, stale).await;
+        let stale = (ctx.depth == 0).then(|| self.deps.stale_runs.clone());
+        let outcome = crate::run_end::ended(self.run_loop(), ctx, stale).await;
         guard.armed = false;
         ctx.sink.emit(match &outcome {
             RunOutcome::Answered { iterations, .. } => EventKind::StreamEnd {
@@ -108,15 +109,16 @@ impl Agent {
         outcome
     }
 
-    async fn run_loop(&self, ctx: &RunCtx) -> RunOutcome {
-        let memory = match self.open_run(ctx).await {
+    async fn run_loop(&self) -> RunOutcome {
+        let ctx = self.ctx;
+        let memory = match self.open_run().await {
             Ok(memory) => memory,
             Err(e) => return RunOutcome::fail(e),
         };
         // A `/plan` run explores and plans first, and carries out only what
         // the user approved.
         if let Some(flow) = &ctx.workflow
-            && let Err(end) = self.explore_and_plan(ctx, flow).await
+            && let Err(end) = self.explore_and_plan(flow).await
         {
             return end;
         }
@@ -132,8 +134,8 @@ impl Agent {
         };
         loop {
             // Re-read before every step: a tool may switch the profile.
-            let profile = self.profile(ctx);
-            let load_key = self.load_key(&profile);
+            let profile = self.profile();
+            let load_key = self.deps.load_key(&profile);
             let facts = Facts {
                 stopped: ctx.cancel.is_cancelled(),
                 max_calls: profile.max_iterations,
@@ -142,10 +144,10 @@ impl Agent {
             };
             let seen = match next(&state, &facts) {
                 Step::Finish(outcome) => {
-                    self.close_workflow(ctx, &outcome).await;
+                    self.close_workflow(&outcome).await;
                     return outcome;
                 }
-                step => self.perform(ctx, &profile, &mut scratch, step).await,
+                step => self.perform(&profile, &mut scratch, step).await,
             };
             observe(&mut state, seen);
         }
@@ -156,7 +158,8 @@ impl Agent {
     /// the run answers the last one again) and screened by the input guard
     /// (docs/background.md §3.4), which in `block` mode ends the run with
     /// the message kept.
-    async fn open_run(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
+    async fn open_run(&self) -> Result<Option<String>, RunError> {
+        let ctx = self.ctx;
         if ctx.text.trim().is_empty() && ctx.attachments.is_empty() && !ctx.regenerate {
             return Err(RunError::InvalidInput("the message is empty".into()));
         }
@@ -165,17 +168,17 @@ impl Agent {
             flow.refuse_empty()?;
         }
         if ctx.depth == 0 {
-            self.stale_runs.repair(ctx.store.as_ref()).await;
+            self.deps.stale_runs.repair(ctx.store.as_ref()).await;
         }
         ctx.store.begin_run(&ctx.session_id, &ctx.run_id).await?;
         // Recorded now, not with the answer: an answer a crash cut off
         // still says which model on which host wrote it.
-        let profile = self.profile(ctx);
+        let profile = self.profile();
         let host = profile.backend.as_deref().unwrap_or(DEFAULT_HOST);
         ctx.store
             .describe_run(&ctx.run_id, &profile.model, host)
             .await?;
-        let memory = self.session_memory(ctx).await?;
+        let memory = self.session_memory().await?;
         // The guard reads what the model will read: the typed text and the
         // text of the files attached to it.
         let text = if ctx.regenerate {
@@ -191,48 +194,42 @@ impl Agent {
             }
         } else {
             let mut message = ChatMessage::user(&ctx.text);
-            message.attachments = self.attach(ctx).await?;
+            message.attachments = self.attach().await?;
             let read = crate::attached::with_file_text(&message);
             ctx.keep(message).await?;
             read
         };
         if ctx.depth == 0 {
-            self.screen_user(ctx, "user message", &text).await?;
+            self.screen_user("user message", &text).await?;
         }
         Ok(memory)
     }
 
     /// Perform one step; what happened, for [`observe`].
-    async fn perform(
-        &self,
-        ctx: &RunCtx,
-        profile: &Profile,
-        scratch: &mut Scratch,
-        step: Step,
-    ) -> Observation {
+    async fn perform(&self, profile: &Profile, scratch: &mut Scratch, step: Step) -> Observation {
         // Only the steps that talk to the model need its backend: calls a
         // stop left unanswered still get results when it is missing.
         let needs_model = matches!(
             step,
             Step::Load | Step::Plan | Step::CallModel { .. } | Step::Compact
         );
-        let backend = match self.run_backend(ctx, profile, scratch) {
+        let backend = match self.run_backend(profile, scratch) {
             Ok(b) => b,
             Err(e) if needs_model => return Observation::Failed(e),
-            Err(_) => self.backend.clone(),
+            Err(_) => self.deps.backend.clone(),
         };
         // The tool servers the profile uses start before the model is
         // shown their tools (a profile switch may name new ones).
         if matches!(step, Step::Plan | Step::CallModel { .. })
             && self
-                .start_tool_servers(ctx, profile, &mut scratch.told_unavailable)
+                .start_tool_servers(profile, &mut scratch.told_unavailable)
                 .await
                 .is_none()
         {
             return Observation::Interrupted;
         }
         match step {
-            Step::Load => self.preload(ctx, &backend, profile).await,
+            Step::Load => self.preload(&backend, profile).await,
             // A model too small to plan is not asked (crate::planning). A
             // server slow to say its size is not waited for long: the
             // model is then asked, as one whose size is unknown.
@@ -245,9 +242,9 @@ impl Agent {
             {
                 Observation::Planned(None)
             }
-            Step::Plan => match self.prepare(ctx, profile, &backend, scratch).await {
+            Step::Plan => match self.prepare(profile, &backend, scratch).await {
                 Ok(Some(messages)) => {
-                    let seen = self.plan(ctx, &backend, profile, &messages).await;
+                    let seen = self.plan(&backend, profile, &messages).await;
                     scratch.prepared = Some(messages);
                     seen
                 }
@@ -255,29 +252,28 @@ impl Agent {
                 Err(e) => Observation::Failed(e),
             },
             Step::CallModel { prefill } => {
-                self.call_model(ctx, profile, &backend, scratch, prefill)
-                    .await
+                self.call_model(profile, &backend, scratch, prefill).await
             }
-            Step::RunTools(calls) => self.run_tools(ctx, profile, scratch, calls).await,
+            Step::RunTools(calls) => self.run_tools(profile, scratch, calls).await,
             Step::AnswerUnrun { calls, why } => {
-                match self.answer_unrun(ctx, profile, &calls, why).await {
+                match self.answer_unrun(profile, &calls, why).await {
                     Ok(()) => Observation::CallsAnswered(why),
                     Err(e) => Observation::Failed(e),
                 }
             }
             Step::Compact => {
-                let fixed = self.fixed(profile, scratch.memory.as_deref());
+                let fixed = self.deps.fixed(profile, scratch.memory.as_deref());
                 let done = self
-                    .compact_session(ctx, &backend, profile, fixed, Why::Overflow)
+                    .compact_session(&backend, profile, fixed, Why::Overflow)
                     .await;
                 Observation::Compacted(done.is_some())
             }
             Step::SendQueued { closing } => {
                 // Where a `/plan` pass would end, its review (workflow/run.rs).
-                if closing && let Some(seen) = self.review_at_close(ctx).await {
+                if closing && let Some(seen) = self.review_at_close().await {
                     return seen;
                 }
-                match self.send_queued(ctx, closing).await {
+                match self.send_queued(closing).await {
                     Ok(count) => Observation::Sent { count, closing },
                     Err(e) => Observation::Failed(e),
                 }
@@ -293,11 +289,11 @@ impl Agent {
     /// only when a profile switch changed the list).
     fn run_backend(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         scratch: &mut Scratch,
     ) -> Result<Arc<dyn ModelBackend>, RunError> {
-        let primary = self.backend_for(profile)?;
+        let ctx = self.ctx;
+        let primary = self.deps.backend_for(profile)?;
         if profile.failover.is_empty() {
             return Ok(primary);
         }
@@ -319,17 +315,11 @@ impl Agent {
         chain.extend(
             names[1..]
                 .iter()
-                .filter_map(|n| Some((n.clone(), self.host(Some(n))?))),
+                .filter_map(|n| Some((n.clone(), self.deps.host(Some(n))?))),
         );
         let failover = Arc::new(Failover::new(chain, ctx.sink.clone()));
         scratch.failover = Some((names, failover.clone()));
         Ok(failover)
-    }
-
-    /// What every request carries besides the history, in tokens.
-    fn fixed(&self, profile: &Profile, memory: Option<&str>) -> usize {
-        let tools = self.tools.specs(&Offer::of(profile));
-        fixed_tokens(&self.profiles.persona(), profile, memory, &tools)
     }
 
     /// The messages for the next call, within the budget (the ones the
@@ -337,7 +327,6 @@ impl Agent {
     /// stopped meanwhile.
     async fn prepare(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         backend: &Arc<dyn ModelBackend>,
         scratch: &mut Scratch,
@@ -345,12 +334,13 @@ impl Agent {
         if let Some(messages) = scratch.prepared.take() {
             return Ok(Some(messages));
         }
-        let persona = self.profiles.persona();
-        let tools = self.tools.specs(&Offer::of(profile));
+        let persona = self.deps.profiles.persona();
+        let tools = self.deps.tools.specs(&Offer::of(profile));
         let memory = scratch.memory.as_deref();
-        let outgoing = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
+        let outgoing =
+            Outgoing::of_profile(&persona, profile, memory, self.deps.window(&profile.model));
         let fixed = fixed_tokens(&persona, profile, memory, &tools);
-        self.within_budget(ctx, backend, profile, &outgoing, &tools, fixed)
+        self.within_budget(backend, profile, &outgoing, &tools, fixed)
             .await
     }
 
@@ -358,13 +348,13 @@ impl Agent {
     /// stored (its calls announced).
     async fn call_model(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         backend: &Arc<dyn ModelBackend>,
         scratch: &mut Scratch,
         prefill: Option<String>,
     ) -> Observation {
-        let mut messages = match self.prepare(ctx, profile, backend, scratch).await {
+        let ctx = self.ctx;
+        let mut messages = match self.prepare(profile, backend, scratch).await {
             Ok(Some(m)) => m,
             Ok(None) => return Observation::Interrupted,
             Err(e) => return Observation::Failed(e),
@@ -374,12 +364,12 @@ impl Agent {
         let hooked = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return Observation::Interrupted,
-            h = self.hooks.before_model_call(&messages, &ctx.session_id) => h,
+            h = self.deps.hooks.before_model_call(&messages, &ctx.session_id) => h,
         };
         if let Some(changed) = hooked {
             messages = changed;
         }
-        let tools = self.tools.specs(&Offer::of(profile));
+        let tools = self.deps.tools.specs(&Offer::of(profile));
         scratch.offered = Offer::of(profile);
         // The plan is the start of the first answer: sent as a prefill.
         if let Some(plan) = &prefill {
@@ -389,26 +379,29 @@ impl Agent {
         // the server's count afterwards.
         let sent_estimate = estimate_request(&messages, &tools);
         // The default cap follows this model's measured speed here.
-        let cap = self.speeds.cap(&profile.model, profile.max_output_tokens);
+        let cap = self
+            .deps
+            .speeds
+            .cap(&profile.model, profile.max_output_tokens);
         let request = ModelRequest {
             messages,
             tools,
             think: profile.think,
             temperature: profile.temperature,
-            load: self.settings.load_options(&profile.model),
+            load: self.deps.settings.load_options(&profile.model),
             model: profile.model.clone(),
             max_tokens: Some(cap.tokens),
             format: None,
         };
         let started = Instant::now();
-        let result = self.stream_answer(ctx, backend, request, cap.fitted).await;
-        self.record_model_span(ctx, &profile.model, started, &result.end)
+        let result = self.stream_answer(backend, request, cap.fitted).await;
+        self.record_model_span(&profile.model, started, &result.end)
             .await;
         let message = result.message(result.status());
         let CallResult {
             tool_calls, end, ..
         } = result;
-        let offered = self.tools.offered_names(&scratch.offered);
+        let offered = self.deps.tools.offered_names(&scratch.offered);
         let shaped = shape_answer(
             message,
             tool_calls,
@@ -429,7 +422,7 @@ impl Agent {
                 arguments: c.arguments.clone(),
             });
         }
-        let end = self.model_end(ctx, profile, end, sent_estimate);
+        let end = self.model_end(profile, end, sent_estimate);
         Observation::Answered {
             text: shaped.shown,
             calls,
@@ -439,19 +432,16 @@ impl Agent {
 
     /// How the call ended, for the state; a complete one calibrates the
     /// token estimate by the server's count and announces its usage.
-    fn model_end(
-        &self,
-        ctx: &RunCtx,
-        profile: &Profile,
-        end: CallEnd,
-        sent_estimate: usize,
-    ) -> ModelEnd {
+    fn model_end(&self, profile: &Profile, end: CallEnd, sent_estimate: usize) -> ModelEnd {
+        let ctx = self.ctx;
         match end {
             CallEnd::Done(info) => {
                 if let Some(counted) = info.usage.prompt_tokens {
-                    self.counter.observe(&profile.model, sent_estimate, counted);
+                    self.deps
+                        .counter
+                        .observe(&profile.model, sent_estimate, counted);
                 }
-                self.speeds.observe(&profile.model, &info.usage);
+                self.deps.speeds.observe(&profile.model, &info.usage);
                 ctx.sink.emit(EventKind::Usage { usage: info.usage });
                 ModelEnd::Done
             }
@@ -468,13 +458,13 @@ impl Agent {
     /// survives a crash, then every [`CHECKPOINT_EVERY`].
     async fn stream_answer(
         &self,
-        ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         request: ModelRequest,
         fitted_cap: bool,
     ) -> CallResult {
+        let ctx = self.ctx;
         let mut call =
-            ModelCall::new(backend, &self.loads, request, &ctx.cancel).fitted_cap(fitted_cap);
+            ModelCall::new(backend, &self.deps.loads, request, &ctx.cancel).fitted_cap(fitted_cap);
         let mut last_checkpoint: Option<Instant> = None;
         // The answer as shown: sanitized as it streams (shown_text.rs).
         let mut shown = ShownText::default();
@@ -536,14 +526,14 @@ impl Agent {
     /// Run a batch: the repeat guard screens it, then the calls run.
     async fn run_tools(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         scratch: &mut Scratch,
         calls: Vec<crate::message::ToolCall>,
     ) -> Observation {
-        let base = self.tool_context(ctx, profile);
+        let ctx = self.ctx;
+        let base = self.tool_context(profile);
         let to_run = match self
-            .screen_repeats(ctx, &base, &scratch.offered, &mut scratch.repeats, calls)
+            .screen_repeats(&base, &scratch.offered, &mut scratch.repeats, calls)
             .await
         {
             Ok(calls) => calls,
@@ -553,8 +543,18 @@ impl Agent {
         let store = ctx.store.as_ref();
         let offered = &scratch.offered;
         let guard = profile.input_guard;
-        let hooks = self.hooks.as_ref();
-        match run_batch(&self.tools, offered, hooks, &to_run, &base, store, guard).await {
+        let hooks = self.deps.hooks.as_ref();
+        match run_batch(
+            &self.deps.tools,
+            offered,
+            hooks,
+            &to_run,
+            &base,
+            store,
+            guard,
+        )
+        .await
+        {
             Ok(BatchEnd::Complete) => Observation::ToolsRan { spawned },
             Ok(BatchEnd::Stopped) => Observation::BatchStopped,
             Err(e) => Observation::Failed(e.into()),
@@ -564,7 +564,8 @@ impl Agent {
     /// Add the messages queued since the last boundary to the conversation
     /// (stored first, then announced); returns how many. With `closing`,
     /// an empty queue is closed: the run ends.
-    async fn send_queued(&self, ctx: &RunCtx, closing: bool) -> Result<usize, RunError> {
+    async fn send_queued(&self, closing: bool) -> Result<usize, RunError> {
+        let ctx = self.ctx;
         let queued = ctx.steering.drain(closing);
         for q in &queued {
             ctx.keep(ChatMessage::user(&q.text)).await?;
@@ -574,21 +575,15 @@ impl Agent {
             });
             // Screened like the first message: `block` ends the run with
             // the message kept.
-            self.screen_user(ctx, "queued user message", &q.text)
-                .await?;
+            self.screen_user("queued user message", &q.text).await?;
         }
         Ok(queued.len())
     }
 
     /// Trace one model call: tokens and time from the server's own stats,
     /// or how it ended. A failed write only loses the trace.
-    pub(crate) async fn record_model_span(
-        &self,
-        ctx: &RunCtx,
-        model: &str,
-        started: Instant,
-        end: &CallEnd,
-    ) {
+    pub(crate) async fn record_model_span(&self, model: &str, started: Instant, end: &CallEnd) {
+        let ctx = self.ctx;
         let mut span = Span {
             kind: SpanKind::Model,
             name: model.to_owned(),

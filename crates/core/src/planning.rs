@@ -24,12 +24,11 @@ use std::sync::Arc;
 
 use hearth_protocol::EventKind;
 
-use crate::agent::Agent;
 use crate::backend::ModelBackend;
 use crate::message::ChatMessage;
 use crate::model_call::{CallEnd, ModelCall};
 use crate::profile::Profile;
-use crate::run_ctx::RunCtx;
+use crate::run::Run;
 use crate::run_state::Observation;
 use crate::side::{ChatPrefix, SIDE_MAX_TOKENS, side_request, side_span};
 use crate::think_tags::Piece;
@@ -110,25 +109,25 @@ impl PlanStream {
     }
 }
 
-impl Agent {
+impl Run<'_> {
     /// Run the planning call over `messages` (the main call's context). Its
     /// text is shown as plan pieces once it is a plan (a plan is not an
     /// answer: nothing of it is checkpointed).
     pub(crate) async fn plan(
         &self,
-        ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
         messages: &[ChatMessage],
     ) -> Observation {
+        let ctx = self.ctx;
         // The main call's prefix, byte for byte: its messages and tools
         // (crate::side).
         let prefix = ChatPrefix {
             messages: messages.to_vec(),
-            tools: self.tools.specs(&Offer::of(profile)),
+            tools: self.deps.tools.specs(&Offer::of(profile)),
             think: profile.think,
         };
-        let load = self.settings.load_options(&profile.model);
+        let load = self.deps.settings.load_options(&profile.model);
         let mut request = side_request(
             profile,
             load,
@@ -142,7 +141,7 @@ impl Agent {
         // message: crate::side).
         request.think = Some(profile.think.map_or(crate::Think::OFF, crate::Think::least));
         let started = std::time::Instant::now();
-        let mut call = ModelCall::new(backend, &self.loads, request, &ctx.cancel);
+        let mut call = ModelCall::new(backend, &self.deps.loads, request, &ctx.cancel);
         let mut shown = PlanStream::default();
         while let Some(piece) = call.next().await {
             match piece {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use hearth_protocol::{EventKind, GuardSource, SpanKind};
 
-use crate::agent::Agent;
 use crate::backend::ModelBackend;
 use crate::budget::{Pressure, estimate_request, pressure, target_tokens};
 use crate::compaction::{Compacted, Compactor, Why};
@@ -17,7 +16,7 @@ use crate::guard::{Report, scan};
 use crate::message::ChatMessage;
 use crate::pipeline::Outgoing;
 use crate::profile::Profile;
-use crate::run_ctx::RunCtx;
+use crate::run::Run;
 use crate::side::ChatPrefix;
 
 /// Stands for the next question while the side requests' prefix is worked
@@ -26,19 +25,20 @@ const NEXT_QUESTION: &str = "…";
 use crate::store::Span;
 use crate::tool::{Offer, ToolSpec};
 
-impl Agent {
+impl Run<'_> {
     /// The run's attachments as the message keeps them: pictures refused
     /// before anything is kept when the model cannot see (the server says
     /// so in its listing), text files allotted their share of the window.
-    pub(crate) async fn attach(&self, ctx: &RunCtx) -> Result<Vec<crate::Attachment>, RunError> {
+    pub(crate) async fn attach(&self) -> Result<Vec<crate::Attachment>, RunError> {
+        let ctx = self.ctx;
         let mut attachments = ctx.attachments.clone();
         if attachments.is_empty() {
             return Ok(attachments);
         }
-        let profile = self.profile(ctx);
+        let profile = self.profile();
         let images = attachments.iter().filter(|a| a.is_image()).count();
         if images > 0
-            && let Ok(backend) = self.backend_for(&profile)
+            && let Ok(backend) = self.deps.backend_for(&profile)
             && backend.sees_images(&profile.model).await == Some(false)
         {
             return Err(RunError::InvalidInput(crate::attachment::refusal(
@@ -46,7 +46,7 @@ impl Agent {
                 images,
             )));
         }
-        let window = self.window(&profile.model);
+        let window = self.deps.window(&profile.model);
         crate::attached::allot_text(&ctx.text, &mut attachments, window);
         Ok(attachments)
     }
@@ -54,18 +54,14 @@ impl Agent {
     /// Screen a message of the user's (`what` names it in the trace). In
     /// `block` mode the run must end: the message is already stored, so
     /// nothing is lost.
-    pub(crate) async fn screen_user(
-        &self,
-        ctx: &RunCtx,
-        what: &str,
-        text: &str,
-    ) -> Result<(), RunError> {
+    pub(crate) async fn screen_user(&self, what: &str, text: &str) -> Result<(), RunError> {
+        let ctx = self.ctx;
         let report = Report {
             sink: &ctx.sink,
             store: ctx.store.as_ref(),
             run_id: &ctx.run_id,
         };
-        let mode = self.profile(ctx).input_guard;
+        let mode = self.profile().input_guard;
         if report
             .screen(mode, GuardSource::User, None, what, text)
             .await
@@ -85,18 +81,19 @@ impl Agent {
     /// usage. `None` when the user stopped meanwhile.
     pub(crate) async fn within_budget(
         &self,
-        ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
         o: &Outgoing<'_>,
         tools: &[ToolSpec],
         fixed_tokens: usize,
     ) -> Result<Option<Vec<ChatMessage>>, RunError> {
+        let ctx = self.ctx;
         let count = |m: &[ChatMessage]| {
-            self.counter
+            self.deps
+                .counter
                 .tokens(&profile.model, estimate_request(m, tools))
         };
-        let mut messages = self.outgoing(ctx, o).await?;
+        let mut messages = self.outgoing(o).await?;
         let mut tokens = count(&messages);
         if pressure(tokens, o.window) == Pressure::Over {
             let why = Why::Budget {
@@ -104,18 +101,18 @@ impl Agent {
             };
             if ctx.depth == 0
                 && self
-                    .compact_session(ctx, backend, profile, fixed_tokens, why)
+                    .compact_session(backend, profile, fixed_tokens, why)
                     .await
                     .is_some()
             {
-                messages = self.outgoing(ctx, o).await?;
+                messages = self.outgoing(o).await?;
                 tokens = count(&messages);
             }
             if ctx.cancel.is_cancelled() {
                 return Ok(None);
             }
             if pressure(tokens, o.window) == Pressure::Over
-                && self.counter.is_calibrated(&profile.model)
+                && self.deps.counter.is_calibrated(&profile.model)
             {
                 return Err(RunError::ContextLimit {
                     tokens,
@@ -137,22 +134,22 @@ impl Agent {
     /// prompt.
     pub(crate) async fn compact_session(
         &self,
-        ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
         fixed_tokens: usize,
         why: Why,
     ) -> Option<Compacted> {
-        let load = self.settings.load_options(&profile.model);
+        let ctx = self.ctx;
+        let load = self.deps.settings.load_options(&profile.model);
         let compactor = Compactor {
             store: ctx.store.as_ref(),
             backend,
             profile,
             load,
-            window: self.window(&profile.model),
-            ratio: self.counter.ratio(&profile.model),
-            memory: self.memory_writer.as_ref(),
-            summarizers: &self.summarizers,
+            window: self.deps.window(&profile.model),
+            ratio: self.deps.counter.ratio(&profile.model),
+            memory: self.deps.memory_writer.as_ref(),
+            summarizers: &self.deps.summarizers,
             run_id: &ctx.run_id,
             cancel: &ctx.cancel,
         };
@@ -194,8 +191,9 @@ impl Agent {
     /// a top run (taken at its first turn, so it never changes); for a
     /// sub-agent, what its run was given (none: sub-agents start without
     /// the user's memory).
-    pub(crate) async fn session_memory(&self, ctx: &RunCtx) -> Result<Option<String>, RunError> {
-        Ok(match (&self.memory_source, ctx.depth) {
+    pub(crate) async fn session_memory(&self) -> Result<Option<String>, RunError> {
+        let ctx = self.ctx;
+        Ok(match (&self.deps.memory_source, ctx.depth) {
             (Some(source), 0) => source.snapshot(&ctx.session_id).await?,
             _ => ctx.memory.clone(),
         })
@@ -211,13 +209,13 @@ impl Agent {
     /// see what the next request will.
     pub(crate) async fn chat_prefix(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         memory: Option<&str>,
         history: &[ChatMessage],
     ) -> Result<ChatPrefix, RunError> {
-        let persona = self.profiles.persona();
-        let o = Outgoing::of_profile(&persona, profile, memory, self.window(&profile.model));
+        let ctx = self.ctx;
+        let persona = self.deps.profiles.persona();
+        let o = Outgoing::of_profile(&persona, profile, memory, self.deps.window(&profile.model));
         let summary = ctx.store.summary(&ctx.session_id).await?;
         let mut history = history.to_vec();
         history.push(ChatMessage::user(NEXT_QUESTION));
@@ -236,18 +234,15 @@ impl Agent {
         }
         Ok(ChatPrefix {
             messages,
-            tools: self.tools.specs(&Offer::of(profile)),
+            tools: self.deps.tools.specs(&Offer::of(profile)),
             think: profile.think,
         })
     }
 
     /// What to send for the session now: its history and summary through
     /// the pipeline (docs/background.md §3.5) with `o`'s settings.
-    pub(crate) async fn outgoing(
-        &self,
-        ctx: &RunCtx,
-        o: &Outgoing<'_>,
-    ) -> Result<Vec<ChatMessage>, RunError> {
+    pub(crate) async fn outgoing(&self, o: &Outgoing<'_>) -> Result<Vec<ChatMessage>, RunError> {
+        let ctx = self.ctx;
         let history = ctx.store.history(&ctx.session_id).await?;
         let summary = ctx.store.summary(&ctx.session_id).await?;
         Ok(crate::pipeline::outgoing(

@@ -6,57 +6,31 @@ use std::sync::Arc;
 
 use hearth_protocol::EventKind;
 
-use crate::agent::Agent;
 use crate::backend::ModelBackend;
-use crate::budget::effective_window;
 use crate::error::RunError;
 use crate::profile::Profile;
-use crate::run_ctx::RunCtx;
+use crate::run::Run;
 use crate::run_state::Observation;
 
-impl Agent {
-    /// The window in effect for `model`: its `num_ctx`, capped by what the
-    /// server reported at the last preload.
-    pub(crate) fn window(&self, model: &str) -> u32 {
-        let reported = self
-            .reported_windows
-            .lock()
-            .ok()
-            .and_then(|w| w.get(model).copied().flatten());
-        effective_window(self.settings.load_options(model).num_ctx, reported)
-    }
-
-    /// What a load is for: the backend, the model and its load options. A
-    /// settings change during the run (the models panel) gives a new key,
-    /// so the model is preloaded again, never loaded inside a chat that
-    /// Stop could abort.
-    pub(crate) fn load_key(&self, profile: &Profile) -> String {
-        format!(
-            "{}\u{0}{}\u{0}{:?}",
-            profile.backend.as_deref().unwrap_or(""),
-            profile.model,
-            self.settings.load_options(&profile.model)
-        )
-    }
-
+impl Run<'_> {
     /// Load the model (docs/architecture.md, Stop): a disconnect during a
     /// load makes Ollama abort it and kill the runner, so the preload runs
     /// in a detached task, counted in [`crate::Loads`]; Stop only stops
     /// waiting for it.
     pub(crate) async fn preload(
         &self,
-        ctx: &RunCtx,
         backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
     ) -> Observation {
+        let ctx = self.ctx;
         let model = profile.model.clone();
-        let load = self.settings.load_options(&model);
+        let load = self.deps.settings.load_options(&model);
         // The page says "loading the model" until it is (a big model from
         // a slow disk takes minutes, and nothing else streams meanwhile).
         ctx.sink.emit(EventKind::ModelLoading {
             model: model.clone(),
         });
-        let task = self.loads.spawn(backend.clone(), model, load);
+        let task = self.deps.loads.spawn(backend.clone(), model, load);
         let joined = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => None,
@@ -79,11 +53,11 @@ impl Agent {
                 };
                 // A stop during the query must not forget what is known.
                 if let Some(n) = reported
-                    && let Ok(mut w) = self.reported_windows.lock()
+                    && let Ok(mut w) = self.deps.reported_windows.lock()
                 {
                     w.insert(profile.model.clone(), Some(n));
                 }
-                Observation::Loaded(self.load_key(profile))
+                Observation::Loaded(self.deps.load_key(profile))
             }
             Ok(Err(e)) => Observation::Failed(e.into()),
             Err(e) => Observation::Failed(RunError::Internal(e.to_string())),

@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use crate::agent::Agent;
 use crate::batch::CANCELLED_RESULT;
 use crate::context::pair_tool_results;
+use crate::deps::Deps;
 use crate::error::RunError;
 use crate::ids::new_subagent_session_id;
+use crate::run::Run;
 use crate::run_ctx::RunCtx;
 use crate::store::{InMemoryStore, SessionStore, SubagentTranscript};
 use crate::tool::{ToolContext, ToolEffect};
@@ -62,82 +63,65 @@ impl Drop for TranscriptKeeper {
     }
 }
 
-impl Agent {
-    /// Sub-agent entry point (docs/background.md §1.1): runs `task` with
-    /// `profile` in a fresh in-memory session `subagent_<12 hex>` — no database
-    /// context of its own — with its events forwarded into the parent's stream,
-    /// marked as a sub-agent's, and stopped with the parent.
-    pub async fn run_ephemeral(
-        &self,
-        task: &str,
-        profile: &str,
-        parent: &ToolContext,
-    ) -> Result<String, RunError> {
-        if parent.depth + 1 > self.max_depth {
-            return Err(RunError::InvalidInput(format!(
-                "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
-                self.max_depth,
-                parent.depth + 1
-            )));
-        }
-        let profile = self
-            .profiles
-            .by_name(profile)
-            .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
-        let session_id = new_subagent_session_id();
-        let scratch = Arc::new(InMemoryStore::new());
-        let mut keeper = TranscriptKeeper {
-            store: self.store.clone(),
-            scratch: scratch.clone(),
-            transcript: SubagentTranscript {
-                parent_session_id: parent.session_id.clone(),
-                parent_run_id: parent.run_id.clone(),
-                parent_call_id: parent.call_id.clone(),
-                session_id: session_id.clone(),
-                profile: profile.name.clone(),
-                messages: Vec::new(),
-            },
-            armed: true,
-        };
-        let ctx = RunCtx::subagent(parent, session_id, task, profile, scratch);
-        let outcome = self.drive(&ctx).await;
-        keeper.save().await;
-        outcome.into_result()
+/// Sub-agent entry point (docs/background.md §1.1): runs `task` with
+/// `profile` in a fresh in-memory session `subagent_<12 hex>` — no database
+/// context of its own — with its events forwarded into the parent's stream,
+/// marked as a sub-agent's, and stopped with the parent.
+pub(crate) async fn run_ephemeral(
+    deps: &Deps,
+    task: &str,
+    profile: &str,
+    parent: &ToolContext,
+) -> Result<String, RunError> {
+    if parent.depth + 1 > deps.max_depth {
+        return Err(RunError::InvalidInput(format!(
+            "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
+            deps.max_depth,
+            parent.depth + 1
+        )));
     }
+    let profile = deps
+        .profiles
+        .by_name(profile)
+        .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
+    let session_id = new_subagent_session_id();
+    let scratch = Arc::new(InMemoryStore::new());
+    let mut keeper = TranscriptKeeper {
+        store: deps.store.clone(),
+        scratch: scratch.clone(),
+        transcript: SubagentTranscript {
+            parent_session_id: parent.session_id.clone(),
+            parent_run_id: parent.run_id.clone(),
+            parent_call_id: parent.call_id.clone(),
+            session_id: session_id.clone(),
+            profile: profile.name.clone(),
+            messages: Vec::new(),
+        },
+        armed: true,
+    };
+    let ctx = RunCtx::subagent(parent, session_id, task, profile, scratch);
+    let outcome = Run::new(deps, &ctx).drive().await;
+    keeper.save().await;
+    outcome.into_result()
+}
 
-    /// Names of the profiles sub-agents can run with.
-    pub fn profile_names(&self) -> Vec<String> {
-        self.profiles.names()
-    }
-
-    /// A profile by name, as it is now.
-    pub fn profile_by_name(&self, name: &str) -> Option<crate::Profile> {
-        self.profiles.by_name(name)
-    }
-
-    /// The active profile's name in a session.
-    pub fn active_profile_name(&self, session_id: &str) -> String {
-        self.profiles.active(session_id).name
-    }
-
-    /// Whether a run with profile `name` could mutate anything (any of its
-    /// tools does); `None` when there is no such profile.
-    pub fn profile_can_mutate(&self, name: &str) -> Option<ToolEffect> {
-        let profile = self.profiles.by_name(name)?;
-        // A profile that names tool servers (MCP) may mutate: their tools
-        // run outside Hearth, whatever they say of themselves, and may not
-        // be listed yet.
-        let mutating = !profile.mcp_servers.is_empty()
-            || self
-                .tools
-                .offered(&crate::tool::Offer::of(&profile))
-                .iter()
-                .filter(|(n, _)| n.as_str() != "spawn_agent")
-                .any(|(_, t)| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
-        Some(if mutating {
-            ToolEffect::Mutating
-        } else {
-            ToolEffect::ReadOnly
-        })
-    }
+/// Whether a run with profile `name` could mutate anything (any of its
+/// tools does); `None` when there is no such profile.
+pub(crate) fn can_mutate(deps: &Deps, name: &str) -> Option<ToolEffect> {
+    let profile = deps.profiles.by_name(name)?;
+    // A profile that names tool servers (MCP) may mutate: their tools
+    // run outside Hearth, whatever they say of themselves, and may not
+    // be listed yet.
+    let mutating = !profile.mcp_servers.is_empty()
+        || deps
+            .tools
+            .offered(&crate::tool::Offer::of(&profile))
+            .iter()
+            .filter(|(n, _)| n.as_str() != "spawn_agent")
+            .any(|(_, t)| t.effect(&serde_json::json!({})) == ToolEffect::Mutating);
+    Some(if mutating {
+        ToolEffect::Mutating
+    } else {
+        ToolEffect::ReadOnly
+    })
 }

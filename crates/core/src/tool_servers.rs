@@ -8,27 +8,26 @@ use std::collections::HashSet;
 
 use hearth_protocol::EventKind;
 
-use crate::agent::Agent;
 use crate::profile::Profile;
-use crate::run_ctx::RunCtx;
+use crate::run::Run;
 use crate::tool::Offer;
 
-impl Agent {
+impl Run<'_> {
     /// Starts the servers `profile` names (bounded by each server's own
     /// start timeout, raced with Stop) and emits `tools_unavailable` for
     /// each that cannot serve and was not reported yet. `None` when the
     /// user stopped meanwhile.
     pub(crate) async fn start_tool_servers(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         told: &mut HashSet<String>,
     ) -> Option<()> {
+        let ctx = self.ctx;
         let offer = Offer::of(profile);
         let unavailable = tokio::select! {
             biased;
             () = ctx.cancel.cancelled() => return None,
-            list = self.tools.prepare(&offer) => list,
+            list = self.deps.tools.prepare(&offer) => list,
         };
         for down in unavailable {
             if told.insert(down.server.clone()) {

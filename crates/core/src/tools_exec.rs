@@ -14,7 +14,6 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use hearth_protocol::{EventKind, GuardMode, GuardSource, SpanKind, ToolOutcome};
 
-use crate::agent::Agent;
 use crate::approvals::Gate;
 use crate::batch::{BatchMode, CANCELLED_RESULT, batch_mode, not_run_result};
 use crate::error::RunError;
@@ -24,7 +23,7 @@ use crate::message::{ChatMessage, MessageStatus, ToolCall};
 use crate::profile::Profile;
 use crate::repair::repair_arguments;
 use crate::repeat_guard::{RepeatGuard, SUPPRESSED, Verdict};
-use crate::run_ctx::RunCtx;
+use crate::run::Run;
 use crate::run_state::Unrun;
 use crate::store::{SessionStore, Span, StoreError};
 use crate::tool::{
@@ -394,17 +393,17 @@ async fn run_checked(
     }
 }
 
-impl Agent {
+impl Run<'_> {
     /// Give calls that will not run their result: cancelled (a stop or a
     /// failure mid-answer) or not run (the cap on model calls).
     pub(crate) async fn answer_unrun(
         &self,
-        ctx: &RunCtx,
         profile: &Profile,
         calls: &[ToolCall],
         why: Unrun,
     ) -> Result<(), RunError> {
-        let base = self.tool_context(ctx, profile);
+        let ctx = self.ctx;
+        let base = self.tool_context(profile);
         let (outcome, result) = match why {
             Unrun::Cancelled => (ToolOutcome::Cancelled, CANCELLED_RESULT.to_owned()),
             Unrun::OverCap(max) => (ToolOutcome::Error, not_run_result(max)),
@@ -420,14 +419,15 @@ impl Agent {
     /// keeps repeating after the reflect prompt ends the run.
     pub(crate) async fn screen_repeats(
         &self,
-        ctx: &RunCtx,
         base: &ToolContext,
         offered: &Offer,
         guard: &mut RepeatGuard,
         pending: Vec<ToolCall>,
     ) -> Result<Vec<ToolCall>, RunError> {
+        let ctx = self.ctx;
         let mutates = |c: &ToolCall| {
-            self.tools
+            self.deps
+                .tools
                 .find(offered, &c.name)
                 .is_some_and(|t| t.effect(&c.arguments) == ToolEffect::Mutating)
         };
@@ -461,7 +461,8 @@ impl Agent {
 
     /// What a tool call of this run sees: the run's ids, Stop, events,
     /// the profile's workspace, and who to ask before mutating.
-    pub(crate) fn tool_context(&self, ctx: &RunCtx, profile: &Profile) -> ToolContext {
+    pub(crate) fn tool_context(&self, profile: &Profile) -> ToolContext {
+        let ctx = self.ctx;
         ToolContext {
             session_id: ctx.session_id.clone(),
             conversation: ctx.conversation.clone(),
@@ -474,7 +475,7 @@ impl Agent {
             approver: Some(match &ctx.parent_approver {
                 Some(parent) => parent.clone(),
                 None => Arc::new(Gate {
-                    hub: self.approvals.clone(),
+                    hub: self.deps.approvals.clone(),
                     session: ctx.session_id.clone(),
                     preapproved: ctx.preapproved.clone(),
                     interactive: ctx.interactive,
@@ -483,7 +484,7 @@ impl Agent {
             depth: ctx.depth,
             sandbox_off: profile.sandbox_off,
             read_only: ctx.read_only,
-            window: self.window(&profile.model),
+            window: self.deps.window(&profile.model),
         }
     }
 }

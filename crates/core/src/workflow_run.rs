@@ -13,38 +13,25 @@ use hearth_protocol::{
     EventKind, PhaseOutcome, PlanAnswer, PlanChoice, SpanKind, Verdict, WorkflowPhase,
 };
 
-use crate::agent::Agent;
+use crate::deps::Deps;
 use crate::error::RunError;
-use crate::handle::{RunHandle, RunOutcome};
+use crate::handle::RunOutcome;
 use crate::ids::{new_run_id, new_subagent_session_id};
 use crate::message::{ChatMessage, MessageStatus, Role};
 use crate::profile::Profile;
+use crate::run::Run;
 use crate::run_ctx::{RunCtx, TopRun};
 use crate::run_state::Observation;
 use crate::store::{InMemoryStore, SessionStore, Span};
 use crate::workflow::verdict::{self, AfterReview};
 use crate::workflow::{FlowState, PlanFlow, phases, prompts};
 
-impl Agent {
-    /// Start the workflow's run: the user's `/plan …` message, no planning
-    /// step of its own (the workflow plans), the flow in its context.
-    pub(crate) fn start_workflow(
-        self: &Arc<Self>,
-        session_id: &str,
-        flow: Arc<PlanFlow>,
-    ) -> RunHandle {
-        let text = crate::workflow::command_text(&flow.request);
-        self.start(session_id, &text, Vec::new(), false, Some(flow))
-    }
-
+impl Run<'_> {
     /// Explore, plan, and ask the user; on approval the plan is kept as the
     /// message the run answers. `Err`: how the run ends instead (stopped,
     /// cancelled, failed).
-    pub(crate) async fn explore_and_plan(
-        &self,
-        ctx: &RunCtx,
-        flow: &PlanFlow,
-    ) -> Result<(), RunOutcome> {
+    pub(crate) async fn explore_and_plan(&self, flow: &PlanFlow) -> Result<(), RunOutcome> {
+        let ctx = self.ctx;
         flow.refuse_empty().map_err(RunOutcome::fail)?;
         let mut snapshot = ctx
             .store
@@ -53,21 +40,18 @@ impl Agent {
             .map_err(RunOutcome::fail)?;
         // The `/plan` message itself: the task below says it again.
         snapshot.pop();
-        let tools = self.phase_tools(ctx, WorkflowPhase::Explore);
+        let tools = self.phase_tools(WorkflowPhase::Explore);
         let task = prompts::explore(&flow.request, &tools);
         let (findings, _) = self
-            .phase(ctx, WorkflowPhase::Explore, 0, task, snapshot)
+            .phase(WorkflowPhase::Explore, 0, task, snapshot)
             .await?;
         // Only the findings carry over: the plan starts from a clean context.
-        let tools = self.phase_tools(ctx, WorkflowPhase::Plan);
+        let tools = self.phase_tools(WorkflowPhase::Plan);
         let task = prompts::plan(&flow.request, &findings, &tools);
-        let (plan, _) = self
-            .phase(ctx, WorkflowPhase::Plan, 0, task, Vec::new())
-            .await?;
-        let plan = self.approved(ctx, plan).await?;
+        let (plan, _) = self.phase(WorkflowPhase::Plan, 0, task, Vec::new()).await?;
+        let plan = self.approved(plan).await?;
         flow.with(|s| s.plan = plan.clone());
         self.feed(
-            ctx,
             flow,
             &prompts::implement(&flow.request, &plan),
             "approved plan",
@@ -81,12 +65,13 @@ impl Agent {
     /// nothing the user queued waits: the review, as what the loop saw —
     /// `FixSent` when a punch list starts the next pass; `None` to end as
     /// any run does (no workflow, nothing to review, the work is done).
-    pub(crate) async fn review_at_close(&self, ctx: &RunCtx) -> Option<Observation> {
+    pub(crate) async fn review_at_close(&self) -> Option<Observation> {
+        let ctx = self.ctx;
         let flow = ctx.workflow.as_ref()?;
         if !ctx.steering.pending().is_empty() {
             return None;
         }
-        match self.review_pass(ctx, flow).await {
+        match self.review_pass(flow).await {
             Ok(true) => Some(Observation::FixSent),
             Ok(false) => None,
             Err(_) if ctx.cancel.is_cancelled() => Some(Observation::Interrupted),
@@ -97,7 +82,8 @@ impl Agent {
     /// Where the loop would end an implement pass: review it. `true`: the
     /// work was sent back, its punch list kept as the message the next pass
     /// answers.
-    async fn review_pass(&self, ctx: &RunCtx, flow: &PlanFlow) -> Result<bool, RunError> {
+    async fn review_pass(&self, flow: &PlanFlow) -> Result<bool, RunError> {
+        let ctx = self.ctx;
         let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
         else {
             return Ok(false);
@@ -113,10 +99,10 @@ impl Agent {
         )
         .await;
         let (plan, unreadable) = flow.with(|s| (s.plan.clone(), s.unreadable));
-        let tools = self.phase_tools(ctx, WorkflowPhase::Review);
+        let tools = self.phase_tools(WorkflowPhase::Review);
         let task = prompts::review(&flow.request, &plan, &report, &tools);
         let answer = match self
-            .phase(ctx, WorkflowPhase::Review, cycle, task, Vec::new())
+            .phase(WorkflowPhase::Review, cycle, task, Vec::new())
             .await
         {
             Ok(answer) => answer,
@@ -127,7 +113,7 @@ impl Agent {
         };
         let (answer, checks) = answer;
         let review = verdict::read(&answer);
-        let max_fixes = self.profile(ctx).review_cycles;
+        let max_fixes = self.profile().review_cycles;
         let next = verdict::after(review.verdict, cycle, max_fixes, unreadable);
         if review.verdict == Verdict::Unreadable {
             flow.with(|s| s.unreadable += 1);
@@ -144,29 +130,25 @@ impl Agent {
         }
         flow.with(|s| s.cycle += 1);
         let fix = prompts::fix(&flow.request, &plan, &review.punch_list);
-        self.feed(ctx, flow, &fix, "review punch list").await?;
+        self.feed(flow, &fix, "review punch list").await?;
         Ok(true)
     }
 
     /// Keep `text` (the approved plan, a punch list) as the message the next
     /// implement pass answers, screened like the user's own (it rests on what
     /// a model read), and begin that pass.
-    async fn feed(
-        &self,
-        ctx: &RunCtx,
-        flow: &PlanFlow,
-        text: &str,
-        what: &str,
-    ) -> Result<(), RunError> {
+    async fn feed(&self, flow: &PlanFlow, text: &str, what: &str) -> Result<(), RunError> {
+        let ctx = self.ctx;
         let id = ctx.keep_id(ChatMessage::user(text)).await?;
-        self.screen_user(ctx, what, text).await?;
+        self.screen_user(what, text).await?;
         begin_pass(ctx, flow, id);
         Ok(())
     }
 
     /// The run ended with an implement pass open (stopped, failed): the
     /// pass ends the same way.
-    pub(crate) async fn close_workflow(&self, ctx: &RunCtx, outcome: &RunOutcome) {
+    pub(crate) async fn close_workflow(&self, outcome: &RunOutcome) {
+        let ctx = self.ctx;
         let Some(flow) = &ctx.workflow else { return };
         let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
         else {
@@ -185,23 +167,20 @@ impl Agent {
     /// the whole run ends instead.
     async fn phase(
         &self,
-        ctx: &RunCtx,
         phase: WorkflowPhase,
         cycle: u32,
         task: String,
         snapshot: Vec<ChatMessage>,
     ) -> Result<(String, u32), RunOutcome> {
+        let ctx = self.ctx;
         let started = Instant::now();
         ctx.sink.emit(EventKind::PhaseStarted {
             phase,
             cycle,
             message_id: None,
         });
-        let profile = phases::profile_for(&self.profile(ctx), self.phase_tools(ctx, phase));
-        let (outcome, ran) = match self
-            .phase_run(ctx, phase, cycle, task, profile, snapshot)
-            .await
-        {
+        let profile = phases::profile_for(&self.profile(), self.phase_tools(phase));
+        let (outcome, ran) = match self.phase_run(phase, cycle, task, profile, snapshot).await {
             Ok(o) => o,
             Err(e) => (RunOutcome::fail(e), 0),
         };
@@ -239,8 +218,8 @@ impl Agent {
     }
 
     /// The tools `phase` may call in this run's profile.
-    fn phase_tools(&self, ctx: &RunCtx, phase: WorkflowPhase) -> Vec<String> {
-        phases::tools_for(&self.tools, &self.profile(ctx), phase)
+    fn phase_tools(&self, phase: WorkflowPhase) -> Vec<String> {
+        phases::tools_for(&self.deps.tools, &self.profile(), phase)
     }
 
     /// The phase's sub-run: its own scratch session (holding `snapshot`
@@ -248,13 +227,13 @@ impl Agent {
     /// marked as the phase's, stopped with the run.
     async fn phase_run(
         &self,
-        ctx: &RunCtx,
         phase: WorkflowPhase,
         cycle: u32,
         task: String,
         profile: Profile,
         snapshot: Vec<ChatMessage>,
     ) -> Result<(RunOutcome, u32), RunError> {
+        let ctx = self.ctx;
         let session_id = new_subagent_session_id();
         let scratch = Arc::new(InMemoryStore::new());
         let before = snapshot.len();
@@ -287,7 +266,7 @@ impl Agent {
             read_only: true,
             ..RunCtx::headless(top)
         };
-        let outcome = self.drive_boxed(&sub).await;
+        let outcome = drive_boxed(self.deps, &sub).await;
         // The calls of its own that ran (a result that is not an error).
         let history = scratch.history(&session_id).await.unwrap_or_default();
         let ran = history
@@ -298,21 +277,13 @@ impl Agent {
         Ok((outcome, u32::try_from(ran).unwrap_or(u32::MAX)))
     }
 
-    /// [`Agent::drive`] behind a box, for a run driven from inside another
-    /// run's future (a plain fn, so proving it `Send` is no cycle).
-    fn drive_boxed<'a>(
-        &'a self,
-        ctx: &'a RunCtx,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = RunOutcome> + Send + 'a>> {
-        Box::pin(self.drive(ctx))
-    }
-
     /// Propose `plan` and wait for the user: the plan to carry out (as
     /// edited), or how the run ends (cancelled, stopped).
-    async fn approved(&self, ctx: &RunCtx, plan: String) -> Result<String, RunOutcome> {
+    async fn approved(&self, plan: String) -> Result<String, RunOutcome> {
+        let ctx = self.ctx;
         let hex = uuid::Uuid::new_v4().simple().to_string();
         let request_id = format!("plan_{}", &hex[..12]);
-        let mut waiting = self.approvals.plans.ask(&request_id);
+        let mut waiting = self.deps.approvals.plans.ask(&request_id);
         ctx.sink.emit(EventKind::PlanProposed {
             request_id: request_id.clone(),
             plan: plan.clone(),
@@ -418,17 +389,11 @@ async fn keep_record(ctx: &RunCtx) {
     }
 }
 
-impl Agent {
-    /// Start the `/plan` workflow for `request` in the session: one run,
-    /// its events and stop handle as for [`Agent::run_stream`]. The plan it
-    /// proposes waits for [`Agent::answer_plan`].
-    pub fn plan_stream(self: &Arc<Self>, session_id: &str, request: &str) -> RunHandle {
-        self.start_workflow(session_id, Arc::new(PlanFlow::new(request)))
-    }
-
-    /// Answer a proposed plan (a `plan_proposed` event's `request_id`).
-    /// False when it is no longer waiting.
-    pub fn answer_plan(&self, request_id: &str, answer: hearth_protocol::PlanAnswer) -> bool {
-        self.approvals.answer_plan(request_id, answer)
-    }
+/// A run's drive behind a box, for a run driven from inside another run's
+/// future (a plain fn, so proving it `Send` is no cycle).
+fn drive_boxed<'a>(
+    deps: &'a Deps,
+    ctx: &'a RunCtx,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = RunOutcome> + Send + 'a>> {
+    Box::pin(async move { Run::new(deps, ctx).drive().await })
 }

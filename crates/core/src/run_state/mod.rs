@@ -76,7 +76,7 @@ pub(crate) struct Facts<'a> {
     /// This run plans before its first answer (streaming entry point and
     /// the profile enables it).
     pub(crate) planning: bool,
-    /// The model and load options the next call uses (`Agent::load_key`).
+    /// The model and load options the next call uses (`Deps::load_key`).
     pub(crate) load_key: &'a str,
 }
 

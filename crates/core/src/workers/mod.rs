@@ -1,6 +1,6 @@
 //! Post-turn work: what a worker gets ([`WorkerContext`]), the trait
 //! ([`PostTurnWorker`]), and the workers shipped with the core. The agent
-//! runs them after an answered run (`Agent::run_workers`).
+//! runs them after an answered run (`Run::run_workers`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
