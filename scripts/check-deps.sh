@@ -29,14 +29,13 @@ if [[ "$rmcp_users" != hearth-mcp* || $(wc -l <<<"$rmcp_users") -ne 1 ]]; then
     fail=1
 fi
 # No import cycle among a library crate's top-level modules, computed from
-# their `crate::` paths (scripts/module-cycles.py). The store's and the
-# simulator's cycles are not broken yet: they may not grow.
-for src in crates/{core,compose,http,mcp,ollama,openai,protocol,tools}/src; do
+# their `crate::` paths (scripts/module-cycles.py). The simulator's cycle
+# (its router and its handlers) is not broken yet: it may not grow.
+for src in crates/{core,compose,http,mcp,ollama,openai,protocol,store,tools}/src; do
     python3 scripts/module-cycles.py "$src" >&2 || fail=1
 done
-python3 scripts/module-cycles.py crates/store/src --max 18 >&2 || fail=1
 python3 scripts/module-cycles.py crates/sim/src --max 7 >&2 || fail=1
 if ((fail == 0)); then
-    echo "check-deps: core has no tauri/reqwest/rusqlite/hyper; sim has no hearth dependency; rmcp only in hearth-mcp; no module cycle in core and the other library crates (store and sim held at 18 and 7)"
+    echo "check-deps: core has no tauri/reqwest/rusqlite/hyper; sim has no hearth dependency; rmcp only in hearth-mcp; no module cycle in core, the store and the other library crates (sim held at 7)"
 fi
 exit "$fail"

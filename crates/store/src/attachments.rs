@@ -14,9 +14,9 @@ use hearth_core::{Attachment, AttachmentKind, Body};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
-use crate::migrate::Migration;
-use crate::sessions::now_ms;
+use crate::migration::Migration;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
     version: 17,

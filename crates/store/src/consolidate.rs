@@ -5,7 +5,7 @@
 //! person has one of); then capped, so a long memory cannot crowd the
 //! context window; then grouped by category.
 
-use crate::memories::{Memory, same_fact};
+use crate::fact::{Memory, same_fact};
 
 /// Most characters of facts in a summary (about 400 tokens): the oldest go
 /// first when there are more.

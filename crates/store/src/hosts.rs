@@ -5,9 +5,9 @@
 
 use rusqlite::params;
 
+use crate::clock::now_ms;
 use crate::error::ProfileError;
-use crate::migrate::Migration;
-use crate::sessions::now_ms;
+use crate::migration::Migration;
 use crate::store::Store;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[

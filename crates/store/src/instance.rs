@@ -5,9 +5,9 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::clock::now_ms;
 use crate::db::HEARTBEAT;
 use crate::error::StoreError;
-use crate::sessions::now_ms;
 
 /// An instance silent for this long is dead even if its pid exists (the
 /// pid may have been reused, or the process is hung).

@@ -20,23 +20,28 @@
 
 mod attachments;
 mod branches;
+mod clock;
 mod consolidate;
 mod db;
 mod error;
 mod export;
 mod extensions;
+mod fact;
 mod hosts;
 mod import;
 mod instance;
 mod memories;
 mod messages;
 mod migrate;
+mod migration;
+mod open;
 mod pdf_text;
 mod private;
 mod profiles;
 mod recovery;
 mod runs;
 mod search;
+mod session_store;
 mod sessions;
 mod spans;
 mod store;
@@ -47,12 +52,12 @@ mod unsent;
 pub use attachments::{MAX_IMAGE_BYTES, MAX_TEXT_BYTES};
 pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
+pub use fact::{Memory, MemoryVersion, restates, same_fact};
 pub use hearth_core::StoredMessage;
 pub use hosts::{Host, HostKind, RESERVED_HOSTS};
 pub use import::{
     Conversation, ImportReport, ImportSource, MAX_IMPORT_BYTES, parse as parse_import,
 };
-pub use memories::{Memory, MemoryVersion, restates, same_fact};
 pub use migrate::SCHEMA_VERSION;
 pub use pdf_text::{
     MAX_PDF_BYTES, READ_PDF_FLAG, run_if_requested as run_pdf_reader_if_requested,

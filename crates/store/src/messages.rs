@@ -5,9 +5,10 @@
 use hearth_core::{ChatMessage, MessageStatus, Role, ToolCall};
 use rusqlite::{Connection, Row, params};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
-use crate::migrate::Migration;
-use crate::sessions::{self, now_ms};
+use crate::migration::Migration;
+use crate::sessions;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
     version: 1,

@@ -8,16 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::StoreError;
-
-/// One schema step.
-pub(crate) struct Migration {
-    /// The `user_version` after this step.
-    pub version: i64,
-    /// What it does.
-    pub name: &'static str,
-    /// The SQL.
-    pub sql: &'static str,
-}
+use crate::migration::Migration;
 
 /// Every migration, in order.
 fn all() -> Vec<&'static Migration> {
@@ -102,7 +93,7 @@ pub(crate) fn migrate(
 
 /// `VACUUM INTO <db>.v<N>-<millis>.bak`: a consistent copy, WAL included.
 fn backup(conn: &Connection, path: &Path, version: i64) -> Result<PathBuf, StoreError> {
-    let millis = crate::sessions::now_ms();
+    let millis = crate::clock::now_ms();
     let name = format!(
         "{}.v{version}-{millis}.bak",
         path.file_name()

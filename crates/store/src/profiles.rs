@@ -18,9 +18,10 @@ use hearth_core::tools::ProfileSwitcher;
 use hearth_core::{DEFAULT_HOST, KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
 use rusqlite::{Connection, TransactionBehavior, params};
 
+use crate::clock::now_ms;
 use crate::error::{ProfileError, StoreError};
-use crate::migrate::Migration;
-use crate::sessions::{self, now_ms};
+use crate::migration::Migration;
+use crate::sessions;
 use crate::store::Store;
 
 mod seed;

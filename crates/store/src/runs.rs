@@ -5,9 +5,10 @@
 use hearth_core::{ChatMessage, MessageStatus};
 use rusqlite::{Connection, params};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
-use crate::migrate::Migration;
-use crate::sessions::{self, now_ms};
+use crate::migration::Migration;
+use crate::sessions;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {

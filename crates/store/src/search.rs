@@ -8,7 +8,7 @@ use rusqlite::{Connection, params};
 
 use crate::error::StoreError;
 use crate::messages::parse_role;
-use crate::migrate::Migration;
+use crate::migration::Migration;
 use crate::store::Store;
 
 /// An external-content index: the text lives once, in `messages`, and the

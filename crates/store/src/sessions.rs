@@ -3,8 +3,9 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
-use crate::migrate::Migration;
+use crate::migration::Migration;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
     version: 1,
@@ -19,13 +20,6 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
           );
           CREATE INDEX sessions_by_update ON sessions(updated_at DESC);",
 }];
-
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 /// A time stamp for a session change: now, but always after every earlier
 /// change, so "newest first" holds even for changes in the same millisecond.

@@ -5,9 +5,9 @@
 use hearth_core::{ChatMessage, SubagentTranscript};
 use rusqlite::{Connection, params};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
-use crate::migrate::Migration;
-use crate::sessions::now_ms;
+use crate::migration::Migration;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
     version: 9,

@@ -9,10 +9,10 @@
 use hearth_core::Summary;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use crate::clock::now_ms;
 use crate::error::StoreError;
 use crate::messages;
-use crate::migrate::Migration;
-use crate::sessions::now_ms;
+use crate::migration::Migration;
 
 pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
     version: 6,
