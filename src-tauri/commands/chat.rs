@@ -2,7 +2,7 @@
 //! typed while a run is going). Each run's events go to the page over the
 //! `Channel` it passed; the run itself lives in `LiveRuns`.
 
-use hearth_core::QueueError;
+use hearth_core::{QueueError, UserInput};
 use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo, PlanAnswer};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
@@ -12,23 +12,16 @@ use super::profiles::profile_error;
 use crate::state::{AppState, invalid, store_error};
 use crate::views::QueueResult;
 
-/// Refuse a second run in a session, with words that say what to do.
-fn ensure_idle(state: &AppState, session_id: &str) -> Result<(), ErrorInfo> {
-    if state.runs.is_live(session_id) {
-        return Err(invalid(
-            "an answer is still being written in this session: stop it, or type your message to queue it",
-        ));
-    }
-    Ok(())
-}
-
 /// The agent for a new run in `session_id`, once the session is known to
 /// be idle and is kept on the host it started on (the first run decides).
 async fn agent_for(
     state: &AppState,
     session_id: &str,
 ) -> Result<std::sync::Arc<hearth_core::Agent>, ErrorInfo> {
-    ensure_idle(state, session_id)?;
+    state
+        .runs
+        .ensure_idle(session_id)
+        .map_err(|e| e.to_info())?;
     // A profile changed by another process (`hearth profiles set` beside
     // the app) holds from this run on, not from the app's next start.
     state.profiles.refresh().await.map_err(store_error)?;
@@ -38,24 +31,6 @@ async fn agent_for(
         .await
         .map_err(profile_error)?;
     Ok(state.backend()?.agent)
-}
-
-/// Start the run that answers `text`: `/plan …` starts the phased
-/// workflow (explore, plan, implement, review) in one run; files go with
-/// ordinary messages only.
-fn start(
-    agent: &std::sync::Arc<hearth_core::Agent>,
-    session_id: &str,
-    text: &str,
-    files: Vec<hearth_core::Attachment>,
-) -> Result<hearth_core::RunHandle, ErrorInfo> {
-    match hearth_core::workflow::request_in(text) {
-        Some(request) if files.is_empty() => Ok(agent.plan_stream(session_id, request)),
-        Some(_) => Err(invalid(
-            "/plan takes no attached files: send them in a message first, then /plan",
-        )),
-        None => Ok(agent.run_stream_with(session_id, text, files)),
-    }
 }
 
 /// Send the user's message and stream the answer to `on_event`. Returns the
@@ -70,12 +45,15 @@ pub async fn send_message(
     attachments: Vec<AttachmentRef>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    if text.trim().is_empty() && attachments.is_empty() {
-        return Err(invalid("the message is empty"));
-    }
+    // The core decides what the message starts and refuses what it cannot
+    // send, before the session's host is pinned.
+    let input = UserInput {
+        text: text.clone(),
+        files: resolve(&state, &attachments).await?,
+    };
+    input.check().map_err(|e| e.to_info())?;
     let agent = agent_for(&state, &session_id).await?;
-    let files = resolve(&state, &attachments).await?;
-    let handle = start(&agent, &session_id, &text, files)?;
+    let handle = agent.send(&session_id, input).map_err(|e| e.to_info())?;
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)
@@ -152,22 +130,18 @@ pub async fn edit_and_resend(
                 .collect()
         })
         .unwrap_or_default();
-    if text.trim().is_empty() && kept.is_empty() {
-        return Err(invalid("the message is empty"));
-    }
-    let files = resolve(&state, &kept).await?;
+    let input = UserInput {
+        text: text.clone(),
+        files: resolve(&state, &kept).await?,
+    };
     // Refused before the fork, which would move the branch for nothing.
-    if hearth_core::workflow::request_in(&text).is_some() && !files.is_empty() {
-        return Err(invalid(
-            "/plan takes no attached files: send them in a message first, then /plan",
-        ));
-    }
+    input.check().map_err(|e| e.to_info())?;
     state
         .store
         .fork(&session_id, message_id)
         .await
         .map_err(store_error)?;
-    let handle = start(&agent, &session_id, &text, files)?;
+    let handle = agent.send(&session_id, input).map_err(|e| e.to_info())?;
     state
         .runs
         .adopt(handle, Some(text), webview.label(), on_event)
@@ -205,11 +179,7 @@ pub fn queue_message(
     text: String,
 ) -> Result<QueueResult, ErrorInfo> {
     // A queued message joins the run going on; `/plan` is a run of its own.
-    if hearth_core::workflow::request_in(&text).is_some() {
-        return Err(invalid(
-            "/plan starts a run of its own: send it once this answer has ended",
-        ));
-    }
+    hearth_core::queueable(&text).map_err(|e| e.to_info())?;
     let Some(queue) = state.runs.steering(&session_id) else {
         return Ok(QueueResult::RunEnded);
     };

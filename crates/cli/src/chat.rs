@@ -80,8 +80,10 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
         None => None,
     };
-    if (args.plan || plan_request.is_some()) && (args.regenerate || !args.attach.is_empty()) {
-        eprintln!("hearth: /plan takes no --attach or --regenerate");
+    // A flag this command alone has; what a message may be (`/plan` with
+    // files, an empty one) the core decides when it is sent.
+    if (args.plan || plan_request.is_some()) && args.regenerate {
+        eprintln!("hearth: /plan takes no --regenerate");
         return ExitCode::from(2);
     }
     let Composed {
@@ -103,16 +105,26 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             None
         }
     };
-    let (handle, prompt) = match (&args.message, &plan_request) {
-        (_, Some(request)) => (
-            agent.plan_stream(&session, request),
-            Some(hearth_core::workflow::command_text(request)),
-        ),
-        (Some(text), None) if !args.regenerate => (
-            agent.run_stream_with(&session, text, attachments),
-            Some(text.clone()),
-        ),
-        (_, None) => (agent.regenerate_stream(&session), None),
+    let sent = match (&args.message, &plan_request) {
+        (_, Some(request)) => Some(hearth_core::workflow::command_text(request)),
+        (Some(text), None) if !args.regenerate => Some(text.clone()),
+        (_, None) => None,
+    };
+    let (handle, prompt) = match sent {
+        Some(text) => {
+            let input = hearth_core::UserInput {
+                text: text.clone(),
+                files: attachments,
+            };
+            match agent.send(&session, input) {
+                Ok(handle) => (handle, Some(text)),
+                Err(e) => {
+                    eprintln!("hearth: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => (agent.regenerate_stream(&session), None),
     };
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing, or while the model

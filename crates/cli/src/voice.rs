@@ -139,7 +139,15 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
             if let Err(e) = profiles.refresh().await {
                 tracing::warn!("could not read the profiles again: {e}");
             }
-            let handle = agent.run_stream(&session, &text);
+            // Spoken words go the way typed ones do (`/plan …` too).
+            let handle = match agent.send(&session, hearth_core::UserInput::text(text.clone())) {
+                Ok(handle) => handle,
+                Err(e) => {
+                    eprintln!("hearth: {e}");
+                    code = ExitCode::FAILURE;
+                    continue;
+                }
+            };
             let stop = handle.stop_token();
             match runs.adopt(handle, Some(text), "cli") {
                 Ok(f) => current = Some((f, stop)),

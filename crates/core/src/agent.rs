@@ -73,6 +73,23 @@ impl Agent {
         self.start(session_id, text, attachments, false, None)
     }
 
+    /// Start the run that answers `input` in the session: `/plan …` the
+    /// phased workflow, anything else a plain run with its files. Refused
+    /// (nothing kept, nothing started): an empty message, a `/plan` with
+    /// files ([`UserInput::check`]). Every front end sends through here.
+    pub fn send(
+        self: &Arc<Self>,
+        session_id: &str,
+        input: crate::user_input::UserInput,
+    ) -> Result<RunHandle, RunError> {
+        Ok(match input.start()? {
+            crate::user_input::Start::Plan(request) => self.plan_stream(session_id, request),
+            crate::user_input::Start::Message => {
+                self.start(session_id, &input.text, input.files, false, None)
+            }
+        })
+    }
+
     /// Answer the session's last user message again (regenerate, or retry
     /// after an error). The caller first moves the branch head to that user
     /// message (the store's `fork`), so the previous answer stays on its own

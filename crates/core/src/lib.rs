@@ -65,6 +65,7 @@ mod tool;
 mod tool_servers;
 pub mod tools;
 mod tools_exec;
+mod user_input;
 pub mod visible;
 pub mod voice;
 pub mod workers;
@@ -107,4 +108,5 @@ pub use tool::{
     Approval, Approver, Offer, Question, Tool, ToolContext, ToolEffect, ToolError, ToolRegistry,
     ToolSource, ToolSpec, Unavailable,
 };
+pub use user_input::{UserInput, queueable};
 pub use workers::{PostTurnWorker, WorkerContext};

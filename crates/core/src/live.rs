@@ -281,6 +281,16 @@ impl LiveRuns {
         self.lock().contains_key(session_id)
     }
 
+    /// Refuse a second run in a session, with words that say what to do
+    /// (the store refuses it too, later: this says it before anything is
+    /// kept or a branch moved).
+    pub fn ensure_idle(&self, session_id: &str) -> Result<(), RunError> {
+        if self.is_live(session_id) {
+            return Err(RunError::SessionBusy);
+        }
+        Ok(())
+    }
+
     /// Sessions with a run going.
     pub fn sessions(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()
