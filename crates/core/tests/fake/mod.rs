@@ -162,23 +162,7 @@ pub fn agent(
     (agent, profiles)
 }
 
-/// Drain a run's events (with a timeout so a hung loop fails the test).
-pub async fn events(handle: &mut hearth_core::RunHandle) -> Vec<AgentEvent> {
-    let mut out = Vec::new();
-    loop {
-        match tokio::time::timeout(Duration::from_secs(10), handle.next_event()).await {
-            Ok(Some(e)) => {
-                let end = e.kind.is_terminal() && !e.scope.is_subagent;
-                out.push(e);
-                if end {
-                    return out;
-                }
-            }
-            Ok(None) => return out,
-            Err(_) => panic!("run did not end; events so far: {out:#?}"),
-        }
-    }
-}
+pub use hearth_test_support::events;
 
 /// The kinds of `events`, in order, without `context_usage` (a status
 /// sent before every model call; the budget tests read it themselves) and
