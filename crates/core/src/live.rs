@@ -286,7 +286,9 @@ impl LiveRuns {
     /// kept or a branch moved).
     pub fn ensure_idle(&self, session_id: &str) -> Result<(), RunError> {
         if self.is_live(session_id) {
-            return Err(RunError::SessionBusy);
+            // Not `SessionBusy` (recovery: retry): the page would offer
+            // Retry, which answers the previous message again.
+            return Err(RunError::InvalidInput(RunError::SessionBusy.to_string()));
         }
         Ok(())
     }

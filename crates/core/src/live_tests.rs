@@ -160,6 +160,19 @@ async fn one_run_per_session_and_stops_by_owner() {
     let runs = LiveRuns::default();
     let (first, tx, first_stop) = handle("s1");
     let _owner = runs.adopt(first, None, "main").unwrap();
+    // Said before anything is kept, as a refusal the user answers by
+    // waiting or queueing (no Retry, which would answer the last message
+    // again); another session is free.
+    let busy = runs.ensure_idle("s1").unwrap_err().to_info();
+    assert_eq!(
+        (busy.code, busy.recovery),
+        (
+            hearth_protocol::ErrorCode::InvalidInput,
+            hearth_protocol::Recovery::None
+        )
+    );
+    assert!(busy.message.contains("still being written"), "{busy:?}");
+    assert!(runs.ensure_idle("s2").is_ok());
     let (second, _tx2, second_stop) = handle("s1");
     assert_eq!(
         runs.adopt(second, None, "main").err(),

@@ -59,9 +59,10 @@ pub struct Conversation {
     /// The place in `messages` of the message each one follows (`None`: a
     /// first message), one per message; empty for one branch in order.
     pub parents: Vec<Option<usize>>,
-    /// The place in `messages` of the last message of the branch shown
-    /// (`None`: the last message).
-    pub head: Option<usize>,
+    /// Where the branch shown ends: `None` at the last message written;
+    /// `Some(Some(i))` at `messages[i]`; `Some(None)`: no branch is shown
+    /// (a Hearth session forked before its first message).
+    pub head: Option<Option<usize>>,
     /// Messages left out (system, tool, pictures only).
     pub skipped: usize,
 }
@@ -401,8 +402,8 @@ impl Store {
                         }
                         stored.push(messages::append(&tx, &id, &run, m)?.id);
                     }
-                    if conv.head.is_some() {
-                        sessions::set_head(&tx, &id, at(conv.head, &stored)?)?;
+                    if let Some(head) = conv.head {
+                        sessions::set_head(&tx, &id, at(head, &stored)?)?;
                     }
                     let title: String = conv.title.split_whitespace().collect::<Vec<_>>().join(" ");
                     if !title.is_empty() {

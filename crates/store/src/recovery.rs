@@ -25,7 +25,7 @@ pub(crate) fn recover(
         if !instance::is_dead(conn, &owner, me)? {
             continue;
         }
-        let calls = repair(conn, &run_id, &session_id)?;
+        let calls = repair(conn, &run_id, &session_id, true)?;
         tracing::info!(run = %run_id, session = %session_id, calls, "repaired an interrupted run");
         repaired += 1;
     }
@@ -41,7 +41,9 @@ pub(crate) fn repair_own(conn: &mut Connection, run_id: &str) -> Result<(), Stor
         .find(|(id, _, _)| id == run_id)
         .map(|(_, session, _)| session);
     if let Some(session) = session {
-        let calls = repair(conn, run_id, &session)?;
+        // This process lives: the run is not "cut off" (Hearth did not
+        // close), only its end went unrecorded.
+        let calls = repair(conn, run_id, &session, false)?;
         tracing::info!(run = %run_id, session = %session, calls, "repaired a run whose end was not recorded");
     }
     Ok(())
@@ -49,8 +51,14 @@ pub(crate) fn repair_own(conn: &mut Connection, run_id: &str) -> Result<(), Stor
 
 /// Give the run's unanswered calls [`OUTCOME_UNKNOWN`], keep its draft as
 /// an interrupted answer, and end it, in one transaction. Returns how many
-/// calls were answered.
-fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize, StoreError> {
+/// calls were answered. `cut_off`: the process that ran it is gone (a
+/// crash or a kill), which the answer says.
+fn repair(
+    conn: &mut Connection,
+    run_id: &str,
+    session_id: &str,
+    cut_off: bool,
+) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Tool calls of this run on the branch that have no result.
     let branch = messages::branch(&tx, session_id, None)?;
@@ -86,7 +94,9 @@ fn repair(conn: &mut Connection, run_id: &str, session_id: &str) -> Result<usize
         messages::append(&tx, session_id, run_id, m)?;
     }
     runs::end(&tx, run_id, MessageStatus::Interrupted)?;
-    runs::mark_cut_off(&tx, run_id)?;
+    if cut_off {
+        runs::mark_cut_off(&tx, run_id)?;
+    }
     tx.commit()?;
     Ok(open_calls.len())
 }

@@ -92,16 +92,17 @@ pub struct AnswerRun {
 
 /// The [`AnswerRun`] of each of a session's runs, in the order they
 /// started. The first model call's model wins over the one the run started
-/// on: it is what answered (SQLite takes the bare column from the `MIN` row).
+/// on: it is what answered (looked up per run, on the spans' run index).
 pub(crate) fn answer_runs(
     conn: &Connection,
     session_id: &str,
 ) -> Result<Vec<AnswerRun>, StoreError> {
     let mut stmt = conn.prepare(
-        "SELECT r.id, COALESCE(f.name, r.model), r.host, r.cut_off
+        "SELECT r.id,
+                COALESCE((SELECT s.name FROM spans s WHERE s.run_id = r.id AND s.kind = 'model'
+                          ORDER BY s.id LIMIT 1), r.model),
+                r.host, r.cut_off
          FROM runs r
-         LEFT JOIN (SELECT run_id, name, MIN(id) FROM spans WHERE kind = 'model' GROUP BY run_id) f
-           ON f.run_id = r.id
          WHERE r.session_id = ?1
          ORDER BY r.started_at, r.rowid",
     )?;

@@ -126,12 +126,13 @@ pub(super) fn hearth(v: &Value) -> Result<Conversation, StoreError> {
         });
     }
     if tree {
-        // The branch shown ends at `head_id`; one the export does not
-        // carry leaves the last message's branch shown.
-        out.head = session
-            .and_then(|s| s.get("head_id"))
-            .and_then(Value::as_i64)
-            .and_then(|h| place.get(&h).copied().flatten());
+        // The branch shown ends at `head_id` (`null`: none is shown); one
+        // the export does not carry leaves the last message's branch shown.
+        out.head = match session.and_then(|s| s.get("head_id")) {
+            Some(Value::Null) => Some(None),
+            Some(h) => h.as_i64().and_then(|h| place.get(&h).copied()),
+            None => None,
+        };
     }
     Ok(out)
 }

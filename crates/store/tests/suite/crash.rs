@@ -176,6 +176,9 @@ async fn a_live_process_repairs_its_own_run_whose_end_was_not_recorded() {
     // A run that has ended is left alone.
     store.repair_run("r1").await.unwrap();
     assert_eq!(store.history("s").await.unwrap(), h);
+    // Hearth did not close: its answer is not said to be cut off.
+    let runs = store.answer_runs("s").await.unwrap();
+    assert!(runs.iter().all(|r| !r.cut_off), "{runs:?}");
 }
 
 /// User pass 2026-12, defect 31: an answer a crash cut off keeps which

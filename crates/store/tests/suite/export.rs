@@ -208,6 +208,12 @@ async fn empty_untitled_and_unknown_sessions() {
         .map(|m| &m["content"])
         .collect();
     assert_eq!(contents, [&json!("only")]);
+    // Imported, it is the same: the message kept, no branch shown.
+    let copy = store.import(&j.to_string()).await.unwrap().sessions[0].clone();
+    assert!(store.history(&copy).await.unwrap().is_empty());
+    let again = store.export_json(&copy).await.unwrap();
+    assert_eq!(again["session"]["head_id"], json!(null));
+    assert_eq!(again["messages"].as_array().unwrap().len(), 1);
     assert!(matches!(
         store.export_markdown("nobody").await,
         Err(StoreError::NoSession(id)) if id == "nobody"
