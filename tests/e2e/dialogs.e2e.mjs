@@ -29,7 +29,9 @@ after(async () => {
 
 /** Waits for the dialog titled `title` and gives it the keyboard. */
 async function dialog(title) {
-  const id = await until(`the dialog "${title}" opens (app log: ${log})`, () => windowTitled(title), 30_000);
+  // A GTK file chooser that is the first of its run loads its themes and
+  // icons: beside a build on two cores that once took more than 30 s.
+  const id = await until(`the dialog "${title}" opens (app log: ${log})`, () => windowTitled(title), 90_000);
   focusWindow(id);
   return id;
 }
