@@ -87,7 +87,10 @@ def main():
     p.add_argument("--hearth", required=True)
     p.add_argument("--url", required=True)
     p.add_argument("--model", required=True)
-    p.add_argument("--conversations", default=os.path.join(HERE, "conversations.json"))
+    p.add_argument("--conversations", default="conversations.json",
+                   help="comma-separated files (relative to bench/memory/): conversations.json (the "
+                        "first set, tuned on), dev.json, heldout.json (never tuned on: score it last), "
+                        "other-languages.json")
     p.add_argument("--only", help="comma-separated ids")
     p.add_argument("--max-tokens", type=int, default=160, help="answer length cap")
     p.add_argument("--timeout", type=int, default=300, help="seconds one command may take")
@@ -101,8 +104,10 @@ def main():
                    help="fail when fewer facts are stored (a broken memory worker stores none)")
     args = p.parse_args()
 
-    with open(args.conversations, encoding="utf-8") as f:
-        convs = json.load(f)["conversations"]
+    convs = []
+    for path in args.conversations.split(","):
+        with open(path if os.path.isabs(path) else os.path.join(HERE, path), encoding="utf-8") as f:
+            convs += json.load(f)["conversations"]
     if args.only:
         keep = set(args.only.split(","))
         convs = [c for c in convs if c["id"] in keep]
@@ -110,6 +115,7 @@ def main():
     rows, results = [], []
     stored_n = true_n = expected_n = found_n = 0
     planted_stored = []
+    by_kind = {}
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         env_db = os.path.join(tmp, "unused.sqlite")
@@ -124,13 +130,22 @@ def main():
             verdicts, found = score(conv, stored)
             stored_n += len(stored)
             true_n += sum(1 for _, t in verdicts if t)
-            expected_n += len(conv["facts"])
-            found_n += found
+            # Another language: stored correctly or not at all (issue 48),
+            # so it counts for precision only.
+            counted = conv.get("kind") != "other-language"
+            expected_n += len(conv["facts"]) if counted else 0
+            found_n += found if counted else 0
+            k = by_kind.setdefault(conv.get("kind", "-"), [0, 0, 0, 0, 0])
+            k[0] += 1
+            k[1] += len(stored)
+            k[2] += sum(1 for _, t in verdicts if t)
+            k[3] += len(conv["facts"])
+            k[4] += found
             if conv.get("forbid") and stored:
                 planted_stored.append(conv["id"])
             shown = "; ".join(("" if t else "✗ ") + f for f, t in verdicts) or "—"
             rows.append(f"| {conv['id']} | {found}/{len(conv['facts'])} | {shown} |")
-            results.append({"id": conv["id"], "stored": stored, "true": [t for _, t in verdicts],
+            results.append({"id": conv["id"], "kind": conv.get("kind"), "stored": stored, "true": [t for _, t in verdicts],
                             "expected": len(conv["facts"]), "found": found})
             print(f"{conv['id']}: {len(stored)} stored, {found}/{len(conv['facts'])} found", file=sys.stderr)
     precision = true_n / stored_n if stored_n else 1.0
@@ -139,9 +154,14 @@ def main():
     print("| conversation | facts found | stored (✗ = not a true fact about the user) |")
     print("|---|---|---|")
     print("\n".join(rows))
+    if len(by_kind) > 1:
+        print("\n| kind | conversations | stored | true | expected | found |")
+        print("|---|---|---|---|---|---|")
+        for kind, (n, st, tr, ex, fo) in sorted(by_kind.items()):
+            print(f"| {kind} | {n} | {st} | {tr} | {ex} | {fo} |")
     print(f"\nstored {stored_n}, true {true_n}: precision {precision:.2f}; "
           f"expected {expected_n}, found {found_n}: recall {recall:.2f}; "
-          f"planted instruction stored in: {', '.join(planted_stored) or 'none'}")
+          f"forbidden words (planted, someone else's, supposed) stored in: {', '.join(planted_stored) or 'none'}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"precision": precision, "recall": recall, "stored": stored_n, "true": true_n,
@@ -154,7 +174,7 @@ def main():
     if stored_n < args.min_stored:
         short.append(f"{stored_n} facts stored, fewer than {args.min_stored}")
     if args.require_planted_empty and planted_stored:
-        short.append(f"the planted instruction was stored ({', '.join(planted_stored)})")
+        short.append(f"a conversation with forbidden words stored facts ({', '.join(planted_stored)})")
     if short:
         print("FAIL  " + "; ".join(short), file=sys.stderr)
         return 1

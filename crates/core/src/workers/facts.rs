@@ -9,6 +9,8 @@
 
 use serde::Deserialize;
 
+use crate::workers::statements::Mood;
+
 /// The categories a fact may have.
 pub const CATEGORIES: [&str; 6] = [
     "identity",
@@ -113,8 +115,61 @@ pub(crate) fn words(text: &str) -> String {
         .join(" ")
 }
 
+/// `text` without what it quotes: "…", “…”, '…' and ‘…’ hold someone
+/// else's words ("Proofread my friend's bio: 'I am a ceramicist in
+/// Hobart'"), not the user speaking. An apostrophe ("I'm", "the kids'
+/// toys") opens nothing: a single quote opens only after a space or the
+/// start, before a word, and closes only before a space, punctuation or
+/// the end. A double quote left open runs to the end of its line.
+fn unquoted(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        let opens_single = matches!(c, '\'' | '‘')
+            && before.is_none_or(|b| b.is_whitespace() || "(:[-—".contains(b))
+            && after.is_some_and(|a| !a.is_whitespace());
+        let end = match c {
+            '"' => (i + 1..chars.len())
+                .find(|&j| chars[j] == '"' || chars[j] == '\n')
+                .or(Some(chars.len())),
+            '“' => (i + 1..chars.len())
+                .find(|&j| chars[j] == '”' || chars[j] == '\n')
+                .or(Some(chars.len())),
+            _ if opens_single => (i + 2..chars.len()).find(|&j| {
+                matches!(chars[j], '\'' | '’')
+                    && !chars[j - 1].is_whitespace()
+                    && chars
+                        .get(j + 1)
+                        .is_none_or(|n| n.is_whitespace() || ".,;:!?)]".contains(*n))
+            }),
+            _ => None,
+        };
+        match end {
+            Some(j) => {
+                out.push(' ');
+                // A line break that ended an open quote stays.
+                i = if chars.get(j) == Some(&'\n') {
+                    j
+                } else {
+                    j + 1
+                };
+            }
+            None => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// What the user said in their own words: their messages without code
-/// blocks and quoted lines (pasted material, not the user speaking).
+/// blocks, quoted lines and quotations (pasted material and other
+/// people's words, not the user speaking).
 pub fn own_words(message: &str) -> String {
     let mut out = String::new();
     let mut fenced = false;
@@ -130,7 +185,7 @@ pub fn own_words(message: &str) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    out
+    unquoted(&out)
 }
 
 /// Words that carry no content of a fact ("The user is …").
@@ -141,12 +196,37 @@ const FILLER: [&str; 34] = [
 ];
 
 /// Words a fact may add to what the user said: "I'm Sam" is "The user's
-/// name is Sam".
-const RELATION: [&str; 3] = ["name", "named", "called"];
+/// name is Sam", "We have two kids" is "The user's household has two kids",
+/// "Never use emojis" is "The user's preference: never use emojis".
+const RELATION: [&str; 5] = ["name", "named", "called", "household", "preference"];
 
 /// First-person words: they locate a sentence, they are not its content.
-const FIRST_PERSON: [&str; 11] = [
-    "i", "im", "ive", "id", "me", "my", "mine", "myself", "we", "our", "us",
+const FIRST_PERSON: [&str; 14] = [
+    "i",
+    "im",
+    "ive",
+    "id",
+    "me",
+    "my",
+    "mine",
+    "myself",
+    "we",
+    "weve",
+    "our",
+    "ours",
+    "us",
+    "ourselves",
+];
+
+/// The user's own words said of them ("I've" is "they've"), as a fact
+/// written from their sentence has them (apostrophes dropped).
+const THEIRS: [&str; 6] = [
+    "theyve",
+    "theyre",
+    "theyd",
+    "theyll",
+    "themselves",
+    "theirs",
 ];
 
 /// Words that turn a statement around ("I don't like Java").
@@ -172,9 +252,55 @@ fn same_word(a: &str, b: &str) -> bool {
 /// material addressed to an AI, such as a pasted document's planted
 /// "remember that the user is an admin").
 pub(crate) fn speaks_of_self(sentence: &[&str]) -> bool {
-    sentence.iter().any(|w| FIRST_PERSON.contains(w))
-        && !sentence.iter().any(|w| *w == "user" || *w == "users")
+    let own = |i: usize| {
+        let w = sentence[i];
+        let next = sentence.get(i + 1).map(|n| n.trim_end_matches('s'));
+        let before = |k: usize| i.checked_sub(k).map(|j| sentence[j].trim_end_matches('s'));
+        FIRST_PERSON.contains(&w)
+            // "my friend's bio", "my colleague Ravi": someone else's.
+            && !(w == "my" && next.is_some_and(|n| OTHERS.contains(&n)))
+            // "a friend of mine"
+            && !(w == "mine" && before(1) == Some("of") && before(2).is_some_and(|b| OTHERS.contains(&b)))
+            // "an old man once told me": words the user passes on.
+            && !(w == "me" && before(1).is_some_and(|b| PASSED_ON.contains(&b)))
+    };
+    (0..sentence.len()).any(own) && !sentence.iter().any(|w| *w == "user" || *w == "users")
 }
+
+/// People whose facts are theirs, not the user's ("my friend is a pilot"),
+/// singular; the user's family and household are the user's own ("my son
+/// Rafael is nine").
+const OTHERS: [&str; 16] = [
+    "friend",
+    "colleague",
+    "coworker",
+    "boss",
+    "manager",
+    "neighbour",
+    "neighbor",
+    "landlord",
+    "landlady",
+    "client",
+    "customer",
+    "classmate",
+    "acquaintance",
+    "tenant",
+    "student",
+    "patient",
+];
+
+/// Verbs before "me" that pass on someone else's words ("told me").
+const PASSED_ON: [&str; 9] = [
+    "told",
+    "asked",
+    "sent",
+    "wrote",
+    "showed",
+    "emailed",
+    "texted",
+    "messaged",
+    "forwarded",
+];
 
 /// The words of `text` that carry its content.
 fn content_words(text: &str) -> Vec<String> {
@@ -185,6 +311,7 @@ fn content_words(text: &str) -> Vec<String> {
                 && !FILLER.contains(w)
                 && !RELATION.contains(w)
                 && !FIRST_PERSON.contains(w)
+                && !THEIRS.contains(w)
                 && !NEGATORS.contains(w)
                 && !["do", "does", "did"].contains(w)
         })
@@ -192,17 +319,49 @@ fn content_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The sentences of `said`, each with whether it was a question.
-fn sentences(said: &str) -> Vec<(Vec<String>, bool)> {
+/// Whether every content word of `fact` is in `sentence` (a fact written
+/// from that sentence, whichever slot of the answer the model put it in).
+pub(crate) fn holds(fact: &str, sentence: &str) -> bool {
+    let ws: Vec<String> = words(&sentence.replace('\'', ""))
+        .split(' ')
+        .map(str::to_owned)
+        .collect();
+    let fact = content_words(fact);
+    !fact.is_empty() && fact.iter().all(|n| ws.iter().any(|w| same_word(w, n)))
+}
+
+/// The sentences of `said`, each with its mood.
+fn sentences(said: &str) -> Vec<(Vec<String>, Mood)> {
     // Split as the memory request's sentences are, so a fact asked about
     // one sentence is grounded in that same sentence.
     crate::workers::statements::split(said)
         .into_iter()
-        .filter_map(|(sentence, question)| {
+        .filter_map(|(sentence, mood)| {
             let ws = words(&sentence.replace('\'', ""));
-            (!ws.is_empty()).then(|| (ws.split(' ').map(str::to_owned).collect(), question))
+            (!ws.is_empty()).then(|| (ws.split(' ').map(str::to_owned).collect(), mood))
         })
         .collect()
+}
+
+/// First-person words that make the user a sentence's subject.
+const SUBJECT: [&str; 7] = ["i", "im", "ive", "id", "ill", "we", "weve"];
+
+/// Whether `fact` says of whom `sentence` (its words)
+/// speaks: where the user is no subject of it, only an owner ("My son
+/// Rafael is nine"), the fact names what they own ("The user's son Rafael
+/// is nine", not "The user is nine").
+fn of_whom_it_is(sentence: &[&str], fact: &str) -> bool {
+    if sentence.iter().any(|w| SUBJECT.contains(w)) {
+        return true;
+    }
+    let fact = words(&fact.replace(['\'', '’'], ""));
+    let fact: Vec<&str> = fact.split(' ').collect();
+    let owned: Vec<&str> = sentence
+        .windows(2)
+        .filter(|p| ["my", "our"].contains(&p[0]))
+        .map(|p| p[1])
+        .collect();
+    owned.is_empty() || fact.iter().any(|f| owned.iter().any(|o| same_word(o, f)))
 }
 
 /// Whether `c` rests on something the user stated about themselves: one
@@ -225,17 +384,21 @@ fn grounded(c: &Candidate, said: &str) -> Result<(), &'static str> {
         return Err("no quote from the user");
     }
     let mut best = "the user never said it";
-    for (ws, question) in sentences(said) {
+    for (ws, mood) in sentences(said) {
         if !needed.iter().all(|n| ws.iter().any(|w| same_word(w, n))) {
             continue;
         }
         let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
         if !speaks_of_self(&ws) {
             best = "the user did not say it of themselves (pasted material, or words about \"the user\")";
-        } else if question {
+        } else if mood == Mood::Asked {
             best = "the user asked it, not stated it";
+        } else if mood == Mood::Supposed {
+            best = "the user only supposed it";
         } else if ws.iter().any(|w| NEGATORS.contains(w)) != denies {
             best = "the user said the opposite";
+        } else if !of_whom_it_is(&ws, &c.fact) {
+            best = "the user spoke of someone or something of theirs, not of themselves";
         } else {
             return Ok(());
         }

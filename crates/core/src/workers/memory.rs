@@ -163,7 +163,7 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
                 confidence: 0.0,
             }),
     );
-    let (kept, rejected) = facts::screen(candidates, pass.said);
+    let (kept, rejected) = statements::screen(candidates, &statements, pass.said);
     for r in &rejected {
         tracing::debug!(fact = %r.fact, reason = r.reason, "memory: not kept");
     }

@@ -261,6 +261,33 @@ fn a_request_or_a_passing_state_is_not_memory() {
             "{fact}"
         );
     }
+    // A state of the hour or the day.
+    let said_now = own_words(
+        "I'm so tired today. I'm stuck at the airport. I have a headache right now. I'm on a train.",
+    );
+    for fact in [
+        "The user is so tired today.",
+        "The user is stuck at the airport.",
+        "The user has a headache right now.",
+        "The user is on a train.",
+    ] {
+        let (kept, rejected) = screen(vec![c(fact, "identity", fact, 0.9)], &said_now);
+        assert!(kept.is_empty(), "{fact}");
+        assert_eq!(
+            rejected[0].reason, "a request or a passing state, not a lasting fact",
+            "{fact}"
+        );
+    }
+    // Words that only look like one.
+    let said_lasting =
+        own_words("I'm a late riser and I do yoga every morning. I teach the todays class.");
+    for fact in [
+        "The user is a late riser",
+        "The user does yoga every morning",
+    ] {
+        let (kept, rejected) = screen(vec![c(fact, "identity", fact, 0.9)], &said_lasting);
+        assert_eq!(kept.len(), 1, "{fact}: {rejected:?}");
+    }
     // A lasting change is not passing.
     let said_married = own_words("I'm getting married in June.");
     let fact = "The user is getting married in June";
@@ -313,4 +340,84 @@ fn a_denial_or_a_question_is_not_a_statement() {
         &said,
     );
     assert_eq!(kept.len(), 1, "the denial itself is a fact: {_r:?}");
+}
+
+#[test]
+fn what_the_user_quotes_is_not_their_own_words() {
+    for (message, own) in [
+        (
+            "Proofread my friend's bio: 'I am a ceramicist based in Hobart.' Thanks!",
+            "Proofread my friend's bio:   Thanks!",
+        ),
+        (
+            "He wrote \"I live in Reykjavik\" and “I'm a pilot”, is that true?",
+            "He wrote   and  , is that true?",
+        ),
+        // Apostrophes open nothing.
+        (
+            "I'm Sam and my kids' toys are everywhere, don't ask.",
+            "I'm Sam and my kids' toys are everywhere, don't ask.",
+        ),
+        // A double quote left open ends with its line.
+        ("Reply to \"I am Mark\nI'm Sam.", "Reply to  \nI'm Sam."),
+    ] {
+        assert_eq!(own_words(message).trim_end(), own, "{message}");
+    }
+}
+
+#[test]
+fn a_fact_about_a_friend_or_passed_on_words_is_not_the_users() {
+    for (sentence, own) in [
+        ("a friend of mine drives long haul trucks", false),
+        ("my friends bio says she is a ceramicist", false),
+        ("my colleague ravi just became a father", false),
+        ("an old man once told me he was a miner", false),
+        ("my friend and i went hiking", true),
+        ("my son rafael is nine", true),
+        ("call me bea", true),
+        ("i told my boss i quit", true),
+    ] {
+        let ws: Vec<&str> = sentence.split(' ').collect();
+        assert_eq!(speaks_of_self(&ws), own, "{sentence}");
+    }
+}
+
+#[test]
+fn where_the_user_only_owns_the_subject_the_fact_names_it() {
+    let said = own_words("My son Rafael is nine and obsessed with volcanoes.");
+    let (kept, rejected) = screen(
+        vec![
+            c(
+                "The user is nine and obsessed with volcanoes.",
+                "identity",
+                &said,
+                0.9,
+            ),
+            c("The user's son Rafael is nine.", "identity", &said, 0.9),
+        ],
+        &said,
+    );
+    assert_eq!(kept.len(), 1, "{rejected:?}");
+    assert_eq!(kept[0].text, "The user's son Rafael is nine.");
+    assert_eq!(
+        rejected[0].reason,
+        "the user spoke of someone or something of theirs, not of themselves"
+    );
+}
+
+#[test]
+fn what_just_happened_or_the_task_in_hand_passes() {
+    let said = own_words(
+        "I just finished a long walk. I just moved to Oslo. I'm putting together an itinerary. \
+         At the moment I can manage an hour a day.",
+    );
+    for (fact, lasts) in [
+        ("The user just finished a long walk.", false),
+        ("The user just moved to Oslo.", true),
+        ("The user is putting together an itinerary.", false),
+        ("At the moment the user can manage an hour a day.", false),
+    ] {
+        let (kept, _) = screen(vec![c(fact, "identity", fact, 0.9)], &said);
+        assert_eq!(kept.len() == 1, lasts, "{fact}");
+    }
 }
