@@ -231,6 +231,16 @@ fn a_quote_never_vouches_for_a_fact_it_does_not_hold() {
     assert_eq!(rejected[0].reason, "the user never said it");
 }
 
+/// Asserts that `fact` is refused as passing against `said`.
+fn refused_as_passing(fact: &str, said: &str) {
+    let (kept, rejected) = screen(vec![c(fact, "project", fact, 0.9)], said);
+    assert!(kept.is_empty(), "{fact}");
+    assert_eq!(
+        rejected[0].reason, "a request or a passing state, not a lasting fact",
+        "{fact}"
+    );
+}
+
 #[test]
 fn a_request_or_a_passing_state_is_not_memory() {
     // Qwen2.5-Coder-0.5B's facts from first-person task messages.
@@ -254,12 +264,7 @@ fn a_request_or_a_passing_state_is_not_memory() {
         "The user wants a REPL for Lua",
         "The user needs a function that parses JSON responses",
     ] {
-        let (kept, rejected) = screen(vec![c(fact, "project", fact, 0.9)], &said);
-        assert!(kept.is_empty(), "{fact}");
-        assert_eq!(
-            rejected[0].reason, "a request or a passing state, not a lasting fact",
-            "{fact}"
-        );
+        refused_as_passing(fact, &said);
     }
     // A state of the hour or the day.
     let said_now = own_words(
@@ -271,12 +276,7 @@ fn a_request_or_a_passing_state_is_not_memory() {
         "The user has a headache right now.",
         "The user is on a train.",
     ] {
-        let (kept, rejected) = screen(vec![c(fact, "identity", fact, 0.9)], &said_now);
-        assert!(kept.is_empty(), "{fact}");
-        assert_eq!(
-            rejected[0].reason, "a request or a passing state, not a lasting fact",
-            "{fact}"
-        );
+        refused_as_passing(fact, &said_now);
     }
     // Words that only look like one.
     let said_lasting =

@@ -222,6 +222,18 @@ fn a_question_states_what_comes_before_its_asking_clause() {
     assert_eq!(split("If I were a vet.")[0].1, Mood::Supposed);
 }
 
+/// Asserts that `fact`, made of `sentence`, holds up against it.
+fn holds_against(fact: &str, sentence: &str, category: &str) {
+    let offered = Candidate {
+        fact: fact.to_owned(),
+        category: category.into(),
+        quote: sentence.to_owned(),
+        confidence: 0.9,
+    };
+    let (kept, rejected) = crate::workers::facts::screen(vec![offered], sentence);
+    assert_eq!(kept.len(), 1, "{sentence}: {rejected:?}");
+}
+
 #[test]
 fn a_sentence_of_the_users_is_the_fact_it_states() {
     for (sentence, fact) in [
@@ -270,16 +282,8 @@ fn a_sentence_of_the_users_is_the_fact_it_states() {
         ("Tell them about me.", None),
     ] {
         assert_eq!(person::own_fact(sentence).as_deref(), fact, "{sentence}");
-        // What it says holds up against the sentence it came from.
         if let Some(fact) = fact {
-            let offered = Candidate {
-                fact: fact.to_owned(),
-                category: "identity".into(),
-                quote: sentence.to_owned(),
-                confidence: 0.9,
-            };
-            let (kept, rejected) = crate::workers::facts::screen(vec![offered], sentence);
-            assert_eq!(kept.len(), 1, "{sentence}: {rejected:?}");
+            holds_against(fact, sentence, "identity");
         }
     }
 }
@@ -408,14 +412,7 @@ fn an_instruction_about_answers_is_the_users_preference() {
     ] {
         assert_eq!(person::own_fact(sentence).as_deref(), fact, "{sentence}");
         if let Some(fact) = fact {
-            let offered = Candidate {
-                fact: fact.to_owned(),
-                category: "preference".into(),
-                quote: sentence.to_owned(),
-                confidence: 0.9,
-            };
-            let (kept, rejected) = crate::workers::facts::screen(vec![offered], sentence);
-            assert_eq!(kept.len(), 1, "{sentence}: {rejected:?}");
+            holds_against(fact, sentence, "preference");
         }
     }
 }
