@@ -264,7 +264,41 @@ pub(crate) fn speaks_of_self(sentence: &[&str]) -> bool {
             // "an old man once told me": words the user passes on.
             && !(w == "me" && before(1).is_some_and(|b| PASSED_ON.contains(&b)))
     };
-    (0..sentence.len()).any(own) && !sentence.iter().any(|w| *w == "user" || *w == "users")
+    ((0..sentence.len()).any(own) || role(sentence))
+        && !sentence.iter().any(|w| *w == "user" || *w == "users")
+}
+
+/// Words after "As a" that name no role: "As a joke", "As a result".
+const NO_ROLE: [&str; 22] = [
+    "joke",
+    "result",
+    "rule",
+    "whole",
+    "example",
+    "reminder",
+    "note",
+    "bonus",
+    "favour",
+    "favor",
+    "test",
+    "treat",
+    "gift",
+    "matter",
+    "side",
+    "kid",
+    "child",
+    "teen",
+    "teenager",
+    "ai",
+    "language",
+    "assistant",
+];
+
+/// Whether a clause (its words) gives the user a role by opening with it:
+/// "As a vegan" (the head of "As a vegan, what can I bake?"), at most five
+/// words.
+pub(crate) fn role(clause: &[&str]) -> bool {
+    matches!(clause, ["as", "a" | "an", noun, ..] if clause.len() <= 5 && !NO_ROLE.contains(noun))
 }
 
 /// People whose facts are theirs, not the user's ("my friend is a pilot"),
@@ -429,6 +463,16 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     .any(|p| lower.starts_with(p))
     {
         return Some("about the conversation's material, not the user");
+    }
+    // "The user met his fiancée at a chess tournament": the sentence spoke
+    // of someone else ("He met his fiancée…").
+    if words(&lower).split(' ').any(|w| {
+        [
+            "he", "him", "his", "she", "her", "hers", "himself", "herself",
+        ]
+        .contains(&w)
+    }) {
+        return Some("about someone else, not the user");
     }
     if crate::workers::passing::passing(&lower) {
         return Some("a request or a passing state, not a lasting fact");

@@ -34,7 +34,7 @@ const PASSING: [&str; 22] = [
 
 /// How a person wants answers: a "wants"/"needs" fact about them lasts
 /// ("The user wants short answers"), when these come right after the verb.
-const ABOUT_ANSWERS: [&str; 8] = [
+const ABOUT_ANSWERS: [&str; 18] = [
     "answer",
     "repli",
     "respon",
@@ -43,6 +43,16 @@ const ABOUT_ANSWERS: [&str; 8] = [
     "language",
     "tone",
     "format",
+    "metric",
+    "imperial",
+    "celsius",
+    "fahrenheit",
+    "miles",
+    "pounds",
+    "kilomet",
+    "kilogram",
+    "spelling",
+    "in english",
 ];
 
 /// Passing words that name a lasting change: "is getting married", "got a
@@ -132,6 +142,79 @@ const JUST_LASTING: [&str; 10] = [
     "switched",
 ];
 
+/// Verbs in "-ing" that can last: "is learning Elixir", "is raising two
+/// kids". Any other "is …ing" is what the user is doing now ("is
+/// waiting for a parcel", "is giving a talk in ten minutes"): English
+/// says a passing activity in the progressive.
+const LASTING_ING: [&str; 25] = [
+    // "is getting married" lasts, "is getting a segfault" does not: PASSING
+    // and LASTING below tell them apart.
+    "getting",
+    "learning",
+    "studying",
+    "working",
+    "living",
+    "training",
+    "building",
+    "writing",
+    "raising",
+    "running",
+    "doing",
+    "teaching",
+    "developing",
+    "renovating",
+    "saving",
+    "expecting",
+    "recovering",
+    "using",
+    "managing",
+    "volunteering",
+    "caring",
+    "coaching",
+    "playing",
+    "making",
+    "moving",
+];
+
+/// Whether a thing of the user's has a problem now: "The user's Docker
+/// build fails", "The user's coffee's gone cold".
+const THING_TROUBLE: [&str; 14] = [
+    "fails",
+    "failing",
+    "failed",
+    "crashes",
+    "crashing",
+    "keeps",
+    "broke",
+    "broken",
+    "wont",
+    "stopped",
+    "drops",
+    "gone",
+    "isnt working",
+    "doesnt work",
+];
+
+/// Whether `after` (what follows "the user") holds an "is …ing" that
+/// passes.
+fn in_progress(after: &str) -> bool {
+    let words: Vec<&str> = after
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).any(|p| {
+        let be = ["is", "are", "am", "theyre", "they're", "they’re"].contains(&p[0]);
+        be && p[1].len() > 4 && p[1].ends_with("ing") && !LASTING_ING.contains(&p[1])
+    }) || words.windows(3).any(|p| {
+        // "is now waiting", "is still hoping"
+        ["is", "are", "theyre", "they're"].contains(&p[0])
+            && ["now", "still", "currently", "just", "also"].contains(&p[1])
+            && p[2].len() > 4
+            && p[2].ends_with("ing")
+            && !LASTING_ING.contains(&p[2])
+    })
+}
+
 /// Whether `fact` (lowercase) speaks of the moment ("right now",
 /// "today"), or what follows "the user" in it (`after`) is a state of the
 /// moment, a task in hand, or something that just happened.
@@ -146,6 +229,27 @@ fn momentary(fact: &str, after: &str) -> bool {
         })
     }) {
         return true;
+    }
+    if in_progress(after)
+        || ["not sure", "unsure", "isnt sure"]
+            .iter()
+            .any(|n| fact.contains(n))
+    {
+        return true;
+    }
+    if fact.starts_with("the user's ") {
+        let plain = after.replace(['\'', '’'], "");
+        if THING_TROUBLE.iter().any(|t| {
+            plain.match_indices(t).any(|(i, _)| {
+                (i == 0 || plain[..i].ends_with(' '))
+                    && plain[i + t.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric())
+            })
+        }) {
+            return true;
+        }
     }
     if let Some(done) = after.strip_prefix("just ") {
         return !JUST_LASTING.iter().any(|l| done.starts_with(l))

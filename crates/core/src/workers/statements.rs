@@ -203,8 +203,9 @@ fn resting(c: Candidate, i: usize, statements: &[String]) -> Candidate {
 
 /// Why a fact was refused that says only that the model's wording of a
 /// sentence did not hold up, not that the sentence holds no fact.
-const WORDING: [&str; 5] = [
+const WORDING: [&str; 6] = [
     "the user never said it",
+    "about someone else, not the user",
     "the user spoke of someone or something of theirs, not of themselves",
     "not about the user",
     "a fragment, not a fact",
@@ -213,11 +214,11 @@ const WORDING: [&str; 5] = [
 
 /// [`facts::screen`] of `candidates` (from [`parse`]) against `said`; for
 /// a listed sentence the model offered facts for, none of which held up
-/// for their wording alone ([`WORDING`]), the sentence's own fact
-/// ([`person::own_fact`]) is screened in their place, with the model's
-/// category and confidence: the model found something there, the user's
-/// words say what. A fact refused for what it says (a passing need, too
-/// unsure, an injection) is not replaced.
+/// and one at least only for its wording ([`WORDING`]), the sentence's own
+/// fact ([`person::own_fact`]) is screened in their place, with that
+/// fact's category and confidence: the model found something there, the
+/// user's words say what. The sentence's own fact meets the same screen,
+/// so a sentence that only tells a passing state stores nothing.
 pub fn screen(
     candidates: Vec<Candidate>,
     statements: &[String],
@@ -231,16 +232,21 @@ pub fn screen(
         if theirs.is_empty() || kept.iter().any(|f| &f.quote == sentence) {
             continue;
         }
-        let only_wording = theirs.iter().all(|c| {
-            rejected
-                .iter()
-                .find(|r| r.fact == c.fact)
-                .is_some_and(|r| WORDING.contains(&r.reason))
-        });
-        let Some(fact) = person::own_fact(sentence).filter(|_| only_wording) else {
+        // The facts refused only for their wording: the model found
+        // something there.
+        let worded: Vec<&&Candidate> = theirs
+            .iter()
+            .filter(|c| {
+                rejected
+                    .iter()
+                    .find(|r| r.fact == c.fact)
+                    .is_some_and(|r| WORDING.contains(&r.reason))
+            })
+            .collect();
+        let Some(fact) = person::own_fact(sentence).filter(|_| !worded.is_empty()) else {
             continue;
         };
-        let best = theirs
+        let best = worded
             .iter()
             .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
             .map_or((String::new(), 0.0), |c| (c.category.clone(), c.confidence));

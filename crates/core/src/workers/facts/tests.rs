@@ -421,3 +421,37 @@ fn what_just_happened_or_the_task_in_hand_passes() {
         assert_eq!(kept.len() == 1, lasts, "{fact}");
     }
 }
+
+#[test]
+fn what_the_user_is_doing_now_or_a_things_trouble_passes() {
+    let said = own_words(
+        "I'm waiting for a parcel. I'm giving a presentation in ten minutes. My coffee's gone \
+         cold. My Docker build fails with an error. Just had a massive lunch and I'm struggling to \
+         focus. I'm learning Elixir. I'm running a bakery. I'm not sure which router to buy.",
+    );
+    for (fact, lasts) in [
+        ("The user is waiting for a parcel.", false),
+        ("The user is giving a presentation in ten minutes.", false),
+        ("The user's coffee's gone cold.", false),
+        ("The user's Docker build fails with an error.", false),
+        (
+            "The user had a massive lunch and is struggling to focus.",
+            false,
+        ),
+        ("The user is not sure which router to buy.", false),
+        ("The user is learning Elixir.", true),
+        ("The user is running a bakery.", true),
+    ] {
+        let (kept, rejected) = screen(vec![c(fact, "identity", fact, 0.9)], &said);
+        assert_eq!(kept.len() == 1, lasts, "{fact}: {rejected:?}");
+    }
+}
+
+#[test]
+fn a_fact_about_him_or_her_is_not_about_the_user() {
+    let said = own_words("He met his fiancée at a chess tournament, and I'd like to mention that.");
+    let fact = "The user met his fiancée at a chess tournament.";
+    let (kept, rejected) = screen(vec![c(fact, "identity", fact, 0.9)], &said);
+    assert!(kept.is_empty());
+    assert_eq!(rejected[0].reason, "about someone else, not the user");
+}

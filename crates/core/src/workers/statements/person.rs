@@ -235,6 +235,16 @@ const SUBJECTS: &[&str] = &["i", "im", "ive", "my", "our", "we", "weve"];
 /// sentence is the user's, so its words are.
 pub fn own_fact(sentence: &str) -> Option<String> {
     let mut text = sentence.trim();
+    // "As a vegan, …": the role is the fact.
+    let comma = text.find(',').unwrap_or(text.len());
+    let head = lower_words(&text[..comma]);
+    let head: Vec<&str> = head.iter().map(String::as_str).collect();
+    if crate::workers::facts::role(&head) {
+        let role = text[..comma]
+            .trim()
+            .trim_end_matches(['.', '!', ';', ':', ' ']);
+        return role.get(3..).map(|r| format!("The user is {}.", r.trim()));
+    }
     // A short lead-in that is not the user's: "For context:", "Hi there,".
     if let Some(i) = text.find([',', ':']) {
         let lead = lower_words(&text[..i]);
@@ -309,13 +319,39 @@ pub fn own_fact(sentence: &str) -> Option<String> {
 /// replies to me", "pls use uk spelling w me".
 const INSTRUCTING: &[&str] = &[
     "never", "always", "please", "pls", "plz", "dont", "use", "reply", "answer", "respond", "keep",
-    "talk", "speak", "avoid", "stop",
+    "talk", "speak", "avoid", "stop", "spell", "give", "write", "put", "format", "convert",
+    "express", "measure",
 ];
 
 /// Words that say an instruction is about the answers themselves.
 const ABOUT_ANSWERS: &[&str] = &[
-    "answer", "repl", "respon", "emoji", "spelling", "units", "language", "tone", "format",
-    "short", "brief", "bullet", "words", "english", "explain", "formal", "casual",
+    "answer",
+    "repl",
+    "respon",
+    "emoji",
+    "spell",
+    "units",
+    "language",
+    "tone",
+    "format",
+    "short",
+    "brief",
+    "bullet",
+    "words",
+    "english",
+    "explain",
+    "formal",
+    "casual",
+    "metric",
+    "imperial",
+    "celsius",
+    "fahrenheit",
+    "miles",
+    "pounds",
+    "kilomet",
+    "kilogram",
+    "american",
+    "british",
 ];
 
 /// An instruction `words` give about how the user wants answers, as the
@@ -347,6 +383,7 @@ fn standing_wish(words: &[&str]) -> Option<String> {
             match bare.to_lowercase().as_str() {
                 "me" => format!("them{tail}"),
                 "my" => format!("their{tail}"),
+                "i" => format!("they{tail}"),
                 _ => (*w).to_owned(),
             }
         })

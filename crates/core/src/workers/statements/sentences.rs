@@ -198,7 +198,22 @@ fn question_parts(sentence: &str) -> Vec<(String, Mood)> {
         .map(|(i, _)| i)
         .find(|&i| asks(&sentence[i + 2..]));
     let head = cut.map(|i| sentence[..i].trim());
+    // "As a vegan, what can I bake?" gives a role only where the question
+    // goes on about the user.
+    let about_self = |rest: &str| {
+        let ws = lower_words(rest);
+        ws.iter()
+            .any(|w| ["i", "im", "ive", "my", "me"].contains(&w.as_str()))
+    };
+    let role_only = |head: &str| {
+        let ws = lower_words(head);
+        let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+        facts::role(&ws)
+    };
     match head {
+        Some(head) if role_only(head) && !about_self(cut.map_or("", |i| &sentence[i..])) => {
+            vec![(sentence.to_owned(), Mood::Asked)]
+        }
         Some(head) if head.chars().any(char::is_alphanumeric) && !asks(head) => {
             let rest = cut.map_or("", |i| sentence[i + 2..].trim());
             vec![
@@ -274,5 +289,35 @@ pub(super) fn is_request(words: &[&str]) -> bool {
     let first = words
         .iter()
         .find(|w| !matches!(**w, "please" | "now" | "so" | "ok" | "okay"));
-    first.is_some_and(|w| REQUEST_OPENERS.contains(w))
+    first.is_some_and(|w| REQUEST_OPENERS.contains(w)) && !how_to_answer(words)
+}
+
+/// Words that make a request one about how every answer should be
+/// ("Please give temperatures in Celsius", "Spell things the American
+/// way for me"): a standing preference, not a task.
+const HOW_TO_ANSWER: &[&str] = &[
+    "metric",
+    "imperial",
+    "celsius",
+    "fahrenheit",
+    "miles",
+    "pounds",
+    "kilometres",
+    "kilometers",
+    "kilograms",
+    "spelling",
+    "spell",
+    "american",
+    "british",
+    "emoji",
+    "emojis",
+    "bullet",
+    "bullets",
+    "formal",
+    "concise",
+];
+
+/// Whether `words` (lowercase) speak of how the user wants every answer.
+pub(crate) fn how_to_answer(words: &[&str]) -> bool {
+    words.iter().any(|w| HOW_TO_ANSWER.contains(w))
 }

@@ -416,3 +416,38 @@ fn an_instruction_about_answers_is_the_users_preference() {
         }
     }
 }
+
+#[test]
+fn a_role_before_a_question_and_a_standing_instruction_are_statements() {
+    assert_eq!(
+        statements("As a vegan, what can I use instead of eggs when baking?"),
+        ["As a vegan"]
+    );
+    let fact = person::own_fact("As a vegan");
+    assert_eq!(fact.as_deref(), Some("The user is a vegan."));
+    holds_against("The user is a vegan.", "As a vegan", "identity");
+    for nothing in [
+        "As a joke, what can I say to my boss?",
+        "As a vegan, what do vegans eat?",
+        "As a result, what happens next?",
+    ] {
+        assert!(statements(nothing).is_empty(), "{nothing}");
+    }
+    for (sentence, fact) in [
+        (
+            "Please give temperatures in Celsius, I never think in Fahrenheit.",
+            "The user's preference: please give temperatures in Celsius, they never think in Fahrenheit.",
+        ),
+        (
+            "Spell things the American way for me, please.",
+            "The user's preference: spell things the American way for them, please.",
+        ),
+    ] {
+        assert_eq!(statements(sentence), [sentence]);
+        assert_eq!(person::own_fact(sentence).as_deref(), Some(fact));
+        holds_against(fact, sentence, "preference");
+    }
+    // A task that only names a unit is still a task.
+    assert!(statements("Convert 5 miles to kilometres for me.").len() == 1);
+    assert!(statements("Write me a poem about miles of road.").len() == 1);
+}
