@@ -127,8 +127,19 @@ const SUBJECT_WORDS: &[&str] = &[
     "u",
 ];
 
+/// How far into a clause [`asks`] looks.
+const OPENING_CHARS: usize = 160;
+
+/// The first `n` characters of `text` at most.
+fn head(text: &str, n: usize) -> &str {
+    text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
+}
+
 /// Whether `clause` opens by asking.
 fn asks(clause: &str) -> bool {
+    // The opening words say it; a bounded look keeps a pasted megabyte of
+    // commas linear.
+    let clause = head(clause, OPENING_CHARS);
     let ws = lower_words(clause);
     let mut rest = ws.iter().skip_while(|w| LEADING.contains(&w.as_str()));
     let inverted = |pair: &[String]| {

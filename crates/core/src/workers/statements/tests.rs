@@ -451,3 +451,15 @@ fn a_role_before_a_question_and_a_standing_instruction_are_statements() {
     assert!(statements("Convert 5 miles to kilometres for me.").len() == 1);
     assert!(statements("Write me a poem about miles of road.").len() == 1);
 }
+
+#[test]
+fn a_pasted_megabyte_is_read_in_one_pass() {
+    // Commas before a question mark, and apostrophes that never close:
+    // each would be searched to the end again and again if the look were
+    // not bounded (the test would run for hours, and time out).
+    let commas = format!("I am Sam{}, what now?", ", and so on".repeat(100_000));
+    assert_eq!(split(&commas)[1], ("what now?".to_owned(), Mood::Asked));
+    let quotes = format!("I'm Sam. {}", " 'a".repeat(300_000));
+    let said = crate::workers::facts::own_words(&quotes);
+    assert_eq!(statements(&said), ["I'm Sam."]);
+}
