@@ -34,7 +34,7 @@ const PASSING: [&str; 22] = [
 
 /// How a person wants answers: a "wants"/"needs" fact about them lasts
 /// ("The user wants short answers"), when these come right after the verb.
-const ABOUT_ANSWERS: [&str; 18] = [
+const ABOUT_ANSWERS: [&str; 8] = [
     "answer",
     "repli",
     "respon",
@@ -43,6 +43,13 @@ const ABOUT_ANSWERS: [&str; 18] = [
     "language",
     "tone",
     "format",
+];
+
+/// Stems of words that say how every answer should read (units,
+/// spelling, style): "thinks in miles" is how the user wants answers,
+/// and "Please give temperatures in Celsius" a standing preference, not a
+/// task (the sentence picking and the user's own fact use them too).
+pub(crate) const HOW_ANSWERS_READ: [&str; 15] = [
     "metric",
     "imperial",
     "celsius",
@@ -51,9 +58,27 @@ const ABOUT_ANSWERS: [&str; 18] = [
     "pounds",
     "kilomet",
     "kilogram",
-    "spelling",
-    "in english",
+    "spell",
+    "american",
+    "british",
+    "emoji",
+    "bullet",
+    "formal",
+    "concise",
 ];
+
+/// Whether `word` (lowercase) is one of [`HOW_ANSWERS_READ`] with an
+/// ending ("kilometres", "emojis", "spelling"), not a longer word that
+/// starts like one ("milestone").
+pub(crate) fn how_answers_read(word: &str) -> bool {
+    const ENDINGS: [&str; 11] = [
+        "", "s", "es", "ing", "ed", "t", "ly", "re", "res", "er", "ers",
+    ];
+    HOW_ANSWERS_READ.iter().any(|a| {
+        word.strip_prefix(a)
+            .is_some_and(|end| ENDINGS.contains(&end))
+    })
+}
 
 /// Passing words that name a lasting change: "is getting married", "got a
 /// degree".
@@ -305,9 +330,11 @@ pub(crate) fn passing(fact: &str) -> bool {
         .take_while(|w| !["to", "that", "for", "which", "with"].contains(w))
         .take(4)
         .collect();
-    let about_answers = object
-        .iter()
-        .any(|w| w.starts_with("reply") || ABOUT_ANSWERS.iter().any(|a| w.starts_with(a)));
+    let about_answers = object.iter().any(|w| {
+        w.starts_with("reply")
+            || ABOUT_ANSWERS.iter().any(|a| w.starts_with(a))
+            || how_answers_read(w)
+    });
     let object = object.join(" ");
     let lasting = LASTING.iter().any(|l| object.starts_with(l));
     !about_answers && !lasting

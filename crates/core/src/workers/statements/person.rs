@@ -323,35 +323,11 @@ const INSTRUCTING: &[&str] = &[
     "express", "measure",
 ];
 
-/// Words that say an instruction is about the answers themselves.
+/// Words that say an instruction is about the answers themselves (with
+/// `passing::HOW_ANSWERS_READ`).
 const ABOUT_ANSWERS: &[&str] = &[
-    "answer",
-    "repl",
-    "respon",
-    "emoji",
-    "spell",
-    "units",
-    "language",
-    "tone",
-    "format",
-    "short",
-    "brief",
-    "bullet",
-    "words",
-    "english",
-    "explain",
-    "formal",
-    "casual",
-    "metric",
-    "imperial",
-    "celsius",
-    "fahrenheit",
-    "miles",
-    "pounds",
-    "kilomet",
-    "kilogram",
-    "american",
-    "british",
+    "answer", "repl", "respon", "units", "language", "tone", "format", "short", "brief", "words",
+    "english", "explain", "casual",
 ];
 
 /// An instruction `words` give about how the user wants answers, as the
@@ -369,9 +345,10 @@ fn standing_wish(words: &[&str]) -> Option<String> {
     let opens = lower
         .first()
         .is_some_and(|w| INSTRUCTING.contains(&w.as_str()));
-    let about = lower
-        .iter()
-        .any(|w| ABOUT_ANSWERS.iter().any(|a| w.starts_with(a)));
+    let about = lower.iter().any(|w| {
+        ABOUT_ANSWERS.iter().any(|a| w.starts_with(a))
+            || crate::workers::passing::how_answers_read(w)
+    });
     if !opens || !about {
         return None;
     }

@@ -303,32 +303,11 @@ pub(super) fn is_request(words: &[&str]) -> bool {
     first.is_some_and(|w| REQUEST_OPENERS.contains(w)) && !how_to_answer(words)
 }
 
-/// Words that make a request one about how every answer should be
-/// ("Please give temperatures in Celsius", "Spell things the American
-/// way for me"): a standing preference, not a task.
-const HOW_TO_ANSWER: &[&str] = &[
-    "metric",
-    "imperial",
-    "celsius",
-    "fahrenheit",
-    "miles",
-    "pounds",
-    "kilometres",
-    "kilometers",
-    "kilograms",
-    "spelling",
-    "spell",
-    "american",
-    "british",
-    "emoji",
-    "emojis",
-    "bullet",
-    "bullets",
-    "formal",
-    "concise",
-];
-
 /// Whether `words` (lowercase) speak of how the user wants every answer.
 pub(crate) fn how_to_answer(words: &[&str]) -> bool {
-    words.iter().any(|w| HOW_TO_ANSWER.contains(w))
+    // "Please give temperatures in Celsius", "Spell things the American
+    // way for me": a standing preference, not a task.
+    words
+        .iter()
+        .any(|w| crate::workers::passing::how_answers_read(w))
 }

@@ -447,7 +447,11 @@ fn a_role_before_a_question_and_a_standing_instruction_are_statements() {
         assert_eq!(person::own_fact(sentence).as_deref(), Some(fact));
         holds_against(fact, sentence, "preference");
     }
-    // A task that only names a unit is still a task.
+    // A word that only starts like one is no preference.
+    assert!(statements("Write a plan with milestones for my team.").is_empty());
+    // A task that names a unit is asked about too, the cost of reading a
+    // request about units as a preference: the model and the screen
+    // decide what it tells.
     assert!(statements("Convert 5 miles to kilometres for me.").len() == 1);
     assert!(statements("Write me a poem about miles of road.").len() == 1);
 }
