@@ -4,13 +4,20 @@
 //! A 0.5B model asked to find facts in a whole exchange mostly answers
 //! none, copies the prompt's example, or quotes its own words. Picking the
 //! sentences is plain text work, so it is done here: a sentence in the
-//! first person, not a question, not about "the user" (pasted material
-//! addressed to an AI). The model then only says, for each of them, what
+//! first person, stated (not asked or only supposed), not a request, not
+//! about "the user" (pasted material addressed to an AI). The model then only says, for each of them, what
 //! it tells about the user; the schema has one required slot per sentence,
 //! so the server's grammar makes it answer for every one, and the quote a
 //! fact rests on is the sentence itself, never the model's copy of it. A
 //! message with no such sentence ("write a palindrome checker") asks the
 //! model nothing at all.
+//!
+//! It also reads the answer back ([`parse`]: a fact in a neighbour's slot
+//! rests on its own sentence, a cut-off answer keeps its complete facts)
+//! and screens it ([`screen`]: where the model's wording of a sentence
+//! failed only for its wording, the sentence itself said of the user,
+//! `person::own_fact`, stands in). How sentences are split and what each
+//! does is `sentences`; saying them of "the user" is `person`. English.
 
 use serde_json::{Map, Value, json};
 
