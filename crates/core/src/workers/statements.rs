@@ -221,7 +221,7 @@ const WORDING: [&str; 6] = [
 
 /// [`facts::screen`] of `candidates` (from [`parse`]) against `said`; for
 /// a listed sentence the model offered facts for, none of which held up
-/// and one at least only for its wording ([`WORDING`]), the sentence's own
+/// and one at least only for its wording (`WORDING`), the sentence's own
 /// fact ([`person::own_fact`]) is screened in their place, with that
 /// fact's category and confidence: the model found something there, the
 /// user's words say what. The sentence's own fact meets the same screen,
