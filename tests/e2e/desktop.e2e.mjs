@@ -117,6 +117,7 @@ test('the window opens where it was, a second launch shows it, and SIGTERM saves
   const saved = { x: 210, y: 130, width: 900, height: 640 };
   saveWindowState(saved);
 
+  windows?.stop();
   windows = await watchWindows();
   const first = launch();
   const name = busName(db);
@@ -162,6 +163,7 @@ test('the window opens where it was, a second launch shows it, and SIGTERM saves
 test('a window saved on a bigger screen opens whole on this one', async () => {
   const big = { x: 100, y: 50, width: 2400, height: 1400 };
   saveWindowState(big);
+  windows?.stop();
   windows = await watchWindows();
   const proc = launch();
   const win = await until('the app shows its window', () => windowOf(proc.child.pid));

@@ -82,26 +82,50 @@ export function isAt(id, want) {
  * `{type, x, y, width, height}` (no place or size for a map).
  */
 export async function watchWindows() {
+  // xev has once exited or printed nothing for a minute under load (a CI
+  // run beside another build): a watcher that has not caught up in 20 s is
+  // replaced, and one that exits says so at once, with its own words.
+  for (let attempt = 1; ; attempt++) {
+    const watcher = startXev();
+    try {
+      await watcher.caughtUp('xev watches the screen', 20_000);
+      return watcher;
+    } catch (e) {
+      watcher.stop();
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
+function startXev() {
   const xev = spawn('stdbuf', ['-oL', 'xev', '-root', '-event', 'substructure', '-event', 'property'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let err = '';
   xev.stdout.on('data', (d) => (out += d));
+  xev.stderr.on('data', (d) => (err += d));
   // A change of the root's properties made here, once xev has printed it,
   // tells that everything before it was read too.
   let marks = 0;
-  const caughtUp = (what) =>
-    until(what, () => {
-      const atom = `_HEARTH_E2E_${marks}`;
-      run('xprop', ['-root', '-f', atom, '8s', '-set', atom, 'seen']);
-      if (!out.includes(`(${atom})`)) return false;
-      marks++;
-      return true;
-    });
-  await caughtUp('xev watches the screen');
+  const caughtUp = (what, timeout) =>
+    until(
+      what,
+      () => {
+        if (xev.exitCode !== null || xev.signalCode !== null) {
+          assert.fail(`${what}: xev exited (${xev.exitCode ?? xev.signalCode}): ${err.trim()}`);
+        }
+        const atom = `_HEARTH_E2E_${marks}`;
+        run('xprop', ['-root', '-f', atom, '8s', '-set', atom, 'seen']);
+        if (!out.includes(`(${atom})`)) return false;
+        marks++;
+        return true;
+      },
+      timeout,
+    );
   return {
     /** Waits until xev has printed every event that came before. */
-    caughtUp: () => caughtUp('xev has printed what came before'),
+    caughtUp: (what = 'xev has printed what came before', timeout = 60_000) => caughtUp(what, timeout),
     of(id) {
       const hex = `0x${Number(id).toString(16)}`;
       const events = [];
