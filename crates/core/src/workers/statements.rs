@@ -159,7 +159,8 @@ fn salvaged(text: &str) -> Map<String, Value> {
             if name.starts_with("sentence_") {
                 key = Some(name.clone());
             }
-            at = open + name.len() + 2;
+            // Past the closing quote, which a cut-off answer may lack.
+            at = (open + name.len() + 2).min(text.len());
             continue;
         }
         let Some(len) = text[open + 1..].find(['{', '}']) else {

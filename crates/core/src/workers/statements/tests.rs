@@ -373,6 +373,12 @@ fn a_cut_off_answer_keeps_the_facts_it_completed() {
     assert_eq!(got[0].quote, said[0]);
     assert_eq!(got[2].fact, "The user has insomnia.");
     assert_eq!(got[2].quote, said[1]);
+    // Cut off inside the next slot's key (Qwen2.5-Coder-0.5B at its
+    // limit): the first slot's fact is read, and nothing reads past the end.
+    let cut = "{\"sentence_1\": {\"facts\": [{\"fact\": \"The user is an air traffic controller.\", \"fact_category\": \"identity\", \"fact_confidence\": 0.9}]}, \"sentence_";
+    let got = parse(cut, &said);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].quote, said[0]);
     // Only a fact under a slot's key counts.
     assert!(
         parse(
