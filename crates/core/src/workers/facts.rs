@@ -422,6 +422,37 @@ fn of_whom_it_is(sentence: &[&str], fact: &str) -> bool {
     owned.is_empty() || fact.iter().any(|f| owned.iter().any(|o| same_word(o, f)))
 }
 
+/// Prepositions before a thing the user speaks of ("in a React component").
+const PREPOSITIONS: [&str; 10] = [
+    "in", "on", "at", "with", "for", "from", "of", "to", "into", "about",
+];
+
+/// Whether `fact` makes the user what `sentence` (its words) names as a
+/// thing of theirs or of the task: "The user is a React component" from
+/// "I'm getting an error in a React component" or "My React component
+/// is slow", where the sentence never says "I'm a …" or "as a …".
+fn made_a_thing(sentence: &[&str], fact: &str) -> bool {
+    let fact = words(&fact.replace(['\'', '’'], ""));
+    let fact: Vec<&str> = fact.split(' ').collect();
+    let Some(x) = fact
+        .windows(4)
+        .find(|p| p[0] == "user" && p[1] == "is" && ["a", "an"].contains(&p[2]))
+        .map(|p| p[3])
+    else {
+        return false;
+    };
+    let a_thing = sentence
+        .windows(3)
+        .any(|p| PREPOSITIONS.contains(&p[0]) && ["a", "an", "the"].contains(&p[1]) && p[2] == x)
+        || sentence
+            .windows(2)
+            .any(|p| ["my", "our"].contains(&p[0]) && p[1] == x);
+    let of_self = sentence
+        .windows(3)
+        .any(|p| ["im", "am", "as"].contains(&p[0]) && ["a", "an"].contains(&p[1]) && p[2] == x);
+    a_thing && !of_self
+}
+
 /// Whether `c` rests on something the user stated about themselves: one
 /// sentence of theirs (first person, not about "the user", not a
 /// question) that holds every content word of the quote and of the fact,
@@ -455,7 +486,7 @@ fn grounded(c: &Candidate, said: &str) -> Result<(), &'static str> {
             best = "the user only supposed it";
         } else if ws.iter().any(|w| NEGATORS.contains(w)) != denies {
             best = "the user said the opposite";
-        } else if !of_whom_it_is(&ws, &c.fact) {
+        } else if !of_whom_it_is(&ws, &c.fact) || made_a_thing(&ws, &c.fact) {
             best = "the user spoke of someone or something of theirs, not of themselves";
         } else {
             return Ok(());
@@ -471,7 +502,8 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     if fact.split_whitespace().count() < MIN_WORDS {
         return Some("a fragment, not a fact");
     }
-    let lower = fact.to_lowercase();
+    // One apostrophe for the word lists ("The user’s home …").
+    let lower = fact.to_lowercase().replace('’', "'");
     if !lower.contains("user") {
         return Some("not about the user");
     }
@@ -500,6 +532,9 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     }
     if crate::workers::passing::passing(&lower) {
         return Some("a request or a passing state, not a lasting fact");
+    }
+    if crate::workers::happened::happened(&lower) {
+        return Some("something that happened, or the task's material, not a lasting fact");
     }
     if !CATEGORIES.contains(&c.category.trim()) {
         return Some("no known category");

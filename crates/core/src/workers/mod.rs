@@ -16,6 +16,7 @@ use crate::settings::LoadOptions;
 use crate::store::SessionStore;
 
 pub mod facts;
+mod happened;
 pub(crate) mod memory;
 mod passing;
 pub mod statements;

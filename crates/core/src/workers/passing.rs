@@ -7,7 +7,7 @@
 /// passing state: "The user needs a function that reverses a string", "The
 /// user is getting a segfault" (a real 0.5B model's facts from "I need …",
 /// "I'm getting …"). Not lasting, so not memory.
-const PASSING: [&str; 22] = [
+const PASSING: [&str; 23] = [
     "needs",
     "need",
     "wants",
@@ -23,6 +23,7 @@ const PASSING: [&str; 22] = [
     "asks",
     "asked",
     "thinks",
+    "understands",
     "is wondering",
     "wonders",
     "hopes",
@@ -116,8 +117,13 @@ const STATES: [&str; 24] = [
 ];
 
 /// Words that put a state in the moment: "has a headache right now".
-const NOW: [&str; 8] = [
+const NOW: [&str; 13] = [
     "right now",
+    "this week",
+    "this weekend",
+    "yesterday",
+    "last night",
+    "tomorrow",
     "today",
     "tonight",
     "this morning",
