@@ -89,7 +89,8 @@ def main():
     p.add_argument("--model", required=True)
     p.add_argument("--conversations", default="conversations.json",
                    help="comma-separated files (relative to bench/memory/): conversations.json (the "
-                        "first set, tuned on), dev.json, heldout.json (never tuned on: score it last), "
+                        "first set, tuned on), dev.json, heldout.json, heldout-2.json, heldout-3.json (each scored "
+                        "once before anything was tuned on it: README.md says which are still unread), "
                         "other-languages.json")
     p.add_argument("--only", help="comma-separated ids")
     p.add_argument("--max-tokens", type=int, default=160, help="answer length cap")
