@@ -49,20 +49,12 @@ const IRREGULAR_PARTICIPLE: [&str; 22] = [
     "heard", "read", "run", "written", "been", "known", "lost", "spent", "kept", "become", "begun",
 ];
 
-/// Past verbs that tell a change that lasts: "moved to Oslo", "grew up on
-/// a farm", "switched to Rust", "was born in Lagos".
-const LASTING_CHANGE: [&str; 28] = [
-    "moved",
+/// Past verbs that tell a change that lasts, beside the ones "just" may
+/// come before (`passing::JUST_LASTING`: moved, started, married…): "grew
+/// up on a farm", "was born in Lagos", "spent six years as…".
+const LASTING_CHANGE: [&str; 19] = [
     "grew",
-    "married",
-    "adopted",
-    "retired",
-    "graduated",
-    "switched",
-    "became",
     "become",
-    "started",
-    "joined",
     "emigrated",
     "immigrated",
     "relocated",
@@ -81,6 +73,13 @@ const LASTING_CHANGE: [&str; 28] = [
     "gave",
     "took",
 ];
+
+/// Whether past `verb` tells a change that lasts.
+fn lasting_change(verb: &str) -> bool {
+    // "just bought a house" lasts; "bought the wrong size" is a story.
+    LASTING_CHANGE.contains(&verb)
+        || (verb != "bought" && crate::workers::passing::JUST_LASTING.contains(&verb))
+}
 
 /// After "was"/"were": what makes the past a lasting fact ("was born",
 /// "was diagnosed with").
@@ -256,9 +255,7 @@ pub(crate) fn happened(fact: &str) -> bool {
             let mut rest = std::iter::once(perfect).chain(more.iter());
             let verb = rest.find(|w| !ADVERBS.contains(w) && **w != "never");
             let never = *perfect == "never" || more.first() == Some(&"never");
-            !(long
-                || never
-                || verb.is_some_and(|v| HABITUAL.contains(v) || LASTING_CHANGE.contains(v)))
+            !(long || never || verb.is_some_and(|v| HABITUAL.contains(v) || lasting_change(v)))
         }
         ["has" | "have" | "owns" | "keeps", object @ ..] => object
             .iter()
@@ -277,7 +274,7 @@ pub(crate) fn happened(fact: &str) -> bool {
         }
         ["is" | "are", "on", "their", ..] => true,
         ["is" | "are", "on", "a" | "an", next, ..] => MOMENT_ON.contains(next),
-        [verb, ..] if past(verb) => !(long || LASTING_CHANGE.contains(verb)),
+        [verb, ..] if past(verb) => !(long || lasting_change(verb)),
         _ => false,
     }
 }
@@ -301,5 +298,5 @@ fn theirs_happened(rest: &[&str]) -> bool {
     // "The user's mother is a retired judge" stops at "is"; "was born".
     let next = rest.get(i + 1).copied().unwrap_or("");
     let born = ["was", "were"].contains(&verb) && LASTING_PASSIVE.contains(&next);
-    !(born || says_how_long(rest) || LASTING_CHANGE.contains(&verb))
+    !(born || says_how_long(rest) || lasting_change(verb))
 }

@@ -160,7 +160,7 @@ const DOING: [&str; 8] = [
 ];
 
 /// Changes that last, after "just": "just moved to Oslo".
-const JUST_LASTING: [&str; 10] = [
+pub(crate) const JUST_LASTING: [&str; 10] = [
     "moved",
     "started",
     "joined",

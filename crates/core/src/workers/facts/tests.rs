@@ -458,7 +458,7 @@ fn a_fact_about_him_or_her_is_not_about_the_user() {
 
 /// Asserts that each fact, said by the user as its own sentence, is
 /// refused for what `reason` says, and each of `lasting` is kept.
-fn tense_cases(refused: &[(&str, &str)], lasting: &[(&str, &str)], reason: &str) {
+fn refused_and_kept(refused: &[(&str, &str)], lasting: &[(&str, &str)], reason: &str) {
     for (fact, sentence) in refused {
         let (kept, rejected) = screen(
             vec![c(fact, "identity", sentence, 0.9)],
@@ -479,7 +479,7 @@ fn tense_cases(refused: &[(&str, &str)], lasting: &[(&str, &str)], reason: &str)
 #[test]
 fn an_event_or_the_tasks_material_is_not_memory() {
     let happened = "something that happened, or the task's material, not a lasting fact";
-    tense_cases(
+    refused_and_kept(
         &[
             // Told as the context of a question: it happened.
             (
@@ -596,64 +596,29 @@ fn an_event_or_the_tasks_material_is_not_memory() {
 
 #[test]
 fn a_thing_of_the_users_is_not_the_user() {
-    // A thing of theirs or of the task is not what the user is.
-    let said = own_words("My Rails app is slow.");
-    let (kept, rejected) = screen(
-        vec![c(
-            "The user is a Rails app.",
-            "identity",
-            "My Rails app is slow",
-            0.9,
-        )],
-        &said,
+    // A thing of theirs or of the task is not what the user is; what the
+    // user says they are stays theirs, whatever else the sentence holds,
+    // and so does a fact that names their thing beside them.
+    refused_and_kept(
+        &[
+            ("The user is a Rails app.", "My Rails app is slow."),
+            (
+                "The user is a React component.",
+                "I'm getting a TypeError in a React component.",
+            ),
+        ],
+        &[
+            ("The user's Rails app is slow.", "My Rails app is slow."),
+            (
+                "The user is a nurse.",
+                "I'm a nurse in a hospital in Leeds.",
+            ),
+            ("The user is a nurse.", "I work as a nurse in a clinic."),
+            (
+                "The user is doing a part-time MBA on top of their job.",
+                "doing a part time mba on top of my job",
+            ),
+        ],
+        "the user spoke of someone or something of theirs, not of themselves",
     );
-    assert!(kept.is_empty());
-    assert_eq!(
-        rejected[0].reason,
-        "the user spoke of someone or something of theirs, not of themselves"
-    );
-    let (kept, _) = screen(
-        vec![c(
-            "The user's Rails app is slow.",
-            "project",
-            "My Rails app is slow",
-            0.9,
-        )],
-        &said,
-    );
-    assert_eq!(kept.len(), 1);
-    let said = own_words("I'm getting a TypeError in a React component.");
-    let (kept, rejected) = screen(
-        vec![c(
-            "The user is a React component.",
-            "identity",
-            "I'm getting a TypeError in a React component",
-            0.9,
-        )],
-        &said,
-    );
-    assert!(kept.is_empty());
-    assert_eq!(
-        rejected[0].reason,
-        "the user spoke of someone or something of theirs, not of themselves"
-    );
-    // What the user says they are stays theirs, whatever else the sentence
-    // holds; so does a fact that names their thing beside them.
-    for (fact, sentence) in [
-        (
-            "The user is a nurse.",
-            "I'm a nurse in a hospital in Leeds.",
-        ),
-        ("The user is a nurse.", "I work as a nurse in a clinic."),
-        (
-            "The user is doing a part-time MBA on top of their job.",
-            "doing a part time mba on top of my job",
-        ),
-    ] {
-        let (kept, rejected) = screen(
-            vec![c(fact, "identity", sentence, 0.9)],
-            &own_words(sentence),
-        );
-        assert_eq!(kept.len(), 1, "{fact}: {rejected:?}");
-    }
 }
