@@ -30,7 +30,10 @@ export function startApp(application = app) {
     hostname: '127.0.0.1',
     port,
     logLevel: 'warn',
-    connectionRetryTimeout: 60_000,
+    // Starting the app behind a new session took over 60 s once, on 2
+    // cores beside another build and two real models (a CI run failed
+    // there); a request waits up to 3 minutes, and fails with its error.
+    connectionRetryTimeout: 180_000,
     connectionRetryCount: 0,
     capabilities: {
       // WebKitWebDriver speaks classic WebDriver only.
