@@ -575,3 +575,5 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
 mod category;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verb_tests;
