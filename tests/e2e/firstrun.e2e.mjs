@@ -9,7 +9,7 @@
 // script gives it its own environment (WebKitWebDriver starts whatever
 // binary it is given). Run through tests/e2e/run.sh.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { after, afterEach, test } from 'node:test';
 import { answered, appFor, cleanup, click, freePort, startSim, toast } from './owned.mjs';
 import { captureWindow } from './support.mjs';
 
@@ -21,10 +21,13 @@ after(async () => {
   await cleanup();
 });
 
-async function endSession() {
+// Each test starts its own app: the one before ends even when its test
+// failed (WebKitWebDriver holds one session at a time, and a failed test
+// that left its session open failed the next one too).
+afterEach(async () => {
   await browser?.deleteSession();
   browser = undefined;
-}
+});
 
 test('no server yet: the banner says how to start one, and the app finds it once it runs', async () => {
   const port = await freePort();
@@ -35,7 +38,6 @@ test('no server yet: the banner says how to start one, and the app finds it once
   await startSim([{ name: 'llama3.2:latest', capabilities: ['completion', 'tools'] }], port);
   await banner.waitForExist({ reverse: true, timeout: 20_000 });
   assert.equal(await answered(browser, 'hello'), 'llama3.2');
-  await endSession();
 });
 
 test('an empty server: a recommended model pulled from the notice answers', async () => {
@@ -47,7 +49,6 @@ test('an empty server: a recommended model pulled from the notice answers', asyn
   await browser.$('[data-testid="no-models"]').waitForExist({ reverse: true, timeout: 20_000 });
   await captureWindow(browser, 'firstrun-pulled.png');
   assert.equal(await answered(browser, 'hello'), 'qwen3:4b');
-  await endSession();
 });
 
 test('a server without llama3.2: the profiles move to its tool-capable model; the picker switches and back without a reload', async () => {

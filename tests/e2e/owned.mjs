@@ -114,7 +114,7 @@ const sh = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
  * environment, with `log` set its stderr (its log) goes to that file, and
  * with `pidFile` set its process id is written there.
  */
-export function appFor(url, { env = {}, log, pidFile } = {}) {
+export async function appFor(url, { env = {}, log, pidFile } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-app-'));
   dirs.push(dir);
   const wrapper = path.join(dir, 'hearth-app');
@@ -133,7 +133,11 @@ ${more}${pidFile ? `echo $$ > ${sh(pidFile)}\n` : ''}exec ${sh(app)} "$@"${log ?
 `,
   );
   chmodSync(wrapper, 0o755);
-  return startApp(wrapper);
+  const browser = await startApp(wrapper);
+  // A toast shown while the app starts (the seeded profiles moving to an
+  // installed model) is kept for the test that waits for it.
+  await recordToasts(browser);
+  return browser;
 }
 
 /** Clicks `selector` once it can be clicked. */
@@ -158,10 +162,44 @@ export async function answered(browser, text) {
   return (await models[models.length - 1].getText()).trim();
 }
 
-/** Waits for a toast saying `text`. */
-export async function toast(browser, text) {
-  await eventually(browser, `a toast saying "${text}"`, async () => {
-    for (const t of await browser.$$('[data-testid="toast-text"]')) if ((await t.getText()).includes(text)) return true;
-    return false;
+/**
+ * Keeps every toast the page shows from now on in a list in the page: a
+ * toast lives 6 s, and on 2 cores under load the WebDriver round trips of
+ * a poll can outlast it (a CI run missed one). Idempotent; `toast()` calls
+ * it too, for a page started some other way.
+ */
+export async function recordToasts(browser) {
+  await browser.execute(() => {
+    if (window.__e2eToasts) return;
+    const seen = new WeakSet();
+    const list = (window.__e2eToasts = []);
+    const note = () => {
+      for (const t of document.querySelectorAll('[data-testid="toast-text"]')) {
+        if (seen.has(t)) continue;
+        seen.add(t);
+        list.push(t.textContent ?? '');
+      }
+    };
+    note();
+    new MutationObserver(note).observe(document.body, { childList: true, subtree: true, characterData: true });
   });
+}
+
+/**
+ * Waits for a toast saying `text`: one shown since the last wait took its
+ * predecessor (each shown toast answers one wait), or one on screen now.
+ */
+export async function toast(browser, text) {
+  await recordToasts(browser);
+  await eventually(browser, `a toast saying "${text}"`, async () =>
+    browser.execute((wanted) => {
+      const list = window.__e2eToasts ?? [];
+      const at = list.findIndex((t) => t.includes(wanted));
+      if (at >= 0) {
+        list.splice(at, 1);
+        return true;
+      }
+      return [...document.querySelectorAll('[data-testid="toast-text"]')].some((t) => (t.textContent ?? '').includes(wanted));
+    }, text),
+  );
 }
