@@ -106,7 +106,12 @@ impl ChatPrefix {
 }
 
 /// A side request: `prefix`, then `instruction` as the last user message;
-/// at most `max_tokens` generated (and never more than the profile allows).
+/// at most `max_tokens` generated. The profile's cap per answer does not
+/// apply: it sets how long the user wants answers, and a side answer cut
+/// by it is lost whole (a memory answer cut after its first sentence of
+/// eight kept one fact of them, a cut plan is no plan); each side request
+/// has a bound of its own instead (`SIDE_MAX_TOKENS`, `TITLE_MAX_TOKENS`,
+/// `memory_max_tokens`).
 pub(crate) fn side_request(
     profile: &Profile,
     load: LoadOptions,
@@ -130,7 +135,7 @@ pub(crate) fn side_request(
         think: prefix.think.map(crate::Think::least),
         temperature: Some(temperature),
         load,
-        max_tokens: Some(profile.max_output_tokens.min(max_tokens)),
+        max_tokens: Some(max_tokens),
         format: None,
     }
 }
@@ -273,5 +278,40 @@ impl Side<'_> {
             tracing::warn!("recording a side request's span failed: {e}");
         }
         result.map(|(answer, _)| Some(answer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile that keeps answers short (160 tokens) still gets whole
+    /// side answers: eight sentences' memory JSON did not fit in 160.
+    #[test]
+    fn a_side_request_has_its_own_bound_not_the_answers_cap() {
+        let profile = Profile {
+            max_output_tokens: 160,
+            ..Profile::new("Chat", "m")
+        };
+        let memory = memory_max_tokens(crate::workers::statements::MAX_STATEMENTS);
+        let request = side_request(
+            &profile,
+            LoadOptions::default(),
+            &ChatPrefix::own(&profile),
+            "Which facts?".into(),
+            0.0,
+            memory,
+        );
+        assert_eq!(request.max_tokens, Some(memory));
+        assert!(memory > 160);
+        let title = side_request(
+            &profile,
+            LoadOptions::default(),
+            &ChatPrefix::own(&profile),
+            "A title?".into(),
+            0.0,
+            TITLE_MAX_TOKENS,
+        );
+        assert_eq!(title.max_tokens, Some(TITLE_MAX_TOKENS));
     }
 }

@@ -192,8 +192,9 @@ fn unquoted(text: &str) -> String {
 }
 
 /// What the user said in their own words: their messages without code
-/// blocks, quoted lines and quotations (pasted material and other
-/// people's words, not the user speaking).
+/// blocks, quoted lines, quotations and the lines of a pasted script or
+/// dialogue (pasted material and other people's words, not the user
+/// speaking).
 pub fn own_words(message: &str) -> String {
     let mut out = String::new();
     let mut fenced = false;
@@ -209,7 +210,7 @@ pub fn own_words(message: &str) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    unquoted(&out)
+    script::unscripted(&unquoted(&out))
 }
 
 /// Words that carry no content of a fact ("The user is …").
@@ -388,15 +389,35 @@ pub(crate) fn holds(fact: &str, sentence: &str) -> bool {
     !fact.is_empty() && fact.iter().all(|n| ws.iter().any(|w| same_word(w, n)))
 }
 
-/// The sentences of `said`, each with its mood.
-fn sentences(said: &str) -> Vec<(Vec<String>, Mood)> {
+/// One of the user's sentences as a fact is grounded in it: its words,
+/// the words before its first ", so" (its head), and its mood.
+struct Said {
+    words: Vec<String>,
+    head: Vec<String>,
+    mood: Mood,
+}
+
+/// The sentences of `said`.
+fn sentences(said: &str) -> Vec<Said> {
+    let split = |text: &str| -> Vec<String> {
+        let ws = words(&text.replace('\'', ""));
+        ws.split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
     // Split as the memory request's sentences are, so a fact asked about
     // one sentence is grounded in that same sentence.
     crate::workers::statements::split(said)
         .into_iter()
         .filter_map(|(sentence, mood)| {
-            let ws = words(&sentence.replace('\'', ""));
-            (!ws.is_empty()).then(|| (ws.split(' ').map(str::to_owned).collect(), mood))
+            let words = split(&sentence);
+            let head = sentence
+                .split(", so ")
+                .next()
+                .map(split)
+                .unwrap_or_default();
+            (!words.is_empty()).then_some(Said { words, head, mood })
         })
         .collect()
 }
@@ -453,6 +474,36 @@ fn made_a_thing(sentence: &[&str], fact: &str) -> bool {
     a_thing && !of_self
 }
 
+/// Whether `fact` makes the user what `sentence` (its words) says of a
+/// thing of theirs: "The user is still terrible" from "our Portuguese is
+/// still terrible", where the sentence never says "I'm … terrible".
+fn said_of_their_thing(sentence: &[&str], fact: &str) -> bool {
+    use crate::workers::happened::ADVERBS;
+    let fact = words(&fact.replace(['\'', '’'], ""));
+    let fact: Vec<&str> = fact.split(' ').collect();
+    let Some(at) = fact.windows(2).position(|p| p == ["user", "is"]) else {
+        return false;
+    };
+    let Some(what) = fact[at + 2..]
+        .iter()
+        .find(|w| !ADVERBS.contains(w) && **w != "very")
+    else {
+        return false;
+    };
+    if ["a", "an", "the", "not"].contains(what) {
+        return false;
+    }
+    let near = |from: usize| sentence[from..].iter().take(3).any(|w| w == what);
+    let of_thing = sentence.windows(3).enumerate().any(|(i, p)| {
+        ["my", "our"].contains(&p[0]) && ["is", "are", "was", "were"].contains(&p[2]) && near(i + 3)
+    });
+    let of_self = sentence
+        .windows(2)
+        .enumerate()
+        .any(|(i, p)| (["im", "am"].contains(&p[0]) || p == ["we", "are"]) && near(i + 1));
+    of_thing && !of_self
+}
+
 /// Whether `c` rests on something the user stated about themselves: one
 /// sentence of theirs (first person, not about "the user", not a
 /// question) that holds every content word of the quote and of the fact,
@@ -473,20 +524,32 @@ fn grounded(c: &Candidate, said: &str) -> Result<(), &'static str> {
         return Err("no quote from the user");
     }
     let mut best = "the user never said it";
-    for (ws, mood) in sentences(said) {
-        if !needed.iter().all(|n| ws.iter().any(|w| same_word(w, n))) {
+    for Said { words, head, mood } in sentences(said) {
+        if !needed.iter().all(|n| words.iter().any(|w| same_word(w, n))) {
             continue;
         }
-        let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+        let ws: Vec<&str> = words.iter().map(String::as_str).collect();
+        // Whether the user denied it is read in the clause that holds the
+        // fact: "I run a bakery, so I have no patience for long recipes"
+        // does not deny "The user runs a bakery" (a fact cut at its ", so",
+        // `without_consequence`).
+        let clause: Vec<&str> = if fact.iter().all(|n| head.iter().any(|w| same_word(w, n))) {
+            head.iter().map(String::as_str).collect()
+        } else {
+            ws.clone()
+        };
         if !speaks_of_self(&ws) {
             best = "the user did not say it of themselves (pasted material, or words about \"the user\")";
         } else if mood == Mood::Asked {
             best = "the user asked it, not stated it";
         } else if mood == Mood::Supposed {
             best = "the user only supposed it";
-        } else if ws.iter().any(|w| NEGATORS.contains(w)) != denies {
+        } else if clause.iter().any(|w| NEGATORS.contains(w)) != denies {
             best = "the user said the opposite";
-        } else if !of_whom_it_is(&ws, &c.fact) || made_a_thing(&ws, &c.fact) {
+        } else if !of_whom_it_is(&ws, &c.fact)
+            || made_a_thing(&ws, &c.fact)
+            || said_of_their_thing(&ws, &c.fact)
+        {
             best = "the user spoke of someone or something of theirs, not of themselves";
         } else {
             return Ok(());
@@ -530,6 +593,42 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     }) {
         return Some("about someone else, not the user");
     }
+    // "Punch up this dialogue for the user's play", "The user's
+    // preference: convert this recipe to metric": a request about the
+    // conversation's own material, which another session will not have.
+    // Where the user is the subject ("The user is a hydrologist, and this
+    // is for a review") the fact is theirs, and "these days" is a time.
+    if !lower.starts_with("the user ")
+        && words(&lower.replace("these days", ""))
+            .split(' ')
+            .any(|w| w == "this" || w == "these")
+    {
+        return Some("a request about the conversation's material, not a lasting fact");
+    }
+    // "The user I'd like something around 27 inches": a sentence of the
+    // user's with "The user" put before it, not a fact said of them.
+    if words(&lower.replace(['\'', '’'], ""))
+        .split(' ')
+        .collect::<Vec<_>>()
+        .windows(3)
+        .any(|p| {
+            p[0] == "the" && p[1] == "user" && ["i", "id", "im", "ive", "my", "we"].contains(&p[2])
+        })
+    {
+        return Some("a sentence of the user's, not a fact about them");
+    }
+    // "The user is not a teacher": what the user is not tells little of
+    // them, and a denial copied without its "not" would tell the opposite.
+    if [
+        "the user is not a",
+        "the user isn't a",
+        "the user is no longer a",
+    ]
+    .iter()
+    .any(|d| lower.contains(d))
+    {
+        return Some("says what the user is not");
+    }
     if crate::workers::passing::passing(&lower) {
         return Some("a request or a passing state, not a lasting fact");
     }
@@ -551,12 +650,25 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
     None
 }
 
+/// `fact` without a consequence a small model copies along from the
+/// user's sentence: "The user's daughter is allergic to eggs, so
+/// mayonnaise is out and she's fed up with cheese" is "The user's daughter
+/// is allergic to eggs." What follows ", so" is about the task or someone
+/// else, and would sink the fact with it.
+fn without_consequence(fact: &str) -> String {
+    match fact.find(", so ") {
+        Some(i) if fact[..i].split_whitespace().count() >= MIN_WORDS => format!("{}.", &fact[..i]),
+        _ => fact.to_owned(),
+    }
+}
+
 /// Splits `candidates` into the facts that hold up against `said` (what
 /// the user wrote, in their own words) and the rest with the reason.
 pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejected>) {
     let mut kept = Vec::new();
     let mut rejected = Vec::new();
-    for c in candidates {
+    for mut c in candidates {
+        c.fact = without_consequence(&c.fact);
         match rejection(&c, said) {
             None => kept.push(Fact {
                 text: c.fact.trim().chars().take(MAX_FACT_CHARS).collect(),
@@ -573,6 +685,7 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
 }
 
 mod category;
+mod script;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! or it says for how long ("for twelve years", "since 2015", "never").
 
 /// Words between "the user" and its verb that change nothing.
-const ADVERBS: [&str; 17] = [
+pub(crate) const ADVERBS: [&str; 17] = [
     "also",
     "only",
     "still",
@@ -248,6 +248,19 @@ pub(crate) fn happened(fact: &str) -> bool {
         ["was" | "were", next, ..] => !(long || LASTING_PASSIVE.contains(next)),
         ["got", next, ..] => !["married", "engaged", "divorced", "promoted"].contains(next),
         ["has" | "have", "to", next, ..] => !["avoid", "wear", "use"].contains(next),
+        // "has got two kids" is British for "has two kids"; "has got
+        // married" is a lasting change.
+        [
+            "has" | "have",
+            "got",
+            "married" | "engaged" | "divorced" | "promoted",
+            ..,
+        ] => false,
+        ["has" | "have", "got", object @ ..] if object.first().is_some_and(|w| !participle(w)) => {
+            object
+                .iter()
+                .any(|w| MATERIAL.contains(w) || EVENTS.contains(w))
+        }
         ["has" | "have", perfect, more @ ..]
             if participle(perfect) || ADVERBS.contains(perfect) =>
         {

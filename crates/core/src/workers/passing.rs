@@ -116,6 +116,23 @@ const STATES: [&str; 24] = [
     "sick",
 ];
 
+/// Ailments of a day or a week: "The user has a cold", "has got the flu";
+/// not what they live with ("has migraines", "has asthma").
+const AILMENTS: [&str; 12] = [
+    "a cold",
+    "a headache",
+    "a migraine",
+    "a fever",
+    "a temperature",
+    "the flu",
+    "a sore throat",
+    "a cough",
+    "a hangover",
+    "a stomach bug",
+    "jet lag",
+    "a stiff neck",
+];
+
 /// Words that put a state in the moment: "has a headache right now".
 const NOW: [&str; 13] = [
     "right now",
@@ -288,6 +305,19 @@ fn momentary(fact: &str, after: &str) -> bool {
     }
     if let Some(doing) = after.strip_prefix("is ")
         && DOING.iter().any(|d| doing.starts_with(d))
+    {
+        return true;
+    }
+    if let Some(ill) = ["has got ", "has ", "is getting over "]
+        .iter()
+        .find_map(|v| after.strip_prefix(v))
+        && AILMENTS.iter().any(|a| {
+            ill.starts_with(a)
+                && ill[a.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric())
+        })
     {
         return true;
     }

@@ -170,3 +170,174 @@ fn a_thing_of_the_users_is_not_the_user() {
         "the user spoke of someone or something of theirs, not of themselves",
     );
 }
+
+#[test]
+fn what_the_user_has_got_is_theirs_an_ailment_of_the_day_is_not() {
+    refused_and_kept(
+        &[
+            ("The user has a cold.", "I have a cold."),
+            ("The user has got the flu.", "I've got the flu."),
+            (
+                "The user has a headache and needs a quiet playlist.",
+                "I have a headache and need a quiet playlist.",
+            ),
+        ],
+        &[
+            ("The user has got two kids.", "I've got two kids."),
+            ("The user has got a greenhouse.", "I've got a greenhouse."),
+            ("The user has migraines.", "I have migraines."),
+            ("The user has got married.", "I've got married."),
+        ],
+        "a request or a passing state, not a lasting fact",
+    );
+}
+
+#[test]
+fn a_denial_of_what_the_user_is_is_not_kept() {
+    refused_and_kept(
+        &[
+            (
+                "The user is not a teacher themselves.",
+                "I'm not a teacher myself.",
+            ),
+            (
+                "The user is not a statistician, so keep the methods simple.",
+                "I'm not a statistician, so keep the methods simple.",
+            ),
+        ],
+        // What they do not do or like is theirs: a diet, a preference.
+        &[
+            ("The user does not eat pork.", "I don't eat pork."),
+            ("The user does not like emojis.", "I don't like emojis."),
+        ],
+        "says what the user is not",
+    );
+}
+
+#[test]
+fn a_consequence_copied_along_is_cut_from_the_fact() {
+    let sentence = "My daughter Ottilie is allergic to eggs, so mayonnaise is out and she's fed up with cheese sandwiches.";
+    let (kept, rejected) = screen(
+        vec![c(
+            "The user's daughter Ottilie is allergic to eggs, so mayonnaise is out and she's fed up with cheese sandwiches.",
+            "identity",
+            sentence,
+            0.9,
+        )],
+        &own_words(sentence),
+    );
+    assert_eq!(kept.len(), 1, "{rejected:?}");
+    assert_eq!(
+        kept[0].text,
+        "The user's daughter Ottilie is allergic to eggs."
+    );
+    // A "no" in the consequence does not deny the fact before it; one in
+    // the fact's own clause still does.
+    let sentence = "I run a small bakery with my sister, so I have no patience for long recipes.";
+    let (kept, rejected) = screen(
+        vec![c(
+            "The user runs a small bakery with their sister, so they have no patience for long recipes.",
+            "identity",
+            sentence,
+            0.9,
+        )],
+        &own_words(sentence),
+    );
+    assert_eq!(kept.len(), 1, "{rejected:?}");
+    let sentence = "I don't run a bakery, so I buy my bread.";
+    let (kept, _) = screen(
+        vec![c(
+            "The user runs a bakery, so they buy their bread.",
+            "identity",
+            sentence,
+            0.9,
+        )],
+        &own_words(sentence),
+    );
+    assert!(kept.is_empty(), "{kept:?}");
+    // Too short before the comma: the fact stays whole (and is screened so).
+    assert_eq!(
+        without_consequence("The user, so to speak"),
+        "The user, so to speak"
+    );
+}
+
+#[test]
+fn a_request_about_the_conversations_material_is_not_a_preference() {
+    refused_and_kept(
+        &[
+            (
+                "The user's preference: convert this recipe to metric for them.",
+                "Convert this recipe to metric for me.",
+            ),
+            (
+                "Punch up this dialogue for the user's play.",
+                "Punch up this dialogue for my play.",
+            ),
+        ],
+        &[
+            (
+                "The user's preference: always give temperatures in Celsius.",
+                "Always give temperatures in Celsius for me.",
+            ),
+            (
+                "The user only writes Zig these days.",
+                "I only write Zig these days.",
+            ),
+            (
+                "The user is a hydrologist, and this is for a flood review.",
+                "I'm a hydrologist, and this is for a flood review.",
+            ),
+        ],
+        "a request about the conversation's material, not a lasting fact",
+    );
+}
+
+#[test]
+fn what_the_user_says_of_a_thing_of_theirs_is_not_said_of_them() {
+    let sentence = "We moved to Porto, which is why our Portuguese is still terrible.";
+    let (kept, rejected) = screen(
+        vec![c("The user is still terrible.", "identity", sentence, 0.9)],
+        &own_words(sentence),
+    );
+    assert!(kept.is_empty(), "kept: {kept:?}");
+    assert_eq!(
+        rejected[0].reason,
+        "the user spoke of someone or something of theirs, not of themselves"
+    );
+    for (fact, sentence) in [
+        (
+            "The user is still terrible at Portuguese.",
+            "I'm still terrible at Portuguese.",
+        ),
+        (
+            "The user is colour-blind.",
+            "My eyes are fine but I'm colour-blind.",
+        ),
+    ] {
+        let (kept, rejected) = screen(
+            vec![c(fact, "identity", sentence, 0.9)],
+            &own_words(sentence),
+        );
+        assert_eq!(kept.len(), 1, "{fact}: {rejected:?}");
+    }
+}
+
+#[test]
+fn a_sentence_with_the_user_put_before_it_is_not_a_fact() {
+    let sentence = "I'd like something around 27 inches with a USB-C connection.";
+    let (kept, rejected) = screen(
+        vec![c(
+            "The user I'd like something around 27 inches with a USB-C connection.",
+            "preference",
+            sentence,
+            0.9,
+        )],
+        &own_words(sentence),
+    );
+    assert!(kept.is_empty());
+    assert_eq!(
+        rejected[0].reason,
+        "a sentence of the user's, not a fact about them"
+    );
+}
