@@ -10,6 +10,8 @@
 use serde::Deserialize;
 
 use crate::workers::statements::Mood;
+pub use own_words::own_words;
+use whose::{made_a_thing, of_whom_it_is, said_of_their_thing};
 
 /// The categories a fact may have.
 pub const CATEGORIES: [&str; 6] = [
@@ -113,104 +115,6 @@ pub(crate) fn words(text: &str) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// `text` without what it quotes: "…", “…”, '…' and ‘…’ hold someone
-/// else's words ("Proofread my friend's bio: 'I am a ceramicist in
-/// Hobart'"), not the user speaking. An apostrophe ("I'm", "the kids'
-/// toys") opens nothing: a single quote opens only after a space or the
-/// start, before a word, and closes only before a space, punctuation or
-/// the end. A double quote left open runs to the end of its line.
-fn unquoted(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    // For each place, the next single quote that can close a quotation
-    // there and the next line break, found in one pass from the end: a
-    // pasted megabyte of apostrophes is read once, not once per apostrophe.
-    let closes = |j: usize| {
-        matches!(chars[j], '\'' | '’')
-            && j > 0
-            && !chars[j - 1].is_whitespace()
-            && chars
-                .get(j + 1)
-                .is_none_or(|n| n.is_whitespace() || ".,;:!?)]".contains(*n))
-    };
-    let mut next_close = vec![None; chars.len() + 1];
-    let mut next_break = vec![chars.len(); chars.len() + 1];
-    for j in (0..chars.len()).rev() {
-        next_close[j] = if closes(j) {
-            Some(j)
-        } else {
-            next_close[j + 1]
-        };
-        next_break[j] = if chars[j] == '\n' {
-            j
-        } else {
-            next_break[j + 1]
-        };
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let before = i.checked_sub(1).map(|j| chars[j]);
-        let after = chars.get(i + 1).copied();
-        let opens_single = matches!(c, '\'' | '‘')
-            && before.is_none_or(|b| b.is_whitespace() || "(:[-—".contains(b))
-            && after.is_some_and(|a| !a.is_whitespace());
-        let end = match c {
-            '"' => (i + 1..chars.len())
-                .find(|&j| chars[j] == '"' || chars[j] == '\n')
-                .or(Some(chars.len())),
-            '“' => (i + 1..chars.len())
-                .find(|&j| chars[j] == '”' || chars[j] == '\n')
-                .or(Some(chars.len())),
-            // A quotation closes on its own line.
-            _ if opens_single => next_close
-                .get(i + 2)
-                .copied()
-                .flatten()
-                .filter(|&j| j < next_break[i]),
-            _ => None,
-        };
-        match end {
-            Some(j) => {
-                out.push(' ');
-                // A line break that ended an open quote stays.
-                i = if chars.get(j) == Some(&'\n') {
-                    j
-                } else {
-                    j + 1
-                };
-            }
-            None => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
-/// What the user said in their own words: their messages without code
-/// blocks, quoted lines, quotations and the lines of a pasted script or
-/// dialogue (pasted material and other people's words, not the user
-/// speaking).
-pub fn own_words(message: &str) -> String {
-    let mut out = String::new();
-    let mut fenced = false;
-    for line in message.lines() {
-        let t = line.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced || t.starts_with('>') {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    script::unscripted(&unquoted(&out))
 }
 
 /// Words that carry no content of a fact ("The user is …").
@@ -422,88 +326,6 @@ fn sentences(said: &str) -> Vec<Said> {
         .collect()
 }
 
-/// First-person words that make the user a sentence's subject.
-const SUBJECT: [&str; 7] = ["i", "im", "ive", "id", "ill", "we", "weve"];
-
-/// Whether `fact` says of whom `sentence` (its words)
-/// speaks: where the user is no subject of it, only an owner ("My son
-/// Rafael is nine"), the fact names what they own ("The user's son Rafael
-/// is nine", not "The user is nine").
-fn of_whom_it_is(sentence: &[&str], fact: &str) -> bool {
-    if sentence.iter().any(|w| SUBJECT.contains(w)) {
-        return true;
-    }
-    let fact = words(&fact.replace(['\'', '’'], ""));
-    let fact: Vec<&str> = fact.split(' ').collect();
-    let owned: Vec<&str> = sentence
-        .windows(2)
-        .filter(|p| ["my", "our"].contains(&p[0]))
-        .map(|p| p[1])
-        .collect();
-    owned.is_empty() || fact.iter().any(|f| owned.iter().any(|o| same_word(o, f)))
-}
-
-/// Prepositions before a thing the user speaks of ("in a React component").
-const PREPOSITIONS: [&str; 10] = [
-    "in", "on", "at", "with", "for", "from", "of", "to", "into", "about",
-];
-
-/// Whether `fact` makes the user what `sentence` (its words) names as a
-/// thing of theirs or of the task: "The user is a React component" from
-/// "I'm getting an error in a React component" or "My React component
-/// is slow", where the sentence never says "I'm a …" or "as a …".
-fn made_a_thing(sentence: &[&str], fact: &str) -> bool {
-    let fact = words(&fact.replace(['\'', '’'], ""));
-    let fact: Vec<&str> = fact.split(' ').collect();
-    let Some(x) = fact
-        .windows(4)
-        .find(|p| p[0] == "user" && p[1] == "is" && ["a", "an"].contains(&p[2]))
-        .map(|p| p[3])
-    else {
-        return false;
-    };
-    let a_thing = sentence
-        .windows(3)
-        .any(|p| PREPOSITIONS.contains(&p[0]) && ["a", "an", "the"].contains(&p[1]) && p[2] == x)
-        || sentence
-            .windows(2)
-            .any(|p| ["my", "our"].contains(&p[0]) && p[1] == x);
-    let of_self = sentence
-        .windows(3)
-        .any(|p| ["im", "am", "as"].contains(&p[0]) && ["a", "an"].contains(&p[1]) && p[2] == x);
-    a_thing && !of_self
-}
-
-/// Whether `fact` makes the user what `sentence` (its words) says of a
-/// thing of theirs: "The user is still terrible" from "our Portuguese is
-/// still terrible", where the sentence never says "I'm … terrible".
-fn said_of_their_thing(sentence: &[&str], fact: &str) -> bool {
-    use crate::workers::happened::ADVERBS;
-    let fact = words(&fact.replace(['\'', '’'], ""));
-    let fact: Vec<&str> = fact.split(' ').collect();
-    let Some(at) = fact.windows(2).position(|p| p == ["user", "is"]) else {
-        return false;
-    };
-    let Some(what) = fact[at + 2..]
-        .iter()
-        .find(|w| !ADVERBS.contains(w) && **w != "very")
-    else {
-        return false;
-    };
-    if ["a", "an", "the", "not"].contains(what) {
-        return false;
-    }
-    let near = |from: usize| sentence[from..].iter().take(3).any(|w| w == what);
-    let of_thing = sentence.windows(3).enumerate().any(|(i, p)| {
-        ["my", "our"].contains(&p[0]) && ["is", "are", "was", "were"].contains(&p[2]) && near(i + 3)
-    });
-    let of_self = sentence
-        .windows(2)
-        .enumerate()
-        .any(|(i, p)| (["im", "am"].contains(&p[0]) || p == ["we", "are"]) && near(i + 1));
-    of_thing && !of_self
-}
-
 /// Whether `c` rests on something the user stated about themselves: one
 /// sentence of theirs (first person, not about "the user", not a
 /// question) that holds every content word of the quote and of the fact,
@@ -685,8 +507,10 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
 }
 
 mod category;
+mod own_words;
 mod script;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod verb_tests;
+mod whose;
