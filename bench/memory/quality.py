@@ -57,7 +57,9 @@ def converse(args, conv, tmp):
         raise RuntimeError(f"profiles set failed: {setup.stderr.strip()}")
     chat = run(
         base + ["chat", "--db", db, "--backend", "openai", "--url", args.url, "--model", args.model,
-                conv["message"]],
+                # After "--": a message may start with a dash ("---------- Forwarded
+                # message ----------"), which the CLI would read as an option.
+                "--", conv["message"]],
         args.timeout,
     )
     if chat.returncode != 0:
