@@ -4,22 +4,24 @@
 use super::tests::{c, refused_as_passing};
 use super::*;
 
+/// `fact` put through the screen, said by the user as `sentence`.
+fn screened(fact: &str, sentence: &str) -> (Vec<Fact>, Vec<Rejected>) {
+    screen(
+        vec![c(fact, "identity", sentence, 0.9)],
+        &own_words(sentence),
+    )
+}
+
 /// Asserts that each fact, said by the user as its own sentence, is
 /// refused for what `reason` says, and each of `lasting` is kept.
 fn refused_and_kept(refused: &[(&str, &str)], lasting: &[(&str, &str)], reason: &str) {
     for (fact, sentence) in refused {
-        let (kept, rejected) = screen(
-            vec![c(fact, "identity", sentence, 0.9)],
-            &own_words(sentence),
-        );
+        let (kept, rejected) = screened(fact, sentence);
         assert!(kept.is_empty(), "kept: {fact}");
         assert_eq!(rejected[0].reason, reason, "{fact}");
     }
     for (fact, sentence) in lasting {
-        let (kept, rejected) = screen(
-            vec![c(fact, "identity", sentence, 0.9)],
-            &own_words(sentence),
-        );
+        let (kept, rejected) = screened(fact, sentence);
         assert_eq!(kept.len(), 1, "{fact}: {rejected:?}");
     }
 }
@@ -217,14 +219,9 @@ fn a_denial_of_what_the_user_is_is_not_kept() {
 #[test]
 fn a_consequence_copied_along_is_cut_from_the_fact() {
     let sentence = "My daughter Ottilie is allergic to eggs, so mayonnaise is out and she's fed up with cheese sandwiches.";
-    let (kept, rejected) = screen(
-        vec![c(
-            "The user's daughter Ottilie is allergic to eggs, so mayonnaise is out and she's fed up with cheese sandwiches.",
-            "identity",
-            sentence,
-            0.9,
-        )],
-        &own_words(sentence),
+    let (kept, rejected) = screened(
+        "The user's daughter Ottilie is allergic to eggs, so mayonnaise is out and she's fed up with cheese sandwiches.",
+        sentence,
     );
     assert_eq!(kept.len(), 1, "{rejected:?}");
     assert_eq!(
@@ -234,26 +231,13 @@ fn a_consequence_copied_along_is_cut_from_the_fact() {
     // A "no" in the consequence does not deny the fact before it; one in
     // the fact's own clause still does.
     let sentence = "I run a small bakery with my sister, so I have no patience for long recipes.";
-    let (kept, rejected) = screen(
-        vec![c(
-            "The user runs a small bakery with their sister, so they have no patience for long recipes.",
-            "identity",
-            sentence,
-            0.9,
-        )],
-        &own_words(sentence),
+    let (kept, rejected) = screened(
+        "The user runs a small bakery with their sister, so they have no patience for long recipes.",
+        sentence,
     );
     assert_eq!(kept.len(), 1, "{rejected:?}");
     let sentence = "I don't run a bakery, so I buy my bread.";
-    let (kept, _) = screen(
-        vec![c(
-            "The user runs a bakery, so they buy their bread.",
-            "identity",
-            sentence,
-            0.9,
-        )],
-        &own_words(sentence),
-    );
+    let (kept, _) = screened("The user runs a bakery, so they buy their bread.", sentence);
     assert!(kept.is_empty(), "{kept:?}");
     // Too short before the comma: the fact stays whole (and is screened so).
     assert_eq!(
@@ -295,49 +279,33 @@ fn a_request_about_the_conversations_material_is_not_a_preference() {
 
 #[test]
 fn what_the_user_says_of_a_thing_of_theirs_is_not_said_of_them() {
-    let sentence = "We moved to Porto, which is why our Portuguese is still terrible.";
-    let (kept, rejected) = screen(
-        vec![c("The user is still terrible.", "identity", sentence, 0.9)],
-        &own_words(sentence),
+    refused_and_kept(
+        &[(
+            "The user is still terrible.",
+            "We moved to Porto, which is why our Portuguese is still terrible.",
+        )],
+        &[
+            (
+                "The user is still terrible at Portuguese.",
+                "I'm still terrible at Portuguese.",
+            ),
+            (
+                "The user is colour-blind.",
+                "My eyes are fine but I'm colour-blind.",
+            ),
+        ],
+        "the user spoke of someone or something of theirs, not of themselves",
     );
-    assert!(kept.is_empty(), "kept: {kept:?}");
-    assert_eq!(
-        rejected[0].reason,
-        "the user spoke of someone or something of theirs, not of themselves"
-    );
-    for (fact, sentence) in [
-        (
-            "The user is still terrible at Portuguese.",
-            "I'm still terrible at Portuguese.",
-        ),
-        (
-            "The user is colour-blind.",
-            "My eyes are fine but I'm colour-blind.",
-        ),
-    ] {
-        let (kept, rejected) = screen(
-            vec![c(fact, "identity", sentence, 0.9)],
-            &own_words(sentence),
-        );
-        assert_eq!(kept.len(), 1, "{fact}: {rejected:?}");
-    }
 }
 
 #[test]
 fn a_sentence_with_the_user_put_before_it_is_not_a_fact() {
-    let sentence = "I'd like something around 27 inches with a USB-C connection.";
-    let (kept, rejected) = screen(
-        vec![c(
+    refused_and_kept(
+        &[(
             "The user I'd like something around 27 inches with a USB-C connection.",
-            "preference",
-            sentence,
-            0.9,
+            "I'd like something around 27 inches with a USB-C connection.",
         )],
-        &own_words(sentence),
-    );
-    assert!(kept.is_empty());
-    assert_eq!(
-        rejected[0].reason,
-        "a sentence of the user's, not a fact about them"
+        &[],
+        "a sentence of the user's, not a fact about them",
     );
 }
