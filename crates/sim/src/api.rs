@@ -12,11 +12,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::chat::reject;
 use crate::duration::KeepAlive;
 use crate::http::{Conn, Gone};
+use crate::respond::{Flow, reject};
 use crate::script::ModelSpec;
-use crate::server::Flow;
 use crate::state::Shared;
 use crate::wire;
 

@@ -23,12 +23,12 @@ use crate::duration::KeepAlive;
 use crate::fault::Fault;
 use crate::generate::{self, Plan, Timing};
 use crate::http::{Conn, Gone};
+use crate::prompt;
+use crate::respond::{Flow, reject, reject_openai};
 use crate::script::{ModelSpec, Reply};
-use crate::server::Flow;
 use crate::sse::{self, V1Options};
 use crate::state::{Hold, Inner, Lease, LoadOptions, Runner, Shared};
 use crate::wire::{self, ChatRequest, ChatResponse, Message, OutMessage};
-use crate::{openai, prompt};
 
 /// A request that passed validation.
 struct Checked {
@@ -333,13 +333,6 @@ async fn answer_load(conn: &mut Conn, model: &str, reason: &'static str) -> Resu
     Ok(Flow::Next)
 }
 
-/// An error before any output: a real status and `{"error": ...}`.
-pub(crate) async fn reject(conn: &mut Conn, status: u16, message: &str) -> Result<Flow, Gone> {
-    conn.respond_json(status, &wire::error_body(message))
-        .await?;
-    Ok(Flow::Next)
-}
-
 /// An error before any output, in the error shape of `dialect`.
 pub(crate) async fn reject_as(
     conn: &mut Conn,
@@ -349,7 +342,7 @@ pub(crate) async fn reject_as(
 ) -> Result<Flow, Gone> {
     match dialect {
         Dialect::Ollama => reject(conn, status, message).await,
-        Dialect::OpenAi(_) => openai::reject(conn, status, message).await,
+        Dialect::OpenAi(_) => reject_openai(conn, status, message).await,
     }
 }
 

@@ -9,10 +9,9 @@
 
 use std::sync::Arc;
 
-use crate::chat::reject;
 use crate::http::{Conn, Gone};
+use crate::respond::{Flow, reject};
 use crate::script::{Reply, Script};
-use crate::server::Flow;
 use crate::state::Shared;
 use crate::wire;
 

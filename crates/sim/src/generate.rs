@@ -12,8 +12,8 @@ use tokio::time::Instant;
 use crate::fault::Fault;
 use crate::http::{Conn, Gone};
 use crate::prompt;
+use crate::respond::Flow;
 use crate::script::Reply;
-use crate::server::Flow;
 use crate::state::Shared;
 use crate::wire::{self, ChatResponse, Metrics, OutFunction, OutMessage, OutToolCall};
 

@@ -195,6 +195,7 @@ mod generate;
 mod http;
 mod openai;
 mod prompt;
+mod respond;
 mod script;
 mod server;
 mod sse;

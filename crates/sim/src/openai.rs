@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 
 use crate::chat::{self, Dialect};
 use crate::http::{Conn, Gone, Request};
-use crate::server::{self, Flow};
+use crate::respond::{Flow, not_found, reject_openai as reject};
 use crate::sse::V1Options;
 use crate::state::Shared;
 use crate::wire::{ChatRequest, Message, ToolCall, ToolCallFunction};
@@ -51,30 +51,8 @@ pub(crate) async fn dispatch(
     match (req.method.as_str(), req.path.as_str()) {
         ("POST", "/v1/chat/completions") => chat_completions(shared, conn, &req.body).await,
         ("GET", "/v1/models") => models(shared, conn).await,
-        _ => server::not_found(conn).await,
+        _ => not_found(conn).await,
     }
-}
-
-/// An error before any output, OpenAI-shaped.
-pub(crate) async fn reject(conn: &mut Conn, status: u16, message: &str) -> Result<Flow, Gone> {
-    conn.respond(status, "application/json", &error_body(status, message))
-        .await?;
-    Ok(Flow::Next)
-}
-
-/// `{"error": {...}}` with the `type` and `code` OpenAI uses for `status`.
-pub(crate) fn error_body(status: u16, message: &str) -> Vec<u8> {
-    let (kind, code) = match status {
-        401 => ("invalid_request_error", json!("invalid_api_key")),
-        403 => ("permission_error", Value::Null),
-        404 if message.contains("model") => ("invalid_request_error", json!("model_not_found")),
-        404 => ("not_found_error", Value::Null),
-        429 => ("rate_limit_error", Value::Null),
-        400..=499 => ("invalid_request_error", Value::Null),
-        _ => ("server_error", Value::Null),
-    };
-    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
-    serde_json::to_vec(&body).unwrap_or_default()
 }
 
 /// `GET /v1/models`: the installed models, as Ollama lists them, with the

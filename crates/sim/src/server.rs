@@ -10,17 +10,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
 use crate::http::{Conn, Gone, Request};
+use crate::respond::{Flow, not_found};
 use crate::state::{RecordedRequest, Shared};
 use crate::{api, chat, control, openai};
-
-/// What a connection does after a handler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flow {
-    /// Serve the next request (unless the client asked to close).
-    Next,
-    /// Close now, whatever state the response is in.
-    Close,
-}
 
 /// Accepts connections until aborted.
 pub(crate) async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
@@ -96,13 +88,6 @@ async fn dispatch(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> Result
         ("DELETE", "/api/delete") => api::delete(shared, conn, &req.body).await,
         _ => not_found(conn).await,
     }
-}
-
-/// Gin's answer to an unknown route.
-pub(crate) async fn not_found(conn: &mut Conn) -> Result<Flow, Gone> {
-    conn.respond(404, "text/plain", b"404 page not found")
-        .await?;
-    Ok(Flow::Next)
 }
 
 fn record(shared: &Shared, req: &Request) {

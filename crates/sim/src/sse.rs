@@ -23,8 +23,7 @@ use tokio::time::Instant;
 use crate::fault::Fault;
 use crate::generate::{Plan, SPLIT_PAUSE_MS, Timing, split_point, write_line};
 use crate::http::{Conn, Gone};
-use crate::openai::error_body;
-use crate::server::Flow;
+use crate::respond::{Flow, openai_error as error_body};
 use crate::wire::{Metrics, OutToolCall};
 
 /// What the request asked of a `/v1` reply.
