@@ -6,8 +6,10 @@
 // the card of the call that waits. Call ids come from the model and repeat
 // (across runs, and a sub-agent numbers its calls afresh), so the card is
 // the one with `parent_call_id` in the agent whose run is `parent_run_id`.
-// What the run says about itself (context budget, compactions, the input
-// guard's findings) is kept here too, so replaying the run's log restores it.
+// What the run says about itself (compactions, the input guard's
+// findings) is kept here too, so replaying the run's log restores it; its
+// context budget is the session's context meter's
+// (state/contextMeter.svelte.ts), which replays the same log.
 import { reduceProgress, type Progress } from './progress';
 import type { AgentEvent, ApprovalDecision, ErrorInfo, JsonValue, MessageView, SubagentView, ToolOutcome, Usage } from '../ipc';
 import { closeWorkflow, isPhaseEvent, isWorkflowEvent, reducePhaseRun, reduceWorkflow, type WorkflowModel } from './workflow';
@@ -58,13 +60,6 @@ export interface Compaction {
   tokens_after: number;
 }
 
-/** The prompt's size against the window before a model call (`context_usage`). */
-export interface ContextUse {
-  tokens: number;
-  window: number;
-  warning: boolean;
-}
-
 export interface ApprovalModel {
   request_id: string;
   tool: string;
@@ -89,8 +84,6 @@ export interface TurnModel extends AgentModel {
   usage: Usage[];
   error: ErrorInfo | null;
   partial_text: string;
-  /** The last context_usage of the main agent. */
-  context: ContextUse | null;
   compactions: Compaction[];
   /** Tool servers (MCP) the run went on without (`tools_unavailable`). */
   unavailable: ToolsUnavailable[];
@@ -141,7 +134,6 @@ export function newTurn(run_id: string): TurnModel {
     usage: [],
     error: null,
     partial_text: '',
-    context: null,
     compactions: [],
     unavailable: [],
     failovers: [],
@@ -401,8 +393,6 @@ function reduceRun(t: TurnModel, ev: AgentEvent): TurnModel {
       return { ...t, run_id: ev.run_id, model: ev.model, host: ev.host ?? '', profile: ev.profile, context_window: ev.context_window };
     case 'usage':
       return { ...t, usage: [...t.usage, ev.usage] };
-    case 'context_usage':
-      return { ...t, context: { tokens: ev.tokens, window: ev.window, warning: ev.warning } };
     case 'host_failover':
       return { ...t, host: ev.to, failovers: [...t.failovers, { from: ev.from, to: ev.to, reason: ev.reason }] };
     case 'tools_unavailable':

@@ -9,7 +9,7 @@
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
 // command answers. `?vision=1` adds a model that can see (gemma3:4b). `?holdopen=1` holds every `open_session` reply until `releaseOpen()`. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
-// (calls, config, and `dialogs`: what the Save and Open dialogs answer).
+// (calls, config, and `dialogs`: what the Save and Open dialogs answer). `holdSend()` holds every `send_message` until `releaseSend()` (a core slow to start the run).
 import { Dialogs } from './dialogs';
 import { flushThink, initialSplit, splitThink } from './thinkTags';
 import { ShownText } from './liveSanitize';
@@ -75,6 +75,16 @@ export class MockBackend {
   releaseOpen(): void {
     this.releaseHeld?.();
     this.held = null;
+  }
+  /** `holdSend()`: `send_message` takes the message (and answers with the run) only once `releaseSend()` is called (a core slow to start). */
+  private sendHeld: Promise<void> | null = null;
+  private releaseSendHeld: (() => void) | null = null;
+  holdSend(): void {
+    this.sendHeld = new Promise((r) => (this.releaseSendHeld = r));
+  }
+  releaseSend(): void {
+    this.releaseSendHeld?.();
+    this.sendHeld = null;
   }
   /** The page's channel for the shell's own events (`page_events`); `pageEvent()` sends on it, as a clicked notice does. */
   private pageChannel: ChannelLike | null = null;
@@ -249,6 +259,7 @@ export class MockBackend {
       }
       case 'switch_branch': { const s = this.sess(a.sessionId); let id: number = a.messageId; for (;;) { const kids = this.children(s.id, id); const last = kids[kids.length - 1]; if (!last) break; id = last.id; } s.leaf = id; return this.view(s); }
       case 'send_message': {
+        if (this.sendHeld) await this.sendHeld;
         if (this.config.refuseSendMs > 0) {
           await new Promise((r) => setTimeout(r, this.config.refuseSendMs));
           throw err('invalid_input', 'the model server refused this message', 'none');
@@ -381,15 +392,15 @@ export class MockBackend {
     const profile = this.profiles.find((p) => p.name === s.profile) ?? this.profiles[0]!;
     const model = text.includes('notfound') ? 'ghost:7b' : (s.model ?? profile.model);
     const host = s.host ?? profile.backend ?? 'ollama';
-    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, host, startedAt: now(), endedAt: null, held: [] };
+    const run: Run = { id: `run${this.nextId++}`, session: s.id, prompt, events: [], timers: [], channel, index: 0, followers: [], think: new Map(), shown: new Map(), text: '', parent, queue: [], done: false, gate: null, model, host, startedAt: now(), endedAt: null, held: [], opening: [] };
     this.runs.set(run.id, run);
     // A new prompt is stored with the run that answers it, as the core does.
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
     if (asked) asked.run_id = run.id;
     const screened = screenMessage(text, profile.input_guard);
     const script = screened.blocked ? screened.steps : [...screened.steps, ...pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`)];
-    this.emit(run, { type: 'run_started', model, host, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, 10);
-    if (asked) this.emit(run, this.storedBody(asked), 20);
+    run.opening = [{ type: 'run_started', model, host, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, ...(asked ? [this.storedBody(asked)] : [])];
+    run.opening.forEach((body, i) => this.emit(run, body, 10 * (i + 1)));
     this.schedule(run, script, 30);
     return run.id;
   }
@@ -449,6 +460,7 @@ export class MockBackend {
 
   send(run: Run, body: Body): void {
     if (run.done) return;
+    run.opening = run.opening.filter((b) => b !== body);
     // Queued messages are taken in between deltas after a delay.
     const due = run.queue.find((q) => now() - q.at >= this.config.queueDelayMs);
     if (due) {
@@ -598,6 +610,11 @@ export class MockBackend {
     const run = this.runs.get(runId);
     if (!run || run.done) return false;
     run.done = true;
+    // Stopped before its first events went out (a Stop pressed while the
+    // page waited for the run): as the core's, it had begun and kept the
+    // prompt, and said so.
+    for (const body of run.opening) this.raw(run, body);
+    run.opening = [];
     const call = run.gate?.call;
     run.gate = null; // the core withdraws a waiting question on Stop, without approval_resolved
     for (const t of run.timers) clearTimeout(t);

@@ -63,6 +63,8 @@ export interface Run {
   endedAt: number | null;
   /** Events waiting for `step()` (config.stepped). */
   held: Body[];
+  /** Its first events (run_started, the prompt it stored) not sent yet: a Stop that comes before them sends them first. */
+  opening: Body[];
   /** The approval the run waits on, and how it goes on after each answer. */
   /** The question the run waits on; `call`: the top-level call it asks about (a Stop cuts that call's result, as the core's). */
   gate: { request_id: string; scope: Partial<AgentEvent>; allow: Step[]; deny: Step[]; plan?: (edited: string | null) => Step[]; call?: { id: string; name: string; arguments: unknown } } | null;

@@ -56,7 +56,7 @@ export function actions(): Action[] {
     id: 'import', label: 'Import conversations (ChatGPT, Open WebUI, Hearth)…', group: 'Session',
     run: () => void sessions.importPicked((id) => chat.open(id)), keywords: ['chatgpt', 'webui', 'open'],
   });
-  if (chat.running) list.push({ id: 'stop', label: 'Stop the answer', group: 'Chat', keys: 'Esc', run: () => void chat.stop() });
+  if (chat.run.busy) list.push({ id: 'stop', label: 'Stop the answer', group: 'Chat', keys: 'Esc', run: () => void chat.run.stop() });
   const id = chat.sessionId;
   if (id) {
     list.push(

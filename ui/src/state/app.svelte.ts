@@ -1,8 +1,10 @@
 // App-wide state: build info, preferences (theme, last session), the
 // Ollama connection, profiles and which slide-over panel is open. Session
-// contents live in chat.svelte.ts.
+// contents live in chat.svelte.ts. The profiles change only through the
+// methods here (each takes the list the shell answers with), so every
+// panel shows the same list.
 import * as ipc from '../ipc';
-import type { AppInfo, BackendStatus, Prefs, ProfilesView } from '../ipc';
+import type { AppInfo, BackendStatus, Prefs, ProfilesView, ProfileView } from '../ipc';
 
 /** Prefs with every field filled in (the shell may omit unset ones). */
 export type FullPrefs = Required<Prefs>;
@@ -17,7 +19,7 @@ class AppState {
   prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: true });
   backend = $state<BackendStatus | null>(null);
   checkingBackend = $state(false);
-  profiles = $state.raw<ProfilesView | null>(null);
+  #profiles = $state.raw<ProfilesView | null>(null);
   panel = $state<Panel>(null);
 
   async load(): Promise<void> {
@@ -75,11 +77,55 @@ class AppState {
     void this.refreshProfiles();
   }
 
+  /** The profiles, the default one and the persona (null until read). */
+  get profiles(): ProfilesView | null {
+    return this.#profiles;
+  }
+
   async refreshProfiles(): Promise<void> {
     try {
-      this.profiles = await ipc.listProfiles();
+      this.#profiles = await ipc.listProfiles();
     } catch (e) {
       toasts.error(`Profiles: ${ipc.errorInfo(e).message}`);
+    }
+  }
+
+  /** Reads the profiles if they were not read yet (a panel that needs them; it works without them, so a failure is not said). */
+  async loadProfiles(): Promise<void> {
+    if (this.#profiles) return;
+    try {
+      this.#profiles = await ipc.listProfiles();
+    } catch {
+      // The panel shows no profiles; the next refresh says what failed.
+    }
+  }
+
+  /** Saves `profile` (renamed from `previousName`, or new when null); false, said in a toast, when the shell refuses it. */
+  saveProfile(profile: ProfileView, previousName: string | null): Promise<boolean> {
+    return this.#changeProfiles(() => ipc.saveProfile(profile, previousName));
+  }
+
+  deleteProfile(name: string): Promise<boolean> {
+    return this.#changeProfiles(() => ipc.deleteProfile(name));
+  }
+
+  setDefaultProfile(name: string): Promise<boolean> {
+    return this.#changeProfiles(() => ipc.setDefaultProfile(name));
+  }
+
+  /** The persona put before every profile's system prompt. */
+  setPersona(persona: string): Promise<boolean> {
+    return this.#changeProfiles(() => ipc.setPersona(persona));
+  }
+
+  /** Runs a change of the profiles and keeps the list it answers with; false when it failed (said in a toast). */
+  async #changeProfiles(change: () => Promise<ProfilesView>): Promise<boolean> {
+    try {
+      this.#profiles = await change();
+      return true;
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+      return false;
     }
   }
 

@@ -2,9 +2,16 @@
 // prompt against the window in effect, sent before each model call); a
 // core that does not send it leaves run_started's window and the usage
 // counts. Each session's last measure is kept, so the meter and its
-// warning come back with the session.
+// warning come back with the session. It is the one record of a run's
+// context: the turn (lib/turn.ts) keeps none of its own.
 import type { AgentEvent } from '../ipc';
-import type { ContextUse } from '../lib/turn';
+
+/** The prompt's size against the window before a model call (`context_usage`). */
+export interface ContextUse {
+  tokens: number;
+  window: number;
+  warning: boolean;
+}
 
 export class ContextMeter {
   used = $state(0);

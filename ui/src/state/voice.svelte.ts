@@ -114,7 +114,7 @@ function deliver(text: string): void {
   }
   // The files waiting in the composer stay there, for the typed message
   // they were attached to.
-  if (chat.running) void chat.queue(text);
+  if (chat.run.busy) void chat.run.queue(text);
   else void chat.send(text, []);
 }
 
