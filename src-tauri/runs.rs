@@ -1,7 +1,7 @@
-//! The app's side of the live runs: the core's registry
-//! ([`hearth_core::LiveRuns`]: one run per session, its owner, numbered
-//! events, late followers) with each follower's events sent to a page's
-//! `Channel`. A run belongs to the webview that started it: it keeps going
+//! The app's side of the live runs: the core's façade over them
+//! ([`hearth_core::Runs`]: what a message starts, one run per session, its
+//! owner, numbered events, late followers, steering, approvals) with each
+//! follower's events sent to a page's `Channel`. A run belongs to the webview that started it: it keeps going
 //! while the user looks at another session, and it is stopped when that
 //! page reloads or its window closes — a channel send to a reloaded page
 //! does not fail, so the page and window events are watched instead (see
@@ -9,10 +9,8 @@
 //! last event number it saw. The run's first follower also shows the
 //! system notifications its events call for (`notices.rs`).
 
-use std::ops::Deref;
-
-use hearth_core::{Following, RunHandle};
-use hearth_protocol::{AgentEvent, ErrorInfo};
+use hearth_core::{Following, Runs};
+use hearth_protocol::AgentEvent;
 use tauri::ipc::Channel;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -20,17 +18,10 @@ use crate::notices::{Notices, Watch};
 use crate::views::{LiveRunView, QueuedView};
 
 /// The live runs, by session, and where their notices go.
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct LiveRuns {
-    runs: hearth_core::LiveRuns,
+    runs: Runs,
     notices: Notices,
-}
-
-impl Deref for LiveRuns {
-    type Target = hearth_core::LiveRuns;
-    fn deref(&self) -> &Self::Target {
-        &self.runs
-    }
 }
 
 /// What a page needs to show a run it follows, and the run's later events.
@@ -89,24 +80,54 @@ fn attach(
 }
 
 impl LiveRuns {
-    /// Take over a started run for `webview`, its events going to
-    /// `channel`; refused (and the run stopped) when the session already
-    /// has one.
-    pub fn adopt(
+    /// Over the core's [`Runs`] (built with the approvals the app's agents
+    /// share).
+    pub fn new(runs: Runs) -> Self {
+        Self {
+            runs,
+            notices: Notices::default(),
+        }
+    }
+
+    /// What the commands do to runs (send, answer again, edit, stop,
+    /// queue, approve, answer a plan): the core decides and refuses.
+    pub fn ops(&self) -> &Runs {
+        &self.runs
+    }
+
+    /// The run a command started in `session_id` (`following`, its first
+    /// follower the page that asked), its events going to `channel` and
+    /// the notices they call for shown; the run's id.
+    pub fn show(
         &self,
-        handle: RunHandle,
-        prompt: Option<String>,
-        webview: &str,
+        session_id: &str,
+        following: Following,
         channel: Channel<AgentEvent>,
-    ) -> Result<String, ErrorInfo> {
+    ) -> String {
         let watch = self
             .notices
-            .watch(handle.session_id.clone(), prompt.clone());
-        let following = self
-            .runs
-            .adopt(handle, prompt, webview)
-            .map_err(|e| e.to_info())?;
-        Ok(attach(following, channel, Some(watch)).run_id)
+            .watch(session_id.to_owned(), following.prompt.clone());
+        attach(following, channel, Some(watch)).run_id
+    }
+
+    /// True when `session_id` has a run going.
+    pub fn is_live(&self, session_id: &str) -> bool {
+        self.runs.live().is_live(session_id)
+    }
+
+    /// Sessions with a run going.
+    pub fn sessions(&self) -> Vec<String> {
+        self.runs.live().sessions()
+    }
+
+    /// Stop every run `owner` (a webview) started; how many.
+    pub fn stop_owned_by(&self, owner: &str) -> usize {
+        self.runs.live().stop_owned_by(owner)
+    }
+
+    /// Stop every run (the app is quitting).
+    pub fn stop_all(&self) {
+        self.runs.live().stop_all();
     }
 
     /// Follow the session's run from after event `after`: the events
@@ -122,7 +143,7 @@ impl LiveRuns {
     /// The session's live run as it stands (its events so far), for a page
     /// that opens the session; it follows the rest with `follow`.
     pub fn view(&self, session_id: &str) -> Option<LiveRunView> {
-        Some(split(self.runs.snapshot(session_id)?).0)
+        Some(split(self.runs.live().snapshot(session_id)?).0)
     }
 
     /// Where the runs' notices go (set once by the shell).
@@ -196,14 +217,32 @@ mod tests {
         (sim, state, dir)
     }
 
+    /// Sends `text` in session s1 from the main window through the
+    /// commands' way in, its events to `ch`; the run id.
+    async fn send(
+        state: &AppState,
+        agent: &Arc<hearth_core::Agent>,
+        text: &str,
+        ch: Channel<AgentEvent>,
+    ) -> Result<String, hearth_protocol::ErrorInfo> {
+        let following = state
+            .runs
+            .ops()
+            .send(
+                "s1",
+                hearth_core::UserInput::text(text),
+                "main",
+                async || Ok::<_, hearth_protocol::ErrorInfo>(agent.clone()),
+            )
+            .await?;
+        Ok(state.runs.show("s1", following, ch))
+    }
+
     /// Sends "hi" in session s1 from the main window and waits for the
     /// run's end; its events.
     async fn answer(state: &AppState, agent: &Arc<hearth_core::Agent>) -> Seen {
         let (ch, seen) = channel();
-        state
-            .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
-            .unwrap();
+        send(state, agent, "hi", ch).await.unwrap();
         until("the end", || terminal(&seen).is_some()).await;
         seen
     }
@@ -219,10 +258,7 @@ mod tests {
         let (_sim, state, _dir) = setup(vec![cut, Reply::text("A whole answer.")]).await;
         let agent = state.backend().unwrap().agent;
         let (ch, seen) = channel();
-        state
-            .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
-            .unwrap();
+        send(&state, &agent, "hi", ch).await.unwrap();
         until("the break-off", || terminal(&seen).is_some()).await;
         assert!(
             matches!(terminal(&seen), Some(EventKind::Error { .. })),
@@ -236,11 +272,11 @@ mod tests {
             hearth_core::Role::Assistant
         );
 
-        let handle = crate::commands::chat::answer_again(&state, "s1", None)
+        let following = crate::commands::chat::answer_again(&state, "s1", None, "main")
             .await
             .unwrap();
         let (ch, seen) = channel();
-        state.runs.adopt(handle, None, "main", ch).unwrap();
+        state.runs.show("s1", following, ch);
         until("the retry", || terminal(&seen).is_some()).await;
         assert!(
             matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),
@@ -315,10 +351,7 @@ mod tests {
         let (sim, state, _dir) = setup(vec![slow(&"word ".repeat(200))]).await;
         let agent = state.backend().unwrap().agent;
         let (ch, seen) = channel();
-        let run = state
-            .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
-            .unwrap();
+        let run = send(&state, &agent, "hi", ch).await.unwrap();
         until("text", || {
             seen.lock()
                 .unwrap()
@@ -352,18 +385,15 @@ mod tests {
             setup(vec![slow("first answer here"), Reply::text("second")]).await;
         let agent = state.backend().unwrap().agent;
         let (ch, seen) = channel();
-        state
-            .runs
-            .adopt(agent.run_stream("s1", "hi"), Some("hi".into()), "main", ch)
-            .unwrap();
+        send(&state, &agent, "hi", ch).await.unwrap();
         // A second run in the same session is refused (and stopped).
         let (ch2, _) = channel();
-        let second = state
-            .runs
-            .adopt(agent.run_stream("s1", "again"), None, "main", ch2);
+        let second = send(&state, &agent, "again", ch2).await;
         assert!(second.is_err());
-        let queue = state.runs.steering("s1").unwrap();
-        let id = queue.push("and this").unwrap();
+        let id = match state.runs.ops().queue("s1", "and this").unwrap() {
+            hearth_core::Enqueued::Queued(id) => id,
+            hearth_core::Enqueued::RunEnded => panic!("the run had ended"),
+        };
         until("the end", || terminal(&seen).is_some()).await;
         let events = seen.lock().unwrap().clone();
         assert!(events.iter().any(|e| matches!(
@@ -375,15 +405,19 @@ mod tests {
             Some(EventKind::StreamEnd { iterations: 2 })
         ));
         until("the run to leave", || !state.runs.is_live("s1")).await;
-        assert!(state.runs.steering("s1").is_none());
+        assert_eq!(
+            state.runs.ops().queue("s1", "late").unwrap(),
+            hearth_core::Enqueued::RunEnded
+        );
+        // The run's second model call answers the queued message (the
+        // side requests after the run, a title, come later and are longer).
         let bodies = sim.chat_bodies();
-        let last = bodies
+        let second = bodies
             .iter()
-            .rev()
             .find(|b| b["messages"].as_array().is_some_and(|m| m.len() >= 4))
             .unwrap();
         assert_eq!(
-            last["messages"].as_array().unwrap().last().unwrap()["content"],
+            second["messages"].as_array().unwrap().last().unwrap()["content"],
             "and this"
         );
     }

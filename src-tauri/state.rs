@@ -117,6 +117,7 @@ impl AppState {
             client: server.client,
             agent,
         };
+        let runs = LiveRuns::new(hearth_core::Runs::new(approvals.clone()));
         Ok(Self {
             approvals,
             mcp,
@@ -130,7 +131,7 @@ impl AppState {
             openai,
             openai_url: RwLock::new(openai_url),
             openai_chosen: std::sync::atomic::AtomicBool::new(false),
-            runs: LiveRuns::default(),
+            runs,
             pulls: crate::pulls::Pulls::default(),
             voice: hearth_core::voice::Voice::new(hearth_core::voice::Timing::default()),
             demo,

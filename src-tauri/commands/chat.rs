@@ -2,28 +2,24 @@
 //! typed while a run is going). Each run's events go to the page over the
 //! `Channel` it passed; the run itself lives in `LiveRuns`.
 
-use hearth_core::{QueueError, UserInput};
+use hearth_core::{Enqueued, UserInput};
 use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo, PlanAnswer};
 use tauri::ipc::Channel;
 use tauri::{State, Webview};
 
 use super::attachments::{AttachmentRef, resolve};
 use super::profiles::profile_error;
-use crate::state::{AppState, invalid, store_error};
+use crate::state::{AppState, store_error};
 use crate::views::QueueResult;
 
-/// The agent for a new run in `session_id`, once the session is known to
-/// be idle and is kept on the host it started on (the first run decides).
+/// The agent for a run in `session_id` that the core accepted: a profile
+/// changed by another process (`hearth profiles set` beside the app) holds
+/// from this run on, and the session is kept on the host it started on
+/// (the first run decides).
 async fn agent_for(
     state: &AppState,
     session_id: &str,
 ) -> Result<std::sync::Arc<hearth_core::Agent>, ErrorInfo> {
-    state
-        .runs
-        .ensure_idle(session_id)
-        .map_err(|e| e.to_info())?;
-    // A profile changed by another process (`hearth profiles set` beside
-    // the app) holds from this run on, not from the app's next start.
     state.profiles.refresh().await.map_err(store_error)?;
     state
         .profiles
@@ -34,7 +30,8 @@ async fn agent_for(
 }
 
 /// Send the user's message and stream the answer to `on_event`. Returns the
-/// run id (for `stop_run`).
+/// run id (for `stop_run`). The core decides what the message starts and
+/// refuses what it cannot send, before the session's host is pinned.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_message(
@@ -45,18 +42,18 @@ pub async fn send_message(
     attachments: Vec<AttachmentRef>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    // The core decides what the message starts and refuses what it cannot
-    // send, before the session's host is pinned.
     let input = UserInput {
-        text: text.clone(),
+        text,
         files: resolve(&state, &attachments).await?,
     };
-    input.check().map_err(|e| e.to_info())?;
-    let agent = agent_for(&state, &session_id).await?;
-    let handle = agent.send(&session_id, input).map_err(|e| e.to_info())?;
-    state
+    let following = state
         .runs
-        .adopt(handle, Some(text), webview.label(), on_event)
+        .ops()
+        .send(&session_id, input, webview.label(), async || {
+            agent_for(&state, &session_id).await
+        })
+        .await?;
+    Ok(state.runs.show(&session_id, following, on_event))
 }
 
 /// Answer again. With `message_id` (the first message of the answer to
@@ -72,34 +69,29 @@ pub async fn regenerate(
     message_id: Option<i64>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    let handle = answer_again(&state, &session_id, message_id).await?;
-    state.runs.adopt(handle, None, webview.label(), on_event)
+    let following = answer_again(&state, &session_id, message_id, webview.label()).await?;
+    Ok(state.runs.show(&session_id, following, on_event))
 }
 
-/// The run [`regenerate`] starts.
+/// The run [`regenerate`] starts, for `owner`.
 pub(crate) async fn answer_again(
     state: &AppState,
     session_id: &str,
     message_id: Option<i64>,
-) -> Result<hearth_core::RunHandle, ErrorInfo> {
-    let agent = agent_for(state, session_id).await?;
-    match message_id {
-        Some(id) => state.store.fork(session_id, id).await,
-        // Before, a break-off's partial answer made the run refuse: "the
-        // conversation does not end with your message" (user pass
-        // 2026-12, defect 2).
-        None => state
-            .store
-            .fork_before_last_answer(session_id)
-            .await
-            .map(|_| ()),
-    }
-    .map_err(store_error)?;
-    Ok(agent.regenerate_stream(session_id))
+    owner: &str,
+) -> Result<hearth_core::Following, ErrorInfo> {
+    state
+        .runs
+        .ops()
+        .regenerate(session_id, message_id, owner, async || {
+            agent_for(state, session_id).await
+        })
+        .await
 }
 
 /// Replace a user message with `text` and answer it: the edited message
-/// starts a new branch; the old one stays reachable.
+/// (with the files the original carried) starts a new branch; the old one
+/// stays reachable.
 #[tauri::command]
 #[specta::specta]
 pub async fn edit_and_resend(
@@ -110,41 +102,18 @@ pub async fn edit_and_resend(
     text: String,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    let agent = agent_for(&state, &session_id).await?;
-    // The edited message keeps the files the original carried.
-    let kept: Vec<AttachmentRef> = state
-        .store
-        .branch_messages(&session_id)
-        .await
-        .map_err(store_error)?
-        .into_iter()
-        .find(|m| m.id == message_id)
-        .map(|m| {
-            m.message
-                .attachments
-                .into_iter()
-                .map(|a| AttachmentRef {
-                    sha256: a.sha256,
-                    name: a.name,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let input = UserInput {
-        text: text.clone(),
-        files: resolve(&state, &kept).await?,
-    };
-    // Refused before the fork, which would move the branch for nothing.
-    input.check().map_err(|e| e.to_info())?;
-    state
-        .store
-        .fork(&session_id, message_id)
-        .await
-        .map_err(store_error)?;
-    let handle = agent.send(&session_id, input).map_err(|e| e.to_info())?;
-    state
+    let following = state
         .runs
-        .adopt(handle, Some(text), webview.label(), on_event)
+        .ops()
+        .edit_and_resend(
+            &session_id,
+            message_id,
+            &text,
+            webview.label(),
+            async || agent_for(&state, &session_id).await,
+        )
+        .await?;
+    Ok(state.runs.show(&session_id, following, on_event))
 }
 
 /// Follow the session's live run from after event `after_seq` (the last
@@ -166,11 +135,11 @@ pub fn follow_run(
 #[tauri::command]
 #[specta::specta]
 pub fn stop_run(state: State<'_, AppState>, run_id: String) -> bool {
-    state.runs.stop(&run_id)
+    state.runs.ops().stop(&run_id)
 }
 
 /// Queue a message typed while a run is going; it joins the conversation
-/// at the next turn boundary.
+/// at the next turn boundary (`/plan`, a run of its own, is refused).
 #[tauri::command]
 #[specta::specta]
 pub fn queue_message(
@@ -178,16 +147,10 @@ pub fn queue_message(
     session_id: String,
     text: String,
 ) -> Result<QueueResult, ErrorInfo> {
-    // A queued message joins the run going on; `/plan` is a run of its own.
-    hearth_core::queueable(&text).map_err(|e| e.to_info())?;
-    let Some(queue) = state.runs.steering(&session_id) else {
-        return Ok(QueueResult::RunEnded);
-    };
-    match queue.push(&text) {
-        Ok(queue_id) => Ok(QueueResult::Queued { queue_id }),
-        Err(QueueError::Closed) => Ok(QueueResult::RunEnded),
-        Err(e @ QueueError::Empty) => Err(invalid(e.to_string())),
-    }
+    Ok(match state.runs.ops().queue(&session_id, &text)? {
+        Enqueued::Queued(queue_id) => QueueResult::Queued { queue_id },
+        Enqueued::RunEnded => QueueResult::RunEnded,
+    })
 }
 
 /// Answer a tool's approval request: allow once, allow the tool for the
@@ -196,7 +159,7 @@ pub fn queue_message(
 #[tauri::command]
 #[specta::specta]
 pub fn approve(state: State<'_, AppState>, request_id: String, decision: ApprovalDecision) -> bool {
-    state.approvals.answer(&request_id, decision)
+    state.runs.ops().approve(&request_id, decision)
 }
 
 /// Answer a `/plan` plan (`plan_proposed`): run it, run it as edited, or
@@ -204,15 +167,12 @@ pub fn approve(state: State<'_, AppState>, request_id: String, decision: Approva
 #[tauri::command]
 #[specta::specta]
 pub fn answer_plan(state: State<'_, AppState>, request_id: String, answer: PlanAnswer) -> bool {
-    state.approvals.answer_plan(&request_id, answer)
+    state.runs.ops().answer_plan(&request_id, answer)
 }
 
 /// Take back a queued message. False when it was already sent.
 #[tauri::command]
 #[specta::specta]
 pub fn cancel_queued(state: State<'_, AppState>, session_id: String, queue_id: String) -> bool {
-    state
-        .runs
-        .steering(&session_id)
-        .is_some_and(|q| q.cancel(&queue_id))
+    state.runs.ops().cancel_queued(&session_id, &queue_id)
 }

@@ -70,7 +70,7 @@ pub async fn save_mcp_config(
     let mut servers = hearth_mcp::parse(&config).map_err(|e| invalid(e.to_string()))?;
     let saved = hearth_compose::mcp_servers(&state.store)
         .await
-        .map_err(crate::state::internal)?;
+        .map_err(|e| crate::state::internal(e.to_string()))?;
     hearth_mcp::keep_hidden(&mut servers, &saved).map_err(|e| invalid(e.to_string()))?;
     // A program started by this save is confirmed outside the page
     // (review N11): the page cannot answer a native dialog.
@@ -91,7 +91,7 @@ pub async fn save_mcp_config(
     // Values go to the desktop's secret store when one takes them.
     let kept = hearth_compose::save_mcp_servers(&state.store, &servers)
         .await
-        .map_err(invalid)?;
+        .map_err(|e| invalid(e.to_string()))?;
     // What was added or changed starts now: usable at once, its state and
     // tools shown as it comes up (the panel watches it while it starts).
     // Servers the save left as they were start when a run needs them.
@@ -168,7 +168,7 @@ pub async fn show_hooks(state: State<'_, AppState>) -> Result<HooksView, ErrorIn
     let (parsed, problem) = match config.as_deref().map(hearth_tools::HookConfig::parse) {
         None => (hearth_tools::HookConfig::default(), None),
         Some(Ok(c)) => (c, None),
-        Some(Err(e)) => (hearth_tools::HookConfig::default(), Some(e)),
+        Some(Err(e)) => (hearth_tools::HookConfig::default(), Some(e.to_string())),
     };
     let warnings = hearth_compose::hook_warnings(&state.store, &parsed).await;
     Ok(HooksView {

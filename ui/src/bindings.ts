@@ -88,7 +88,8 @@ export const commands = {
 	runTrace: (runId: string) => typedError<TraceView | null, ErrorInfo>(__TAURI_INVOKE("run_trace", { runId })),
 	/**
 	 *  Send the user's message and stream the answer to `on_event`. Returns the
-	 *  run id (for `stop_run`).
+	 *  run id (for `stop_run`). The core decides what the message starts and
+	 *  refuses what it cannot send, before the session's host is pinned.
 	 */
 	sendMessage: (sessionId: string, text: string, attachments: AttachmentRef[], onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("send_message", { sessionId, text, attachments, onEvent })),
 	/**
@@ -111,7 +112,8 @@ export const commands = {
 	regenerate: (sessionId: string, messageId: number | null, onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("regenerate", { sessionId, messageId, onEvent })),
 	/**
 	 *  Replace a user message with `text` and answer it: the edited message
-	 *  starts a new branch; the old one stays reachable.
+	 *  (with the files the original carried) starts a new branch; the old one
+	 *  stays reachable.
 	 */
 	editAndResend: (sessionId: string, messageId: number, text: string, onEvent: Channel<AgentEvent>) => typedError<string, ErrorInfo>(__TAURI_INVOKE("edit_and_resend", { sessionId, messageId, text, onEvent })),
 	/**
@@ -125,7 +127,7 @@ export const commands = {
 	stopRun: (runId: string) => __TAURI_INVOKE<boolean>("stop_run", { runId }),
 	/**
 	 *  Queue a message typed while a run is going; it joins the conversation
-	 *  at the next turn boundary.
+	 *  at the next turn boundary (`/plan`, a run of its own, is refused).
 	 */
 	queueMessage: (sessionId: string, text: string) => typedError<QueueResult, ErrorInfo>(__TAURI_INVOKE("queue_message", { sessionId, text })),
 	/**  Take back a queued message. False when it was already sent. */

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hearth_core::LiveRuns;
+use hearth_core::{RunError, Runs};
 use hearth_protocol::{AgentEvent, ApprovalDecision, EventKind, ToolOutcome};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
@@ -90,6 +90,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     }
     let Composed {
         agent,
+        runs,
         mcp,
         session,
         attachments,
@@ -112,38 +113,38 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         (Some(text), None) if !args.regenerate => Some(text.clone()),
         (_, None) => None,
     };
-    let (handle, prompt) = match sent {
+    // The core's way in decides what the message starts, refuses what it
+    // cannot send, and numbers the events (`seq` in --json) as for the
+    // desktop app; the store keeps one run per session across processes.
+    let this_agent = async || Ok::<_, RunError>(agent.clone());
+    let started = match sent {
         Some(text) => {
             let input = hearth_core::UserInput {
-                text: text.clone(),
+                text,
                 files: attachments,
             };
-            match agent.send(&session, input) {
-                Ok(handle) => (handle, Some(text)),
-                Err(e) => {
-                    eprintln!("hearth: {e}");
-                    return ExitCode::from(2);
-                }
-            }
+            // A message that cannot be sent is a usage error.
+            runs.send(&session, input, "cli", this_agent)
+                .await
+                .map_err(|e| (e, ExitCode::from(2)))
         }
-        None => (agent.regenerate_stream(&session), None),
+        None => runs
+            .regenerate(&session, None, "cli", this_agent)
+            .await
+            .map_err(|e| (e, ExitCode::FAILURE)),
+    };
+    let mut following = match started {
+        Ok(f) => f,
+        Err((e, code)) => {
+            eprintln!("hearth: {e}");
+            return code;
+        }
     };
     // First Ctrl-C: cooperative stop (the loop emits stream_stopped). A
     // second one while the stop is still finishing, or while the model
     // finishes loading: leave at once.
-    let stop = handle.stop_token();
+    let stop = following.stop.clone();
     watch_ctrl_c(interrupts, stop.clone());
-    // The core's live-run registry numbers the events (`seq` in --json), as
-    // it does for the desktop app; the store keeps one run per session
-    // across processes.
-    let runs = LiveRuns::default();
-    let mut following = match runs.adopt(handle, prompt, "cli") {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("hearth: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
 
     let mut printer = Printer::new(args.conv.json);
     let mut code = ExitCode::FAILURE;
@@ -157,8 +158,8 @@ pub async fn run(args: ChatArgs) -> ExitCode {
             };
         }
         printer.print(&event);
-        approve(&agent, &event).await;
-        crate::plan::follow(&event.kind, &agent, args.yes, &stop, &mut unconfirmed).await;
+        approve(&runs, &event).await;
+        crate::plan::follow(&event.kind, &runs, args.yes, &stop, &mut unconfirmed).await;
     }
     // The title, memory and compaction workers run after the answer: the
     // process stays for them (a new run would have cancelled them).
@@ -199,7 +200,7 @@ pub(crate) fn watch_ctrl_c(interrupts: Option<Signal>, stop: CancellationToken) 
 }
 
 /// An approval request of `event`, asked on the terminal and answered.
-pub(crate) async fn approve(agent: &hearth_core::Agent, event: &AgentEvent) {
+pub(crate) async fn approve(runs: &Runs, event: &AgentEvent) {
     if let EventKind::ApprovalRequested {
         request_id,
         tool,
@@ -209,7 +210,7 @@ pub(crate) async fn approve(agent: &hearth_core::Agent, event: &AgentEvent) {
     } = &event.kind
     {
         let decision = ask(tool, reach, warning.as_deref()).await;
-        agent.approve(request_id, decision);
+        runs.approve(request_id, decision);
     }
 }
 

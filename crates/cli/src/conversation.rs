@@ -66,6 +66,9 @@ pub(crate) struct Conversation {
 /// plan`, `hearth voice`).
 pub(crate) struct Composed {
     pub agent: Arc<hearth_core::Agent>,
+    /// What the command does to runs (send, answer again, approve, answer
+    /// a plan): the core's one way in, over the agent's approvals.
+    pub runs: hearth_core::Runs,
     pub mcp: Arc<hearth_mcp::Hub>,
     pub session: String,
     /// The files of `--attach`, kept in the store.
@@ -165,11 +168,6 @@ pub(crate) async fn compose(
         max_iterations: args.max_iterations,
         backend: backends.profile_backend(),
     });
-    if args.regenerate
-        && let Err(e) = fork_before_last_answer(&store, &session).await
-    {
-        return Err(fail(&e, ExitCode::FAILURE));
-    }
     let mcp = hearth_compose::mcp_hub(&store).await;
     let hooks = hearth_compose::hooks(&store).await.map_err(|e| {
         let e = format!(
@@ -178,6 +176,7 @@ pub(crate) async fn compose(
         fail(&e, ExitCode::FAILURE)
     })?;
     let skills = hearth_compose::skills(&store, &profiles);
+    let approvals = Arc::new(hearth_core::Approvals::default());
     let agent = hearth_compose::agent(hearth_compose::Parts {
         backend: backends.default,
         named: backends
@@ -190,13 +189,14 @@ pub(crate) async fn compose(
         profiles: profiles.clone(),
         store: Arc::new(store),
         settings: Arc::new(settings),
-        approvals: Arc::default(),
+        approvals: approvals.clone(),
         mcp: mcp.clone(),
         hooks,
         skills,
     });
     Ok(Composed {
         agent,
+        runs: hearth_core::Runs::new(approvals),
         mcp,
         session,
         attachments,
@@ -249,14 +249,4 @@ async fn settle_seed_model(profiles: &Profiles, url: Option<&str>) {
         }
         Err(e) => tracing::debug!("the seeded profiles wait for the server: {e}"),
     }
-}
-
-/// Move the branch head back to the last user message, so the answer after
-/// it (kept on its own branch) can be generated again.
-async fn fork_before_last_answer(store: &hearth_store::Store, session: &str) -> Result<(), String> {
-    store
-        .fork_before_last_answer(session)
-        .await
-        .map(|_| ())
-        .map_err(|e| e.to_string())
 }

@@ -71,7 +71,7 @@ async fn set(store: &hearth_store::Store, file: &std::path::Path) -> Result<(), 
     } else {
         std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?
     };
-    let config = hearth_tools::HookConfig::parse(&text)?;
+    let config = hearth_tools::HookConfig::parse(&text).map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;
     store
         .set_hooks_json(&json)

@@ -99,9 +99,13 @@ async fn act(store: &Store, action: Action) -> Result<ExitCode, String> {
             }
     );
     let mut servers = if shows_no_value {
-        hearth_compose::mcp_servers_as_stored(store).await?
+        hearth_compose::mcp_servers_as_stored(store)
+            .await
+            .map_err(|e| e.to_string())?
     } else {
-        hearth_compose::mcp_servers(store).await?
+        hearth_compose::mcp_servers(store)
+            .await
+            .map_err(|e| e.to_string())?
     };
     match action {
         Action::List => {
@@ -193,7 +197,9 @@ async fn act(store: &Store, action: Action) -> Result<ExitCode, String> {
 /// Validate the whole configuration, then save it (its values in the
 /// desktop's secret store when one takes them); says where the values went.
 async fn save(store: &Store, servers: &BTreeMap<String, ServerConfig>) -> Result<(), String> {
-    let kept = hearth_compose::save_mcp_servers(store, servers).await?;
+    let kept = hearth_compose::save_mcp_servers(store, servers)
+        .await
+        .map_err(|e| e.to_string())?;
     if let Some(note) = kept.note() {
         eprintln!("hearth: {note}");
     }

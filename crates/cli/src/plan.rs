@@ -171,7 +171,7 @@ async fn edit(plan: String) -> Result<String, String> {
 /// whether the last verdict left the work unconfirmed (exit status 3).
 pub(crate) async fn follow(
     kind: &EventKind,
-    agent: &hearth_core::Agent,
+    runs: &hearth_core::Runs,
     yes: bool,
     stop: &tokio_util::sync::CancellationToken,
     unconfirmed: &mut bool,
@@ -186,7 +186,7 @@ pub(crate) async fn follow(
                     () = stop.cancelled() => PlanAnswer::Cancel,
                 }
             };
-            agent.answer_plan(request_id, answer);
+            runs.answer_plan(request_id, answer);
         }
         EventKind::ReviewVerdict {
             verdict, fixing, ..

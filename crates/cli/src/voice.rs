@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use hearth_core::voice::{DEFAULT_SERVER, Timing, Voice};
-use hearth_core::{Following, LiveRuns};
+use hearth_core::{Enqueued, Following, UserInput};
 use hearth_protocol::{AgentEvent, EventKind, VoiceEvent, VoiceSource, VoiceState};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
@@ -81,6 +81,7 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
     // for a server to listen on.
     let Composed {
         agent,
+        runs,
         mcp,
         session,
         profiles,
@@ -118,7 +119,6 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         )
         .await;
 
-    let runs = LiveRuns::default();
     let mut printer = Printer::new(json);
     let mut current: Option<(Following, CancellationToken)> = None;
     let mut waiting: VecDeque<String> = VecDeque::new();
@@ -139,12 +139,15 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
             if let Err(e) = profiles.refresh().await {
                 tracing::warn!("could not read the profiles again: {e}");
             }
-            // A plain message, whatever was said: `/plan` would wait for an
-            // answer to its plan, which this loop cannot give.
-            let handle = agent.run_stream(&session, &text);
-            let stop = handle.stop_token();
-            match runs.adopt(handle, Some(text), "cli") {
-                Ok(f) => current = Some((f, stop)),
+            let this_agent = async || Ok::<_, hearth_core::RunError>(agent.clone());
+            match runs
+                .send(&session, UserInput::text(text), "cli", this_agent)
+                .await
+            {
+                Ok(f) => {
+                    let stop = f.stop.clone();
+                    current = Some((f, stop));
+                }
                 Err(e) => {
                     eprintln!("hearth: {e}");
                     code = ExitCode::FAILURE;
@@ -181,11 +184,10 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         // message is; after its end, sent as the next one.
                         let queued = current
                             .as_ref()
-                            .and_then(|_| runs.steering(&session))
-                            .and_then(|q| q.push(&text).ok());
+                            .and_then(|_| runs.queue(&session, &text).ok());
                         match queued {
-                            Some(id) => pushed.push((id, text)),
-                            None => waiting.push_back(text),
+                            Some(Enqueued::Queued(id)) => pushed.push((id, text)),
+                            Some(Enqueued::RunEnded) | None => waiting.push_back(text),
                         }
                     }
                     _ => {}
@@ -203,7 +205,14 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         pushed.retain(|(id, _)| id != queue_id);
                     }
                     printer.print(&event);
-                    approve(&agent, &event).await;
+                    approve(&runs, &event).await;
+                    // What was said goes as a message, as typed text would: a
+                    // `/plan` asks its question on the terminal (no answer
+                    // there cancels it), so the loop never waits on it.
+                    if let Some((_, stop)) = &current {
+                        let mut unconfirmed = false;
+                        crate::plan::follow(&event.kind, &runs, false, stop, &mut unconfirmed).await;
+                    }
                 }
                 None => {
                     if let Some((mut f, _)) = current.take()

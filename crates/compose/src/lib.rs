@@ -175,7 +175,7 @@ pub async fn hooks_or_blocking(store: &Store) -> Arc<dyn hearth_core::hooks::Hoo
         Ok(h) => h,
         Err(e) => {
             tracing::warn!("the hooks cannot be used, so tool calls are blocked: {e}");
-            Arc::new(Unusable(e))
+            Arc::new(Unusable(e.to_string()))
         }
     }
 }
@@ -212,20 +212,34 @@ impl hearth_core::hooks::Hooks for Unusable {
     }
 }
 
+/// Why the saved hooks cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum HooksError {
+    /// The database failed; [`hearth_store::StoreError::failure`] says
+    /// whether a retry may pass.
+    #[error(transparent)]
+    Store(#[from] hearth_store::StoreError),
+    /// The saved configuration does not parse: the user fixes it.
+    #[error(transparent)]
+    Config(#[from] hearth_tools::HookConfigError),
+    /// This program cannot be found to run the hooks' sandbox.
+    #[error("cannot find this program for the hooks' sandbox: {0}")]
+    NoLauncher(std::io::Error),
+}
+
 /// The hooks saved in `store`, run as sandboxed commands through this
 /// binary (none when never saved). A saved configuration that no longer
 /// parses is an error: running tools without the hooks the user set would
 /// skip the checks they rely on.
-pub async fn hooks(store: &Store) -> Result<Arc<dyn hearth_core::hooks::Hooks>, String> {
-    let config = match store.hooks_json().await.map_err(|e| e.to_string())? {
+pub async fn hooks(store: &Store) -> Result<Arc<dyn hearth_core::hooks::Hooks>, HooksError> {
+    let config = match store.hooks_json().await? {
         Some(json) => hearth_tools::HookConfig::parse(&json)?,
         None => hearth_tools::HookConfig::default(),
     };
     if config.is_empty() {
         return Ok(Arc::new(hearth_core::hooks::NoHooks));
     }
-    let launcher = std::env::current_exe()
-        .map_err(|e| format!("cannot find this program for the hooks' sandbox: {e}"))?;
+    let launcher = std::env::current_exe().map_err(HooksError::NoLauncher)?;
     let mut protected = data_folder(store);
     protected.push(skills_folder(store));
     Ok(Arc::new(
@@ -244,7 +258,9 @@ pub async fn mcp_hub(store: &Store) -> Arc<hearth_mcp::Hub> {
     hearth_mcp::Hub::with_listings(servers, Arc::new(mcp_store::KeptListings(store.clone())))
 }
 
-pub use mcp_store::{SecretsKept, mcp_servers, mcp_servers_as_stored, save_mcp_servers};
+pub use mcp_store::{
+    McpStoreError, SecretsKept, mcp_servers, mcp_servers_as_stored, save_mcp_servers,
+};
 
 /// The tools every front end offers: the core's, the file and shell tools
 /// (Hearth's data folder stays read-only to sandboxed commands: one that

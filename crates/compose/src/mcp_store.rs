@@ -13,6 +13,30 @@ use hearth_store::Store;
 
 use crate::keys;
 
+/// Why the MCP servers' configuration could not be read or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum McpStoreError {
+    /// The database failed; [`hearth_store::StoreError::failure`] says
+    /// whether a retry may pass.
+    #[error(transparent)]
+    Store(#[from] hearth_store::StoreError),
+    /// The configuration (the one saved, or the one to save) is not one
+    /// Hearth can use: the user fixes the entry it names.
+    #[error(transparent)]
+    Config(#[from] hearth_mcp::ConfigError),
+    /// A server's values are still the placeholder of ones the secret
+    /// store could not give: saving would lose them, so nothing was saved
+    /// (the user unlocks the keyring and saves again).
+    #[error(
+        "the values of MCP server `{0}` are in the desktop's secret store, which could not \
+         be read: unlock the keyring and try again (nothing was saved)"
+    )]
+    SecretStoreLocked(String),
+    /// The values could not be written out for the secret store.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+}
+
 /// Where a save put the environment and header values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SecretsKept {
@@ -47,9 +71,9 @@ impl SecretsKept {
 /// secret store.
 pub async fn mcp_servers_as_stored(
     store: &Store,
-) -> Result<BTreeMap<String, ServerConfig>, String> {
-    match store.mcp_servers_json().await.map_err(|e| e.to_string())? {
-        Some(json) => hearth_mcp::parse(&json).map_err(|e| e.to_string()),
+) -> Result<BTreeMap<String, ServerConfig>, McpStoreError> {
+    match store.mcp_servers_json().await? {
+        Some(json) => Ok(hearth_mcp::parse(&json)?),
         None => Ok(Default::default()),
     }
 }
@@ -59,7 +83,7 @@ pub async fn mcp_servers_as_stored(
 /// store, a locked keyring not unlocked within a few seconds) the reason
 /// is logged and those servers keep the placeholder, which keeps them
 /// from starting and says why.
-pub async fn mcp_servers(store: &Store) -> Result<BTreeMap<String, ServerConfig>, String> {
+pub async fn mcp_servers(store: &Store) -> Result<BTreeMap<String, ServerConfig>, McpStoreError> {
     let mut servers = mcp_servers_as_stored(store).await?;
     if hearth_mcp::any_in_secret_store(&servers) {
         match keys::mcp_values(store.path()).await {
@@ -83,33 +107,27 @@ pub async fn mcp_servers(store: &Store) -> Result<BTreeMap<String, ServerConfig>
 pub async fn save_mcp_servers(
     store: &Store,
     servers: &BTreeMap<String, ServerConfig>,
-) -> Result<SecretsKept, String> {
+) -> Result<SecretsKept, McpStoreError> {
     let json = hearth_mcp::to_json(servers);
-    hearth_mcp::parse(&json).map_err(|e| e.to_string())?;
+    hearth_mcp::parse(&json)?;
     if let Some(name) = servers
         .iter()
         .find_map(|(name, c)| c.waits_for_secret_store().then_some(name))
     {
-        return Err(format!(
-            "the values of MCP server `{name}` are in the desktop's secret store, which could not \
-             be read: unlock the keyring and try again (nothing was saved)"
-        ));
+        return Err(McpStoreError::SecretStoreLocked(name.clone()));
     }
     let had_kept = hearth_mcp::any_in_secret_store(&mcp_servers_as_stored(store).await?);
     let (stored, values) = hearth_mcp::split_secrets(servers);
     let (json, kept) = if values.is_empty() {
         (json, SecretsKept::NoneToKeep)
     } else {
-        let values_json = serde_json::to_string(&values).map_err(|e| e.to_string())?;
+        let values_json = serde_json::to_string(&values)?;
         match keys::set_mcp_values(store.path(), values_json).await {
             Ok(()) => (hearth_mcp::to_json(&stored), SecretsKept::SecretStore),
             Err(e) => (json, SecretsKept::Database(e.to_string())),
         }
     };
-    store
-        .set_mcp_servers_json(&json)
-        .await
-        .map_err(|e| e.to_string())?;
+    store.set_mcp_servers_json(&json).await?;
     // Values the store no longer needs are forgotten (only when some were
     // kept there: a machine that never used it is not asked).
     if had_kept
@@ -148,7 +166,7 @@ pub(crate) struct KeptListings(pub Store);
 
 #[async_trait::async_trait]
 impl hearth_mcp::Listings for KeptListings {
-    async fn load(&self) -> Result<hearth_mcp::Kept, String> {
+    async fn load(&self) -> Result<hearth_mcp::Kept, hearth_core::StoreError> {
         match self.0.mcp_listings_json().await {
             // A record that does not parse can never be read: it is taken
             // as none (and written afresh), as after a new install.
@@ -159,7 +177,7 @@ impl hearth_mcp::Listings for KeptListings {
             Ok(None) => Ok(hearth_mcp::Kept::default()),
             Err(e) => {
                 tracing::warn!("could not read the MCP servers' first listings: {e}");
-                Err(e.to_string())
+                Err(e.into())
             }
         }
     }

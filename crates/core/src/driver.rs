@@ -12,21 +12,20 @@ use std::time::Instant;
 use hearth_protocol::{EventKind, SpanKind, StopReason};
 
 use crate::backend::{BackendError, ModelBackend, ModelRequest};
-use crate::budget::estimate_request;
-use crate::budget::fixed_tokens;
+use crate::budget::{estimate_request, target_tokens};
 use crate::compaction::Why;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::hosts::{DEFAULT_HOST, Failover};
 use crate::message::{ChatMessage, Role};
 use crate::model_call::{CHECKPOINT_EVERY, CallEnd, CallResult, ModelCall};
-use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::repeat_guard::RepeatGuard;
 use crate::run::Run;
 use crate::run_ctx::TerminalGuard;
 use crate::run_state::{
-    Facts, ModelEnd, Observation, RunState, Step, keep_answer, next, observe, shape_answer,
+    Facts, Flow, ModelEnd, Observation, Room, RunState, Step, keep_answer, next, observe,
+    shape_answer,
 };
 use crate::shown_text::ShownText;
 use crate::store::Span;
@@ -39,7 +38,7 @@ use thought_clock::ThoughtClock;
 const SIZE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the driver keeps between steps to perform them (not to decide).
-struct Scratch {
+pub(crate) struct Scratch {
     /// The memory snapshot the run's prompts carry.
     memory: Option<String>,
     /// Call ids given out in this run.
@@ -48,8 +47,11 @@ struct Scratch {
     /// The tools offered to the last model call: its calls run against
     /// these, even if the profile switched since.
     offered: Offer,
-    /// The messages the planning step built, sent by the call after it.
-    prepared: Option<Vec<ChatMessage>>,
+    /// The prompt the last `Measure` built, sent by the call after it.
+    prepared: Option<crate::preflight::Prepared>,
+    /// The `/plan` implement pass in progress and when it began (its span
+    /// and its end event need it), until it is reviewed or the run ends.
+    pub(crate) implementing: Option<(u32, Instant)>,
     /// Tool servers this run already said it goes on without.
     told_unavailable: HashSet<String>,
     /// The run's way through its profile's failover hosts, kept so a move
@@ -117,12 +119,10 @@ impl Run<'_> {
         };
         // A `/plan` run explores and plans first, and carries out only what
         // the user approved.
-        if let Some(flow) = &ctx.workflow
-            && let Err(end) = self.explore_and_plan(flow).await
-        {
-            return end;
-        }
-        let mut state = RunState::default();
+        let mut state = RunState {
+            flow: ctx.workflow.as_ref().map(|_| Flow::Explore),
+            ..RunState::default()
+        };
         let mut scratch = Scratch {
             memory,
             used_ids: HashSet::new(),
@@ -131,6 +131,7 @@ impl Run<'_> {
             prepared: None,
             told_unavailable: HashSet::new(),
             failover: None,
+            implementing: None,
         };
         loop {
             // Re-read before every step: a tool may switch the profile.
@@ -141,10 +142,13 @@ impl Run<'_> {
                 max_calls: profile.max_iterations,
                 planning: ctx.planning && profile.planning_enabled,
                 load_key: &load_key,
+                top: ctx.depth == 0,
+                queued: ctx.workflow.is_some() && !ctx.steering.pending().is_empty(),
+                review_cycles: profile.review_cycles,
             };
             let seen = match next(&state, &facts) {
                 Step::Finish(outcome) => {
-                    self.close_workflow(&outcome).await;
+                    self.close_workflow(&mut scratch, &outcome).await;
                     return outcome;
                 }
                 step => self.perform(&profile, &mut scratch, step).await,
@@ -161,7 +165,7 @@ impl Run<'_> {
     async fn open_run(&self) -> Result<Option<String>, RunError> {
         let ctx = self.ctx;
         if ctx.text.trim().is_empty() && ctx.attachments.is_empty() && !ctx.regenerate {
-            return Err(RunError::InvalidInput("the message is empty".into()));
+            return Err(RunError::EmptyMessage);
         }
         // Nothing is kept of a `/plan` with nothing to do.
         if let Some(flow) = &ctx.workflow {
@@ -192,10 +196,7 @@ impl Run<'_> {
             match last {
                 Some(m) if m.role == Role::User => crate::attached::with_file_text(&m),
                 _ => {
-                    return Err(RunError::InvalidInput(
-                        "nothing to answer again: the conversation does not end with your message"
-                            .into(),
-                    ));
+                    return Err(RunError::NothingToAnswerAgain);
                 }
             }
         } else {
@@ -217,16 +218,16 @@ impl Run<'_> {
         // stop left unanswered still get results when it is missing.
         let needs_model = matches!(
             step,
-            Step::Load | Step::Plan | Step::CallModel { .. } | Step::Compact
+            Step::Load | Step::Measure | Step::Plan | Step::CallModel { .. } | Step::Compact(_)
         );
         let backend = match self.run_backend(profile, scratch) {
             Ok(b) => b,
             Err(e) if needs_model => return Observation::Failed(e),
             Err(_) => self.deps.backend.clone(),
         };
-        // The tool servers the profile uses start before the model is
-        // shown their tools (a profile switch may name new ones).
-        if matches!(step, Step::Plan | Step::CallModel { .. })
+        // The tool servers the profile uses start before their tools are
+        // counted and shown to the model (a profile switch may name new ones).
+        if matches!(step, Step::Measure | Step::Plan | Step::CallModel { .. })
             && self
                 .start_tool_servers(profile, &mut scratch.told_unavailable)
                 .await
@@ -248,13 +249,16 @@ impl Run<'_> {
             {
                 Observation::Planned(None)
             }
-            Step::Plan => match self.prepare(profile, &backend, scratch).await {
-                Ok(Some(messages)) => {
-                    let seen = self.plan(&backend, profile, &messages).await;
-                    scratch.prepared = Some(messages);
+            Step::Measure => match self.measure(profile, scratch.memory.as_deref()).await {
+                Ok(prepared) => {
+                    let seen = Observation::Measured(prepared.measured);
+                    scratch.prepared = Some(prepared);
                     seen
                 }
-                Ok(None) => Observation::Interrupted,
+                Err(e) => Observation::Failed(e),
+            },
+            Step::Plan => match self.prepared(scratch, false) {
+                Ok(messages) => self.plan(&backend, profile, &messages).await,
                 Err(e) => Observation::Failed(e),
             },
             Step::CallModel { prefill } => {
@@ -267,22 +271,34 @@ impl Run<'_> {
                     Err(e) => Observation::Failed(e),
                 }
             }
-            Step::Compact => {
+            Step::Compact(room) => {
                 let fixed = self.deps.fixed(profile, scratch.memory.as_deref());
-                let done = self
-                    .compact_session(&backend, profile, fixed, Why::Overflow)
-                    .await;
-                Observation::Compacted(done.is_some())
+                let why = match room {
+                    Room::Budget => Why::Budget {
+                        target: target_tokens(self.deps.window(&profile.model)),
+                    },
+                    Room::Overflow => Why::Overflow,
+                };
+                let done = self.compact_session(&backend, profile, fixed, why).await;
+                Observation::Compacted(room, done.is_some())
             }
-            Step::SendQueued { closing } => {
-                // Where a `/plan` pass would end, its review (workflow/run.rs).
-                if closing && let Some(seen) = self.review_at_close().await {
-                    return seen;
-                }
-                match self.send_queued(closing).await {
-                    Ok(count) => Observation::Sent { count, closing },
-                    Err(e) => Observation::Failed(e),
-                }
+            Step::SendQueued { closing } => match self.send_queued(closing).await {
+                Ok(count) => Observation::Sent { count, closing },
+                Err(e) => Observation::Failed(e),
+            },
+            Step::Explore => self.explore().await,
+            Step::DraftPlan { findings } => self.draft_plan(&findings).await,
+            Step::AwaitPlan { plan } => self.await_plan(scratch, plan).await,
+            Step::Review { cycle, plan } => self.review(scratch, cycle, &plan).await,
+            Step::Verdict {
+                cycle,
+                plan,
+                review,
+                checks,
+                fixing,
+            } => {
+                self.verdict(scratch, cycle, &plan, &review, checks, fixing)
+                    .await
             }
             Step::Finish(_) => Observation::Failed(RunError::Internal(
                 "the driver was asked to perform the end of a run".into(),
@@ -328,26 +344,24 @@ impl Run<'_> {
         Ok(failover)
     }
 
-    /// The messages for the next call, within the budget (the ones the
-    /// planning step built, when it just ran). `None` when the user
-    /// stopped meanwhile.
-    async fn prepare(
-        &self,
-        profile: &Profile,
-        backend: &Arc<dyn ModelBackend>,
-        scratch: &mut Scratch,
-    ) -> Result<Option<Vec<ChatMessage>>, RunError> {
-        if let Some(messages) = scratch.prepared.take() {
-            return Ok(Some(messages));
-        }
-        let persona = self.deps.profiles.persona();
-        let tools = self.deps.tools.specs(&Offer::of(profile));
-        let memory = scratch.memory.as_deref();
-        let outgoing =
-            Outgoing::of_profile(&persona, profile, memory, self.deps.window(&profile.model));
-        let fixed = fixed_tokens(&persona, profile, memory, &tools);
-        self.within_budget(backend, profile, &outgoing, &tools, fixed)
-            .await
+    /// The measured prompt a model call sends, its usage announced the
+    /// first time it is sent (the planning call leaves it for the call
+    /// after it; `take` hands it over).
+    fn prepared(&self, scratch: &mut Scratch, take: bool) -> Result<Vec<ChatMessage>, RunError> {
+        let Some(prepared) = scratch.prepared.as_mut() else {
+            return Err(RunError::Internal(
+                "a model call came before its prompt was measured".into(),
+            ));
+        };
+        prepared.announce(&self.ctx.sink);
+        Ok(match scratch.prepared.take() {
+            Some(p) if take => p.messages,
+            kept => {
+                let messages = kept.as_ref().map(|p| p.messages.clone());
+                scratch.prepared = kept;
+                messages.unwrap_or_default()
+            }
+        })
     }
 
     /// One model call: sent, streamed, traced, its answer shaped and
@@ -360,9 +374,8 @@ impl Run<'_> {
         prefill: Option<String>,
     ) -> Observation {
         let ctx = self.ctx;
-        let mut messages = match self.prepare(profile, backend, scratch).await {
-            Ok(Some(m)) => m,
-            Ok(None) => return Observation::Interrupted,
+        let mut messages = match self.prepared(scratch, true) {
+            Ok(m) => m,
             Err(e) => return Observation::Failed(e),
         };
         // The context hook sees what the pipeline built, and may change it

@@ -50,9 +50,48 @@ pub enum RunError {
     /// The user stopped the run.
     #[error("stopped by the user")]
     Stopped,
-    /// The request is invalid (an empty message, nothing to answer again).
-    #[error("{0}")]
-    InvalidInput(String),
+    /// A message with no text and no files.
+    #[error("the message is empty")]
+    EmptyMessage,
+    /// "Answer again" in a conversation whose last message is not the
+    /// user's.
+    #[error("nothing to answer again: the conversation does not end with your message")]
+    NothingToAnswerAgain,
+    /// A `/plan` with files attached to it.
+    #[error("/plan takes no attached files: send them in a message first, then /plan")]
+    PlanWithFiles,
+    /// A `/plan` with nothing after it.
+    #[error("say what to do after /plan, e.g. `/plan fix the failing test in tests/`")]
+    EmptyPlan,
+    /// A `/plan` typed while a run is going (it cannot be queued).
+    #[error("/plan starts a run of its own: send it once this answer has ended")]
+    PlanNotQueueable,
+    /// Pictures for a model that says it cannot see.
+    #[error("{}", crate::attachment::refusal(.model, *.images))]
+    ImagesUnsupported {
+        /// The model.
+        model: String,
+        /// How many pictures.
+        images: usize,
+    },
+    /// A message sent while the session's run is still going: the words of
+    /// [`RunError::SessionBusy`], without its Retry (which would answer
+    /// the previous message again).
+    #[error("{}", RunError::SessionBusy)]
+    RunGoing,
+    /// A sub-agent that would nest deeper than allowed.
+    #[error(
+        "sub-agents may nest {max} deep; this one would be {depth} deep — do the task yourself"
+    )]
+    SubagentTooDeep {
+        /// The limit.
+        max: u32,
+        /// The depth this one would have.
+        depth: u32,
+    },
+    /// A sub-agent asked for with a profile that does not exist.
+    #[error("no profile named `{0}`")]
+    NoSuchProfile(String),
     /// A setting the run needs is wrong (a profile names a backend that is
     /// not configured): the user changes it, then tries again.
     #[error("{0}")]
@@ -79,7 +118,17 @@ impl RunError {
             Self::InputBlocked(_) => (ErrorCode::InputBlocked, Recovery::None),
             Self::SessionBusy => (ErrorCode::SessionBusy, Recovery::Retry),
             Self::Stopped => (ErrorCode::Internal, Recovery::None),
-            Self::InvalidInput(_) => (ErrorCode::InvalidInput, Recovery::None),
+            // The request itself is wrong: nothing to retry, nothing to
+            // configure; the user changes what they sent.
+            Self::EmptyMessage
+            | Self::NothingToAnswerAgain
+            | Self::PlanWithFiles
+            | Self::EmptyPlan
+            | Self::PlanNotQueueable
+            | Self::ImagesUnsupported { .. }
+            | Self::RunGoing
+            | Self::SubagentTooDeep { .. }
+            | Self::NoSuchProfile(_) => (ErrorCode::InvalidInput, Recovery::None),
             Self::Misconfigured(_) => (ErrorCode::InvalidInput, Recovery::FixConfig),
             // A bug in one run: the session was repaired (what was written
             // is kept), so sending again is what the user can do.
@@ -123,6 +172,14 @@ impl WorkerError {
     }
 }
 
+/// A refusal or failure as a front end shows it (the desktop commands
+/// return it to the page).
+impl From<RunError> for ErrorInfo {
+    fn from(e: RunError) -> Self {
+        e.to_info()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,15 +210,78 @@ mod tests {
     /// A wrong request offers nothing to retry; a wrong setting says so.
     #[test]
     fn a_bad_request_and_a_bad_setting_are_told_apart() {
-        let empty = RunError::InvalidInput("the message is empty".into()).to_info();
+        let empty = RunError::EmptyMessage.to_info();
         assert_eq!(
             (empty.code, empty.recovery),
             (ErrorCode::InvalidInput, Recovery::None)
         );
+        assert_eq!(empty.message, "the message is empty");
         let unset = RunError::Misconfigured("backend `x` is not configured".into()).to_info();
         assert_eq!(
             (unset.code, unset.recovery),
             (ErrorCode::InvalidInput, Recovery::FixConfig)
+        );
+    }
+
+    /// Each refused request is a variant of its own, and reaches the user
+    /// as the one `InvalidInput(text)` it replaced did (gone now): the same
+    /// code, no Retry, the same words.
+    #[test]
+    fn each_refused_request_keeps_its_code_and_words() {
+        let sees_none = crate::attachment::refusal("tinyllama", 2);
+        for (e, text) in [
+            (RunError::EmptyMessage, "the message is empty"),
+            (
+                RunError::NothingToAnswerAgain,
+                "nothing to answer again: the conversation does not end with your message",
+            ),
+            (
+                RunError::PlanWithFiles,
+                "/plan takes no attached files: send them in a message first, then /plan",
+            ),
+            (
+                RunError::EmptyPlan,
+                "say what to do after /plan, e.g. `/plan fix the failing test in tests/`",
+            ),
+            (
+                RunError::PlanNotQueueable,
+                "/plan starts a run of its own: send it once this answer has ended",
+            ),
+            (
+                RunError::ImagesUnsupported {
+                    model: "tinyllama".into(),
+                    images: 2,
+                },
+                sees_none.as_str(),
+            ),
+            (
+                RunError::RunGoing,
+                "an answer is still being written in this session: stop it, or type your message to queue it",
+            ),
+            (
+                RunError::SubagentTooDeep { max: 2, depth: 3 },
+                "sub-agents may nest 2 deep; this one would be 3 deep — do the task yourself",
+            ),
+            (
+                RunError::NoSuchProfile("Nope".into()),
+                "no profile named `Nope`",
+            ),
+        ] {
+            let info = e.to_info();
+            assert_eq!(
+                (info.code, info.recovery, info.message.as_str()),
+                (ErrorCode::InvalidInput, Recovery::None, text)
+            );
+            assert_eq!(e.to_string(), text);
+        }
+        // Busy, and not offering Retry: Retry would answer the previous
+        // message again.
+        let busy = RunError::SessionBusy.to_info();
+        let going = RunError::RunGoing.to_info();
+        assert_eq!(busy.message, going.message);
+        assert_eq!(
+            (busy.recovery, going.recovery),
+            (Recovery::Retry, Recovery::None)
         );
     }
 

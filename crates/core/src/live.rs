@@ -134,6 +134,9 @@ pub struct Following {
     pub run_id: String,
     /// The user message that started it (`None` for a regenerate).
     pub prompt: Option<String>,
+    /// Stops the run (what `Runs::stop` cancels): a follower that owns a
+    /// terminal ties Ctrl-C to it before it asks anything.
+    pub stop: CancellationToken,
     /// Messages queued and not yet sent.
     pub queued: Vec<Queued>,
     /// The events after the number asked for, joined as kept.
@@ -174,6 +177,7 @@ impl LiveRuns {
         let (tx, rx) = unbounded_channel();
         let session_id = handle.session_id.clone();
         let run_id = handle.run_id.clone();
+        let stop = handle.stop_token();
         {
             let mut runs = self.lock();
             if runs.contains_key(&session_id) {
@@ -220,6 +224,7 @@ impl LiveRuns {
         Ok(Following {
             run_id,
             prompt,
+            stop,
             queued: Vec::new(),
             missed: Vec::new(),
             events: rx,
@@ -269,6 +274,7 @@ impl LiveRuns {
         Some(Following {
             run_id: live.run_id.clone(),
             prompt: live.prompt.clone(),
+            stop: live.stop.clone(),
             queued: live.steering.pending(),
             missed: live.log.after(after),
             events: rx,
@@ -288,7 +294,7 @@ impl LiveRuns {
         if self.is_live(session_id) {
             // Not `SessionBusy` (recovery: retry): the page would offer
             // Retry, which answers the previous message again.
-            return Err(RunError::InvalidInput(RunError::SessionBusy.to_string()));
+            return Err(RunError::RunGoing);
         }
         Ok(())
     }

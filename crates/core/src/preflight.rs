@@ -1,15 +1,16 @@
 //! What happens before the model is asked: the check of the files attached
 //! to the user's message (`attach`), the input guard's screening of the
 //! user's words (docs/background.md §3.4), what is sent (the pipeline
-//! over the stored session), the context budget (docs/background.md §2.2)
-//! on it, and compaction when it does not fit.
+//! over the stored session), its measure against the window
+//! (docs/background.md §2.2; whether it fits is the run's decision,
+//! `run_state/room.rs`), and the compaction that makes room.
 
 use std::sync::Arc;
 
 use hearth_protocol::{EventKind, GuardSource, SpanKind};
 
 use crate::backend::ModelBackend;
-use crate::budget::{Pressure, estimate_request, pressure, target_tokens};
+use crate::budget::{Pressure, estimate_request, pressure};
 use crate::compaction::{Compacted, Compactor, Why};
 use crate::error::RunError;
 use crate::guard::{Report, scan};
@@ -17,13 +18,40 @@ use crate::message::ChatMessage;
 use crate::pipeline::Outgoing;
 use crate::profile::Profile;
 use crate::run::Run;
+use crate::run_state::Measured;
 use crate::side::ChatPrefix;
+
+use crate::store::Span;
+use crate::tool::Offer;
 
 /// Stands for the next question while the side requests' prefix is worked
 /// out (`chat_prefix`); never sent.
 const NEXT_QUESTION: &str = "…";
-use crate::store::Span;
-use crate::tool::{Offer, ToolSpec};
+
+/// A measured prompt, kept for the model call that sends it.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) messages: Vec<ChatMessage>,
+    pub(crate) measured: Measured,
+    /// Its usage was announced (by the planning call that sent it first).
+    announced: bool,
+}
+
+impl Prepared {
+    /// Tell the user how full the window is, once per measured prompt: the
+    /// figure of what is sent, after any compaction.
+    pub(crate) fn announce(&mut self, sink: &crate::events::EventSink) {
+        if std::mem::replace(&mut self.announced, true) {
+            return;
+        }
+        let Measured { tokens, window, .. } = self.measured;
+        sink.emit(EventKind::ContextUsage {
+            tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
+            window,
+            warning: pressure(tokens, window) != Pressure::Fine,
+        });
+    }
+}
 
 impl Run<'_> {
     /// The run's attachments as the message keeps them: pictures refused
@@ -41,10 +69,10 @@ impl Run<'_> {
             && let Ok(backend) = self.deps.backend_for(&profile)
             && backend.sees_images(&profile.model).await == Some(false)
         {
-            return Err(RunError::InvalidInput(crate::attachment::refusal(
-                &profile.model,
+            return Err(RunError::ImagesUnsupported {
+                model: profile.model.clone(),
                 images,
-            )));
+            });
         }
         let window = self.deps.window(&profile.model);
         crate::attached::allot_text(&ctx.text, &mut attachments, window);
@@ -72,60 +100,32 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The messages to send for `o`, within the budget: above 95 % of the
-    /// window older messages are summarized down to 82 % first; still
-    /// above, the call is refused — but only when the estimate rests on
-    /// the server's own count, since a raw estimate may be far off (tool
-    /// schemas, code) and the server refuses rather than truncates
-    /// (`truncate: false`), which the overflow path handles. Announces the
-    /// usage. `None` when the user stopped meanwhile.
-    pub(crate) async fn within_budget(
+    /// The prompt the next model call sends under `profile` and `memory`,
+    /// counted against the window (whether it fits is the run's decision:
+    /// `run_state/room.rs`).
+    pub(crate) async fn measure(
         &self,
-        backend: &Arc<dyn ModelBackend>,
         profile: &Profile,
-        o: &Outgoing<'_>,
-        tools: &[ToolSpec],
-        fixed_tokens: usize,
-    ) -> Result<Option<Vec<ChatMessage>>, RunError> {
-        let ctx = self.ctx;
-        let count = |m: &[ChatMessage]| {
-            self.deps
-                .counter
-                .tokens(&profile.model, estimate_request(m, tools))
-        };
-        let mut messages = self.outgoing(o).await?;
-        let mut tokens = count(&messages);
-        if pressure(tokens, o.window) == Pressure::Over {
-            let why = Why::Budget {
-                target: target_tokens(o.window),
-            };
-            if ctx.depth == 0
-                && self
-                    .compact_session(backend, profile, fixed_tokens, why)
-                    .await
-                    .is_some()
-            {
-                messages = self.outgoing(o).await?;
-                tokens = count(&messages);
-            }
-            if ctx.cancel.is_cancelled() {
-                return Ok(None);
-            }
-            if pressure(tokens, o.window) == Pressure::Over
-                && self.deps.counter.is_calibrated(&profile.model)
-            {
-                return Err(RunError::ContextLimit {
-                    tokens,
-                    window: o.window,
-                });
-            }
-        }
-        ctx.sink.emit(EventKind::ContextUsage {
-            tokens: u32::try_from(tokens).unwrap_or(u32::MAX),
-            window: o.window,
-            warning: pressure(tokens, o.window) != Pressure::Fine,
-        });
-        Ok(Some(messages))
+        memory: Option<&str>,
+    ) -> Result<Prepared, RunError> {
+        let persona = self.deps.profiles.persona();
+        let tools = self.deps.tools.specs(&Offer::of(profile));
+        let window = self.deps.window(&profile.model);
+        let o = Outgoing::of_profile(&persona, profile, memory, window);
+        let messages = self.outgoing(&o).await?;
+        let tokens = self
+            .deps
+            .counter
+            .tokens(&profile.model, estimate_request(&messages, &tools));
+        Ok(Prepared {
+            messages,
+            measured: Measured {
+                tokens,
+                window,
+                calibrated: self.deps.counter.is_calibrated(&profile.model),
+            },
+            announced: false,
+        })
     }
 
     /// Compact the session (docs/background.md §3.7–3.8: memory flush, then

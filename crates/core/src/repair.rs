@@ -5,9 +5,25 @@
 
 use serde_json::{Map, Value};
 
+/// Why arguments cannot be fitted to a tool's schema. The model is told
+/// (as invalid arguments) and sends the call again: a shape it must
+/// change, or the arguments it left out.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RepairError {
+    /// A string that is not a JSON object.
+    #[error("arguments must be a JSON object, got the string {0:?}")]
+    NotAnObjectString(String),
+    /// A number, a list, a boolean.
+    #[error("arguments must be a JSON object, got {0}")]
+    NotAnObject(Value),
+    /// Required arguments that are missing, in the schema's order.
+    #[error("missing required argument(s): {}", .0.join(", "))]
+    Missing(Vec<String>),
+}
+
 /// Arguments fitted to `schema` (an object schema with `properties`,
 /// `required`, `default`s), or what is wrong with them.
-pub fn repair_arguments(arguments: Value, schema: &Value) -> Result<Value, String> {
+pub fn repair_arguments(arguments: Value, schema: &Value) -> Result<Value, RepairError> {
     let mut args = match arguments {
         Value::Null => Map::new(),
         Value::Object(m) => m,
@@ -15,13 +31,9 @@ pub fn repair_arguments(arguments: Value, schema: &Value) -> Result<Value, Strin
         Value::String(s) => match serde_json::from_str::<Value>(&s) {
             Ok(Value::Object(m)) => m,
             _ if s.trim().is_empty() => Map::new(),
-            _ => {
-                return Err(format!(
-                    "arguments must be a JSON object, got the string {s:?}"
-                ));
-            }
+            _ => return Err(RepairError::NotAnObjectString(s)),
         },
-        other => return Err(format!("arguments must be a JSON object, got {other}")),
+        other => return Err(RepairError::NotAnObject(other)),
     };
     let empty = Map::new();
     let props = schema
@@ -48,19 +60,17 @@ pub fn repair_arguments(arguments: Value, schema: &Value) -> Result<Value, Strin
             args.insert(name.clone(), d.clone());
         }
     }
-    let missing: Vec<&str> = schema
+    let missing: Vec<String> = schema
         .get("required")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
         .filter(|r| !args.contains_key(*r))
+        .map(str::to_owned)
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "missing required argument(s): {}",
-            missing.join(", ")
-        ));
+        return Err(RepairError::Missing(missing));
     }
     Ok(Value::Object(args))
 }
@@ -140,9 +150,17 @@ mod tests {
     #[test]
     fn what_cannot_be_repaired_is_reported() {
         let e = repair_arguments(json!({"offset": 2}), &schema()).unwrap_err();
-        assert!(e.contains("path"), "{e}");
-        assert!(repair_arguments(json!([1, 2]), &schema()).is_err());
-        assert!(repair_arguments(json!("not json"), &schema()).is_err());
+        assert_eq!(e, RepairError::Missing(vec!["path".into()]));
+        assert_eq!(e.to_string(), "missing required argument(s): path");
+        let e = repair_arguments(json!([1, 2]), &schema()).unwrap_err();
+        assert_eq!(e, RepairError::NotAnObject(json!([1, 2])));
+        assert_eq!(e.to_string(), "arguments must be a JSON object, got [1,2]");
+        let e = repair_arguments(json!("not json"), &schema()).unwrap_err();
+        assert_eq!(e, RepairError::NotAnObjectString("not json".into()));
+        assert_eq!(
+            e.to_string(),
+            "arguments must be a JSON object, got the string \"not json\""
+        );
         // Ambiguous values are left for the tool to judge.
         let got = repair_arguments(json!({"path": "a", "limit": "twenty"}), &schema()).unwrap();
         assert_eq!(got["limit"], "twenty");

@@ -125,6 +125,14 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// The refusal of a store that keeps one line of messages.
+fn no_branches() -> StoreError {
+    StoreError::new(
+        StoreFailure::Unusable,
+        "this conversation keeps no branches",
+    )
+}
+
 /// Sessions as the loop needs them.
 #[async_trait]
 pub trait SessionStore: Send + Sync {
@@ -154,6 +162,32 @@ pub trait SessionStore: Send + Sync {
     /// its list came with the bytes.
     async fn attachment_body(&self, _sha256: &str) -> Result<Option<Body>, StoreError> {
         Ok(None)
+    }
+
+    /// The files user message `message_id` of the session carries, bytes
+    /// and all (an edit of it keeps them). A store without message ids has
+    /// none to give.
+    async fn message_files(
+        &self,
+        _session_id: &str,
+        _message_id: i64,
+    ) -> Result<Vec<Attachment>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Start a new branch at message `at_message_id`: the head moves to its
+    /// parent, so the next message appended becomes its sibling and the
+    /// old branch stays stored. A store without branches (a sub-agent's
+    /// scratch) refuses.
+    async fn fork(&self, _session_id: &str, _at_message_id: i64) -> Result<(), StoreError> {
+        Err(no_branches())
+    }
+
+    /// Make the branch end at its last user message so it can be answered
+    /// again; what followed stays on the old branch. `false` when nothing
+    /// followed it, or there is no user message.
+    async fn fork_before_last_answer(&self, _session_id: &str) -> Result<bool, StoreError> {
+        Err(no_branches())
     }
 
     /// Append one message as the new tip of the session's branch. Durable

@@ -74,16 +74,15 @@ pub(crate) async fn run_ephemeral(
     parent: &ToolContext,
 ) -> Result<String, RunError> {
     if parent.depth + 1 > deps.max_depth {
-        return Err(RunError::InvalidInput(format!(
-            "sub-agents may nest {} deep; this one would be {} deep — do the task yourself",
-            deps.max_depth,
-            parent.depth + 1
-        )));
+        return Err(RunError::SubagentTooDeep {
+            max: deps.max_depth,
+            depth: parent.depth + 1,
+        });
     }
     let profile = deps
         .profiles
         .by_name(profile)
-        .ok_or_else(|| RunError::InvalidInput(format!("no profile named `{profile}`")))?;
+        .ok_or_else(|| RunError::NoSuchProfile(profile.to_owned()))?;
     let session_id = new_subagent_session_id();
     let scratch = Arc::new(InMemoryStore::new());
     let mut keeper = TranscriptKeeper {

@@ -340,7 +340,7 @@ async fn hooked_call(
     let schema = tool.spec().parameters;
     let fit = |arguments| {
         repair_arguments(arguments, &schema).map_err(|e| {
-            let e = ToolError::InvalidArguments(e);
+            let e = ToolError::InvalidArguments(e.to_string());
             (ToolOutcome::Error, format!("error: {e}"))
         })
     };

@@ -44,12 +44,10 @@ impl UserInput {
 
     pub(crate) fn start(&self) -> Result<Start<'_>, RunError> {
         if self.text.trim().is_empty() && self.files.is_empty() {
-            return Err(RunError::InvalidInput("the message is empty".into()));
+            return Err(RunError::EmptyMessage);
         }
         match crate::workflow::request_in(&self.text) {
-            Some(_) if !self.files.is_empty() => Err(RunError::InvalidInput(
-                "/plan takes no attached files: send them in a message first, then /plan".into(),
-            )),
+            Some(_) if !self.files.is_empty() => Err(RunError::PlanWithFiles),
             Some(request) => Ok(Start::Plan(request)),
             None => Ok(Start::Message),
         }
@@ -60,9 +58,7 @@ impl UserInput {
 /// message): `/plan` starts a run of its own.
 pub fn queueable(text: &str) -> Result<(), RunError> {
     if crate::workflow::request_in(text).is_some() {
-        return Err(RunError::InvalidInput(
-            "/plan starts a run of its own: send it once this answer has ended".into(),
-        ));
+        return Err(RunError::PlanNotQueueable);
     }
     Ok(())
 }

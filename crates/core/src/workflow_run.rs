@@ -2,18 +2,18 @@
 //! phases are `workflow/`): its entry points, and the explore, plan,
 //! implement and review passes as sub-runs of the agent.
 //!
-//! The workflow's steps inside its run: explore and plan before the loop,
-//! the plan's approval, the review where the loop would end, and the
+//! Each is a step of the run's one machine (`run_state/flow.rs` decides
+//! which comes when, and what a verdict leads to): explore, draft the plan,
+//! its approval, the review where the loop would end, the verdict, and the
 //! implement pass's end when the run ends otherwise.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use hearth_protocol::{
-    EventKind, PhaseOutcome, PlanAnswer, PlanChoice, SpanKind, Verdict, WorkflowPhase,
-};
+use hearth_protocol::{EventKind, PhaseOutcome, PlanAnswer, PlanChoice, SpanKind, WorkflowPhase};
 
 use crate::deps::Deps;
+use crate::driver::Scratch;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::ids::{new_run_id, new_subagent_session_id};
@@ -23,72 +23,93 @@ use crate::run::Run;
 use crate::run_ctx::{RunCtx, TopRun};
 use crate::run_state::Observation;
 use crate::store::{InMemoryStore, SessionStore, Span};
-use crate::workflow::verdict::{self, AfterReview};
-use crate::workflow::{FlowState, PlanFlow, phases, prompts};
+use crate::workflow::verdict::{self, Review};
+use crate::workflow::{PlanFlow, phases, prompts};
 
 impl Run<'_> {
-    /// Explore, plan, and ask the user; on approval the plan is kept as the
-    /// message the run answers. `Err`: how the run ends instead (stopped,
-    /// cancelled, failed).
-    pub(crate) async fn explore_and_plan(&self, flow: &PlanFlow) -> Result<(), RunOutcome> {
+    /// The request of the workflow this run carries (none: a bug, said as
+    /// the run's failure).
+    fn flow(&self) -> Result<&PlanFlow, RunError> {
+        self.ctx
+            .workflow
+            .as_deref()
+            .ok_or_else(|| RunError::Internal("a /plan step in a run without a workflow".into()))
+    }
+
+    /// Explore, read-only, from a snapshot of the conversation.
+    pub(crate) async fn explore(&self) -> Observation {
         let ctx = self.ctx;
-        flow.refuse_empty().map_err(RunOutcome::fail)?;
-        let mut snapshot = ctx
-            .store
-            .history(&ctx.session_id)
-            .await
-            .map_err(RunOutcome::fail)?;
+        let flow = match self.flow() {
+            Ok(flow) => flow,
+            Err(e) => return Observation::Failed(e),
+        };
+        let mut snapshot = match ctx.store.history(&ctx.session_id).await {
+            Ok(history) => history,
+            Err(e) => return Observation::Failed(e.into()),
+        };
         // The `/plan` message itself: the task below says it again.
         snapshot.pop();
         let tools = self.phase_tools(WorkflowPhase::Explore);
         let task = prompts::explore(&flow.request, &tools);
-        let (findings, _) = self
-            .phase(WorkflowPhase::Explore, 0, task, snapshot)
-            .await?;
-        // Only the findings carry over: the plan starts from a clean context.
-        let tools = self.phase_tools(WorkflowPhase::Plan);
-        let task = prompts::plan(&flow.request, &findings, &tools);
-        let (plan, _) = self.phase(WorkflowPhase::Plan, 0, task, Vec::new()).await?;
-        let plan = self.approved(plan).await?;
-        flow.with(|s| s.plan = plan.clone());
-        self.feed(
-            flow,
-            &prompts::implement(&flow.request, &plan),
-            "approved plan",
-        )
-        .await
-        .map_err(RunOutcome::fail)?;
-        Ok(())
-    }
-
-    /// Where a `/plan` run's loop would end (its closing `SendQueued`), once
-    /// nothing the user queued waits: the review, as what the loop saw —
-    /// `FixSent` when a punch list starts the next pass; `None` to end as
-    /// any run does (no workflow, nothing to review, the work is done).
-    pub(crate) async fn review_at_close(&self) -> Option<Observation> {
-        let ctx = self.ctx;
-        let flow = ctx.workflow.as_ref()?;
-        if !ctx.steering.pending().is_empty() {
-            return None;
-        }
-        match self.review_pass(flow).await {
-            Ok(true) => Some(Observation::FixSent),
-            Ok(false) => None,
-            Err(_) if ctx.cancel.is_cancelled() => Some(Observation::Interrupted),
-            Err(e) => Some(Observation::Failed(e)),
+        match self.phase(WorkflowPhase::Explore, 0, task, snapshot).await {
+            Ok((findings, _)) => Observation::Explored(findings),
+            Err(end) => ended(end),
         }
     }
 
-    /// Where the loop would end an implement pass: review it. `true`: the
-    /// work was sent back, its punch list kept as the message the next pass
-    /// answers.
-    async fn review_pass(&self, flow: &PlanFlow) -> Result<bool, RunError> {
-        let ctx = self.ctx;
-        let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
-        else {
-            return Ok(false);
+    /// Draft the plan from the findings only: it starts from a clean context.
+    pub(crate) async fn draft_plan(&self, findings: &str) -> Observation {
+        let flow = match self.flow() {
+            Ok(flow) => flow,
+            Err(e) => return Observation::Failed(e),
         };
-        let report = last_answer(ctx).await?;
+        let tools = self.phase_tools(WorkflowPhase::Plan);
+        let task = prompts::plan(&flow.request, findings, &tools);
+        match self.phase(WorkflowPhase::Plan, 0, task, Vec::new()).await {
+            Ok((plan, _)) => Observation::Drafted(plan),
+            Err(end) => ended(end),
+        }
+    }
+
+    /// Propose the plan and wait for the user; on approval the plan (as
+    /// edited) is kept as the message the first implement pass answers.
+    pub(crate) async fn await_plan(&self, scratch: &mut Scratch, plan: String) -> Observation {
+        let flow = match self.flow() {
+            Ok(flow) => flow,
+            Err(e) => return Observation::Failed(e),
+        };
+        let plan = match self.approved(plan).await {
+            Ok(plan) => plan,
+            Err(end) => return ended(end),
+        };
+        let task = prompts::implement(&flow.request, &plan);
+        match self.feed(scratch, 1, &task, "approved plan").await {
+            Ok(()) => Observation::Approved(plan),
+            Err(e) => Observation::Failed(e),
+        }
+    }
+
+    /// Where the loop would end implement pass `cycle`: the pass ends, and
+    /// a reviewer sub-run (read and `run_shell`, no file writes) judges it.
+    pub(crate) async fn review(
+        &self,
+        scratch: &mut Scratch,
+        cycle: u32,
+        plan: &str,
+    ) -> Observation {
+        let ctx = self.ctx;
+        let flow = match self.flow() {
+            Ok(flow) => flow,
+            Err(e) => return Observation::Failed(e),
+        };
+        let report = match last_answer(ctx).await {
+            Ok(report) => report,
+            Err(e) => return Observation::Failed(e),
+        };
+        let started = scratch
+            .implementing
+            .take()
+            .map_or_else(Instant::now, |(_, t)| t);
         end_phase(
             ctx,
             WorkflowPhase::Implement,
@@ -98,10 +119,9 @@ impl Run<'_> {
             started,
         )
         .await;
-        let (plan, unreadable) = flow.with(|s| (s.plan.clone(), s.unreadable));
         let tools = self.phase_tools(WorkflowPhase::Review);
-        let task = prompts::review(&flow.request, &plan, &report, &tools);
-        let answer = match self
+        let task = prompts::review(&flow.request, plan, &report, &tools);
+        let (answer, checks) = match self
             .phase(WorkflowPhase::Review, cycle, task, Vec::new())
             .await
         {
@@ -109,49 +129,76 @@ impl Run<'_> {
             // A review that failed (an empty answer, the cap on calls, a
             // repeating model) gave no verdict: it counts as unreadable.
             Err(RunOutcome::Failed { .. }) if !ctx.cancel.is_cancelled() => (String::new(), 0),
-            Err(_) => return Err(RunError::Stopped),
+            Err(_) => return Observation::Interrupted,
         };
-        let (answer, checks) = answer;
-        let review = verdict::read(&answer);
-        let max_fixes = self.profile().review_cycles;
-        let next = verdict::after(review.verdict, cycle, max_fixes, unreadable);
-        if review.verdict == Verdict::Unreadable {
-            flow.with(|s| s.unreadable += 1);
+        Observation::Reviewed {
+            review: verdict::read(&answer),
+            checks,
         }
-        ctx.sink.emit(EventKind::ReviewVerdict {
+    }
+
+    /// Announce the verdict the run decided on; `fixing`: keep its punch
+    /// list as the message pass `cycle + 1` answers.
+    pub(crate) async fn verdict(
+        &self,
+        scratch: &mut Scratch,
+        cycle: u32,
+        plan: &str,
+        review: &Review,
+        checks: u32,
+        fixing: bool,
+    ) -> Observation {
+        self.ctx.sink.emit(EventKind::ReviewVerdict {
             cycle,
             verdict: review.verdict,
             punch_list: review.punch_list.clone(),
-            fixing: next == AfterReview::Fix,
+            fixing,
             checks,
         });
-        if next != AfterReview::Fix {
-            return Ok(false);
+        if !fixing {
+            return Observation::Accepted;
         }
-        flow.with(|s| s.cycle += 1);
-        let fix = prompts::fix(&flow.request, &plan, &review.punch_list);
-        self.feed(flow, &fix, "review punch list").await?;
-        Ok(true)
+        let flow = match self.flow() {
+            Ok(flow) => flow,
+            Err(e) => return Observation::Failed(e),
+        };
+        let fix = prompts::fix(&flow.request, plan, &review.punch_list);
+        match self
+            .feed(scratch, cycle + 1, &fix, "review punch list")
+            .await
+        {
+            Ok(()) => Observation::FixSent,
+            Err(e) => Observation::Failed(e),
+        }
     }
 
-    /// Keep `text` (the approved plan, a punch list) as the message the next
-    /// implement pass answers, screened like the user's own (it rests on what
-    /// a model read), and begin that pass.
-    async fn feed(&self, flow: &PlanFlow, text: &str, what: &str) -> Result<(), RunError> {
+    /// Keep `text` (the approved plan, a punch list) as the message
+    /// implement pass `cycle` answers, screened like the user's own (it
+    /// rests on what a model read), and begin that pass.
+    async fn feed(
+        &self,
+        scratch: &mut Scratch,
+        cycle: u32,
+        text: &str,
+        what: &str,
+    ) -> Result<(), RunError> {
         let ctx = self.ctx;
         let id = ctx.keep_id(ChatMessage::user(text)).await?;
         self.screen_user(what, text).await?;
-        begin_pass(ctx, flow, id);
+        scratch.implementing = Some((cycle, Instant::now()));
+        ctx.sink.emit(EventKind::PhaseStarted {
+            phase: WorkflowPhase::Implement,
+            cycle,
+            message_id: Some(id),
+        });
         Ok(())
     }
 
-    /// The run ended with an implement pass open (stopped, failed): the
-    /// pass ends the same way.
-    pub(crate) async fn close_workflow(&self, outcome: &RunOutcome) {
-        let ctx = self.ctx;
-        let Some(flow) = &ctx.workflow else { return };
-        let Some((cycle, started)) = flow.with(|s| s.implementing.take().map(|t| (s.cycle, t)))
-        else {
+    /// The run ended with an implement pass open (stopped, failed, or a
+    /// queued message answered after the review): the pass ends the same
+    /// way.
+    pub(crate) async fn close_workflow(&self, scratch: &mut Scratch, outcome: &RunOutcome) {
+        let Some((cycle, started)) = scratch.implementing.take() else {
             return;
         };
         let (how, report) = match outcome {
@@ -159,7 +206,15 @@ impl Run<'_> {
             RunOutcome::Stopped { .. } => (PhaseOutcome::Stopped, String::new()),
             RunOutcome::Failed { error, .. } => (PhaseOutcome::Failed, error.to_string()),
         };
-        end_phase(ctx, WorkflowPhase::Implement, cycle, how, &report, started).await;
+        end_phase(
+            self.ctx,
+            WorkflowPhase::Implement,
+            cycle,
+            how,
+            &report,
+            started,
+        )
+        .await;
     }
 
     /// One read-only (or reviewing) phase as a sub-run: announced, traced,
@@ -319,20 +374,6 @@ pub(crate) fn phase_id(phase: WorkflowPhase, cycle: u32) -> String {
     format!("phase_{}_{cycle}", phase.as_str())
 }
 
-/// An implement pass begins, answering message `message_id`.
-fn begin_pass(ctx: &RunCtx, flow: &PlanFlow, message_id: i64) {
-    let cycle = flow.with(|s: &mut FlowState| {
-        s.implementing = Some(Instant::now());
-        s.cycle = s.cycle.max(1);
-        s.cycle
-    });
-    ctx.sink.emit(EventKind::PhaseStarted {
-        phase: WorkflowPhase::Implement,
-        cycle,
-        message_id: Some(message_id),
-    });
-}
-
 /// A phase ended: announced with its report, traced as a span.
 async fn end_phase(
     ctx: &RunCtx,
@@ -386,6 +427,15 @@ async fn keep_record(ctx: &RunCtx) {
     };
     if let Err(e) = ctx.store.record_answer(&ctx.run_id, &record.events()).await {
         tracing::warn!("keeping the workflow's phases failed: {e}");
+    }
+}
+
+/// How a phase that did not give its result ends the run: stopped (the
+/// user stopped it, or cancelled the plan) or failed.
+fn ended(end: RunOutcome) -> Observation {
+    match end {
+        RunOutcome::Failed { error, .. } => Observation::Failed(error),
+        RunOutcome::Stopped { .. } | RunOutcome::Answered { .. } => Observation::Interrupted,
     }
 }
 

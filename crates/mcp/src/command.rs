@@ -57,9 +57,32 @@ pub struct Resolved {
     pub path: OsString,
 }
 
+/// Why a server's program cannot be run. Each is the configuration's or
+/// the machine's to fix (install it, give its full path, `chmod +x` it);
+/// starting again unchanged fails the same way.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// A path given that is a file, but not an executable one.
+    #[error("`{0}` is not executable (chmod +x it, or name its interpreter in \"command\")")]
+    NotExecutable(String),
+    /// A path given that does not exist.
+    #[error("`{0}` does not exist")]
+    Missing(String),
+    /// A bare name on neither PATH.
+    #[error("{}", not_found(.command, .own, .shell))]
+    NotFound {
+        /// The name.
+        command: String,
+        /// Hearth's own PATH.
+        own: OsString,
+        /// The login shell's PATH (empty: it could not be read).
+        shell: OsString,
+    },
+}
+
 /// `command` found on Hearth's PATH or the login shell's, or an error
 /// that names both PATHs searched and what to do.
-pub async fn resolve(command: &str, own_path: Option<OsString>) -> Result<Resolved, String> {
+pub async fn resolve(command: &str, own_path: Option<OsString>) -> Result<Resolved, CommandError> {
     let shell = login_shell_path().await.cloned();
     resolve_with(command, own_path, shell)
 }
@@ -69,7 +92,7 @@ pub fn resolve_with(
     command: &str,
     own_path: Option<OsString>,
     shell_path: Option<OsString>,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, CommandError> {
     let own = own_path.unwrap_or_default();
     let shell = shell_path.unwrap_or_default();
     let path = union(&own, &shell);
@@ -78,11 +101,9 @@ pub fn resolve_with(
         return if is_executable(&program) {
             Ok(Resolved { program, path })
         } else if program.exists() {
-            Err(format!(
-                "`{command}` is not executable (chmod +x it, or name its interpreter in \"command\")"
-            ))
+            Err(CommandError::NotExecutable(command.to_owned()))
         } else {
-            Err(format!("`{command}` does not exist"))
+            Err(CommandError::Missing(command.to_owned()))
         };
     }
     for dir in std::env::split_paths(&path) {
@@ -94,7 +115,11 @@ pub fn resolve_with(
             });
         }
     }
-    Err(not_found(command, &own, &shell))
+    Err(CommandError::NotFound {
+        command: command.to_owned(),
+        own,
+        shell,
+    })
 }
 
 fn not_found(command: &str, own: &OsString, shell: &OsString) -> String {
@@ -154,13 +179,17 @@ mod tests {
     fn not_found_names_both_paths_and_what_to_install() {
         let err =
             resolve_with("npx", Some("/nowhere/a".into()), Some("/nowhere/b".into())).unwrap_err();
+        assert!(matches!(err, CommandError::NotFound { .. }), "{err:?}");
+        let err = err.to_string();
         assert!(err.contains("`npx` was not found"), "{err}");
         assert!(
             err.contains("/nowhere/a") && err.contains("/nowhere/b"),
             "{err}"
         );
         assert!(err.contains("Node.js"), "{err}");
-        let err = resolve_with("uvx", Some("/nowhere".into()), None).unwrap_err();
+        let err = resolve_with("uvx", Some("/nowhere".into()), None)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("could not be read") && err.contains("uv"),
             "{err}"
@@ -173,8 +202,13 @@ mod tests {
         let file = dir.path().join("server.py");
         std::fs::write(&file, "print()").unwrap();
         let err = resolve_with(file.to_str().unwrap(), None, None).unwrap_err();
-        assert!(err.contains("not executable"), "{err}");
+        assert_eq!(
+            err,
+            CommandError::NotExecutable(file.to_str().unwrap().to_owned())
+        );
+        assert!(err.to_string().contains("not executable"), "{err}");
         let err = resolve_with("/no/such/server", None, None).unwrap_err();
-        assert!(err.contains("does not exist"), "{err}");
+        assert_eq!(err, CommandError::Missing("/no/such/server".into()));
+        assert_eq!(err.to_string(), "`/no/such/server` does not exist");
     }
 }

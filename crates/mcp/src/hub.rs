@@ -128,7 +128,7 @@ impl ToolSource for Hub {
             };
             server.prepare().await.err().map(|reason| Unavailable {
                 server: name.clone(),
-                reason,
+                reason: reason.to_string(),
             })
         });
         futures::future::join_all(starts)

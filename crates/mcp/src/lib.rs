@@ -17,7 +17,7 @@ mod server;
 mod speech;
 mod tool;
 
-pub use command::{Resolved, resolve, resolve_with};
+pub use command::{CommandError, Resolved, resolve, resolve_with};
 pub use config::{ConfigError, ServerConfig, Transport, parse, to_json, valid_name};
 pub use hub::Hub;
 pub use listings::{Kept, Listings, ServerListing};
@@ -25,6 +25,6 @@ pub use secrets::{
     HIDDEN, IN_SECRET_STORE, Secrets, any_in_secret_store, hide_secrets, join_secrets, keep_hidden,
     split_secrets,
 };
-pub use server::{Server, Status};
+pub use server::{Server, ServerError, Status};
 pub use speech::Speech;
 pub use tool::{McpTool, result_text, tool_name};

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
+use hearth_core::StoreError;
 use serde::{Deserialize, Serialize};
 
 /// What every server's first listings were.
@@ -39,7 +40,7 @@ pub trait Listings: Send + Sync {
     /// The record as kept (empty when there is none); `Err` when it cannot
     /// be read now (a busy database): the hub then fails closed, and never
     /// writes a record it could not read first.
-    async fn load(&self) -> Result<Kept, String>;
+    async fn load(&self) -> Result<Kept, StoreError>;
     /// Keep `kept` in place of the record.
     async fn save(&self, kept: &Kept);
 }
@@ -63,7 +64,7 @@ impl Book {
         &self,
         server: &str,
         runs: &str,
-    ) -> Result<HashMap<String, String>, String> {
+    ) -> Result<HashMap<String, String>, StoreError> {
         let _one = self.lock.lock().await;
         Ok(self
             .place
@@ -114,7 +115,7 @@ pub(crate) enum Compared {
     Known(Vec<bool>),
     /// The record could not be read (why): every tool counts as changed,
     /// and this listing was not taken as the first.
-    Unread(String),
+    Unread(StoreError),
 }
 
 impl FirstSeen {

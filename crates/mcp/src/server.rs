@@ -74,15 +74,144 @@ pub enum Status {
     Disabled,
 }
 
+/// Why a server cannot serve a run now ([`Server::prepare`]), by what
+/// can be done about it: [`ServerError::waits_for_user`] when only a
+/// change of its configuration or the machine helps, otherwise Hearth's
+/// own retries may get it up. The text says what happened and what to do,
+/// and is what runs, the Tools panel and `hearth mcp check` show.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServerError {
+    /// Its configuration says not to start it.
+    #[error("it is disabled in its configuration")]
+    Disabled,
+    /// Its last start failed, and Hearth is starting it again in the
+    /// background now.
+    #[error("{0} (Hearth is trying again now)")]
+    Retrying(Box<ServerError>),
+    /// Its last start failed; Hearth tries again after a pause.
+    #[error("{last} (Hearth tries again in {} s)", .wait.as_secs().max(1))]
+    Paused {
+        /// The failure.
+        last: Box<ServerError>,
+        /// Until the next try.
+        wait: Duration,
+    },
+    /// Its values are in the desktop's secret store, which could not be
+    /// read when Hearth loaded them.
+    #[error(
+        "its environment and header values are kept in the desktop's secret store, \
+         which could not be read when Hearth loaded them (is the keyring locked? \
+         unlock it, then open the Tools panel again or run `hearth mcp check {server}`)"
+    )]
+    SecretStoreLocked {
+        /// The server's name.
+        server: String,
+    },
+    /// Its entry is not a valid server.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// Its program cannot be found or run.
+    #[error(transparent)]
+    Command(#[from] command::CommandError),
+    /// Its program was found but the system could not start it.
+    #[error("`{}` could not be started: {detail}", .program.display())]
+    Spawn {
+        /// The program.
+        program: std::path::PathBuf,
+        /// The system's words.
+        detail: String,
+    },
+    /// A header name that HTTP does not allow.
+    #[error("header {name:?}: {detail}")]
+    HeaderName {
+        /// The name as configured.
+        name: String,
+        /// Why it is not one.
+        detail: String,
+    },
+    /// A header value that HTTP does not allow.
+    #[error("header {name}: {detail}")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+        /// Why its value is not one.
+        detail: String,
+    },
+    /// It started but did not finish the handshake in time.
+    #[error(
+        "it did not answer `initialize` within {secs} s (is it an MCP server? set \
+         \"startTimeoutSecs\" if it needs longer){log}"
+    )]
+    InitializeTimeout {
+        /// The limit.
+        secs: u64,
+        /// The last lines of its output.
+        log: String,
+    },
+    /// The handshake failed (it exited, answered what is not MCP, the
+    /// URL refused).
+    #[error("it failed to start: {detail}{log}")]
+    Handshake {
+        /// The SDK's words.
+        detail: String,
+        /// The last lines of its output.
+        log: String,
+    },
+    /// It did not list its tools in time.
+    #[error("it did not list its tools within {secs} s")]
+    ListTimeout {
+        /// The limit.
+        secs: u64,
+    },
+    /// Listing its tools failed.
+    #[error("listing its tools failed: {detail}{log}")]
+    List {
+        /// The SDK's words.
+        detail: String,
+        /// The last lines of its output.
+        log: String,
+    },
+    /// It exited after it had started.
+    #[error("it exited while running{log}")]
+    Exited {
+        /// The last lines of its output.
+        log: String,
+    },
+}
+
+impl ServerError {
+    /// Only the user can make it serve: its configuration is wrong or
+    /// off, its program missing, its secrets locked away. Trying again as
+    /// it is fails the same way (Hearth still retries, in case the
+    /// machine changed: a program installed, a keyring unlocked).
+    pub fn waits_for_user(&self) -> bool {
+        match self {
+            Self::Retrying(last) | Self::Paused { last, .. } => last.waits_for_user(),
+            Self::Disabled
+            | Self::SecretStoreLocked { .. }
+            | Self::Config(_)
+            | Self::Command(_)
+            | Self::HeaderName { .. }
+            | Self::HeaderValue { .. } => true,
+            Self::Spawn { .. }
+            | Self::InitializeTimeout { .. }
+            | Self::Handshake { .. }
+            | Self::ListTimeout { .. }
+            | Self::List { .. }
+            | Self::Exited { .. } => false,
+        }
+    }
+}
+
 /// When the next start is tried ([`Server::next_try`]).
 enum NextTry {
     Now,
-    Background { reason: String },
-    Later { reason: String, wait: Duration },
+    Background { reason: ServerError },
+    Later { reason: ServerError, wait: Duration },
 }
 
 struct Failure {
-    reason: String,
+    reason: ServerError,
     attempts: u32,
     retry_at: Instant,
     /// It crashed after starting (the next start is tried inline once).
@@ -236,7 +365,7 @@ impl Server {
         }
         if let Some(f) = &v.failure {
             return Status::Failed {
-                reason: f.reason.clone(),
+                reason: f.reason.to_string(),
                 attempts: f.attempts,
                 retry_in_secs: f
                     .retry_at
@@ -285,14 +414,14 @@ impl Server {
     /// after a crash), list its tools again if it said they changed.
     /// `Err` says why it cannot serve now; a failed start is then retried
     /// in the background once its pause is over.
-    pub async fn prepare(self: &Arc<Self>) -> Result<(), String> {
+    pub async fn prepare(self: &Arc<Self>) -> Result<(), ServerError> {
         if self.config.disabled {
-            return Err("it is disabled in its configuration".into());
+            return Err(ServerError::Disabled);
         }
         // A retry in the background holds the connection while it starts:
         // runs are told at once instead of waiting for it.
         if let Some(reason) = self.retrying() {
-            return Err(format!("{reason} (Hearth is trying again now)"));
+            return Err(ServerError::Retrying(Box::new(reason)));
         }
         let mut conn = self.conn.lock().await;
         if let Some(c) = conn.as_ref() {
@@ -314,7 +443,9 @@ impl Server {
             let ran = c.started.elapsed();
             *conn = None;
             self.fail(
-                format!("it exited while running{}", self.log.tail(5)),
+                ServerError::Exited {
+                    log: self.log.tail(5),
+                },
                 true,
                 ran >= HEALTHY_RUN,
             );
@@ -322,10 +453,10 @@ impl Server {
         match self.next_try() {
             NextTry::Now => {}
             NextTry::Later { reason, wait } => {
-                return Err(format!(
-                    "{reason} (Hearth tries again in {} s)",
-                    wait.as_secs().max(1)
-                ));
+                return Err(ServerError::Paused {
+                    last: Box::new(reason),
+                    wait,
+                });
             }
             NextTry::Background { reason } => {
                 if let Ok(mut v) = self.view.write() {
@@ -343,7 +474,7 @@ impl Server {
                         v.retrying = false;
                     }
                 });
-                return Err(format!("{reason} (Hearth is trying again now)"));
+                return Err(ServerError::Retrying(Box::new(reason)));
             }
         }
         self.start(&mut conn).await
@@ -389,7 +520,7 @@ impl Server {
     }
 
     /// The last failure's reason while a background retry runs.
-    fn retrying(&self) -> Option<String> {
+    fn retrying(&self) -> Option<ServerError> {
         let v = self.view.read().ok()?;
         if !v.retrying {
             return None;
@@ -397,7 +528,7 @@ impl Server {
         v.failure.as_ref().map(|f| f.reason.clone())
     }
 
-    async fn start(&self, conn: &mut Option<Connection>) -> Result<(), String> {
+    async fn start(&self, conn: &mut Option<Connection>) -> Result<(), ServerError> {
         if let Ok(mut v) = self.view.write() {
             v.starting = true;
         }
@@ -428,7 +559,7 @@ impl Server {
 
     /// Record a failure; the pause before the next try doubles with each
     /// failure in a row (none before the first restart after a crash).
-    fn fail(&self, reason: String, crashed: bool, was_healthy: bool) {
+    fn fail(&self, reason: ServerError, crashed: bool, was_healthy: bool) {
         tracing::warn!(server = %self.name, %reason, "MCP server unavailable");
         let Ok(mut v) = self.view.write() else {
             return;
@@ -455,14 +586,11 @@ impl Server {
         });
     }
 
-    async fn connect(&self) -> Result<Connection, String> {
+    async fn connect(&self) -> Result<Connection, ServerError> {
         if self.config.waits_for_secret_store() {
-            return Err(format!(
-                "its environment and header values are kept in the desktop's secret store, \
-                 which could not be read when Hearth loaded them (is the keyring locked? \
-                 unlock it, then open the Tools panel again or run `hearth mcp check {}`)",
-                self.name
-            ));
+            return Err(ServerError::SecretStoreLocked {
+                server: self.name.clone(),
+            });
         }
         let handler = Handler {
             list_changed: self.list_changed.clone(),
@@ -472,10 +600,7 @@ impl Server {
                 .start_timeout_secs
                 .unwrap_or(DEFAULT_START_TIMEOUT_SECS),
         );
-        let transport = self
-            .config
-            .transport(&self.name)
-            .map_err(|e| e.to_string())?;
+        let transport = self.config.transport(&self.name)?;
         let served = match transport {
             Transport::Stdio => {
                 let child = self.spawn().await?;
@@ -488,15 +613,16 @@ impl Server {
         };
         let service = match served {
             Err(_) => {
-                return Err(format!(
-                    "it did not answer `initialize` within {} s (is it an MCP server? set \
-                     \"startTimeoutSecs\" if it needs longer){}",
-                    timeout.as_secs(),
-                    self.log.tail(5)
-                ));
+                return Err(ServerError::InitializeTimeout {
+                    secs: timeout.as_secs(),
+                    log: self.log.tail(5),
+                });
             }
             Ok(Err(e)) => {
-                return Err(format!("it failed to start: {e}{}", self.log.tail(5)));
+                return Err(ServerError::Handshake {
+                    detail: e.to_string(),
+                    log: self.log.tail(5),
+                });
             }
             Ok(Ok(s)) => s,
         };
@@ -507,7 +633,7 @@ impl Server {
         })
     }
 
-    async fn spawn(&self) -> Result<TokioChildProcess, String> {
+    async fn spawn(&self) -> Result<TokioChildProcess, ServerError> {
         let program = self.config.command.as_deref().unwrap_or_default();
         let resolved = command::resolve(program, std::env::var_os("PATH")).await?;
         let mut cmd = tokio::process::Command::new(&resolved.program);
@@ -541,7 +667,10 @@ impl Server {
         let (child, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("`{}` could not be started: {e}", resolved.program.display()))?;
+            .map_err(|e| ServerError::Spawn {
+                program: resolved.program.clone(),
+                detail: e.to_string(),
+            })?;
         if let Some(stderr) = stderr {
             let log = self.log.clone();
             tokio::spawn(async move { log.follow(stderr).await });
@@ -551,7 +680,7 @@ impl Server {
 
     fn http_transport(
         &self,
-    ) -> Result<rmcp::transport::StreamableHttpClientTransport<reqwest::Client>, String> {
+    ) -> Result<rmcp::transport::StreamableHttpClientTransport<reqwest::Client>, ServerError> {
         let url = self.config.url.clone().unwrap_or_default();
         let mut config = StreamableHttpClientTransportConfig::with_uri(url);
         let mut headers = std::collections::HashMap::new();
@@ -562,10 +691,17 @@ impl Server {
                 config = config.auth_header(token.to_owned());
                 continue;
             }
-            let name = http::HeaderName::try_from(name.as_str())
-                .map_err(|e| format!("header {name:?}: {e}"))?;
-            let value = http::HeaderValue::try_from(value.as_str())
-                .map_err(|e| format!("header {name}: {e}"))?;
+            let name =
+                http::HeaderName::try_from(name.as_str()).map_err(|e| ServerError::HeaderName {
+                    name: name.clone(),
+                    detail: e.to_string(),
+                })?;
+            let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| {
+                ServerError::HeaderValue {
+                    name: name.to_string(),
+                    detail: e.to_string(),
+                }
+            })?;
             headers.insert(name, value);
         }
         config = config.custom_headers(headers);
@@ -575,17 +711,21 @@ impl Server {
     }
 
     /// List the tools of a fresh connection and publish them.
-    async fn list(&self, c: &Connection) -> Result<(), String> {
+    async fn list(&self, c: &Connection) -> Result<(), ServerError> {
         self.list_changed.store(false, Ordering::SeqCst);
         let listed = tokio::time::timeout(LIST_TIMEOUT, c.service.peer().list_all_tools()).await;
         let tools = match listed {
             Err(_) => {
-                return Err(format!(
-                    "it did not list its tools within {} s",
-                    LIST_TIMEOUT.as_secs()
-                ));
+                return Err(ServerError::ListTimeout {
+                    secs: LIST_TIMEOUT.as_secs(),
+                });
             }
-            Ok(Err(e)) => return Err(format!("listing its tools failed: {e}{}", self.log.tail(5))),
+            Ok(Err(e)) => {
+                return Err(ServerError::List {
+                    detail: e.to_string(),
+                    log: self.log.tail(5),
+                });
+            }
             Ok(Ok(t)) => t,
         };
         let runs = self.config.describe();
@@ -637,7 +777,8 @@ impl Server {
             }
             crate::listings::Compared::Unread(why) => {
                 self.log.push(&format!(
-                    "[hearth] the record of its tools' first listings could not be read ({why}): every call is asked, pre-approved or not"
+                    "[hearth] the record of its tools' first listings could not be read ({}): every call is asked, pre-approved or not",
+                    why.message
                 ));
                 vec![true; tools.len()]
             }
@@ -692,5 +833,83 @@ impl Server {
             v.failure = None;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A start that failed on the server's side may pass on Hearth's next
+    /// try; one that needs the user's hand does not, however it is
+    /// wrapped. The words are the ones runs and the panel always showed.
+    #[test]
+    fn a_failure_says_whether_the_user_must_act() {
+        let exited = ServerError::Exited { log: String::new() };
+        let locked = ServerError::SecretStoreLocked {
+            server: "notes".into(),
+        };
+        for (e, user) in [
+            (ServerError::Disabled, true),
+            (locked.clone(), true),
+            (
+                ServerError::Command(command::CommandError::Missing("/x".into())),
+                true,
+            ),
+            (
+                ServerError::HeaderName {
+                    name: "a b".into(),
+                    detail: "invalid HTTP header name".into(),
+                },
+                true,
+            ),
+            (exited.clone(), false),
+            (
+                ServerError::InitializeTimeout {
+                    secs: 1,
+                    log: String::new(),
+                },
+                false,
+            ),
+            (ServerError::ListTimeout { secs: 30 }, false),
+            (ServerError::Retrying(Box::new(exited.clone())), false),
+            (ServerError::Retrying(Box::new(locked.clone())), true),
+            (
+                ServerError::Paused {
+                    last: Box::new(locked.clone()),
+                    wait: Duration::from_secs(4),
+                },
+                true,
+            ),
+        ] {
+            assert_eq!(e.waits_for_user(), user, "{e}");
+        }
+        assert_eq!(
+            ServerError::Retrying(Box::new(exited.clone())).to_string(),
+            "it exited while running (Hearth is trying again now)"
+        );
+        // A pause under a second still says 1 s.
+        assert_eq!(
+            ServerError::Paused {
+                last: Box::new(exited),
+                wait: Duration::from_millis(300),
+            }
+            .to_string(),
+            "it exited while running (Hearth tries again in 1 s)"
+        );
+        assert_eq!(
+            ServerError::HeaderName {
+                name: "a b".into(),
+                detail: "invalid HTTP header name".into(),
+            }
+            .to_string(),
+            "header \"a b\": invalid HTTP header name"
+        );
+        assert!(
+            locked
+                .to_string()
+                .ends_with("open the Tools panel again or run `hearth mcp check notes`)"),
+            "{locked}"
+        );
     }
 }

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use hearth_core::voice::{self, SpeechServer};
+use hearth_core::ToolError;
+use hearth_core::voice::{SpeechError, SpeechServer};
 
 use crate::Server;
 
@@ -13,22 +14,22 @@ pub struct Speech(pub Arc<Server>);
 
 #[async_trait]
 impl SpeechServer for Speech {
-    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, String> {
+    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, SpeechError> {
         let name = self.0.name();
-        self.0
-            .prepare()
-            .await
-            .map_err(|e| format!("the MCP server \"{name}\" cannot start: {e}"))?;
+        self.0.prepare().await.map_err(|e| {
+            SpeechError::Unavailable(format!("the MCP server \"{name}\" cannot start: {e}"))
+        })?;
         let found = self.0.tools().into_iter().find(|t| t.remote_name() == tool);
         let Some(t) = found else {
-            return Err(format!(
-                "the MCP server \"{name}\" has no tool `{tool}`: voice needs a speech-to-text \
-                 server with {}, {} and {}",
-                voice::START,
-                voice::UPDATES,
-                voice::STOP
-            ));
+            return Err(SpeechError::NoTool {
+                server: name.to_owned(),
+                tool: tool.to_owned(),
+            });
         };
-        t.invoke(arguments).await
+        t.invoke(arguments).await.map_err(|e| match e {
+            // In the tool's own words, without the model's "invalid
+            // arguments:" (the app built them, not a model).
+            ToolError::InvalidArguments(why) | ToolError::Failed(why) => SpeechError::Failed(why),
+        })
     }
 }

@@ -280,11 +280,13 @@ impl McpTool {
     /// Call it outside a run: the voice runtime's session tools, which the
     /// user starts with the microphone button (no model asks for them, so
     /// no approval is asked either).
-    pub async fn invoke(&self, arguments: serde_json::Value) -> Result<String, String> {
+    pub async fn invoke(&self, arguments: serde_json::Value) -> Result<String, ToolError> {
         let serde_json::Value::Object(arguments) = arguments else {
-            return Err("the arguments must be a JSON object".into());
+            return Err(ToolError::InvalidArguments(
+                "the arguments must be a JSON object".into(),
+            ));
         };
-        self.send(arguments).await.map_err(|e| e.to_string())
+        self.send(arguments).await
     }
 
     async fn send(

@@ -120,10 +120,12 @@ impl OpenAiError {
                 detail,
             },
             SendFailure::Timeout { phase, seconds } => Self::Timeout { phase, seconds },
-            SendFailure::Broken { detail } => Self::Server {
-                status: None,
-                message: detail,
-            },
+            // Closed before the response head: some servers send none until
+            // the first token, so the answer broke off before it began.
+            // Classified as Ollama's client does, so the core retries it
+            // the same way (`model_call.rs`: a dropped connection is worth
+            // another attempt, a status-less server error is not).
+            SendFailure::Broken { .. } => Self::Truncated,
         }
     }
 
@@ -292,6 +294,31 @@ mod tests {
 
     fn status(code: u16, body: &str, key: Option<&ApiKey>) -> OpenAiError {
         OpenAiError::from_status(code, body, BASE, EP, Some("m"), key)
+    }
+
+    /// A connection closed before the response head is an answer that
+    /// broke off before it began, as Ollama's client says: the core
+    /// retries that. (It was a server error without a status, which the
+    /// core does not retry.)
+    #[test]
+    fn a_connection_broken_before_the_head_is_a_truncated_answer() {
+        let e = OpenAiError::from_send(
+            BASE,
+            SendFailure::Broken {
+                detail: "connection closed before message completed".into(),
+            },
+        );
+        assert_eq!(e, OpenAiError::Truncated);
+        let b = BackendError::from(e);
+        assert_eq!(b, BackendError::Truncated);
+        let info = b.to_info();
+        assert_eq!(
+            (info.code, info.recovery),
+            (
+                hearth_protocol::ErrorCode::StreamTruncated,
+                hearth_protocol::Recovery::Retry
+            )
+        );
     }
 
     #[test]

@@ -63,7 +63,9 @@ pub use pdf_text::{
     MAX_PDF_BYTES, READ_PDF_FLAG, run_if_requested as run_pdf_reader_if_requested,
     set_reader as set_pdf_reader, set_reader_limits as set_pdf_reader_limits,
 };
-pub use profiles::{ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile};
+pub use profiles::{
+    InvalidProfile, ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile,
+};
 pub use recovery::OUTCOME_UNKNOWN;
 pub use runs::AnswerRun;
 pub use search::{MATCH_END, MATCH_START, SearchHit};

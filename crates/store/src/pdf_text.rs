@@ -58,11 +58,38 @@ pub fn set_reader_limits(memory_bytes: u64, cpu_seconds: u64) {
     let _ = LIMITS.set((memory_bytes, cpu_seconds));
 }
 
-fn reader() -> Result<PathBuf, String> {
+/// Why a PDF's text could not be read. None is worth another try with the
+/// same file: the file is named as one whose text cannot be read.
+#[derive(Debug, thiserror::Error)]
+enum PdfError {
+    /// The reader process could not be started (this program not found,
+    /// no processes left).
+    #[error("the PDF reader cannot be started ({0})")]
+    NoReader(std::io::Error),
+    /// It ran past the wait and was stopped.
+    #[error("reading it took longer than {} s, so it was stopped", READER_WAIT.as_secs())]
+    TooSlow,
+    /// It finished but wrote what is not text.
+    #[error("the PDF reader wrote no text")]
+    NotText,
+    /// A limit killed it (memory, CPU time, stack).
+    #[error(
+        "the PDF reader ran out of memory, time or stack on it (the PDF may be built to do that)"
+    )]
+    Limits,
+    /// It failed without a word.
+    #[error("the PDF reader failed on it")]
+    Failed,
+    /// It failed and said why (the last line of its stderr).
+    #[error("{0}")]
+    Said(String),
+}
+
+fn reader() -> Result<PathBuf, PdfError> {
     if let Some(p) = READER.get() {
         return Ok(p.clone());
     }
-    std::env::current_exe().map_err(|e| format!("the PDF reader cannot be started ({e})"))
+    std::env::current_exe().map_err(PdfError::NoReader)
 }
 
 /// When this process was started as the PDF reader, read the PDF on stdin,
@@ -132,7 +159,7 @@ fn read_pdf_here() -> ExitCode {
 }
 
 /// Runs the reader on `bytes`: the text, or why there is none.
-fn extract(bytes: &[u8]) -> Result<String, String> {
+fn extract(bytes: &[u8]) -> Result<String, PdfError> {
     let (memory, cpu) = LIMITS
         .get()
         .copied()
@@ -145,7 +172,7 @@ fn extract(bytes: &[u8]) -> Result<String, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("the PDF reader cannot be started ({e})"))?;
+        .map_err(PdfError::NoReader)?;
     // Fed and drained on threads of their own: a reader that stops reading
     // or writes more than a pipe holds must not block the wait below.
     let stdin = child.stdin.take();
@@ -189,20 +216,19 @@ fn extract(bytes: &[u8]) -> Result<String, String> {
     let out = reading.join().unwrap_or_default();
     let err = erring.join().unwrap_or_default();
     let Some(status) = status else {
-        return Err(format!(
-            "reading it took longer than {} s, so it was stopped",
-            READER_WAIT.as_secs()
-        ));
+        return Err(PdfError::TooSlow);
     };
     if status.success() {
-        return String::from_utf8(out).map_err(|_| "the PDF reader wrote no text".to_owned());
+        return String::from_utf8(out).map_err(|_| PdfError::NotText);
     }
     let why = err.lines().last().unwrap_or_default().trim();
-    Err(match std::os::unix::process::ExitStatusExt::signal(&status) {
-        Some(_) => "the PDF reader ran out of memory, time or stack on it (the PDF may be built to do that)".to_owned(),
-        None if why.is_empty() => "the PDF reader failed on it".to_owned(),
-        None => why.to_owned(),
-    })
+    Err(
+        match std::os::unix::process::ExitStatusExt::signal(&status) {
+            Some(_) => PdfError::Limits,
+            None if why.is_empty() => PdfError::Failed,
+            None => PdfError::Said(why.to_owned()),
+        },
+    )
 }
 
 /// The text of `bytes`, a PDF named `name`.

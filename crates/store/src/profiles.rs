@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
-use hearth_core::tools::ProfileSwitcher;
+use hearth_core::tools::{ProfileSwitcher, SwitchError};
 use hearth_core::{DEFAULT_HOST, KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
 use rusqlite::{Connection, TransactionBehavior, params};
 
@@ -84,37 +84,57 @@ pub struct ProfileSwitch {
     pub at: i64,
 }
 
+/// Why a profile is refused: a field the user corrects before saving.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InvalidProfile {
+    /// No name, or one longer than 64 characters.
+    #[error("a profile needs a name of 1 to 64 characters")]
+    NameLength,
+    /// A name with spaces at either end.
+    #[error("a profile name cannot start or end with spaces")]
+    NameSpaces,
+    /// No model (the profile's name).
+    #[error("profile `{0}` needs a model")]
+    NoModel(String),
+    /// `max_iterations` outside 1 to 100.
+    #[error("max_iterations must be between 1 and 100, not {0}")]
+    MaxIterations(u32),
+    /// A temperature outside 0 to 2.
+    #[error("temperature must be between 0 and 2, not {0}")]
+    Temperature(f64),
+    /// A workspace that is not a full path.
+    #[error(
+        "the workspace must be a full path such as /home/you/project, not `{}`",
+        .0.display()
+    )]
+    RelativeWorkspace(std::path::PathBuf),
+}
+
 /// Why a profile is refused.
-pub fn validate(p: &Profile) -> Result<(), String> {
+pub fn validate(p: &Profile) -> Result<(), InvalidProfile> {
     if p.name.trim().is_empty() || p.name.chars().count() > 64 {
-        return Err("a profile needs a name of 1 to 64 characters".into());
+        return Err(InvalidProfile::NameLength);
     }
     if p.name.trim() != p.name {
-        return Err("a profile name cannot start or end with spaces".into());
+        return Err(InvalidProfile::NameSpaces);
     }
     if p.model.trim().is_empty() {
-        return Err(format!("profile `{}` needs a model", p.name));
+        return Err(InvalidProfile::NoModel(p.name.clone()));
     }
     if !(1..=100).contains(&p.max_iterations) {
-        return Err(format!(
-            "max_iterations must be between 1 and 100, not {}",
-            p.max_iterations
-        ));
+        return Err(InvalidProfile::MaxIterations(p.max_iterations));
     }
     if let Some(t) = p.temperature
         && !(0.0..=2.0).contains(&t)
     {
-        return Err(format!("temperature must be between 0 and 2, not {t}"));
+        return Err(InvalidProfile::Temperature(t));
     }
     if let Some(w) = &p.workspace
         && !w.is_absolute()
     {
         // A relative folder (or `~/x`, which is not expanded) would depend
         // on where the app was started.
-        return Err(format!(
-            "the workspace must be a full path such as /home/you/project, not `{}`",
-            w.display()
-        ));
+        return Err(InvalidProfile::RelativeWorkspace(w.clone()));
     }
     Ok(())
 }
@@ -283,7 +303,7 @@ impl Profiles {
 
     /// Create or replace a profile, after validation.
     pub async fn upsert(&self, profile: Profile) -> Result<(), ProfileError> {
-        validate(&profile).map_err(ProfileError::Refused)?;
+        validate(&profile).map_err(|e| ProfileError::Refused(e.to_string()))?;
         let _writing = self.writes.lock().await;
         let p = profile.clone();
         self.store.db().call(move |c| write_profile(c, &p)).await?;
@@ -487,11 +507,16 @@ impl Profiles {
 
 #[async_trait]
 impl ProfileSwitcher for Profiles {
-    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String> {
+    async fn switch(
+        &self,
+        session_id: &str,
+        name: &str,
+    ) -> Result<Option<Option<i64>>, SwitchError> {
         // The model reads this text as the tool's result.
-        self.switch_to(session_id, name)
-            .await
-            .map_err(|e| e.to_string())
+        self.switch_to(session_id, name).await.map_err(|e| match e {
+            ProfileError::Refused(why) => SwitchError::Refused(why),
+            ProfileError::Store(e) => SwitchError::Store(e.into()),
+        })
     }
 }
 
@@ -566,5 +591,46 @@ impl Store {
                 Ok(())
             })
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each refused field is its own variant, in the words the settings
+    /// page always showed.
+    #[test]
+    fn a_refused_profile_names_the_field() {
+        let ok = Profile::new("Chat", "qwen3:8b");
+        assert_eq!(validate(&ok), Ok(()));
+        let with = |f: fn(&mut Profile)| {
+            let mut p = ok.clone();
+            f(&mut p);
+            validate(&p).unwrap_err()
+        };
+        assert_eq!(with(|p| p.name.clear()), InvalidProfile::NameLength);
+        assert_eq!(
+            with(|p| p.name = " Chat".into()),
+            InvalidProfile::NameSpaces
+        );
+        let e = with(|p| p.model = " ".into());
+        assert_eq!(e, InvalidProfile::NoModel("Chat".into()));
+        assert_eq!(e.to_string(), "profile `Chat` needs a model");
+        let e = with(|p| p.max_iterations = 0);
+        assert_eq!(
+            e.to_string(),
+            "max_iterations must be between 1 and 100, not 0"
+        );
+        let e = with(|p| p.temperature = Some(2.5));
+        assert_eq!(
+            e.to_string(),
+            "temperature must be between 0 and 2, not 2.5"
+        );
+        let e = with(|p| p.workspace = Some("~/proj".into()));
+        assert_eq!(
+            e.to_string(),
+            "the workspace must be a full path such as /home/you/project, not `~/proj`"
+        );
     }
 }

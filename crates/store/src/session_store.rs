@@ -115,6 +115,39 @@ impl Store {
 
 #[async_trait]
 impl SessionStore for Store {
+    async fn message_files(
+        &self,
+        session_id: &str,
+        message_id: i64,
+    ) -> Result<Vec<hearth_core::Attachment>, hearth_core::StoreError> {
+        let found = Store::branch_messages(self, session_id)
+            .await?
+            .into_iter()
+            .find(|m| m.id == message_id);
+        let Some(found) = found else {
+            return Ok(Vec::new());
+        };
+        let mut message = [found.message];
+        self.load_bodies(&mut message).await?;
+        let [message] = message;
+        Ok(message.attachments)
+    }
+
+    async fn fork(
+        &self,
+        session_id: &str,
+        at_message_id: i64,
+    ) -> Result<(), hearth_core::StoreError> {
+        Ok(Store::fork(self, session_id, at_message_id).await?)
+    }
+
+    async fn fork_before_last_answer(
+        &self,
+        session_id: &str,
+    ) -> Result<bool, hearth_core::StoreError> {
+        Ok(Store::fork_before_last_answer(self, session_id).await?)
+    }
+
     async fn history(&self, session_id: &str) -> Result<Vec<ChatMessage>, hearth_core::StoreError> {
         let id = session_id.to_owned();
         let rows = self

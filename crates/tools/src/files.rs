@@ -39,14 +39,12 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// What a file call that writes would reach: the path as it resolves in
 /// the workspace (what the approval shows), or why the call is refused
 /// before anyone is asked (no workspace; a path that leaves it).
-fn target(arguments: &Value, ctx: &ToolContext) -> Result<std::path::PathBuf, String> {
+fn target(arguments: &Value, ctx: &ToolContext) -> Result<std::path::PathBuf, ToolError> {
     let Some(root) = ctx.workspace.as_deref() else {
-        return Err("this profile has no workspace folder, so file tools are off; the user can set one in the profile".into());
+        return Err(ToolError::Failed("this profile has no workspace folder, so file tools are off; the user can set one in the profile".into()));
     };
     let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
-    crate::confine::relative_to(root, "workspace", path)
-        .map(|rel| root.join(rel))
-        .map_err(|e| e.to_string())
+    crate::confine::relative_to(root, "workspace", path).map(|rel| root.join(rel))
 }
 
 /// The resolved path for the approval text (a call that cannot resolve is
@@ -244,7 +242,7 @@ impl Tool for WriteFile {
     }
 
     fn refuse(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
-        target(arguments, ctx).err()
+        target(arguments, ctx).err().map(|e| e.to_string())
     }
 
     fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
@@ -298,7 +296,7 @@ impl Tool for EditFile {
     }
 
     fn refuse(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {
-        target(arguments, ctx).err()
+        target(arguments, ctx).err().map(|e| e.to_string())
     }
 
     fn warning(&self, arguments: &Value, ctx: &ToolContext) -> Option<String> {

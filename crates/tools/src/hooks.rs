@@ -56,11 +56,97 @@ pub struct HookConfig {
     pub before_model_call: Vec<HookCommand>,
 }
 
+/// Why a text is not a hook configuration: the user fixes it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HookConfigError {
+    /// Not JSON, or not the configuration's shape (the parser's words).
+    #[error("not a hook configuration: {0}")]
+    Malformed(String),
+    /// A hook with no command.
+    #[error("a hook's \"command\" is empty")]
+    EmptyCommand,
+}
+
+/// Why one hook gave no usable answer. Before a tool call, any of these
+/// blocks the call (a hook that cannot judge it fails closed); after a
+/// call or before a model call, it is logged and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum HookFailure {
+    /// Hooks only run sandboxed, and this machine has no sandbox: no hook
+    /// runs here until it has one.
+    #[error("hooks run sandboxed, and this machine cannot sandbox ({0})")]
+    NoSandbox(String),
+    /// Its scratch folder (a run without a workspace) cannot be made.
+    #[error("cannot make its scratch folder: {0}")]
+    Scratch(String),
+    /// The folder it runs in cannot be resolved.
+    #[error("{}: {detail}", .folder.display())]
+    Folder {
+        /// The folder.
+        folder: PathBuf,
+        /// The system's words.
+        detail: String,
+    },
+    /// No sandboxed command line could be built.
+    #[error("no sandbox")]
+    NoCommand,
+    /// The command could not be started.
+    #[error("cannot start: {0}")]
+    Spawn(String),
+    /// It took longer than its timeout, and was stopped.
+    #[error("it did not answer within {0} s")]
+    Timeout(u64),
+    /// It failed: a non-zero exit code (`None`: a signal), and the start
+    /// of what it wrote on stderr.
+    #[error("it exited with {}{}", exit_code(*.code), after_colon(.stderr))]
+    Exit {
+        /// Its exit code.
+        code: Option<i32>,
+        /// The start of its stderr.
+        stderr: String,
+    },
+    /// Its end could not be waited for.
+    #[error("it could not be waited for: {0}")]
+    Wait(String),
+    /// It printed what is not JSON.
+    #[error("its answer is not JSON ({0})")]
+    NotJson(String),
+    /// It answered JSON that is not an object.
+    #[error("its answer is not a JSON object")]
+    NotAnObject,
+    /// A `decision` the event does not have (`allowed` names those it has).
+    #[error("its \"decision\" {value} is not {allowed}")]
+    Decision {
+        /// What it answered.
+        value: Value,
+        /// The decisions this event takes.
+        allowed: &'static str,
+    },
+    /// `arguments` that are not an object.
+    #[error("its \"arguments\" is not a JSON object")]
+    BadArguments,
+    /// A `result` that is not a string.
+    #[error("its \"result\" is not a string")]
+    BadResult,
+}
+
+fn exit_code(code: Option<i32>) -> String {
+    code.map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
+}
+
+fn after_colon(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
+    }
+}
+
 impl HookConfig {
     /// The configuration in `json`, or why it is not one.
-    pub fn parse(json: &str) -> Result<Self, String> {
+    pub fn parse(json: &str) -> Result<Self, HookConfigError> {
         let config: Self =
-            serde_json::from_str(json).map_err(|e| format!("not a hook configuration: {e}"))?;
+            serde_json::from_str(json).map_err(|e| HookConfigError::Malformed(e.to_string()))?;
         for h in config
             .before_tool_call
             .iter()
@@ -68,7 +154,7 @@ impl HookConfig {
             .chain(&config.before_model_call)
         {
             if h.command.trim().is_empty() {
-                return Err("a hook's \"command\" is empty".into());
+                return Err(HookConfigError::EmptyCommand);
             }
         }
         Ok(config)
@@ -176,22 +262,23 @@ impl CommandHooks {
         hook: &HookCommand,
         input: &Value,
         workspace: Option<&Path>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, HookFailure> {
         let confinement = sandbox::confinement(&self.launcher).clone();
         if let Confinement::Unavailable(why) = &confinement {
-            return Err(format!(
-                "hooks run sandboxed, and this machine cannot sandbox ({why})"
-            ));
+            return Err(HookFailure::NoSandbox(why.clone()));
         }
         let dir = match workspace {
             Some(w) => w.to_path_buf(),
             None => {
                 std::fs::create_dir_all(&self.scratch)
-                    .map_err(|e| format!("cannot make its scratch folder: {e}"))?;
+                    .map_err(|e| HookFailure::Scratch(e.to_string()))?;
                 self.scratch.clone()
             }
         };
-        let dir = std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = std::fs::canonicalize(&dir).map_err(|e| HookFailure::Folder {
+            detail: e.to_string(),
+            folder: dir,
+        })?;
         let (program, argv) = sandbox::shell_command(
             &confinement,
             &self.launcher,
@@ -201,7 +288,7 @@ impl CommandHooks {
             &self.protected,
             false,
         )
-        .ok_or("no sandbox")?;
+        .ok_or(HookFailure::NoCommand)?;
         let mut cmd = Command::new(program);
         cmd.args(argv)
             .env_clear()
@@ -214,7 +301,7 @@ impl CommandHooks {
         if !matches!(confinement, Confinement::Landlock { .. }) {
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start: {e}"))?;
+        let mut child = cmd.spawn().map_err(|e| HookFailure::Spawn(e.to_string()))?;
         let mut guard = GroupGuard(child.id().and_then(|id| i32::try_from(id).ok()));
         let (stdin, out, err) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let body = input.to_string();
@@ -245,7 +332,7 @@ impl CommandHooks {
             Ok(r) => r,
             Err(_) => {
                 guard.kill();
-                return Err(format!("it did not answer within {secs} s"));
+                return Err(HookFailure::Timeout(secs));
             }
         };
         guard.kill();
@@ -257,24 +344,18 @@ impl CommandHooks {
         match status {
             Ok(s) if s.success() => {}
             Ok(s) => {
-                return Err(format!(
-                    "it exited with {}{}",
-                    s.code()
-                        .map_or_else(|| "a signal".to_owned(), |c| format!("code {c}")),
-                    if stderr.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {stderr}")
-                    }
-                ));
+                return Err(HookFailure::Exit {
+                    code: s.code(),
+                    stderr,
+                });
             }
-            Err(e) => return Err(format!("it could not be waited for: {e}")),
+            Err(e) => return Err(HookFailure::Wait(e.to_string())),
         }
         let text = String::from_utf8_lossy(&o.0);
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }
-        serde_json::from_str(text.trim()).map_err(|e| format!("its answer is not JSON ({e})"))
+        serde_json::from_str(text.trim()).map_err(|e| HookFailure::NotJson(e.to_string()))
     }
 }
 
@@ -296,12 +377,12 @@ enum BeforeAnswer {
 
 /// A `before_tool_call` answer, or why it is not one (nothing printed is
 /// a pass; anything unexpected is an error, and the call is blocked).
-fn read_before(answer: &Value) -> Result<BeforeAnswer, String> {
+fn read_before(answer: &Value) -> Result<BeforeAnswer, HookFailure> {
     if answer.is_null() {
         return Ok(BeforeAnswer::Pass);
     }
     let Value::Object(o) = answer else {
-        return Err("its answer is not a JSON object".into());
+        return Err(HookFailure::NotAnObject);
     };
     match o.get("decision") {
         None => {}
@@ -313,41 +394,43 @@ fn read_before(answer: &Value) -> Result<BeforeAnswer, String> {
             ));
         }
         Some(other) => {
-            return Err(format!(
-                "its \"decision\" {other} is not \"pass\" or \"block\""
-            ));
+            return Err(HookFailure::Decision {
+                value: other.clone(),
+                allowed: "\"pass\" or \"block\"",
+            });
         }
     }
     match o.get("arguments") {
         None => Ok(BeforeAnswer::Pass),
         Some(a @ Value::Object(_)) => Ok(BeforeAnswer::Arguments(a.clone())),
-        Some(_) => Err("its \"arguments\" is not a JSON object".into()),
+        Some(_) => Err(HookFailure::BadArguments),
     }
 }
 
 /// An `after_tool_call` answer: (end the batch, the new result), or why it
 /// is not one.
-fn read_after(answer: &Value) -> Result<(bool, Option<String>), String> {
+fn read_after(answer: &Value) -> Result<(bool, Option<String>), HookFailure> {
     if answer.is_null() {
         return Ok((false, None));
     }
     let Value::Object(o) = answer else {
-        return Err("its answer is not a JSON object".into());
+        return Err(HookFailure::NotAnObject);
     };
     let end = match o.get("decision") {
         None => false,
         Some(Value::String(d)) if d == "pass" => false,
         Some(Value::String(d)) if d == "end_batch" => true,
         Some(other) => {
-            return Err(format!(
-                "its \"decision\" {other} is not \"pass\" or \"end_batch\""
-            ));
+            return Err(HookFailure::Decision {
+                value: other.clone(),
+                allowed: "\"pass\" or \"end_batch\"",
+            });
         }
     };
     match o.get("result") {
         None => Ok((end, None)),
         Some(Value::String(r)) => Ok((end, Some(r.clone()))),
-        Some(_) => Err("its \"result\" is not a string".into()),
+        Some(_) => Err(HookFailure::BadResult),
     }
 }
 
@@ -517,6 +600,56 @@ mod tests {
         );
         assert!(read_after(&json!({"result": 3})).is_err());
         assert!(read_after(&json!({"decision": "stop"})).is_err());
+    }
+
+    /// What is wrong with an answer is a variant of its own, in the
+    /// words the log and the blocked call always had.
+    #[test]
+    fn a_bad_answer_is_named() {
+        let e = read_before(&json!({"decision": "deny"})).unwrap_err();
+        assert_eq!(
+            e,
+            HookFailure::Decision {
+                value: json!("deny"),
+                allowed: "\"pass\" or \"block\""
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "its \"decision\" \"deny\" is not \"pass\" or \"block\""
+        );
+        assert_eq!(
+            read_after(&json!({"decision": true}))
+                .unwrap_err()
+                .to_string(),
+            "its \"decision\" true is not \"pass\" or \"end_batch\""
+        );
+        assert_eq!(read_before(&json!([])), Err(HookFailure::NotAnObject));
+        assert_eq!(
+            read_before(&json!({"arguments": "rm -rf /"})),
+            Err(HookFailure::BadArguments)
+        );
+        assert_eq!(
+            read_after(&json!({"result": 3})),
+            Err(HookFailure::BadResult)
+        );
+        let exit = |code, stderr: &str| {
+            HookFailure::Exit {
+                code,
+                stderr: stderr.into(),
+            }
+            .to_string()
+        };
+        assert_eq!(exit(Some(2), ""), "it exited with code 2");
+        assert_eq!(exit(None, "boom"), "it exited with a signal: boom");
+        assert_eq!(
+            HookConfig::parse(r#"{"before_tool_call": [{"command": " "}]}"#),
+            Err(HookConfigError::EmptyCommand)
+        );
+        assert!(matches!(
+            HookConfig::parse("{"),
+            Err(HookConfigError::Malformed(_))
+        ));
     }
 
     #[test]

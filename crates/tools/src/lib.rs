@@ -30,7 +30,9 @@ use hearth_core::ToolRegistry;
 
 pub use confine::Workspace;
 pub use files::{EditFile, ListDir, ReadFile, WriteFile};
-pub use hooks::{CommandHooks, DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookConfig};
+pub use hooks::{
+    CommandHooks, DEFAULT_HOOK_TIMEOUT_SECS, HookCommand, HookConfig, HookConfigError,
+};
 pub use output::{MAX_OUTPUT_CHARS, cap};
 pub use scratchpad::Scratchpad;
 pub use search::SearchFiles;

@@ -4,8 +4,13 @@
 //! and reports what happened as an [`Observation`], which [`observe`] folds
 //! into the state. So every decision of a run — stop versus failure, the
 //! retry after an overflow, answering calls that will not run, the cap on
-//! model calls, messages queued during the run — is a table test
-//! (`run_state/tests.rs`), and the driver holds none of them.
+//! model calls, messages queued during the run, the context budget's
+//! compaction (`room.rs`), a `/plan` run's phases and its review's verdict
+//! (`flow.rs`) — is a table test (`run_state/tests.rs`), and the driver
+//! holds none of them.
+
+mod flow;
+mod room;
 
 use std::collections::HashSet;
 
@@ -13,6 +18,9 @@ use crate::backend::RawToolCall;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::message::{ChatMessage, MessageStatus, ToolCall};
+
+pub(crate) use flow::Flow;
+pub(crate) use room::{Measured, Room};
 
 /// Where the conversation of the run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,6 +67,13 @@ pub(crate) struct RunState {
     /// one retry. Holds the error to report if compaction cannot help.
     pub(crate) overflow: Option<RunError>,
     pub(crate) overflow_retried: bool,
+    /// The prompt the next model call sends, measured against the window
+    /// (`None` until `Step::Measure` ran, and again once a call sent it).
+    pub(crate) measured: Option<Measured>,
+    /// The budget's compaction was tried for the prompt being measured.
+    pub(crate) budget_compacted: bool,
+    /// Where a `/plan` run's workflow stands (`None` for any other run).
+    pub(crate) flow: Option<Flow>,
     /// A wait (load, plan, the model call) ended because the user stopped.
     pub(crate) stopping: bool,
     /// A failure that ends the run once its calls are answered.
@@ -78,6 +93,14 @@ pub(crate) struct Facts<'a> {
     pub(crate) planning: bool,
     /// The model and load options the next call uses (`Deps::load_key`).
     pub(crate) load_key: &'a str,
+    /// A top-level run: only it compacts the session for the budget (a
+    /// sub-agent's conversation is its own scratch).
+    pub(crate) top: bool,
+    /// The user queued a message that no boundary took in yet.
+    pub(crate) queued: bool,
+    /// How many times a `/plan` review may send the work back (the
+    /// profile's `review_cycles`).
+    pub(crate) review_cycles: u32,
 }
 
 /// Why calls get a result without running.
@@ -102,10 +125,31 @@ pub(crate) enum Step {
     RunTools(Vec<ToolCall>),
     /// Give calls that will not run their result.
     AnswerUnrun { calls: Vec<ToolCall>, why: Unrun },
-    /// Summarize older messages after an overflow.
-    Compact,
+    /// Build the next call's prompt and count it against the window.
+    Measure,
+    /// Summarize older messages: the prompt is over budget, or the server
+    /// said it did not fit.
+    Compact(Room),
     /// Add the messages the user queued; `closing` closes an empty queue.
     SendQueued { closing: bool },
+    /// `/plan`: explore read-only, from a snapshot of the conversation.
+    Explore,
+    /// `/plan`: draft the plan from the findings only.
+    DraftPlan { findings: String },
+    /// `/plan`: propose the plan and wait for the user's word; on approval
+    /// it becomes the message the first implement pass answers.
+    AwaitPlan { plan: String },
+    /// `/plan`: where the loop would end implement pass `cycle`, review it.
+    Review { cycle: u32, plan: String },
+    /// `/plan`: announce the review's verdict; `fixing` sends its punch
+    /// list back as the message the next pass answers.
+    Verdict {
+        cycle: u32,
+        plan: String,
+        review: crate::workflow::verdict::Review,
+        checks: u32,
+        fixing: bool,
+    },
     /// The run is over.
     Finish(RunOutcome),
 }
@@ -134,8 +178,10 @@ pub(crate) enum Observation {
         calls: Vec<ToolCall>,
         end: ModelEnd,
     },
-    /// Compaction after an overflow: whether it made room.
-    Compacted(bool),
+    /// The next call's prompt, counted.
+    Measured(Measured),
+    /// Compaction for `Room`: whether it made room.
+    Compacted(Room, bool),
     /// The batch ran to the end; `spawned` when it started a sub-agent
     /// (which may have loaded another model).
     ToolsRan { spawned: bool },
@@ -145,9 +191,24 @@ pub(crate) enum Observation {
     CallsAnswered(Unrun),
     /// Queued messages were added.
     Sent { count: usize, closing: bool },
+    /// `/plan`: what the explore phase found.
+    Explored(String),
+    /// `/plan`: the plan the plan phase drafted.
+    Drafted(String),
+    /// `/plan`: the user approved this plan (as edited); it is stored as
+    /// the message the first implement pass answers, which has begun.
+    Approved(String),
+    /// `/plan`: the reviewer's verdict on the pass, and how many of its
+    /// tool calls ran.
+    Reviewed {
+        review: crate::workflow::verdict::Review,
+        checks: u32,
+    },
     /// A `/plan` review sent the work back: its punch list is stored, and
     /// the next pass begins (with the cap on model calls afresh).
     FixSent,
+    /// `/plan`: the verdict was announced and the work goes no further.
+    Accepted,
     /// A wait ended because the user stopped.
     Interrupted,
     /// A step failed (storage, the guard's block, a repeating model).
@@ -181,10 +242,13 @@ pub(crate) fn next(s: &RunState, f: &Facts<'_>) -> Step {
         });
     }
     if s.overflow.is_some() {
-        return Step::Compact;
+        return Step::Compact(Room::Overflow);
+    }
+    if let Some(step) = s.flow.as_ref().and_then(|flow| flow::step(flow, f)) {
+        return step;
     }
     match s.phase {
-        Phase::Answered if s.pending.is_empty() => Step::SendQueued { closing: true },
+        Phase::Answered if s.pending.is_empty() => flow::at_close(s, f),
         Phase::Answered if s.model_calls - s.pass_start >= f.max_calls => Step::AnswerUnrun {
             calls: s.pending.clone(),
             why: Unrun::OverCap(f.max_calls),
@@ -201,6 +265,9 @@ fn next_call(s: &RunState, f: &Facts<'_>) -> Step {
     }
     if !s.loaded.contains(f.load_key) {
         return Step::Load;
+    }
+    if let Some(step) = room::before_call(s, f) {
+        return step;
     }
     match &s.plan {
         Plan::NotAsked if f.planning && s.model_calls == 0 => Step::Plan,
@@ -220,11 +287,8 @@ pub(crate) fn observe(s: &mut RunState, o: Observation) {
         }
         Observation::Planned(plan) => s.plan = Plan::Asked(plan),
         Observation::Answered { text, calls, end } => fold_answer(s, text, calls, end),
-        Observation::Compacted(true) => {
-            s.overflow = None;
-            s.overflow_retried = true;
-        }
-        Observation::Compacted(false) => s.failure = s.overflow.take(),
+        Observation::Measured(m) => s.measured = Some(m),
+        Observation::Compacted(room, done) => room::compacted(s, room, done),
         Observation::ToolsRan { spawned } => {
             s.phase = Phase::ToolsRan;
             s.pending.clear();
@@ -261,10 +325,12 @@ pub(crate) fn observe(s: &mut RunState, o: Observation) {
         // The user wrote more while the model answered: answer it in this run.
         Observation::Sent { closing: true, .. } => s.phase = Phase::ToolsRan,
         Observation::Sent { closing: false, .. } => s.queue_due = false,
-        Observation::FixSent => {
-            s.phase = Phase::ToolsRan;
-            s.pass_start = s.model_calls;
-        }
+        o @ (Observation::Explored(_)
+        | Observation::Drafted(_)
+        | Observation::Approved(_)
+        | Observation::Reviewed { .. }
+        | Observation::FixSent
+        | Observation::Accepted) => flow::observe(s, o),
         Observation::Interrupted => s.stopping = true,
         Observation::Failed(error) => s.finished = Some(RunOutcome::fail(error)),
     }
@@ -272,6 +338,9 @@ pub(crate) fn observe(s: &mut RunState, o: Observation) {
 
 fn fold_answer(s: &mut RunState, text: String, calls: Vec<ToolCall>, end: ModelEnd) {
     s.model_calls += 1;
+    // The prompt went out: the next call measures its own.
+    s.measured = None;
+    s.budget_compacted = false;
     match end {
         ModelEnd::Done => s.phase = Phase::Answered,
         ModelEnd::Stopped => s.stopping = true,

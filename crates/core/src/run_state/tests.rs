@@ -3,12 +3,15 @@
 //! `next_tests` (what each state leads to), `observe_tests` (what each
 //! observation leads to, and whole runs), `shape_tests` (answers).
 
+mod flow_tests;
 mod next_tests;
 mod observe_tests;
+mod room_tests;
 mod shape_tests;
 
 use std::collections::HashSet;
 
+use hearth_protocol::Verdict;
 use serde_json::json;
 
 use super::*;
@@ -16,6 +19,7 @@ use crate::backend::BackendError;
 use crate::error::RunError;
 use crate::handle::RunOutcome;
 use crate::message::ToolCall;
+use crate::workflow::verdict::Review;
 
 pub(super) const KEY: &str = "model-key";
 
@@ -27,11 +31,23 @@ pub(super) fn call(id: &str) -> ToolCall {
     }
 }
 
-/// A run whose model is loaded and whose plan was asked (none given).
+/// A prompt of `tokens` in a window of 1000, counted by the server's
+/// calibration or not.
+pub(super) fn measured(tokens: usize, calibrated: bool) -> Measured {
+    Measured {
+        tokens,
+        window: 1000,
+        calibrated,
+    }
+}
+
+/// A run whose model is loaded, whose next prompt is measured (and fits)
+/// and whose plan was asked (none given).
 pub(super) fn loaded() -> RunState {
     RunState {
         loaded: HashSet::from([KEY.to_owned()]),
         plan: Plan::Asked(None),
+        measured: Some(measured(100, false)),
         ..RunState::default()
     }
 }
@@ -43,6 +59,8 @@ pub(super) fn answered(n: u32, text: &str, calls: &[&str]) -> RunState {
         model_calls: n,
         last_text: text.into(),
         pending: calls.iter().map(|c| call(c)).collect(),
+        // The call sent the measured prompt.
+        measured: None,
         ..loaded()
     }
 }
@@ -53,6 +71,9 @@ pub(super) fn facts() -> Facts<'static> {
         max_calls: 20,
         planning: false,
         load_key: KEY,
+        top: true,
+        queued: false,
+        review_cycles: 2,
     }
 }
 
@@ -108,4 +129,31 @@ pub(super) fn fail(error: RunError, text: &str) -> Step {
 
 pub(super) fn call_model() -> Step {
     Step::CallModel { prefill: None }
+}
+
+/// The plan a `/plan` run in these tables carries out.
+pub(super) const PLAN: &str = "1. fix the test";
+
+/// A `/plan` run in implement pass `cycle`, `unreadable` verdicts so far.
+pub(super) fn implementing(cycle: u32, unreadable: u32) -> Flow {
+    Flow::Implement {
+        plan: PLAN.into(),
+        cycle,
+        unreadable,
+    }
+}
+
+/// The reviewer's `verdict`, with a punch list and one check that ran.
+pub(super) fn review(verdict: Verdict) -> Review {
+    Review {
+        verdict,
+        punch_list: vec!["run the tests".into()],
+    }
+}
+
+pub(super) fn reviewed(verdict: Verdict) -> Observation {
+    Observation::Reviewed {
+        review: review(verdict),
+        checks: 1,
+    }
 }

@@ -35,7 +35,7 @@ impl Tool for Calculator {
             .ok_or_else(|| {
                 ToolError::InvalidArguments("`expression` (a string) is required".into())
             })?;
-        let v = evaluate(expr).map_err(ToolError::Failed)?;
+        let v = evaluate(expr).map_err(|e| ToolError::Failed(e.to_string()))?;
         Ok(format_number(v))
     }
 }

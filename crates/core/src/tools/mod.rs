@@ -13,7 +13,7 @@ pub use calculator::Calculator;
 pub use read_attachment::ReadAttachment;
 pub use remember::Remember;
 pub use spawn_agent::SpawnAgent;
-pub use switch_profile::{ProfileSwitcher, SwitchProfile};
+pub use switch_profile::{ProfileSwitcher, SwitchError, SwitchProfile};
 pub use time::CurrentTime;
 pub use update_plan::UpdatePlan;
 

@@ -14,7 +14,21 @@ use hearth_protocol::EventKind;
 
 use crate::profile::ProfileProvider;
 use crate::rights::widening;
+use crate::store::StoreError;
 use crate::tool::{Approval, Question, Tool, ToolContext, ToolError, ToolSpec};
+
+/// Why a switch did not happen.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SwitchError {
+    /// The switch cannot be made (no such profile, a sub-agent's session):
+    /// the model asks for another, or goes on as it is.
+    #[error("{0}")]
+    Refused(String),
+    /// Saving it failed; [`StoreError::failure`] says whether a retry may
+    /// pass. The text is the store's own.
+    #[error("{}", .0.message)]
+    Store(StoreError),
+}
 
 /// Where profiles are switched (the store implements it).
 #[async_trait]
@@ -22,7 +36,11 @@ pub trait ProfileSwitcher: ProfileProvider {
     /// Make `name` the profile of `session_id`. `Some` when the session's
     /// profile changed: the transcript marks the switch after that message
     /// (`None` inside: before the first).
-    async fn switch(&self, session_id: &str, name: &str) -> Result<Option<Option<i64>>, String>;
+    async fn switch(
+        &self,
+        session_id: &str,
+        name: &str,
+    ) -> Result<Option<Option<i64>>, SwitchError>;
 }
 
 /// The `switch_profile` tool over a [`ProfileSwitcher`].
@@ -61,7 +79,7 @@ impl Tool for SwitchProfile {
             .0
             .switch(&ctx.session_id, name)
             .await
-            .map_err(ToolError::Failed)?;
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
         // Front ends mark the switch where the store did, without reading
         // the session again.
         if let Some(after_message_id) = marked {

@@ -34,12 +34,62 @@ pub const STOP: &str = "stt_stop_session";
 /// The name of the MCP server voice uses unless the user names another.
 pub const DEFAULT_SERVER: &str = "voice";
 
+/// Why a call to the speech server gave nothing to use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpeechError {
+    /// The server cannot serve now (it did not start, it is being
+    /// restarted); the words say why.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The server runs but has no such tool: it is not a speech-to-text
+    /// server voice can use, and the user names another.
+    #[error(
+        "the MCP server \"{server}\" has no tool `{tool}`: voice needs a speech-to-text server with {START}, {UPDATES} and {STOP}"
+    )]
+    NoTool {
+        /// The server.
+        server: String,
+        /// The tool asked for.
+        tool: String,
+    },
+    /// The tool ran and failed, in the server's words.
+    #[error("{0}")]
+    Failed(String),
+    /// The call took longer than it may.
+    #[error("{tool} did not answer within {secs} s")]
+    Timeout {
+        /// The tool called.
+        tool: String,
+        /// The bound, in seconds.
+        secs: u64,
+    },
+    /// `stt_start_session` answered without a session id.
+    #[error("its answer to stt_start_session has no session_id ({detail}): {answer}")]
+    NoSessionId {
+        /// Why the answer does not parse.
+        detail: String,
+        /// The start of the answer.
+        answer: String,
+    },
+    /// An answer that is not the JSON the session tools answer.
+    #[error("its updates are not the JSON expected ({detail}): {answer}")]
+    NotUpdates {
+        /// Why the answer does not parse.
+        detail: String,
+        /// The start of the answer.
+        answer: String,
+    },
+    /// A session state the protocol does not have.
+    #[error("it named an unknown session state {0:?}")]
+    UnknownState(Option<String>),
+}
+
 /// A speech-to-text server: its tools called by name.
 #[async_trait]
 pub trait SpeechServer: Send + Sync {
     /// Call `tool` with `arguments` (a JSON object); the text it answers,
     /// or why the call failed.
-    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, String>;
+    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, SpeechError>;
 }
 
 /// Where the runtime's events go (the app's channel, the CLI's loop).

@@ -9,7 +9,8 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Heard, START, STOP, SessionState, SpeechServer, Status, Timing, UPDATES, Updates, VoiceSink,
+    Heard, START, STOP, SessionState, SpeechError, SpeechServer, Status, Timing, UPDATES, Updates,
+    VoiceSink,
 };
 
 pub(super) struct Session {
@@ -280,12 +281,12 @@ async fn call(
     tool: &str,
     args: serde_json::Value,
     within: Duration,
-) -> Result<String, String> {
+) -> Result<String, SpeechError> {
     match tokio::time::timeout(within, server.call(tool, args)).await {
         Ok(r) => r,
-        Err(_) => Err(format!(
-            "{tool} did not answer within {} s",
-            within.as_secs()
-        )),
+        Err(_) => Err(SpeechError::Timeout {
+            tool: tool.to_owned(),
+            secs: within.as_secs(),
+        }),
     }
 }

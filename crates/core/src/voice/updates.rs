@@ -3,6 +3,8 @@
 
 use serde::Deserialize;
 
+use super::SpeechError;
+
 /// A session's state, as the server says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SessionState {
@@ -74,37 +76,34 @@ struct WireEvent {
 }
 
 /// The session id in `stt_start_session`'s answer.
-pub fn session_id(text: &str) -> Result<String, String> {
+pub fn session_id(text: &str) -> Result<String, SpeechError> {
     #[derive(Deserialize)]
     struct Started {
         session_id: String,
     }
     serde_json::from_str::<Started>(text.trim())
         .map(|s| s.session_id)
-        .map_err(|e| {
-            format!(
-                "its answer to stt_start_session has no session_id ({e}): {}",
-                clip(text)
-            )
+        .map_err(|e| SpeechError::NoSessionId {
+            detail: e.to_string(),
+            answer: clip(text),
         })
 }
 
 impl Updates {
     /// Read one answer; `cursor` is the one that was asked with (kept when
     /// the answer names none).
-    pub fn parse(text: &str, cursor: u64) -> Result<Self, String> {
-        let wire: Wire = serde_json::from_str(text.trim()).map_err(|e| {
-            format!(
-                "its updates are not the JSON expected ({e}): {}",
-                clip(text)
-            )
-        })?;
+    pub fn parse(text: &str, cursor: u64) -> Result<Self, SpeechError> {
+        let wire: Wire =
+            serde_json::from_str(text.trim()).map_err(|e| SpeechError::NotUpdates {
+                detail: e.to_string(),
+                answer: clip(text),
+            })?;
         let state = match wire.state.as_deref() {
             Some("starting") => SessionState::Starting,
             Some("listening") => SessionState::Listening,
             Some("ended" | "stopped") => SessionState::Ended,
             Some("error") => SessionState::Error,
-            other => return Err(format!("it named an unknown session state {other:?}")),
+            other => return Err(SpeechError::UnknownState(other.map(str::to_owned))),
         };
         let mut next = cursor;
         let mut heard = Vec::new();

@@ -12,63 +12,39 @@
 //!   a message and the loop goes on, a bounded number of times.
 //!
 //! Each phase reports its start and its result as events, which the
-//! answer's record keeps, and is traced as a span. This module holds where
-//! a workflow stands, its phases' prompts and tools and the reading of a
-//! verdict; the run that carries it out is `workflow_run.rs`.
+//! answer's record keeps, and is traced as a span. This module holds the
+//! request, its phases' prompts and tools and the reading of a verdict;
+//! where a workflow stands is a state of its run (`run_state/flow.rs`), and
+//! the steps that carry it out are `workflow_run.rs`.
 
 mod answers;
 pub(crate) mod phases;
 pub(crate) mod prompts;
 pub(crate) mod verdict;
 
-use std::sync::Mutex;
-
 pub(crate) use answers::PlanAnswers;
 
-/// Where a workflow stands, carried by its run's context.
+/// The workflow a run carries: what the user asked for. Where it stands
+/// is a state of the run (`run_state/flow.rs`).
 #[derive(Debug)]
 pub(crate) struct PlanFlow {
     /// What the user asked for (after `/plan`).
     pub(crate) request: String,
-    state: Mutex<FlowState>,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct FlowState {
-    /// The plan the user approved (as edited).
-    pub(crate) plan: String,
-    /// The implement pass in progress, from 1.
-    pub(crate) cycle: u32,
-    /// Verdicts that could not be read so far.
-    pub(crate) unreadable: u32,
-    /// When the implement pass in progress began (`None` between passes
-    /// and once the review ended the work).
-    pub(crate) implementing: Option<std::time::Instant>,
 }
 
 impl PlanFlow {
     pub(crate) fn new(request: &str) -> Self {
         Self {
             request: request.trim().to_owned(),
-            state: Mutex::default(),
         }
     }
 
     /// The error a `/plan` with no request ends with.
     pub(crate) fn refuse_empty(&self) -> Result<(), crate::error::RunError> {
         if self.request.is_empty() {
-            return Err(crate::error::RunError::InvalidInput(
-                "say what to do after /plan, e.g. `/plan fix the failing test in tests/`".into(),
-            ));
+            return Err(crate::error::RunError::EmptyPlan);
         }
         Ok(())
-    }
-
-    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut FlowState) -> T) -> T {
-        match self.state.lock() {
-            Ok(mut s) => f(&mut s),
-            Err(poisoned) => f(&mut poisoned.into_inner()),
-        }
     }
 }
 

@@ -12,6 +12,7 @@ mod probe;
 mod progress;
 mod reasoning;
 mod runaway;
+mod runs;
 mod sanitizer_fixture;
 mod steering;
 mod stop;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hearth_core::voice::{SpeechServer, Timing, Voice, VoiceSink};
+use hearth_core::voice::{SpeechError, SpeechServer, Timing, Voice, VoiceSink};
 use hearth_protocol::{VoiceEvent, VoiceSource, VoiceState};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -32,9 +32,9 @@ fn fast() -> Timing {
 /// answer (the last one again when they run out), and records the calls.
 #[derive(Default)]
 struct Scripted {
-    start: Mutex<Option<Result<String, String>>>,
-    updates: Mutex<VecDeque<Result<String, String>>>,
-    last: Mutex<Option<Result<String, String>>>,
+    start: Mutex<Option<Result<String, SpeechError>>>,
+    updates: Mutex<VecDeque<Result<String, SpeechError>>>,
+    last: Mutex<Option<Result<String, SpeechError>>>,
     stop: Mutex<Option<String>>,
     calls: Mutex<Vec<(String, Value)>>,
     /// `stt_get_updates` never answers.
@@ -47,7 +47,7 @@ struct Scripted {
 
 #[async_trait]
 impl SpeechServer for Scripted {
-    async fn call(&self, tool: &str, arguments: Value) -> Result<String, String> {
+    async fn call(&self, tool: &str, arguments: Value) -> Result<String, SpeechError> {
         self.calls
             .lock()
             .unwrap()
@@ -84,18 +84,18 @@ impl SpeechServer for Scripted {
                         .lock()
                         .unwrap()
                         .clone()
-                        .unwrap_or_else(|| Err("nothing".into())),
+                        .unwrap_or_else(|| Err(SpeechError::Failed("nothing".into()))),
                 }
             }
             "stt_stop_session" => Ok(self.stop.lock().unwrap().clone().unwrap_or_else(|| {
                 json!({"state": "ended", "events": [], "cursor": 0}).to_string()
             })),
-            other => Err(format!("no tool {other}")),
+            other => Err(SpeechError::Failed(format!("no tool {other}"))),
         }
     }
 }
 
-fn updates(state: &str, events: Value, cursor: u64) -> Result<String, String> {
+fn updates(state: &str, events: Value, cursor: u64) -> Result<String, SpeechError> {
     Ok(json!({"state": state, "events": events, "cursor": cursor, "error": null}).to_string())
 }
 
@@ -360,7 +360,9 @@ async fn a_server_that_cannot_listen_says_why() {
 async fn a_start_that_fails_or_answers_nonsense_is_an_error() {
     for (answer, says) in [
         (
-            Err("the MCP server \"voice\" cannot start: `x` was not found".to_owned()),
+            Err(SpeechError::Unavailable(
+                "the MCP server \"voice\" cannot start: `x` was not found".to_owned(),
+            )),
             "cannot start: `x` was not found",
         ),
         (Ok("Session started!".to_owned()), "has no session_id"),

@@ -40,6 +40,51 @@ async fn a_missing_command_says_where_it_looked() {
     );
 }
 
+/// Why a server cannot serve is a variant a caller can act on: a program
+/// that is not installed, or a server switched off, waits for the user
+/// (the words say what to do), as does the pause Hearth puts before its
+/// next try of such a start.
+#[tokio::test]
+async fn a_server_that_waits_for_the_user_says_so_in_its_error() {
+    use hearth_mcp::{CommandError, ServerError};
+    let hub = hub(
+        "gone",
+        ServerConfig {
+            command: Some("hearth-no-such-mcp-server".into()),
+            ..ServerConfig::default()
+        },
+    );
+    let server = hub.server("gone").unwrap();
+    let first = within("prepare", server.prepare()).await.unwrap_err();
+    assert!(
+        matches!(
+            &first,
+            ServerError::Command(CommandError::NotFound { command, .. })
+                if command == "hearth-no-such-mcp-server"
+        ),
+        "{first:?}"
+    );
+    assert!(first.waits_for_user(), "{first}");
+    let again = within("prepare", server.prepare()).await.unwrap_err();
+    let ServerError::Paused { last, .. } = &again else {
+        panic!("not paused: {again:?}")
+    };
+    assert_eq!(**last, first);
+    assert!(again.waits_for_user(), "{again}");
+    assert!(again.to_string().starts_with(&first.to_string()), "{again}");
+    let off = hearth_mcp::Hub::new(std::collections::BTreeMap::from([(
+        "off".to_owned(),
+        ServerConfig {
+            disabled: true,
+            ..scripted("ok")
+        },
+    )]));
+    let e = off.server("off").unwrap().prepare().await.unwrap_err();
+    assert_eq!(e, ServerError::Disabled);
+    assert!(e.waits_for_user());
+    assert_eq!(e.to_string(), "it is disabled in its configuration");
+}
+
 #[tokio::test]
 async fn an_initialize_that_never_comes_times_out_with_its_output() {
     // A shell, not the Python fixture: the line must be on stderr before the
@@ -364,9 +409,9 @@ struct Kept(
 
 #[async_trait::async_trait]
 impl hearth_mcp::Listings for Kept {
-    async fn load(&self) -> Result<hearth_mcp::Kept, String> {
+    async fn load(&self) -> Result<hearth_mcp::Kept, hearth_core::StoreError> {
         if self.1.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err("database is locked".into());
+            return Err(hearth_core::StoreError::transient("database is locked"));
         }
         Ok(self.0.lock().unwrap().clone())
     }

@@ -2,6 +2,8 @@
 //! error that says what to do (or, for split UTF-8, the exact text), never
 //! a panic, and leaves the session usable.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use hearth_core::{MessageStatus, tools::builtin_registry};
@@ -136,6 +138,62 @@ async fn utf8_split_inside_characters_arrives_exact() {
         "{evs:#?}"
     );
     assert_eq!(text_of(&evs), text);
+}
+
+/// A front for `upstream` (host:port) that closes the first chat request's
+/// connection without a word, before any response head, and passes every
+/// other request on (each on a connection of its own); the OpenAI root it
+/// serves, and whether it has cut a chat.
+async fn cutting_the_first_chat(upstream: String) -> (String, Arc<AtomicBool>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let cut = Arc::new(AtomicBool::new(false));
+    let cutting = cut.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let (upstream, cut) = (upstream.clone(), cutting.clone());
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                if head.contains("/chat/completions") && !cut.swap(true, Ordering::SeqCst) {
+                    // Dropped: the connection closes before any reply.
+                    return;
+                }
+                // One request per connection, so the next chat comes on a
+                // connection of its own.
+                let head = head.replacen("\r\n", "\r\nconnection: close\r\n", 1);
+                let mut server = tokio::net::TcpStream::connect(&upstream).await.unwrap();
+                server.write_all(head.as_bytes()).await.unwrap();
+                tokio::io::copy_bidirectional(&mut client, &mut server)
+                    .await
+                    .ok();
+            });
+        }
+    });
+    (format!("http://{addr}/v1"), cut)
+}
+
+/// A server that closes the connection before it sends a response head
+/// (some hold the head back until the first token) is retried, as with
+/// Ollama's client: the answer comes on the next attempt.
+#[tokio::test]
+async fn a_connection_closed_before_the_reply_is_retried() {
+    let sim = sim(Script::with_models(vec![model()]).with_reply(Reply::text(TEXT))).await;
+    let upstream = sim.url().trim_start_matches("http://").to_owned();
+    let (url, cut) = cutting_the_first_chat(upstream).await;
+    let client = Client::new(&url, None, ClientOptions::default()).unwrap();
+    let agent = agent_over(client, builtin_registry(), 5);
+    let answer = agent.run("s", "hi", Default::default()).await;
+    assert!(cut.load(Ordering::SeqCst), "no chat was cut");
+    assert_eq!(answer.unwrap(), TEXT);
 }
 
 async fn first_error(client: Client) -> (ErrorCode, Recovery, String) {

@@ -130,6 +130,30 @@ fn close_on_exec_above_stdio() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Which step of confining a command failed (the launcher prints it and
+/// exits 126: the command does not run).
+#[derive(Debug, thiserror::Error)]
+enum ConfineError {
+    /// Dropping root's capabilities.
+    #[error("dropping capabilities: {0}")]
+    Capabilities(rustix::io::Errno),
+    /// Applying the Landlock rules.
+    #[error("Landlock: {0}")]
+    Landlock(landlock::RulesetError),
+    /// On the host, a kernel without Landlock leaves writes unconfined.
+    #[error("this kernel has no Landlock, so writes cannot be confined")]
+    NoLandlock,
+    /// Leaving Hearth's session.
+    #[error("setsid: {0}")]
+    Setsid(rustix::io::Errno),
+    /// Setting the resource limits.
+    #[error("resource limits: {0}")]
+    Limits(rustix::io::Errno),
+    /// Installing the seccomp filter.
+    #[error("seccomp: {0}")]
+    Seccomp(seccompiler::Error),
+}
+
 /// Landlock, resource limits (`limits`), then seccomp. On the host Landlock is the only wall against
 /// writes, so a kernel without it is an error; inside bubblewrap it is a
 /// second wall and may be missing.
@@ -138,8 +162,8 @@ fn confine(
     namespaced: bool,
     read_only: bool,
     protected: &[std::path::PathBuf],
-) -> Result<u8, String> {
-    drop_capabilities().map_err(|e| format!("dropping capabilities: {e}"))?;
+) -> Result<u8, ConfineError> {
+    drop_capabilities().map_err(ConfineError::Capabilities)?;
     // Inside bubblewrap these are read-only mounts already; on the host
     // Landlock grants the workspace around those that exist (one made by
     // the command, a repository where there was none, is reported after
@@ -153,18 +177,18 @@ fn confine(
             .collect()
     };
     let level = restrict::landlock(workspace, !namespaced, read_only, &protected)
-        .map_err(|e| format!("Landlock: {e}"))?;
+        .map_err(ConfineError::Landlock)?;
     if level == 0 && !namespaced {
-        return Err("this kernel has no Landlock, so writes cannot be confined".into());
+        return Err(ConfineError::NoLandlock);
     }
     if !namespaced {
         // Leave Hearth's session (and so its terminal: no typing into the
         // CLI's approval prompt) before seccomp forbids it. The new
         // group's id is this process's id, which Hearth kills on stop.
-        rustix::process::setsid().map_err(|e| format!("setsid: {e}"))?;
+        rustix::process::setsid().map_err(ConfineError::Setsid)?;
     }
-    super::limits::apply().map_err(|e| format!("resource limits: {e}"))?;
-    seccomp::install(namespaced).map_err(|e| format!("seccomp: {e}"))?;
+    super::limits::apply().map_err(ConfineError::Limits)?;
+    seccomp::install(namespaced).map_err(ConfineError::Seccomp)?;
     Ok(level)
 }
 

@@ -86,21 +86,42 @@ fn system_owned(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.uid() == 0 && m.mode() & 0o022 == 0)
 }
 
+/// Why a probe reported no level (the text goes into
+/// [`Confinement::Unavailable`] and bubblewrap's reason).
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    /// The probe could not be run at all.
+    #[error("{0}")]
+    Run(std::io::Error),
+    /// It ran and did not report: how it ended, and the last line it
+    /// wrote on stderr.
+    #[error("{status} ({line})")]
+    Failed {
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// Its last line on stderr ("no output" when none).
+        line: String,
+    },
+}
+
 /// Run a probe command; its Landlock level when it reported one.
-fn report(mut cmd: Command) -> Result<u8, String> {
+fn report(mut cmd: Command) -> Result<u8, ProbeError> {
     let out = cmd
         .env_clear()
         .envs(allowed_env(std::env::vars_os()))
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| e.to_string())?;
+        .map_err(ProbeError::Run)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     match stdout.trim().strip_prefix(REPORT).map(str::parse::<u8>) {
         Some(Ok(level)) if out.status.success() => Ok(level),
         _ => {
             let err = String::from_utf8_lossy(&out.stderr);
             let line = err.lines().last().unwrap_or("no output").trim();
-            Err(format!("{} ({line})", out.status))
+            Err(ProbeError::Failed {
+                status: out.status,
+                line: line.to_owned(),
+            })
         }
     }
 }

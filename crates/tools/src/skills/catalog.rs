@@ -73,6 +73,75 @@ struct Front {
     compatibility: Option<String>,
 }
 
+/// Why a folder is not offered as a skill: what its `SKILL.md` must
+/// change (or the folder must hold) to pass.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SkillError {
+    /// The folder has no `SKILL.md`.
+    #[error("no {SKILL_FILE} in this folder (a skill is a folder with a {SKILL_FILE})")]
+    NoFile,
+    /// `SKILL.md` cannot be read (the system's words).
+    #[error("cannot read {SKILL_FILE}: {0}")]
+    Unreadable(String),
+    /// `SKILL.md` is a folder or a device.
+    #[error("{SKILL_FILE} is not a regular file")]
+    NotAFile,
+    /// `SKILL.md` is longer than [`MAX_SKILL_BYTES`] (its size).
+    #[error(
+        "{SKILL_FILE} has {0} bytes, more than the {MAX_SKILL_BYTES} Hearth reads; move details into files beside it"
+    )]
+    TooBig(u64),
+    /// `SKILL.md` is not UTF-8.
+    #[error("{SKILL_FILE} is not UTF-8 text")]
+    NotUtf8,
+    /// No front matter.
+    #[error(
+        "SKILL.md must start with YAML front matter: a line `---`, `name:` and `description:`, then `---`"
+    )]
+    NoFrontMatter,
+    /// Front matter without its closing line.
+    #[error("the front matter of SKILL.md has no closing `---` line")]
+    Unclosed,
+    /// Front matter that is not YAML (the parser's words, on one line).
+    #[error("the front matter is not valid YAML: {0}")]
+    Yaml(String),
+    /// No `name`.
+    #[error("the front matter has no `name`")]
+    NoName,
+    /// A name against the format's rule ([`bad_name`]).
+    #[error("the name {name:?} does not fit the format: {why}")]
+    BadName {
+        /// The name.
+        name: String,
+        /// The rule it breaks.
+        why: &'static str,
+    },
+    /// A name that is not the folder's.
+    #[error("the name {name:?} is not the folder's name {folder:?}; rename one so they match")]
+    NotTheFolder {
+        /// The name.
+        name: String,
+        /// The folder's name.
+        folder: String,
+    },
+    /// No `description`, or an empty one.
+    #[error("the front matter has no `description` (what the skill does and when to use it)")]
+    NoDescription,
+    /// A description longer than the format allows (its length).
+    #[error(
+        "the description has {0} characters, more than the {MAX_DESCRIPTION} the format allows"
+    )]
+    LongDescription(usize),
+    /// Control or invisible characters in the name or description.
+    #[error(
+        "the description holds control or invisible characters, which would show the model something you cannot see"
+    )]
+    Hidden,
+    /// Nothing after the front matter.
+    #[error("SKILL.md has no instructions after its front matter")]
+    NoBody,
+}
+
 /// Why a name breaks the format's rule, if it does: 1 to 64 lowercase
 /// letters, digits and hyphens, no hyphen first, last or twice in a row.
 pub fn bad_name(name: &str) -> Option<&'static str> {
@@ -92,12 +161,12 @@ pub fn bad_name(name: &str) -> Option<&'static str> {
 }
 
 /// Splits `SKILL.md` into its front matter and its body.
-fn split(text: &str) -> Result<(&str, &str), String> {
+fn split(text: &str) -> Result<(&str, &str), SkillError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("SKILL.md must start with YAML front matter: a line `---`, `name:` and `description:`, then `---`")?;
+        .ok_or(SkillError::NoFrontMatter)?;
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
         if line.trim_end() == "---" {
@@ -105,7 +174,7 @@ fn split(text: &str) -> Result<(&str, &str), String> {
         }
         offset += line.len();
     }
-    Err("the front matter of SKILL.md has no closing `---` line".into())
+    Err(SkillError::Unclosed)
 }
 
 /// Folds white space (a YAML block scalar's line breaks included) into
@@ -116,56 +185,46 @@ fn one_line(text: &str) -> String {
 
 /// Checks the text of `SKILL.md` found in the folder `folder` (whose last
 /// component is the name the skill must have).
-pub fn parse(folder: &Path, text: &str) -> Result<Skill, String> {
+pub fn parse(folder: &Path, text: &str) -> Result<Skill, SkillError> {
     let dir_name = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (front, body) = split(text)?;
-    let front: Front = serde_saphyr::from_str(front).map_err(|e| {
-        format!(
-            "the front matter is not valid YAML: {}",
-            one_line(&e.to_string())
-        )
-    })?;
+    let front: Front =
+        serde_saphyr::from_str(front).map_err(|e| SkillError::Yaml(one_line(&e.to_string())))?;
     let name = front
         .name
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty())
-        .ok_or("the front matter has no `name`")?;
+        .ok_or(SkillError::NoName)?;
     if let Some(why) = bad_name(&name) {
-        return Err(format!("the name {name:?} does not fit the format: {why}"));
+        return Err(SkillError::BadName { name, why });
     }
     if name != dir_name {
-        return Err(format!(
-            "the name {name:?} is not the folder's name {dir_name:?}; rename one so they match"
-        ));
+        return Err(SkillError::NotTheFolder {
+            name,
+            folder: dir_name,
+        });
     }
     let description = one_line(front.description.as_deref().unwrap_or(""));
     if description.is_empty() {
-        return Err(
-            "the front matter has no `description` (what the skill does and when to use it)".into(),
-        );
+        return Err(SkillError::NoDescription);
     }
-    if description.chars().count() > MAX_DESCRIPTION {
-        return Err(format!(
-            "the description has {} characters, more than the {MAX_DESCRIPTION} the format allows",
-            description.chars().count()
-        ));
+    let length = description.chars().count();
+    if length > MAX_DESCRIPTION {
+        return Err(SkillError::LongDescription(length));
     }
     if description
         .chars()
         .chain(name.chars())
         .any(|c| hearth_core::visible::is_deceptive(c, false))
     {
-        return Err(
-            "the description holds control or invisible characters, which would show the model something you cannot see"
-                .into(),
-        );
+        return Err(SkillError::Hidden);
     }
     let body = body.trim();
     if body.is_empty() {
-        return Err("SKILL.md has no instructions after its front matter".into());
+        return Err(SkillError::NoBody);
     }
     Ok(Skill {
         name,
@@ -184,25 +243,20 @@ pub fn parse(folder: &Path, text: &str) -> Result<Skill, String> {
 }
 
 /// Reads one skill folder.
-fn read_skill(folder: &Path) -> Result<Skill, String> {
+fn read_skill(folder: &Path) -> Result<Skill, SkillError> {
     let file = folder.join(SKILL_FILE);
     let meta = std::fs::metadata(&file).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => {
-            format!("no {SKILL_FILE} in this folder (a skill is a folder with a {SKILL_FILE})")
-        }
-        _ => format!("cannot read {SKILL_FILE}: {e}"),
+        std::io::ErrorKind::NotFound => SkillError::NoFile,
+        _ => SkillError::Unreadable(e.to_string()),
     })?;
     if !meta.is_file() {
-        return Err(format!("{SKILL_FILE} is not a regular file"));
+        return Err(SkillError::NotAFile);
     }
     if meta.len() > MAX_SKILL_BYTES {
-        return Err(format!(
-            "{SKILL_FILE} has {} bytes, more than the {MAX_SKILL_BYTES} Hearth reads; move details into files beside it",
-            meta.len()
-        ));
+        return Err(SkillError::TooBig(meta.len()));
     }
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {SKILL_FILE}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{SKILL_FILE} is not UTF-8 text"))?;
+    let bytes = std::fs::read(&file).map_err(|e| SkillError::Unreadable(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| SkillError::NotUtf8)?;
     parse(folder, &text)
 }
 
@@ -279,7 +333,7 @@ pub fn scan(folder: &Path, workspaces: &[PathBuf]) -> Catalog {
             }
             Err(reason) => catalog.problems.push(Problem {
                 path: folder,
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
@@ -384,21 +438,29 @@ mod tests {
             } else {
                 at("ok")
             };
-            let err = parse(&folder, text).expect_err(what);
+            let err = parse(&folder, text).expect_err(what).to_string();
             assert!(err.contains(expected), "{what}: {err}");
         }
         let long = format!("---\nname: ok\ndescription: {}\n---\nB\n", "w ".repeat(600));
-        assert!(
-            parse(&at("ok"), &long)
-                .unwrap_err()
-                .contains("more than the 1024")
-        );
+        let err = parse(&at("ok"), &long).unwrap_err();
+        assert_eq!(err, SkillError::LongDescription(1199));
+        assert!(err.to_string().contains("more than the 1024"), "{err}");
     }
 
     #[test]
     fn the_name_must_be_the_folders() {
         let err = parse(&at("other"), "---\nname: mine\ndescription: d\n---\nB\n").unwrap_err();
-        assert!(err.contains("not the folder's name \"other\""), "{err}");
+        assert_eq!(
+            err,
+            SkillError::NotTheFolder {
+                name: "mine".into(),
+                folder: "other".into()
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "the name \"mine\" is not the folder's name \"other\"; rename one so they match"
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ use async_trait::async_trait;
 use hearth_core::{Offer, Tool, ToolSource, Unavailable};
 
 pub use catalog::{
-    Catalog, MAX_SKILL_BYTES, MAX_SKILLS, Problem, SKILL_FILE, Skill, bad_name, parse, scan,
+    Catalog, MAX_SKILL_BYTES, MAX_SKILLS, Problem, SKILL_FILE, Skill, SkillError, bad_name, parse,
+    scan,
 };
 pub use load::{LOAD_SKILL, LoadSkill, loaded};
 

@@ -178,7 +178,7 @@ fn what_comes_next_in_each_state() {
                 ..loaded()
             },
             facts(),
-            Step::Compact,
+            Step::Compact(Room::Overflow),
         ),
         (
             "a stop during an overflow is a stop",

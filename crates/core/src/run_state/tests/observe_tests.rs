@@ -10,11 +10,11 @@ use crate::handle::RunOutcome;
 fn what_each_observation_leads_to() {
     let rows: Vec<(&str, RunState, Observation, Facts<'_>, Step)> = vec![
         (
-            "loaded: call the model",
+            "loaded: measure the prompt",
             RunState::default(),
             Observation::Loaded(KEY.into()),
             facts(),
-            call_model(),
+            Step::Measure,
         ),
         (
             "a failed load ends the run",
@@ -89,7 +89,7 @@ fn what_each_observation_leads_to() {
             loaded(),
             model("", &[], ModelEnd::Overflow(overflow())),
             facts(),
-            Step::Compact,
+            Step::Compact(Room::Overflow),
         ),
         (
             "an overflow after some output is a failure",
@@ -110,15 +110,15 @@ fn what_each_observation_leads_to() {
             fail(overflow(), ""),
         ),
         (
-            "compaction made room: call again",
+            "compaction made room: measure the prompt again, then call",
             RunState {
                 overflow: Some(overflow()),
                 model_calls: 1,
                 ..loaded()
             },
-            Observation::Compacted(true),
+            Observation::Compacted(Room::Overflow, true),
             facts(),
-            call_model(),
+            Step::Measure,
         ),
         (
             "compaction could not help: the overflow is the error",
@@ -127,7 +127,7 @@ fn what_each_observation_leads_to() {
                 model_calls: 1,
                 ..loaded()
             },
-            Observation::Compacted(false),
+            Observation::Compacted(Room::Overflow, false),
             facts(),
             fail(overflow(), ""),
         ),
@@ -138,7 +138,7 @@ fn what_each_observation_leads_to() {
                 model_calls: 1,
                 ..loaded()
             },
-            Observation::Compacted(false),
+            Observation::Compacted(Room::Overflow, false),
             stopped(),
             stop(""),
         ),
@@ -208,14 +208,14 @@ fn what_each_observation_leads_to() {
             }),
         ),
         (
-            "the user wrote more meanwhile: answer it in this run",
+            "the user wrote more meanwhile: answer it in this run (its prompt measured first)",
             answered(2, "done", &[]),
             Observation::Sent {
                 count: 1,
                 closing: true,
             },
             facts(),
-            call_model(),
+            Step::Measure,
         ),
         (
             "queued messages added after a batch: call the model",
@@ -271,7 +271,7 @@ fn a_sub_agent_in_the_batch_makes_the_model_load_again() {
             closing: false,
         },
     );
-    assert_eq!(next(&s, &facts()), call_model());
+    assert_eq!(next(&s, &facts()), Step::Measure, "loaded: only measured");
 }
 
 /// A whole run, step by step: plan, an answer with a call, the batch, a
@@ -285,6 +285,7 @@ fn a_run_walks_through_its_steps() {
     let mut s = RunState::default();
     let script = [
         (Step::Load, Observation::Loaded(KEY.into())),
+        (Step::Measure, Observation::Measured(measured(100, false))),
         (Step::Plan, Observation::Planned(Some("1. read".into()))),
         (
             Step::CallModel {
@@ -303,6 +304,7 @@ fn a_run_walks_through_its_steps() {
                 closing: false,
             },
         ),
+        (Step::Measure, Observation::Measured(measured(300, true))),
         (call_model(), model("It says hi.", &[], ModelEnd::Done)),
         (
             Step::SendQueued { closing: true },
@@ -332,9 +334,23 @@ fn a_plan_fix_pass_calls_the_model_again_with_the_cap_afresh() {
         ..facts()
     };
     // Pass 1 used the whole cap; the review sent the work back.
-    let mut s = answered(2, "done, I think", &[]);
-    assert_eq!(next(&s, &f), Step::SendQueued { closing: true });
+    let mut s = RunState {
+        flow: Some(implementing(1, 0)),
+        ..answered(2, "done, I think", &[])
+    };
+    assert_eq!(
+        next(&s, &f),
+        Step::Review {
+            cycle: 1,
+            plan: PLAN.into()
+        }
+    );
+    observe(&mut s, reviewed(Verdict::NeedsFix));
+    assert!(matches!(next(&s, &f), Step::Verdict { fixing: true, .. }));
     observe(&mut s, Observation::FixSent);
+    assert_eq!(s.flow, Some(implementing(2, 0)));
+    assert_eq!(next(&s, &f), Step::Measure);
+    observe(&mut s, Observation::Measured(measured(100, false)));
     assert_eq!(next(&s, &f), Step::CallModel { prefill: None });
     // Its first answer asks for a tool: under the cap of this pass.
     observe(
@@ -355,6 +371,7 @@ fn a_plan_fix_pass_calls_the_model_again_with_the_cap_afresh() {
             closing: false,
         },
     );
+    observe(&mut s, Observation::Measured(measured(100, false)));
     observe(
         &mut s,
         Observation::Answered {
