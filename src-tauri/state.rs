@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use hearth_core::{
-    Agent, Approvals, BackendError, BackendSlot, LoadOptions, ModelSettings, StoreFailure,
+    Agent, Approvals, BackendError, BackendSlot, ModelSettings, StoreFailure,
 };
 use hearth_ollama::{Client, OllamaError};
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
@@ -53,8 +53,8 @@ pub struct AppState {
     pub pulls: crate::pulls::Pulls,
     /// Voice input: at most one speech-to-text session listens.
     pub voice: Arc<hearth_core::voice::Voice>,
-    /// Approval requests of every run, shared by the agents the app builds
-    /// (a run of an agent replaced by a URL change can still be answered).
+    /// Approval requests of every run, shared by the agent and `runs` (a URL
+    /// change swaps the client in the agent's backend slot, not the agent).
     pub approvals: Arc<Approvals>,
     /// The MCP servers the user configured (stopped when the app quits).
     pub mcp: Arc<hearth_mcp::Hub>,
@@ -79,15 +79,9 @@ impl AppState {
                 report.recovered_runs
             );
         }
-        let store = Arc::new(store);
-        let profiles = Profiles::load(&store).await.map_err(|e| e.to_string())?;
-        let settings = Arc::new(
-            store
-                .model_settings(LoadOptions::default())
-                .await
-                .map_err(|e| e.to_string())?,
-        );
-        let approvals = Arc::new(Approvals::default());
+        let inputs = hearth_compose::open(Arc::new(store), hearth_compose::UnusableHooks::Block)
+            .await
+            .map_err(|e| e.to_string())?;
         let server = hearth_compose::ollama(Some(url)).map_err(|e| e.to_string())?;
         let ollama = BackendSlot::new(server.backend);
         let openai_url = hearth_openai::resolve_base_url(None);
@@ -95,29 +89,27 @@ impl AppState {
             hearth_compose::openai(Some(&openai_url), api_key()).map_err(|e| e.to_string())?,
         );
         probe_sandbox();
-        let mcp = hearth_compose::mcp_hub(&store).await;
-        let hooks = hearth_compose::hooks_or_blocking(&store).await;
-        let skills = hearth_compose::skills(&store, &profiles);
-        let hosts = hearth_compose::saved_hosts(&store).await;
-        let agent = hearth_compose::agent(hearth_compose::Parts {
-            backend: ollama.clone(),
-            named: vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
-            hosts: hosts.clone(),
-            provider: profiles.clone(),
-            profiles: profiles.clone(),
-            store: store.clone(),
-            settings: settings.clone(),
-            approvals: approvals.clone(),
-            mcp: mcp.clone(),
-            hooks,
-            skills: skills.clone(),
-        });
+        let agent = inputs.agent(
+            ollama.clone(),
+            vec![(hearth_compose::OPENAI.to_owned(), openai.clone() as _)],
+            None,
+        );
         let backend = Backend {
             url: server.url,
             client: server.client,
             agent,
         };
-        let runs = LiveRuns::new(hearth_core::Runs::new(approvals.clone()));
+        let runs = LiveRuns::new(inputs.runs());
+        let hearth_compose::Inputs {
+            store,
+            profiles,
+            settings,
+            hosts,
+            mcp,
+            skills,
+            approvals,
+            ..
+        } = inputs;
         Ok(Self {
             approvals,
             mcp,

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
+use hearth_compose::{OpenError, UnusableHooks};
+use hearth_core::new_session_id;
 use hearth_core::tools::ProfileSwitcher;
-use hearth_core::{LoadOptions, new_session_id};
 use hearth_store::Profiles;
 
 use crate::backend::{BackendKind, KeyArg, build};
@@ -123,16 +124,23 @@ pub(crate) async fn compose(
             Err(e) => return Err(fail(&e, ExitCode::FAILURE)),
         }
     }
-    let (profiles, settings) = match (
-        Profiles::load(&store).await,
-        store.model_settings(LoadOptions::default()).await,
-    ) {
-        (Ok(p), Ok(s)) => (p, s),
-        (Err(e), _) | (_, Err(e)) => return Err(fail(&e, ExitCode::FAILURE)),
-    };
+    // Everything the agent is composed from, read once; hooks that cannot
+    // be used stop the command before anything changes.
+    let inputs = hearth_compose::open(Arc::new(store), UnusableHooks::Refuse)
+        .await
+        .map_err(|e| match e {
+            OpenError::Hooks(e) => {
+                let e = format!(
+                    "the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
+                );
+                fail(&e, ExitCode::FAILURE)
+            }
+            OpenError::Store(e) => fail(&e, ExitCode::FAILURE),
+        })?;
+    let (store, profiles, hosts) = (&inputs.store, inputs.profiles.clone(), &inputs.hosts);
     // Before anything is changed: a file that cannot be attached leaves
     // the session, its profile and its host as they were.
-    let attachments = attach_files(&store, &args.attach)
+    let attachments = attach_files(store, &args.attach)
         .await
         .map_err(|e| fail(&e, ExitCode::from(2)))?;
     if args.conv.backend == BackendKind::Ollama && profiles.seed_model_pending() {
@@ -144,7 +152,6 @@ pub(crate) async fn compose(
     {
         return Err(fail(&e, ExitCode::from(2)));
     }
-    let hosts = hearth_compose::saved_hosts(&store).await;
     // A session stays on the host it started on; `--host` moves it.
     let placed = match args.conv.host.as_deref() {
         Some(name) if name != hearth_core::DEFAULT_HOST && hosts.get(name).is_none() => {
@@ -168,36 +175,16 @@ pub(crate) async fn compose(
         max_iterations: args.max_iterations,
         backend: backends.profile_backend(),
     });
-    let mcp = hearth_compose::mcp_hub(&store).await;
-    let hooks = hearth_compose::hooks(&store).await.map_err(|e| {
-        let e = format!(
-            "the hooks cannot be used ({e}); fix them with `hearth hooks set` or `hearth hooks clear`"
-        );
-        fail(&e, ExitCode::FAILURE)
-    })?;
-    let skills = hearth_compose::skills(&store, &profiles);
-    let approvals = Arc::new(hearth_core::Approvals::default());
-    let agent = hearth_compose::agent(hearth_compose::Parts {
-        backend: backends.default,
-        named: backends
-            .named
-            .into_iter()
-            .map(|(name, b)| (name.to_owned(), b))
-            .collect(),
-        hosts,
-        provider,
-        profiles: profiles.clone(),
-        store: Arc::new(store),
-        settings: Arc::new(settings),
-        approvals: approvals.clone(),
-        mcp: mcp.clone(),
-        hooks,
-        skills,
-    });
+    let named = backends
+        .named
+        .into_iter()
+        .map(|(name, b)| (name.to_owned(), b))
+        .collect();
+    let agent = inputs.agent(backends.default, named, Some(provider));
     Ok(Composed {
         agent,
-        runs: hearth_core::Runs::new(approvals),
-        mcp,
+        runs: inputs.runs(),
+        mcp: inputs.mcp.clone(),
         session,
         attachments,
         profiles,

@@ -3,12 +3,16 @@
 //! post-turn workers, memory and settings over the model servers the front
 //! end names. Ollama is the default backend; an OpenAI-compatible server
 //! (llama.cpp, LM Studio, vLLM, LocalAI) is registered under the name
-//! [`OPENAI`], and a profile whose `backend` says so uses it.
+//! [`OPENAI`], and a profile whose `backend` says so uses it. What the
+//! agent is composed from is read from the database in one call, [`open`].
 
 pub mod first_run;
 pub mod hosts;
 pub mod keys;
 mod mcp_store;
+mod open;
+
+pub use open::{Inputs, OpenError, UnusableHooks, open};
 
 use std::path::PathBuf;
 use std::sync::Arc;
