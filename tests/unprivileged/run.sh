@@ -5,7 +5,9 @@
 # hearth-test):
 #   1. the shell sandbox's attack suite (crates/cli/tests/suite/sandbox.rs),
 #      under bubblewrap and under the Landlock fallback: the approval states
-#      the mechanism that runs, and every attack is refused;
+#      the mechanism that runs, and every attack is refused; then again
+#      where bubblewrap cannot create its user namespace (as under Ubuntu's
+#      AppArmor restriction), where it must fall back to Landlock itself;
 #   2. a desktop e2e (tests/e2e/sandbox.e2e.mjs): the real app, in a real
 #      webview, runs an approved command in its sandbox as this user.
 # The user cannot read root's target directory or toolchains, so the
@@ -59,6 +61,26 @@ rc=0
 # A filter that matched nothing would pass: the suite has 14 cases.
 ran="$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$stage/suite.log")"
 [[ -n "$ran" ]] && ((ran >= 14)) || fail "the attack suite ran ${ran:-no} cases as $user, expected 14 or more"
+
+# 1b. Where bubblewrap cannot create its user namespace (Ubuntu 23.10 and
+# later under AppArmor): the same suite, its bubblewrap cases now falling
+# back to Landlock by themselves, the question saying so, every attack
+# refused. The place is made by tests/unprivileged/no-userns.sh, which
+# needs root to write a namespace's uid map; as another user this step
+# cannot be made and says so.
+if [[ -n "${as_user[*]}" ]]; then
+    echo "unprivileged: as $user where no user namespace can be made: the attack suite falls back to Landlock"
+    rc=0
+    (cd "$stage" && tests_dir="$root/tests/unprivileged" &&
+        "$tests_dir/no-userns.sh" "$user" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" USER="$user" \
+            HEARTH_TEST_CLI="$stage/hearth" HEARTH_TEST_NO_USERNS=1 RUST_BACKTRACE=1 \
+            "$stage/cli-tests" sandbox:: --test-threads=2) 2>&1 | tee "$stage/no-userns.log" || rc=$?
+    ((rc == 0)) || fail "the attack suite failed as $user without user namespaces (exit $rc)"
+    ran="$(sed -n 's/^test result: ok\. \([0-9]*\) passed.*/\1/p' "$stage/no-userns.log")"
+    [[ -n "$ran" ]] && ((ran >= 14)) || fail "without user namespaces the attack suite ran ${ran:-no} cases, expected 14 or more"
+else
+    echo "unprivileged: not root, so no place without user namespaces can be made here (tests/unprivileged/no-userns.sh needs root); CI runs it"
+fi
 
 echo "unprivileged: as $user: the sandbox in the real app (tests/e2e/sandbox.e2e.mjs)"
 # What tests/e2e/run.sh needs, where this user can read it: the e2e files

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 pub use env::allowed_env;
 pub use launcher::{SANDBOX_FLAG, run_if_requested};
-pub use probe::{Confinement, confinement, probe};
+pub use probe::{Confinement, NoBwrap, confinement, probe};
 
 /// `paths` as the launcher compares them: real paths where they exist
 /// (a protected path reached through a link is still protected).

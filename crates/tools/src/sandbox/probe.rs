@@ -26,7 +26,7 @@ pub enum Confinement {
         /// Landlock level (1–9).
         level: u8,
         /// Why bubblewrap is not used.
-        no_bwrap: String,
+        no_bwrap: NoBwrap,
     },
     /// Nothing real can be enforced: why.
     Unavailable(String),
@@ -50,9 +50,10 @@ impl Confinement {
             Confinement::Bubblewrap { .. } => format!(
                 "sandboxed by bubblewrap: no network, no access to other programs (their processes, sockets and the desktop session), no secrets from the environment, a private /tmp, and writes only inside {ws} (where .git, and the hooks and files git's config names there, stay read-only); it can read files your account can read"
             ),
-            Confinement::Landlock { level, .. } => {
+            Confinement::Landlock { level, no_bwrap } => {
                 let mut s = format!(
-                    "sandboxed by Landlock and seccomp (no bubblewrap here): no network, no connections to other programs' sockets, no secrets from the environment, no permission changes, and writes only inside {ws} and the temp folder (where .git, and the hooks and files git's config names there, stay as they are: nothing can be made, removed or renamed beside them); it can read files your account can read and change file timestamps"
+                    "sandboxed by Landlock and seccomp ({}): no network, no connections to other programs' sockets, no secrets from the environment, no permission changes, and writes only inside {ws} and the temp folder (where .git, and the hooks and files git's config names there, stay as they are: nothing can be made, removed or renamed beside them); it can read files your account can read and change file timestamps",
+                    no_bwrap.short()
                 );
                 if *level < 6 {
                     s.push_str(", and on this kernel (Landlock level below 6, before Linux 6.12) it could still send signals to your other programs");
@@ -64,6 +65,105 @@ impl Confinement {
             ),
         }
     }
+}
+
+/// Why bubblewrap is not what confines commands here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoBwrap {
+    /// `HEARTH_SANDBOX=landlock` asked for the fallback.
+    Asked,
+    /// No bubblewrap installed by the system.
+    Missing,
+    /// The system does not let programs create user namespaces, which
+    /// bubblewrap needs (AppArmor on Ubuntu 23.10 and later, a sysctl
+    /// elsewhere): `restriction` says what restricts them, `said` what
+    /// bubblewrap said.
+    NoUserNamespaces {
+        /// What restricts them, as far as this machine tells.
+        restriction: String,
+        /// Bubblewrap's own words.
+        said: String,
+    },
+    /// It failed otherwise.
+    Failed(String),
+}
+
+impl NoBwrap {
+    /// In a few words, for the approval text.
+    pub fn short(&self) -> &'static str {
+        match self {
+            Self::Asked => "bubblewrap turned off with HEARTH_SANDBOX=landlock",
+            Self::Missing => "no bubblewrap here",
+            Self::NoUserNamespaces { .. } => {
+                "bubblewrap cannot create its namespaces on this system"
+            }
+            Self::Failed(_) => "bubblewrap cannot run here",
+        }
+    }
+}
+
+impl std::fmt::Display for NoBwrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Asked => f.write_str("HEARTH_SANDBOX=landlock"),
+            Self::Missing => f.write_str("bubblewrap is not installed"),
+            Self::NoUserNamespaces { restriction, said } => write!(
+                f,
+                "bubblewrap cannot create the user namespace it needs: {restriction} ({said})"
+            ),
+            Self::Failed(e) => write!(f, "bubblewrap cannot run here: {e}"),
+        }
+    }
+}
+
+/// What bubblewrap says when it cannot make its user namespace: AppArmor's
+/// refusal on Ubuntu ("setting up uid map: Permission denied"), a kernel
+/// that refuses them to unprivileged programs ("No permissions to create(ing)
+/// new namespace"), a limit of none ("Creating new namespace failed: …
+/// ENOSPC").
+const NO_USERNS_SAID: [&str; 5] = [
+    "setting up uid map",
+    "setting up gid map",
+    "No permissions to create new namespace",
+    "No permissions to creating new namespace",
+    "Creating new namespace failed",
+];
+
+/// What restricts user namespaces on this machine, read from the knobs
+/// that do: AppArmor's (Ubuntu), Debian's older sysctl, the per-namespace
+/// limit.
+fn userns_restriction(read: impl Fn(&str) -> Option<String>) -> String {
+    let is = |path: &str, value: &str| read(path).is_some_and(|v| v.trim() == value);
+    if is(
+        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+        "1",
+    ) {
+        "AppArmor does not let programs create user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 23.10 and later; the hearth package's AppArmor profile for bubblewrap lifts it for bubblewrap alone)".to_owned()
+    } else if is("/proc/sys/kernel/unprivileged_userns_clone", "0") {
+        "the kernel does not let unprivileged programs create user namespaces (kernel.unprivileged_userns_clone = 0)".to_owned()
+    } else if is("/proc/sys/user/max_user_namespaces", "0") {
+        "no user namespace may be created here (user.max_user_namespaces = 0)".to_owned()
+    } else {
+        "this system does not let programs create user namespaces".to_owned()
+    }
+}
+
+/// Why bubblewrap failed, from its last line on stderr.
+fn why_no_bwrap(e: ProbeError, read: impl Fn(&str) -> Option<String>) -> NoBwrap {
+    match e {
+        ProbeError::Failed { line, .. } if NO_USERNS_SAID.iter().any(|s| line.contains(s)) => {
+            NoBwrap::NoUserNamespaces {
+                restriction: userns_restriction(read),
+                said: line,
+            }
+        }
+        e => NoBwrap::Failed(e.to_string()),
+    }
+}
+
+/// A sysctl's value, if this machine has it.
+fn sysctl(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
 }
 
 /// Where a system's bubblewrap is installed (Debian, Fedora, Arch: the
@@ -132,10 +232,10 @@ fn report(mut cmd: Command) -> Result<u8, ProbeError> {
 pub fn probe(launcher: &Path) -> Confinement {
     let place = std::env::temp_dir();
     let no_bwrap = if std::env::var("HEARTH_SANDBOX").as_deref() == Ok("landlock") {
-        "HEARTH_SANDBOX=landlock".to_owned()
+        NoBwrap::Asked
     } else {
         match find_bwrap() {
-            None => "bubblewrap is not installed".to_owned(),
+            None => NoBwrap::Missing,
             Some(bwrap) => {
                 let mut cmd = Command::new(&bwrap);
                 cmd.args(bwrap::args(launcher, &place, &place, &[], false))
@@ -145,7 +245,7 @@ pub fn probe(launcher: &Path) -> Confinement {
                     .arg("--probe");
                 match report(cmd) {
                     Ok(landlock) => return Confinement::Bubblewrap { bwrap, landlock },
-                    Err(e) => format!("bubblewrap cannot run here: {e}"),
+                    Err(e) => why_no_bwrap(e, sysctl),
                 }
             }
         }
@@ -187,5 +287,87 @@ mod tests {
         // This machine has bubblewrap installed by the system.
         let found = find_bwrap().expect("bubblewrap installed (scripts/setup.sh)");
         assert!(BWRAP_AT.iter().any(|p| found == Path::new(p)), "{found:?}");
+    }
+
+    fn failed(line: &str) -> ProbeError {
+        use std::os::unix::process::ExitStatusExt;
+        ProbeError::Failed {
+            status: std::process::ExitStatus::from_raw(256),
+            line: line.to_owned(),
+        }
+    }
+
+    /// Bubblewrap refused its user namespace — by AppArmor (Ubuntu 23.10
+    /// and later), by Debian's older sysctl, by a limit of none: each is
+    /// told apart from any other failure, says what restricts them, and
+    /// the approval says Landlock and seccomp hold and why.
+    #[test]
+    fn a_system_that_refuses_user_namespaces_is_recognised() {
+        let knobs = |set: &'static str, value: &'static str| {
+            move |path: &str| (path == set).then(|| format!("{value}\n"))
+        };
+        let apparmor = why_no_bwrap(
+            failed("bwrap: setting up uid map: Permission denied"),
+            knobs(
+                "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+                "1",
+            ),
+        );
+        let NoBwrap::NoUserNamespaces { restriction, said } = &apparmor else {
+            panic!("{apparmor:?}");
+        };
+        assert!(restriction.starts_with("AppArmor does not let programs create user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1"), "{restriction}");
+        assert_eq!(said, "bwrap: setting up uid map: Permission denied");
+        let debian = why_no_bwrap(
+            failed(
+                "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.",
+            ),
+            knobs("/proc/sys/kernel/unprivileged_userns_clone", "0"),
+        );
+        assert!(
+            debian
+                .to_string()
+                .contains("kernel.unprivileged_userns_clone = 0"),
+            "{debian}"
+        );
+        let none_left = why_no_bwrap(
+            failed(
+                "bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+            ),
+            knobs("/proc/sys/user/max_user_namespaces", "0"),
+        );
+        assert!(
+            none_left
+                .to_string()
+                .contains("user.max_user_namespaces = 0"),
+            "{none_left}"
+        );
+        // AppArmor present but not restricting: not blamed.
+        let unknown = why_no_bwrap(
+            failed("bwrap: setting up uid map: Permission denied"),
+            knobs(
+                "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+                "0",
+            ),
+        );
+        assert!(
+            unknown
+                .to_string()
+                .contains("this system does not let programs create user namespaces"),
+            "{unknown}"
+        );
+        // Any other failure stays what it was.
+        let other = why_no_bwrap(
+            failed("bwrap: execvp /x: No such file or directory"),
+            knobs("", ""),
+        );
+        assert!(matches!(other, NoBwrap::Failed(_)), "{other:?}");
+        // What holds is said in the approval, and why bubblewrap does not.
+        let said = Confinement::Landlock {
+            level: 6,
+            no_bwrap: apparmor,
+        }
+        .describe(Path::new("/w"));
+        assert!(said.starts_with("sandboxed by Landlock and seccomp (bubblewrap cannot create its namespaces on this system): no network"), "{said}");
     }
 }
