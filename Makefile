@@ -10,8 +10,8 @@ FEATURES := --features tauri/custom-protocol
 help:
 	@echo "make setup   install what building needs (scripts/setup.sh)"
 	@echo "make app     build and open the release desktop app (scripts/app.sh)"
-	@echo "make package build the release .deb (Tauri's bundler)"
-	@echo "make test-package  install the .deb here, run it, remove it (tests/package/run.sh)"
+	@echo "make package build the release .deb and .rpm (Tauri's bundler)"
+	@echo "make test-package  install the .deb here, run it, remove it; read the .rpm and run its app (tests/package/)"
 	@echo "make dev     the app with Vite hot reload (tauri dev)"
 	@echo "make demo    the app against hearth-sim with a scripted conversation"
 	@echo "make test    every check CI runs (scripts/test.sh)"
@@ -63,11 +63,12 @@ check: ui
 # The release .deb: desktop entry, icons, name and version from
 # tauri.conf.json and Cargo; it depends on bubblewrap (run_shell's sandbox).
 package:
-	npx tauri build --bundles deb
-	@ls -1 $${CARGO_TARGET_DIR:-target}/release/bundle/deb/*.deb
+	npx tauri build --bundles deb,rpm
+	@ls -1 $${CARGO_TARGET_DIR:-target}/release/bundle/deb/*.deb $${CARGO_TARGET_DIR:-target}/release/bundle/rpm/*.rpm
 
 test-package: package
 	tests/package/run.sh
+	tests/package/rpm.sh
 
 e2e:
 	npx tauri build --debug --no-bundle

@@ -123,9 +123,13 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # window per database, the window's place kept); x11-utils' xev and xprop
 # watch the window being placed and mapped there. util-linux's `script` is
 # the real terminal an API key is typed at (key_prompt.rs). python3-gi runs
-# the stand-in notification server of tests/e2e/notices.e2e.mjs.
+# the stand-in notification server of tests/e2e/notices.e2e.mjs. rpm (its
+# rpm2cpio) and cpio read and unpack the release .rpm on this Debian
+# machine (tests/package/rpm.sh); util-linux's unshare and setpriv make the
+# place without user namespaces (tests/unprivileged/no-userns.sh).
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
-    python3-venv python3-gi curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils)
+    python3-venv python3-gi curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils
+    rpm cpio)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

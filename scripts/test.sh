@@ -187,8 +187,9 @@ step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # cache), the build ends minutes before the Chromium tests do.
 join "ui tests in chromium"
 # Plain rustc for what users run.
-step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS npx tauri build --bundles deb
+step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS npx tauri build --bundles deb,rpm
 step "package install" 600 tests/package/run.sh
+step "rpm package" 600 tests/package/rpm.sh
 join "real engine"
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"
