@@ -445,11 +445,15 @@ fn rejection(c: &Candidate, said: &str) -> Option<&'static str> {
         "the user is not a",
         "the user isn't a",
         "the user is no longer a",
+        "the user is no ",
     ]
     .iter()
     .any(|d| lower.contains(d))
     {
         return Some("says what the user is not");
+    }
+    if let Some(why) = lasting::not_lasting(&lower) {
+        return Some(why);
     }
     if crate::workers::passing::passing(&lower) {
         return Some("a request or a passing state, not a lasting fact");
@@ -507,6 +511,9 @@ pub fn screen(candidates: Vec<Candidate>, said: &str) -> (Vec<Fact>, Vec<Rejecte
 }
 
 mod category;
+mod lasting;
+#[cfg(test)]
+mod lasting_tests;
 mod own_words;
 mod script;
 #[cfg(test)]

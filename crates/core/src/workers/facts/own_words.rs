@@ -78,15 +78,39 @@ fn unquoted(text: &str) -> String {
     out
 }
 
+/// Lines that open someone else's message pasted below the user's words:
+/// a forwarded email ("---------- Forwarded message ---------", Apple
+/// Mail's "Begin forwarded message:", Outlook's "-----Original
+/// Message-----").
+const FORWARDED: [&str; 3] = [
+    "forwarded message",
+    "begin forwarded message",
+    "original message",
+];
+
+/// Whether `line` (trimmed) opens a forwarded or quoted email: one of
+/// [`FORWARDED`] between dashes or ending in a colon, or a `From:` header
+/// with an address or a name ("From: Priya Raman <priya@…>").
+fn opens_forwarded(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let bare = lower.trim_matches(|c: char| c == '-' || c == ':' || c.is_whitespace());
+    FORWARDED.contains(&bare)
+        || (lower.starts_with("from:") && (lower.contains('@') || lower.contains('<')))
+}
+
 /// What the user said in their own words: their messages without code
-/// blocks, quoted lines, quotations and the lines of a pasted script or
-/// dialogue (pasted material and other people's words, not the user
-/// speaking).
+/// blocks, quoted lines, quotations, the lines of a pasted script or
+/// dialogue, and a forwarded email from its header on (pasted material
+/// and other people's words, not the user speaking).
 pub fn own_words(message: &str) -> String {
     let mut out = String::new();
     let mut fenced = false;
     for line in message.lines() {
         let t = line.trim_start();
+        // Everything below a forwarded email's header is its sender's.
+        if !fenced && opens_forwarded(t.trim_end()) {
+            break;
+        }
         if t.starts_with("```") || t.starts_with("~~~") {
             fenced = !fenced;
             continue;
