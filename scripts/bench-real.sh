@@ -37,7 +37,7 @@ FAILED=0
 # half, the held-out sets (each scored once before it was tuned on: BENCHMARKS.md)
 # and the messages in other languages (precision only), on the 0.5B model
 # here and on the 1.5B model below.
-MEMORY_SETS="conversations.json dev.json heldout.json heldout-2.json heldout-3.json heldout-4.json other-languages.json"
+MEMORY_SETS="conversations.json dev.json heldout.json heldout-2.json heldout-3.json heldout-4.json heldout-5.json other-languages.json"
 memory() { # $1: label, $2: url, $3: model
   for set in $MEMORY_SETS; do
     echo "== memory quality, $1, $set"
