@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
-use hearth_core::{
-    Agent, Approvals, BackendError, BackendSlot, ModelSettings, StoreFailure,
-};
+use hearth_core::{Agent, Approvals, BackendError, BackendSlot, ModelSettings, StoreFailure};
 use hearth_ollama::{Client, OllamaError};
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 use hearth_store::{Profiles, Store, StoreError};
