@@ -169,7 +169,15 @@ pub(crate) async fn serve(
         shared.mutate(|inner| inner.counters.cancelled += 1);
         return Err(Gone);
     }
-    let prompt_eval_ns = nanos(eval_started.elapsed());
+    // The engine's own figure is the evaluation it did, as modelled: the
+    // time measured here would add a loaded machine's late wake-up (and a
+    // test's hold) to it, and the cache's saving would read as noise. With
+    // no cost modelled, the (tiny, never zero) time it took, as Ollama's.
+    let prompt_eval_ns = if eval_delay.is_zero() {
+        nanos(eval_started.elapsed())
+    } else {
+        nanos(eval_delay)
+    };
     shared.mutate(|inner| {
         if let Some(runner) = inner.runners.get_mut(&name) {
             runner.cache.clone_from(&fitted.tokens);

@@ -129,7 +129,8 @@
 //! the request reaches the front of its model's queue; a reply with `model`
 //! only matches that model, one with `when` only a request whose last user
 //! message contains that text (the first matching reply is taken). Fields:
-//! `prompt_eval_ms` (else `prompt_us_per_token` × uncached tokens),
+//! `prompt_eval_ms` (else `prompt_us_per_token` × uncached tokens: the
+//! simulator waits that long and reports it as `prompt_eval_duration`),
 //! `token_ms`, `thinking` (streamed first, only when the request's `think`
 //! is truthy), `content`, `tool_calls` (`name`, `arguments` object, `id`
 //! sent only when given), `tool_calls_on_done`, `split_utf8` (each line
