@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up Hearth's speech-to-text MCP server and registers it as the MCP
-# server `voice` (docs/voice.md):
+# Sets up Hearth's speech MCP servers and registers them as the MCP servers
+# `voice` (speech-to-text) and `speaker` (read aloud) (docs/voice.md):
 #
 #   voice/setup.sh [--home DIR] [--db FILE] [--no-register]
 #
@@ -35,17 +35,21 @@ if [[ ! -x "$venv/bin/python" || "$(cat "$venv/.hearth-req-sha256" 2>/dev/null)"
     "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$here/requirements.txt"
     printf '%s\n' "$want" >"$venv/.hearth-req-sha256"
 fi
-install -m 0644 "$here/hearth_stt.py" "$home/hearth_stt.py"
+install -m 0644 "$here/hearth_stt.py" "$here/hearth_tts.py" "$home/"
 "$venv/bin/python" "$home/hearth_stt.py" --check
+"$venv/bin/python" "$home/hearth_tts.py" --check
 
 if ((register)); then
     if command -v hearth >/dev/null; then
         hearth mcp add "${db[@]}" voice -- "$venv/bin/python" "$home/hearth_stt.py"
+        hearth mcp add "${db[@]}" speaker -- "$venv/bin/python" "$home/hearth_tts.py"
     else
         # The desktop package has no CLI: the Tools panel takes the same
         # configuration as JSON.
         echo "==> add it to Hearth: in the app's Tools panel, add this to mcpServers:"
-        printf '    "voice": {"command": "%s", "args": ["%s"]}\n' "$venv/bin/python" "$home/hearth_stt.py"
-        echo "    (or with the CLI: hearth mcp add voice -- $venv/bin/python $home/hearth_stt.py)"
+        printf '    "voice": {"command": "%s", "args": ["%s"]},\n' "$venv/bin/python" "$home/hearth_stt.py"
+        printf '    "speaker": {"command": "%s", "args": ["%s"]}\n' "$venv/bin/python" "$home/hearth_tts.py"
+        echo "    (or with the CLI: hearth mcp add voice -- $venv/bin/python $home/hearth_stt.py"
+        echo "     and hearth mcp add speaker -- $venv/bin/python $home/hearth_tts.py)"
     fi
 fi

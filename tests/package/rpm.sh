@@ -41,7 +41,7 @@ grep -qx /usr/bin/hearth-app <<<"$files" || fail "the package lacks /usr/bin/hea
 grep -qx /usr/share/applications/Hearth.desktop <<<"$files" || fail "the package lacks the desktop entry"
 icons="$(grep -c '^/usr/share/icons/hicolor/.*/apps/hearth-app\.png$' <<<"$files" || true)"
 ((icons >= 2)) || fail "expected the icons in hicolor, found $icons"
-for f in setup.sh hearth_stt.py requirements.txt; do
+for f in setup.sh hearth_stt.py hearth_tts.py requirements.txt; do
     grep -q "/voice/$f\$" <<<"$files" || fail "the package lacks voice/$f"
 done
 

@@ -74,6 +74,7 @@ dpkg-query -W -f='${Depends}' "$package" | grep -q bubblewrap || fail "the packa
 listed="$(dpkg -L "$package")"
 grep -q '/voice/setup\.sh$' <<<"$listed" || fail "the package lacks voice/setup.sh"
 grep -q '/voice/hearth_stt\.py$' <<<"$listed" || fail "the package lacks voice/hearth_stt.py"
+grep -q '/voice/hearth_tts\.py$' <<<"$listed" || fail "the package lacks voice/hearth_tts.py"
 grep -q '/voice/requirements\.txt$' <<<"$listed" || fail "the package lacks voice/requirements.txt"
 
 echo "package: the installed app sends a message"

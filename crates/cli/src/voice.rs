@@ -3,7 +3,9 @@
 //! while an answer streams is queued into that run, like a typed one.
 //! Ctrl-C stops listening and the answer going on: what was being said is
 //! finished and printed, not sent (Stop sends nothing new); a second
-//! Ctrl-C leaves at once.
+//! Ctrl-C leaves at once. With `--speak` the answers are read aloud on a
+//! text-to-speech MCP server as they stream, sentence by sentence; speaking
+//! stops when the user starts talking, on a new message and on Ctrl-C.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -12,7 +14,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
-use hearth_core::voice::{DEFAULT_SERVER, Timing, Voice};
+use hearth_core::voice::{
+    Aloud, AnswerReader, DEFAULT_SERVER, DEFAULT_SPEAKER, SpeechError, Timing, Voice,
+};
 use hearth_core::{Enqueued, Following, UserInput};
 use hearth_protocol::{AgentEvent, EventKind, VoiceEvent, VoiceSource, VoiceState};
 use tokio::signal::unix::{SignalKind, signal};
@@ -50,6 +54,14 @@ pub struct VoiceArgs {
     /// Print what is heard and send nothing.
     #[arg(long)]
     no_send: bool,
+    /// Read the answers aloud as they stream (on the text-to-speech
+    /// server --speaker names).
+    #[arg(long)]
+    speak: bool,
+    /// The MCP server that speaks (see `hearth mcp`; voice/setup.sh adds
+    /// Hearth's own as `speaker`).
+    #[arg(long, default_value = DEFAULT_SPEAKER)]
+    speaker: String,
     /// With --source loopback, send what is heard too. It is not your
     /// words: a video or a call could tell the model anything, and it
     /// would go as your message (with the profile's pre-approved tools).
@@ -102,6 +114,32 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         no_server(&args.server);
         return ExitCode::from(2);
     };
+    let aloud = if args.speak {
+        let Some(speaker) = mcp.server(&args.speaker) else {
+            eprintln!(
+                "hearth: there is no text-to-speech server named `{}`. Set up Hearth's own with \
+                 `voice/setup.sh` (in Hearth's source), or add any MCP server that has \
+                 tts_speak, tts_stop and tts_status: `hearth mcp add {} -- COMMAND…`",
+                args.speaker, args.speaker
+            );
+            mcp.shutdown().await;
+            return ExitCode::from(2);
+        };
+        let failed = |e: &SpeechError| {
+            eprintln!(
+                "[speaker] cannot speak: {}",
+                crate::chat::shown(&e.to_string())
+            )
+        };
+        Some(Aloud::new(
+            Arc::new(hearth_mcp::Speech(speaker)),
+            Arc::new(failed),
+        ))
+    } else {
+        None
+    };
+    // The answer being read aloud, when one is.
+    let mut reading: Option<AnswerReader> = None;
 
     let interrupted = CancellationToken::new();
     watch_interrupts(interrupted.clone());
@@ -147,6 +185,11 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                 Ok(f) => {
                     let stop = f.stop.clone();
                     current = Some((f, stop));
+                    // A new message ends what was being read.
+                    if let Some(aloud) = &aloud {
+                        aloud.stop().await;
+                        reading = Some(aloud.reader());
+                    }
                 }
                 Err(e) => {
                     eprintln!("hearth: {e}");
@@ -166,6 +209,10 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                 }
                 let voice = voice.clone();
                 tokio::spawn(async move { voice.stop().await });
+                reading = None;
+                if let Some(aloud) = aloud.clone() {
+                    tokio::spawn(async move { aloud.stop().await });
+                }
             }
             e = heard.recv(), if listening => {
                 let Some(e) = e else {
@@ -173,6 +220,13 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                     continue;
                 };
                 show(&e, json);
+                // The user talks: the answer being read stops at once.
+                if matches!(e, VoiceEvent::VoicePartial { .. } | VoiceEvent::VoiceFinal { .. })
+                    && let Some(aloud) = aloud.clone()
+                    && reading.take().is_some()
+                {
+                    tokio::spawn(async move { aloud.stop().await });
+                }
                 match e {
                     VoiceEvent::VoiceState { state: VoiceState::Off, .. } => listening = false,
                     VoiceEvent::VoiceState { state: VoiceState::Error, .. } => {
@@ -205,6 +259,11 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         pushed.retain(|(id, _)| id != queue_id);
                     }
                     printer.print(&event);
+                    if let Some(r) = &mut reading
+                        && !event.scope.is_subagent
+                    {
+                        read_along(r, &event.kind);
+                    }
                     approve(&runs, &event).await;
                     // What was said goes as a message, as typed text would: a
                     // `/plan` asks its question on the terminal (no answer
@@ -228,6 +287,17 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         }
     }
     voice.stop().await;
+    // What is still being read is heard to its end (Ctrl-C cuts it).
+    if let Some(aloud) = &aloud
+        && !stopping
+    {
+        tokio::select! {
+            _ = aloud.until_quiet(std::time::Duration::from_millis(200), std::time::Duration::from_secs(600)) => {}
+            () = interrupted.cancelled() => {
+                aloud.stop().await;
+            }
+        }
+    }
     if agent.loads().in_flight() > 0 {
         eprintln!("waiting for the model to finish loading (Ctrl-C again to leave now)");
         agent.loads().settled().await;
@@ -237,6 +307,18 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         eprintln!("[session {session}] continue with --session {session}");
     }
     code
+}
+
+/// An answer's text as it streams, to the reader: a tool call between two
+/// parts of the answer ends a paragraph; the end reads what is left, a
+/// stop or a failure reads nothing more.
+fn read_along(reader: &mut AnswerReader, kind: &EventKind) {
+    match kind {
+        EventKind::TextDelta { delta } => reader.push(delta),
+        EventKind::ToolStarted { .. } => reader.push("\n\n"),
+        EventKind::StreamEnd { .. } => reader.finish(),
+        _ => {}
+    }
 }
 
 async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<AgentEvent> {

@@ -342,12 +342,17 @@ impl Server {
     /// Its tools as Hearth tools, for a model: all but a speech server's
     /// session tools, which only voice input calls (security review N16:
     /// offered, a model could listen to the microphone or to what the
-    /// computer plays, or end the user's own session).
+    /// computer plays, or end the user's own session), and a speaker's,
+    /// which only read aloud calls (a model could talk over the user, or
+    /// silence what they asked to hear).
     pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
-        use hearth_core::voice::{START, STOP, UPDATES};
+        use hearth_core::voice::{SPEAK, SPEECH_STATUS, START, STOP, STOP_SPEAKING, UPDATES};
         self.tools()
             .into_iter()
-            .filter(|t| ![START, UPDATES, STOP].contains(&t.remote_name()))
+            .filter(|t| {
+                ![START, UPDATES, STOP, SPEAK, STOP_SPEAKING, SPEECH_STATUS]
+                    .contains(&t.remote_name())
+            })
             .map(|t| t as Arc<dyn Tool>)
             .collect()
     }

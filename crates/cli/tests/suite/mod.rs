@@ -13,6 +13,7 @@ mod openai;
 mod plan;
 mod planning;
 mod profiles;
+mod read_aloud;
 mod rights;
 mod runaway;
 mod sandbox;

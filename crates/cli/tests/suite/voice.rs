@@ -26,7 +26,7 @@ const SAID: [&str; 3] = [
     "How many legs does a spider have?",
 ];
 
-fn tools() -> PathBuf {
+pub(super) fn tools() -> PathBuf {
     std::env::var_os("HEARTH_TEST_TOOLS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -35,7 +35,7 @@ fn tools() -> PathBuf {
 }
 
 /// The server's command: the environment's Python and the script.
-fn stt_command() -> Vec<String> {
+pub(super) fn stt_command() -> Vec<String> {
     let python = tools().join("voice/venv/bin/python");
     assert!(
         python.exists(),
@@ -50,7 +50,7 @@ fn stt_command() -> Vec<String> {
 }
 
 /// `hearth mcp add voice` with `env` (NAME=value) and `command`.
-async fn add_voice(db: &str, env: &[&str], command: &[String]) {
+pub(super) async fn add_voice(db: &str, env: &[&str], command: &[String]) {
     let mut args = vec!["mcp", "add", "--db", db];
     for e in env {
         args.extend(["--env", e]);
@@ -75,7 +75,7 @@ fn run(program: &str, args: &[&str]) {
 /// sox with `args`, in its repeatable mode: without it, sox dithers (and
 /// makes noise) with a new random seed each time, and the same sentences
 /// were heard differently from one run to the next.
-fn sox(args: &[&str]) {
+pub(super) fn sox(args: &[&str]) {
     let mut all = vec!["-R"];
     all.extend_from_slice(args);
     run("sox", &all);
@@ -83,7 +83,7 @@ fn sox(args: &[&str]) {
 
 /// `sentences` spoken by espeak-ng, 1.2 s of quiet between them, as a
 /// 16 kHz mono WAV file.
-fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
+pub(super) fn speak(dir: &Path, name: &str, sentences: &[&str]) -> PathBuf {
     let quiet = dir.join("quiet.wav");
     sox(&[
         "-n",
@@ -150,7 +150,7 @@ fn words(s: &str) -> Vec<String> {
 
 /// Word error rate: the word-level edit distance over the reference's
 /// length.
-fn wer(reference: &str, heard: &str) -> f64 {
+pub(super) fn wer(reference: &str, heard: &str) -> f64 {
     let (r, h) = (words(reference), words(heard));
     let mut prev: Vec<usize> = (0..=h.len()).collect();
     for (i, rw) in r.iter().enumerate() {
@@ -172,7 +172,7 @@ fn word_error_rate_counts_edits_per_reference_word() {
 }
 
 /// What `hearth voice --json` printed: the voice events and the runs'.
-fn printed(stdout: &[u8]) -> (Vec<VoiceEvent>, Vec<AgentEvent>) {
+pub(super) fn printed(stdout: &[u8]) -> (Vec<VoiceEvent>, Vec<AgentEvent>) {
     let (mut voice, mut runs) = (Vec::new(), Vec::new());
     for line in String::from_utf8_lossy(stdout).lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("one JSON object a line");
@@ -185,7 +185,7 @@ fn printed(stdout: &[u8]) -> (Vec<VoiceEvent>, Vec<AgentEvent>) {
     (voice, runs)
 }
 
-fn finals(voice: &[VoiceEvent]) -> Vec<String> {
+pub(super) fn finals(voice: &[VoiceEvent]) -> Vec<String> {
     voice
         .iter()
         .filter_map(|e| match e {
@@ -206,7 +206,7 @@ fn last_state(voice: &[VoiceEvent]) -> (VoiceState, Option<String>) {
         .expect("a voice state")
 }
 
-async fn voice(args: &[&str]) -> std::process::Output {
+pub(super) async fn voice(args: &[&str]) -> std::process::Output {
     // The recording plays in real time (about 10 s), and the first model
     // load comes before it.
     tokio::time::timeout(4 * T, hearth(args).output())

@@ -11,7 +11,9 @@
 //! the poll in flight (bounded) returns; the server is then asked to finish
 //! what was being said.
 
+mod aloud;
 mod session;
+mod speakable;
 mod updates;
 
 use std::sync::{Arc, Mutex};
@@ -21,6 +23,11 @@ use async_trait::async_trait;
 use hearth_protocol::{VoiceEvent, VoiceSource, VoiceState};
 use tokio_util::sync::CancellationToken;
 
+pub use aloud::{
+    Aloud, AloudSink, AnswerReader, DEFAULT_SPEAKER, Played, SPEAK, SPEECH_STATUS, STOP_SPEAKING,
+    SpeechStatus,
+};
+pub use speakable::Speakable;
 pub use updates::{Heard, SessionState, Updates, session_id};
 
 /// The tool that starts a session: `{source, path?}` → `{session_id}`.
@@ -41,11 +48,9 @@ pub enum SpeechError {
     /// restarted); the words say why.
     #[error("{0}")]
     Unavailable(String),
-    /// The server runs but has no such tool: it is not a speech-to-text
-    /// server voice can use, and the user names another.
-    #[error(
-        "the MCP server \"{server}\" has no tool `{tool}`: voice needs a speech-to-text server with {START}, {UPDATES} and {STOP}"
-    )]
+    /// The server runs but has no such tool: it is not a speech server
+    /// of the kind asked for, and the user names another.
+    #[error("the MCP server \"{server}\" has no tool `{tool}`: {}", needs(.tool))]
     NoTool {
         /// The server.
         server: String,
@@ -84,7 +89,19 @@ pub enum SpeechError {
     UnknownState(Option<String>),
 }
 
-/// A speech-to-text server: its tools called by name.
+/// What a server needs to serve the feature that called `tool`.
+fn needs(tool: &str) -> String {
+    if [SPEAK, STOP_SPEAKING, SPEECH_STATUS].contains(&tool) {
+        format!(
+            "read aloud needs a text-to-speech server with {SPEAK}, {STOP_SPEAKING} and {SPEECH_STATUS}"
+        )
+    } else {
+        format!("voice needs a speech-to-text server with {START}, {UPDATES} and {STOP}")
+    }
+}
+
+/// A speech server (speech-to-text, or text-to-speech for read aloud):
+/// its tools called by name.
 #[async_trait]
 pub trait SpeechServer: Send + Sync {
     /// Call `tool` with `arguments` (a JSON object); the text it answers,

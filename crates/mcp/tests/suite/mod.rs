@@ -2,3 +2,4 @@ mod agent;
 mod conformance;
 mod failures;
 mod servers;
+mod speaker;
