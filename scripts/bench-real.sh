@@ -55,6 +55,10 @@ echo "== voice latency"
 python3 bench/voice/latency.py --hearth "$BIN" --url "$URL/v1" --backend openai --model "$MODEL" \
   | tee "$OUT/voice.md" || FAILED=$((FAILED + 1))
 
+echo "== read aloud: first sentence to first sound (Piper, then espeak-ng)"
+python3 bench/voice/read_aloud.py --rounds 3 | tee "$OUT/read-aloud.md" || FAILED=$((FAILED + 1))
+python3 bench/voice/read_aloud.py --engine espeak --rounds 1 | tee -a "$OUT/read-aloud.md" || FAILED=$((FAILED + 1))
+
 echo "== memory quality on the 1.5B model"
 "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
 URL=$("$REALMODEL/start.sh" -m qwen15 -p "$PORT" -t 1 -c 8192 -- --seed 42) || { echo "llama-server (1.5B) did not start"; exit 1; }
