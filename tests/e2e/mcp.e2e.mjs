@@ -69,9 +69,18 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
   await click('[data-testid="send-button"]');
   // The server starts for this run; the call asks first, naming it.
   const reach = await eventually(browser, 'the approval names the server', async () => {
+    // A call that failed before it was asked (an unknown tool: the run
+    // did not offer the server's tools) ends the wait, with its reason.
+    const failed = browser.$('[data-testid="tool-card"][data-outcome="error"]');
+    if (await failed.isExisting()) {
+      await failed.$('summary').click();
+      const out = failed.$('[data-testid="tool-output"]');
+      return { failed: (await out.isExisting()) ? await out.getText() : '(no output shown)' };
+    }
     const el = browser.$('[data-testid="approval-reach"]');
     return (await el.isExisting()) ? el.getText() : false;
   }, 60_000);
+  assert.equal(typeof reach, 'string', `the call failed before any approval: ${JSON.stringify(reach)}`);
   assert.match(reach, /MCP server "everything"/);
   await click('[data-testid="approve-once"]');
   const card = '[data-testid="tool-card"][data-tool="everything__echo"][data-outcome="ok"]';
