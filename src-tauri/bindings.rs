@@ -8,7 +8,8 @@ use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
-    app, attachments, chat, hosts, memory, models, profiles, sessions, tools, transfer, voice,
+    app, attachments, chat, hosts, memory, models, profiles, sessions, speak, tools, transfer,
+    voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -37,6 +38,7 @@ pub fn builder() -> Builder<Wry> {
             sessions::restore_session,
             transfer::export_session,
             transfer::import_file,
+            transfer::save_artifact,
             profiles::choose_workspace,
             sessions::save_unsent,
             sessions::switch_branch,
@@ -55,6 +57,9 @@ pub fn builder() -> Builder<Wry> {
             voice::voice_start,
             voice::voice_stop,
             voice::voice_status,
+            speak::speak_text,
+            speak::stop_speaking,
+            speak::speaking_status,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

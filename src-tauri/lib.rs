@@ -6,6 +6,7 @@
 //! `src-tauri/build.rs` (the app manifest) and must be granted by a
 //! capability in `tauri.conf.json` before the page can call it.
 
+mod artifacts;
 pub mod bindings;
 pub mod commands;
 mod confirm;
@@ -18,6 +19,7 @@ mod placement;
 mod prefs;
 mod pulls;
 mod runs;
+mod speaking;
 mod state;
 mod system_notices;
 pub mod views;
@@ -99,6 +101,9 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
 /// The page may only ever show the app itself: a link or a redirect to
 /// anywhere else is refused (links from answers go to the system browser
 /// through `open_link`). Defence in depth behind the UI's click handling.
+/// WebKitGTK asks this of every frame's navigation too, so the artifact
+/// frames' pages (`artifacts.rs`) and a previewed page's `srcdoc` frame
+/// are let through, and anything they would navigate to is not.
 fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
     tauri::plugin::Builder::new("navigation-guard")
         .on_navigation(|_webview, url| {
@@ -106,9 +111,11 @@ fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
                 // The embedded UI: tauri://localhost (Linux, macOS),
                 // http(s)://tauri.localhost (Windows).
                 "tauri" => true,
-                "about" => url.as_str() == "about:blank",
+                artifacts::SCHEME => url.host_str() == Some("localhost"),
+                "about" => matches!(url.as_str(), "about:blank" | "about:srcdoc"),
                 "http" | "https" => {
                     url.host_str() == Some("tauri.localhost")
+                        || url.host_str() == Some("hearth-artifact.localhost")
                         || (cfg!(debug_assertions)
                             && url.host_str() == Some("localhost")
                             && url.port() == Some(5173))
@@ -193,6 +200,8 @@ pub fn run() -> Result<(), tauri::Error> {
                 .build(),
         )
         .plugin(navigation_guard())
+        // The artifact frames' pages, with their own CSP (artifacts.rs).
+        .register_uri_scheme_protocol(artifacts::SCHEME, artifacts::respond)
         .invoke_handler(specta.invoke_handler())
         .setup(setup)
         // A reload starts a new page: the runs the old one started have no

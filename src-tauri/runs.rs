@@ -9,6 +9,7 @@
 //! last event number it saw. The run's first follower also shows the
 //! system notifications its events call for (`notices.rs`).
 
+use hearth_core::voice::AnswerReader;
 use hearth_core::{Following, Runs};
 use hearth_protocol::AgentEvent;
 use tauri::ipc::Channel;
@@ -49,6 +50,7 @@ fn attach(
     following: Following,
     channel: Channel<AgentEvent>,
     mut watch: Option<Watch>,
+    mut reading: Option<AnswerReader>,
 ) -> LiveRunView {
     let (view, mut events) = split(following);
     let rid = view.run_id.clone();
@@ -63,6 +65,10 @@ fn attach(
                 .as_mut()
                 .map(|w| w.updates(&event))
                 .unwrap_or_default();
+            // Read aloud as it streams (queued: never holds up the page).
+            if let Some(r) = &mut reading {
+                r.read(&event);
+            }
             // The page may be gone (closed window): the run is stopped by
             // the window watcher, not by this send failing.
             if let Err(e) = channel.send(event) {
@@ -98,16 +104,18 @@ impl LiveRuns {
     /// The run a command started in `session_id` (`following`, its first
     /// follower the page that asked), its events going to `channel` and
     /// the notices they call for shown; the run's id.
+    /// `reading`: the answer is read aloud as it streams.
     pub fn show(
         &self,
         session_id: &str,
         following: Following,
         channel: Channel<AgentEvent>,
+        reading: Option<AnswerReader>,
     ) -> String {
         let watch = self
             .notices
             .watch(session_id.to_owned(), following.prompt.clone());
-        attach(following, channel, Some(watch)).run_id
+        attach(following, channel, Some(watch), reading).run_id
     }
 
     /// True when `session_id` has a run going.
@@ -136,7 +144,7 @@ impl LiveRuns {
     pub fn follow(&self, session_id: &str, after: u32, channel: Channel<AgentEvent>) -> bool {
         self.runs
             .follow(session_id, after)
-            .map(|f| attach(f, channel, None))
+            .map(|f| attach(f, channel, None, None))
             .is_some()
     }
 
@@ -235,7 +243,7 @@ mod tests {
                 async || Ok::<_, hearth_protocol::ErrorInfo>(agent.clone()),
             )
             .await?;
-        Ok(state.runs.show("s1", following, ch))
+        Ok(state.runs.show("s1", following, ch, None))
     }
 
     /// Sends "hi" in session s1 from the main window and waits for the
@@ -245,6 +253,69 @@ mod tests {
         send(state, agent, "hi", ch).await.unwrap();
         until("the end", || terminal(&seen).is_some()).await;
         seen
+    }
+
+    /// A text-to-speech server that records what it is asked.
+    #[derive(Default)]
+    struct Speaker(Mutex<Vec<String>>);
+
+    #[async_trait::async_trait]
+    impl hearth_core::voice::SpeechServer for Speaker {
+        async fn call(
+            &self,
+            tool: &str,
+            arguments: serde_json::Value,
+        ) -> Result<String, hearth_core::voice::SpeechError> {
+            let mut said = self.0.lock().unwrap();
+            match tool {
+                "tts_speak" => {
+                    said.push(arguments["text"].as_str().unwrap_or("").to_owned());
+                    Ok(format!("{{\"id\": {}}}", said.len()))
+                }
+                "tts_stop" => {
+                    said.push("(stop)".into());
+                    Ok("{}".into())
+                }
+                _ => Ok(r#"{"state": "idle"}"#.into()),
+            }
+        }
+    }
+
+    /// A run shown with a reader has its answer read as it streams: the
+    /// top-level answer's sentences, in order, its code summed up.
+    #[tokio::test]
+    async fn a_run_read_aloud_sends_its_sentences_in_order() {
+        let answer = "**First** sentence here. Second one follows.\n\n```rs\nlet x = 1;\n```\n";
+        let (_sim, state, _dir) = setup(vec![Reply::text(answer)]).await;
+        let agent = state.backend().unwrap().agent;
+        let speaker = Arc::new(Speaker::default());
+        let aloud = hearth_core::voice::Aloud::new(
+            speaker.clone(),
+            Arc::new(|_: &hearth_core::voice::SpeechError| {}),
+        );
+        let following = state
+            .runs
+            .ops()
+            .send(
+                "s1",
+                hearth_core::UserInput::text("hi"),
+                "main",
+                async || Ok::<_, hearth_protocol::ErrorInfo>(agent.clone()),
+            )
+            .await
+            .unwrap();
+        let (ch, seen) = channel();
+        state.runs.show("s1", following, ch, Some(aloud.reader()));
+        until("the end", || terminal(&seen).is_some()).await;
+        until("three sentences", || speaker.0.lock().unwrap().len() >= 3).await;
+        assert_eq!(
+            *speaker.0.lock().unwrap(),
+            [
+                "First sentence here.",
+                "Second one follows.",
+                "A code block in rs, 1 line."
+            ]
+        );
     }
 
     /// Retry after an answer broke off (the server dropped the connection
@@ -276,7 +347,7 @@ mod tests {
             .await
             .unwrap();
         let (ch, seen) = channel();
-        state.runs.show("s1", following, ch);
+        state.runs.show("s1", following, ch, None);
         until("the retry", || terminal(&seen).is_some()).await;
         assert!(
             matches!(terminal(&seen), Some(EventKind::StreamEnd { .. })),

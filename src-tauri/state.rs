@@ -51,6 +51,8 @@ pub struct AppState {
     pub pulls: crate::pulls::Pulls,
     /// Voice input: at most one speech-to-text session listens.
     pub voice: Arc<hearth_core::voice::Voice>,
+    /// Read aloud, on the text-to-speech server named `speaker`.
+    pub speaking: Arc<crate::speaking::Speaking>,
     /// Approval requests of every run, shared by the agent and `runs` (a URL
     /// change swaps the client in the agent's backend slot, not the agent).
     pub approvals: Arc<Approvals>,
@@ -124,6 +126,7 @@ impl AppState {
             runs,
             pulls: crate::pulls::Pulls::default(),
             voice: hearth_core::voice::Voice::new(hearth_core::voice::Timing::default()),
+            speaking: Arc::default(),
             demo,
             db_path,
         })

@@ -105,7 +105,13 @@ fn csp_allows_no_remote_source() {
         for source in sources.split_whitespace() {
             let allowed = matches!(
                 source,
-                "'self'" | "'none'" | "data:" | "ipc:" | "http://ipc.localhost"
+                "'self'"
+                    | "'none'"
+                    | "data:"
+                    | "ipc:"
+                    | "http://ipc.localhost"
+                    | "hearth-artifact:"
+                    | "http://hearth-artifact.localhost"
             );
             assert!(allowed, "{directive} allows {source}");
         }
@@ -115,5 +121,14 @@ fn csp_allows_no_remote_source() {
     assert_eq!(csp["style-src"], "'self'");
     assert_eq!(csp["img-src"], "'self' data:");
     assert_eq!(csp["connect-src"], "ipc: http://ipc.localhost");
-    assert_eq!(csp["frame-src"], "'none'");
+    // Only the artifact frames' own scheme (artifacts.rs), on Linux and
+    // macOS and as Windows spells it.
+    assert_eq!(
+        csp["frame-src"],
+        "hearth-artifact: http://hearth-artifact.localhost"
+    );
+    assert_eq!(
+        config["app"]["security"]["devCsp"]["frame-src"],
+        csp["frame-src"]
+    );
 }

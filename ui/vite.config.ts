@@ -4,10 +4,11 @@
 // devUrl, so it is strict: a second server must fail, not move elsewhere.
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
+import { artifactFrames } from './vite.artifact';
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [svelte()],
+  plugins: [svelte(), artifactFrames(import.meta.dirname)],
   clearScreen: false,
   envPrefix: ['VITE_', 'TAURI_ENV_'],
   server: {

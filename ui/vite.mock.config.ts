@@ -3,10 +3,11 @@
 // mock never reaches the production bundle (ui/dist from index.html).
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vite';
+import { artifactFrames } from './vite.artifact';
 
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [svelte()],
+  plugins: [svelte(), artifactFrames(import.meta.dirname)],
   clearScreen: false,
   logLevel: 'warn',
   build: {

@@ -2,6 +2,7 @@
 //! typed while a run is going). Each run's events go to the page over the
 //! `Channel` it passed; the run itself lives in `LiveRuns`.
 
+use hearth_core::voice::AnswerReader;
 use hearth_core::{Enqueued, UserInput};
 use hearth_protocol::{AgentEvent, ApprovalDecision, ErrorInfo, PlanAnswer};
 use tauri::ipc::Channel;
@@ -29,6 +30,19 @@ async fn agent_for(
     Ok(state.backend()?.agent)
 }
 
+/// What reads the run about to start in `session_id` aloud, if anything:
+/// its profile says so, or the microphone listens. A new message first
+/// ends what was being read.
+async fn reading_for(state: &AppState, session_id: &str) -> Option<AnswerReader> {
+    state.speaking.stop().await;
+    let read = hearth_core::ProfileProvider::active(state.profiles.as_ref(), session_id).read_aloud;
+    if !crate::speaking::reads_run(read, state.voice.status().state) {
+        return None;
+    }
+    let server = super::speak::speaker_server(state).await?;
+    Some(state.speaking.on(server).reader())
+}
+
 /// Send the user's message and stream the answer to `on_event`. Returns the
 /// run id (for `stop_run`). The core decides what the message starts and
 /// refuses what it cannot send, before the session's host is pinned.
@@ -53,7 +67,8 @@ pub async fn send_message(
             agent_for(&state, &session_id).await
         })
         .await?;
-    Ok(state.runs.show(&session_id, following, on_event))
+    let reading = reading_for(&state, &session_id).await;
+    Ok(state.runs.show(&session_id, following, on_event, reading))
 }
 
 /// Answer again. With `message_id` (the first message of the answer to
@@ -70,7 +85,8 @@ pub async fn regenerate(
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
     let following = answer_again(&state, &session_id, message_id, webview.label()).await?;
-    Ok(state.runs.show(&session_id, following, on_event))
+    let reading = reading_for(&state, &session_id).await;
+    Ok(state.runs.show(&session_id, following, on_event, reading))
 }
 
 /// The run [`regenerate`] starts, for `owner`.
@@ -113,7 +129,8 @@ pub async fn edit_and_resend(
             async || agent_for(&state, &session_id).await,
         )
         .await?;
-    Ok(state.runs.show(&session_id, following, on_event))
+    let reading = reading_for(&state, &session_id).await;
+    Ok(state.runs.show(&session_id, following, on_event, reading))
 }
 
 /// Follow the session's live run from after event `after_seq` (the last
@@ -131,10 +148,14 @@ pub fn follow_run(
     state.runs.follow(&session_id, after_seq, on_event)
 }
 
-/// Stop a run at once; the model stays loaded. False when it already ended.
+/// Stop a run at once; the model stays loaded, and what was being read
+/// aloud stops too. False when it already ended.
 #[tauri::command]
 #[specta::specta]
 pub fn stop_run(state: State<'_, AppState>, run_id: String) -> bool {
+    if let Some(aloud) = state.speaking.current() {
+        tauri::async_runtime::spawn(async move { aloud.stop().await });
+    }
     state.runs.ops().stop(&run_id)
 }
 

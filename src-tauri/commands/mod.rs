@@ -11,6 +11,7 @@ pub mod memory;
 pub mod models;
 pub mod profiles;
 pub mod sessions;
+pub mod speak;
 pub mod tools;
 pub mod transfer;
 pub mod voice;

@@ -10,7 +10,7 @@ use tauri::{AppHandle, State};
 
 use crate::dialogs::{self, Ask};
 use crate::state::{AppState, internal, invalid, store_error};
-use crate::views::{ExportFormat, ImportView};
+use crate::views::{ArtifactFormat, ExportFormat, ImportView};
 
 /// Export the session to a file the person picks in a Save dialog, which
 /// opens in Downloads with the session's title as the name. Returns the
@@ -73,6 +73,74 @@ pub async fn export_session(
         .await
         .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
     tracing::info!("exported {session_id} to {}", path.display());
+    Ok(Some(path.display().to_string()))
+}
+
+/// The most an artifact may be, in bytes as written (a PNG drawn at most
+/// 8192 pixels a side is far less): anything longer is refused before the
+/// dialog is shown.
+const MAX_ARTIFACT_BYTES: usize = 64 << 20;
+
+/// Save an artifact of an answer (a diagram or picture as SVG or PNG, a
+/// page as HTML) to a file the person picks in a Save dialog, which opens
+/// in Downloads with `name` and the format's extension. `data` is the
+/// source as text (SVG, HTML) or the PNG's bytes in base64. Returns the
+/// path written, or `None` when the person cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_artifact(
+    app: AppHandle,
+    name: String,
+    format: ArtifactFormat,
+    data: String,
+) -> Result<Option<String>, ErrorInfo> {
+    let (bytes, ext, label, what): (Vec<u8>, &'static str, &'static str, &'static str) =
+        match format {
+            ArtifactFormat::Svg => (data.into_bytes(), "svg", "SVG image", "SVG"),
+            ArtifactFormat::Html => (data.into_bytes(), "html", "HTML page", "HTML"),
+            ArtifactFormat::Png => {
+                use base64::Engine as _;
+                if data.len() > MAX_ARTIFACT_BYTES / 3 * 4 + 4 {
+                    return Err(invalid("the picture is too large to save"));
+                }
+                let png = base64::engine::general_purpose::STANDARD
+                    .decode(data.as_bytes())
+                    .map_err(|e| invalid(format!("the page sent the picture garbled ({e})")))?;
+                if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
+                    return Err(invalid("the page sent a picture that is not a PNG"));
+                }
+                (png, "png", "PNG image", "PNG")
+            }
+        };
+    if bytes.len() > MAX_ARTIFACT_BYTES {
+        return Err(invalid(format!(
+            "it is {} MB; the most Hearth saves is {} MB",
+            bytes.len().div_ceil(1 << 20),
+            MAX_ARTIFACT_BYTES >> 20
+        )));
+    }
+    let folder = dialogs::start_folder(&app);
+    let file = suggested_name(folder.as_deref(), &name, "artifact", ext);
+    let ask = Ask {
+        title: format!("Save as {what}"),
+        folder,
+        name: Some(file),
+        filter: Some((
+            label,
+            match format {
+                ArtifactFormat::Svg => &["svg"],
+                ArtifactFormat::Png => &["png"],
+                ArtifactFormat::Html => &["html", "htm"],
+            },
+        )),
+    };
+    let Some(path) = dialogs::save(&app, ask).await else {
+        return Ok(None);
+    };
+    tokio::fs::write(&path, bytes)
+        .await
+        .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
+    tracing::info!("saved an artifact to {}", path.display());
     Ok(Some(path.display().to_string()))
 }
 

@@ -5,6 +5,7 @@
 //! typed (or leaves it in the composer, as the user chose).
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use hearth_core::voice::DEFAULT_SERVER;
 use hearth_protocol::{ErrorInfo, VoiceEvent, VoiceSource};
@@ -96,7 +97,18 @@ pub async fn voice_start(
             *a = Some(runs);
         }
     }
+    // The user talking stops what is being read aloud, once an utterance.
+    let speaking = state.speaking.clone();
+    let talking = std::sync::atomic::AtomicBool::new(false);
     let sink = move |e: VoiceEvent| {
+        let heard = match &e {
+            VoiceEvent::VoicePartial { .. } => !talking.swap(true, Ordering::SeqCst),
+            VoiceEvent::VoiceFinal { .. } => !talking.swap(false, Ordering::SeqCst),
+            VoiceEvent::VoiceState { .. } => false,
+        };
+        if heard && let Some(aloud) = speaking.current() {
+            tauri::async_runtime::spawn(async move { aloud.stop().await });
+        }
         // A page that reloaded has dropped the channel: the session goes on
         // until it stops, and its events are lost with the page.
         let _ = on_event.send(e);

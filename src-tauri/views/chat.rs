@@ -278,3 +278,15 @@ pub enum ExportFormat {
     /// JSON, for tools (Hearth's export format).
     Json,
 }
+
+/// What an artifact of an answer (a diagram, a picture, a page) is saved as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ArtifactFormat {
+    /// SVG: the picture's source, as text.
+    Svg,
+    /// PNG: the picture drawn by the page, as base64.
+    Png,
+    /// HTML: the page's source, as text.
+    Html,
+}

@@ -56,6 +56,9 @@ pub struct ProfileView {
     /// How many times a `/plan` review may send unfinished work back.
     #[serde(default = "default_review_cycles")]
     pub review_cycles: u32,
+    /// Read its answers aloud as they stream.
+    #[serde(default)]
+    pub read_aloud: bool,
 }
 
 fn default_review_cycles() -> u32 {
@@ -85,6 +88,7 @@ impl From<Profile> for ProfileView {
             skills: p.skills,
             memory: p.memory,
             review_cycles: p.review_cycles,
+            read_aloud: p.read_aloud,
         }
     }
 }
@@ -113,6 +117,7 @@ impl From<ProfileView> for Profile {
             skills: v.skills,
             memory: v.memory,
             review_cycles: v.review_cycles,
+            read_aloud: v.read_aloud,
         }
     }
 }
@@ -438,6 +443,9 @@ pub struct Prefs {
     /// A system notification when an approval waits or a long answer
     /// ends while the window is in the background.
     pub notify: bool,
+    /// An HTML block in an answer offers a preview (no scripts, no network:
+    /// docs/security.md, "Artifacts"). Off until the user turns it on.
+    pub html_preview: bool,
 }
 
 /// Voice input: whether it can be used, and what it is doing.
@@ -455,6 +463,19 @@ pub struct VoiceView {
     pub detail: Option<String>,
 }
 
+/// Read aloud: whether it can be used, and what it is doing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Type)]
+pub struct SpeakingView {
+    /// A text-to-speech server named `speaker` is configured.
+    pub configured: bool,
+    /// It is speaking now.
+    pub speaking: bool,
+    /// The last failure of a call to it, said once.
+    pub failure: Option<String>,
+    /// How to set one up, for the page to show.
+    pub setup: String,
+}
+
 impl Default for Prefs {
     /// A first start shows the sidebar: the sessions are how people find
     /// their way back.
@@ -465,6 +486,7 @@ impl Default for Prefs {
             sidebar_open: true,
             voice_send: true,
             notify: true,
+            html_preview: false,
         }
     }
 }

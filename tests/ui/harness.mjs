@@ -12,7 +12,11 @@ import { chromium } from 'playwright-core';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui/dist-mock');
 
-/** tauri.conf.json's production CSP. */
+/**
+ * tauri.conf.json's production CSP. Its frame-src names the artifact
+ * frames' scheme (hearth-artifact:); the mock serves those frames from its
+ * own origin, so here it is 'self'.
+ */
 export const CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -22,7 +26,26 @@ export const CSP = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
+  "frame-src 'self'",
 ].join('; ');
+
+/**
+ * The artifact frames' CSP (src-tauri/artifacts.rs), with the server's
+ * origin where the app names its hearth-artifact: scheme (a sandboxed
+ * frame's opaque origin is not 'self' to WebKitGTK).
+ */
+export function artifactCsp(origin) {
+  return [
+    "default-src 'none'",
+    `script-src ${origin}`,
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    'font-src data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-src 'none'",
+  ].join('; ');
+}
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2' };
 
@@ -43,9 +66,11 @@ export async function startServer() {
       res.writeHead(404).end();
       return;
     }
+    const frame = rel.startsWith('artifact/');
     res.writeHead(200, {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-      'content-security-policy': CSP,
+      'content-security-policy': frame ? artifactCsp(`http://${req.headers.host}`) : CSP,
+      ...(frame ? { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } : {}),
     });
     res.end(readFileSync(file));
   });
@@ -92,8 +117,17 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
       window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
     });
   });
+  // What the artifact frames log (a hostile diagram's handler refused by
+  // their CSP, say) is kept apart: `problems({ frames: false })` leaves it
+  // out. The app's own messages come from its page or its scripts; the
+  // frames' from their pages, a previewed page (about:srcdoc), or nowhere
+  // Chromium names (a frame's refused navigation). The app page's CSP
+  // violations are counted apart, by its own listener, either way.
+  const frameProblems = [];
+  const fromApp = (url) => url.startsWith(base) && !url.startsWith(`${base}artifact/`);
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() !== 'error') return;
+    (fromApp(m.location().url ?? '') ? problems : frameProblems).push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('request', (r) => requests.push(r.url()));
@@ -104,19 +138,21 @@ export async function openApp(browser, base, query = '', { viewport = { width: 1
   return {
     page,
     requests,
-    async problems() {
+    /** The app page's CSP violations and errors, and (unless `frames: false`) what its artifact frames logged as errors. */
+    async problems({ frames = true } = {}) {
       const csp = await page.evaluate(() => window.__csp).catch(() => []);
-      return [...csp.map((c) => `csp: ${c}`), ...problems];
+      return [...csp.map((c) => `csp: ${c}`), ...problems, ...(frames ? frameProblems.map((p) => `artifact frame ${p}`) : [])];
     },
+    frameProblems,
     async close() {
       await context.close();
     },
   };
 }
 
-/** Fails on CSP violations, console errors, page errors. */
-export async function assertClean(app) {
-  assert.deepEqual(await app.problems(), []);
+/** Fails on CSP violations, console errors, page errors (`frames: false`: the artifact frames' own are allowed). */
+export async function assertClean(app, { frames = true } = {}) {
+  assert.deepEqual(await app.problems({ frames }), []);
 }
 
 /** The mock's record of IPC calls named `cmd`. */
@@ -147,12 +183,16 @@ export function setup(hooks) {
     await state.browser?.close();
     await state.server?.close();
   });
-  /** Runs `fn(app)` in a fresh page and checks the page stayed clean. */
-  return async function withApp(query, fn) {
+  /**
+   * Runs `fn(app)` in a fresh page and checks the page stayed clean
+   * (`frames: false`: errors the artifact frames log, such as their CSP
+   * refusing a hostile diagram's handler, are the test's to judge).
+   */
+  return async function withApp(query, fn, { frames = true } = {}) {
     const app = await openApp(state.browser, state.server.url, query);
     try {
       await fn(app);
-      await assertClean(app);
+      await assertClean(app, { frames });
     } finally {
       await app.close();
     }

@@ -134,7 +134,7 @@ test('settings: desktop notifications are on until turned off, and the choice is
     await page.waitForFunction(() => window.__hearthMock.prefs.notify === false);
     // The other preferences are saved with it, unchanged.
     const saved = (await calls(page, 'set_prefs')).at(-1).args.prefs;
-    assert.deepEqual({ ...saved, last_session: null }, { theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: false });
+    assert.deepEqual({ ...saved, last_session: null }, { theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: false, html_preview: false });
     await box.check();
     await page.waitForFunction(() => window.__hearthMock.prefs.notify === true);
   }));

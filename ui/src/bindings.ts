@@ -67,6 +67,14 @@ export const commands = {
 	 */
 	importFile: () => typedError<ImportView | null, ErrorInfo>(__TAURI_INVOKE("import_file")),
 	/**
+	 *  Save an artifact of an answer (a diagram or picture as SVG or PNG, a
+	 *  page as HTML) to a file the person picks in a Save dialog, which opens
+	 *  in Downloads with `name` and the format's extension. `data` is the
+	 *  source as text (SVG, HTML) or the PNG's bytes in base64. Returns the
+	 *  path written, or `None` when the person cancelled.
+	 */
+	saveArtifact: (name: string, format: ArtifactFormat, data: string) => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("save_artifact", { name, format, data })),
+	/**
 	 *  The system's folder dialog, for a profile's workspace (user pass
 	 *  2026-12, defect 24): opens in `start` when that is a folder, else in the
 	 *  home folder. The chosen folder's path, or `None` when the person
@@ -123,7 +131,10 @@ export const commands = {
 	 *  the session instead).
 	 */
 	followRun: (sessionId: string, afterSeq: number, onEvent: Channel<AgentEvent>) => __TAURI_INVOKE<boolean>("follow_run", { sessionId, afterSeq, onEvent }),
-	/**  Stop a run at once; the model stays loaded. False when it already ended. */
+	/**
+	 *  Stop a run at once; the model stays loaded, and what was being read
+	 *  aloud stops too. False when it already ended.
+	 */
 	stopRun: (runId: string) => __TAURI_INVOKE<boolean>("stop_run", { runId }),
 	/**
 	 *  Queue a message typed while a run is going; it joins the conversation
@@ -155,6 +166,18 @@ export const commands = {
 	voiceStop: () => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("voice_stop")),
 	/**  Whether a speech server is set up, and what voice is doing. */
 	voiceStatus: () => typedError<VoiceView, ErrorInfo>(__TAURI_INVOKE("voice_status")),
+	/**
+	 *  Read `text` (an answer's Markdown) aloud from its start; what was being
+	 *  read stops first.
+	 */
+	speakText: (text: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("speak_text", { text })),
+	/**  Stop reading aloud. False when nothing could be told to stop. */
+	stopSpeaking: () => typedError<boolean, ErrorInfo>(__TAURI_INVOKE("stop_speaking")),
+	/**
+	 *  Whether a speaker is set up, whether it speaks now, and the last
+	 *  failure (once).
+	 */
+	speakingStatus: () => typedError<SpeakingView, ErrorInfo>(__TAURI_INVOKE("speaking_status")),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -358,6 +381,15 @@ export type ApprovalDecision =
 "allow_for_session" | 
 /**  Do not run it; the model is told the user declined. */
 "deny";
+
+/**  What an artifact of an answer (a diagram, a picture, a page) is saved as. */
+export type ArtifactFormat = 
+/**  SVG: the picture's source, as text. */
+"svg" | 
+/**  PNG: the picture drawn by the page, as base64. */
+"png" | 
+/**  HTML: the page's source, as text. */
+"html";
 
 /**  What an attached file is to the model. */
 export type AttachmentKindView = 
@@ -1199,6 +1231,11 @@ export type Prefs = {
 	 *  ends while the window is in the background.
 	 */
 	notify?: boolean,
+	/**
+	 *  An HTML block in an answer offers a preview (no scripts, no network:
+	 *  docs/security.md, "Artifacts"). Off until the user turns it on.
+	 */
+	html_preview?: boolean,
 };
 
 /**  A profile as the editor shows it. */
@@ -1246,6 +1283,8 @@ export type ProfileView = {
 	memory?: MemoryMode,
 	/**  How many times a `/plan` review may send unfinished work back. */
 	review_cycles?: number,
+	/**  Read its answers aloud as they stream. */
+	read_aloud?: boolean,
 };
 
 /**  Profiles, the default and the persona. */
@@ -1533,6 +1572,18 @@ export type SpanView = {
 	error: string | null,
 	/**  A line of context (why generation ended, what was flagged, …). */
 	detail: string | null,
+};
+
+/**  Read aloud: whether it can be used, and what it is doing. */
+export type SpeakingView = {
+	/**  A text-to-speech server named `speaker` is configured. */
+	configured: boolean,
+	/**  It is speaking now. */
+	speaking: boolean,
+	/**  The last failure of a call to it, said once. */
+	failure: string | null,
+	/**  How to set one up, for the page to show. */
+	setup: string,
 };
 
 /**  Whether a stored message is whole. */

@@ -66,6 +66,8 @@ export const exportSession = (id: string, format: 'markdown' | 'json') =>
   ok(commands.exportSession(id, format));
 /** Keeps a session's unsent composer text across restarts (empty: forgets it); false when too long to keep. */
 export const saveUnsent = (id: string, text: string) => ok(commands.saveUnsent(id, text));
+/** Saves an answer's artifact (SVG or HTML text, PNG base64) through the system's Save dialog: the path written, or null when cancelled. */
+export const saveArtifact = (name: string, format: 'svg' | 'png' | 'html', data: string) => ok(commands.saveArtifact(name, format, data));
 /** Imports another app's export picked in the system's Open dialog: what it did, or null when the person cancelled. */
 export const importFile = () => ok(commands.importFile());
 /** The system's folder dialog for a profile's workspace: the chosen folder, or null when cancelled. */
@@ -151,3 +153,7 @@ export const listPulls = () => commands.listPulls();
 export const voiceStart = (source: VoiceSource, onEvent: (e: VoiceEvent) => void) => ok(commands.voiceStart(source, channel(onEvent)));
 export const voiceStop = () => ok(commands.voiceStop());
 export const voiceStatus = () => ok(commands.voiceStatus());
+/** Reads an answer aloud from its start (what was being read stops first). */
+export const speakText = (text: string) => ok(commands.speakText(text));
+export const stopSpeaking = () => ok(commands.stopSpeaking());
+export const speakingStatus = () => ok(commands.speakingStatus());

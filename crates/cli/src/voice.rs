@@ -259,10 +259,8 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
                         pushed.retain(|(id, _)| id != queue_id);
                     }
                     printer.print(&event);
-                    if let Some(r) = &mut reading
-                        && !event.scope.is_subagent
-                    {
-                        read_along(r, &event.kind);
+                    if let Some(r) = &mut reading {
+                        r.read(&event);
                     }
                     approve(&runs, &event).await;
                     // What was said goes as a message, as typed text would: a
@@ -307,18 +305,6 @@ pub async fn run(args: VoiceArgs) -> ExitCode {
         eprintln!("[session {session}] continue with --session {session}");
     }
     code
-}
-
-/// An answer's text as it streams, to the reader: a tool call between two
-/// parts of the answer ends a paragraph; the end reads what is left, a
-/// stop or a failure reads nothing more.
-fn read_along(reader: &mut AnswerReader, kind: &EventKind) {
-    match kind {
-        EventKind::TextDelta { delta } => reader.push(delta),
-        EventKind::ToolStarted { .. } => reader.push("\n\n"),
-        EventKind::StreamEnd { .. } => reader.finish(),
-        _ => {}
-    }
 }
 
 async fn next(current: &mut Option<(Following, CancellationToken)>) -> Option<AgentEvent> {

@@ -147,6 +147,10 @@ pub struct Profile {
     /// send it back for another implement pass (docs/plan.md).
     #[serde(default = "Profile::default_review_cycles")]
     pub review_cycles: u32,
+    /// Read its answers aloud as they stream, on the text-to-speech
+    /// server (docs/voice.md, "Read aloud"). Off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_aloud: bool,
 }
 
 impl Profile {
@@ -192,6 +196,7 @@ impl Profile {
             sandbox_off: false,
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
             review_cycles: Self::DEFAULT_REVIEW_CYCLES,
+            read_aloud: false,
         }
     }
 }

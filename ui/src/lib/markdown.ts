@@ -8,6 +8,9 @@
 // stylesheet or fonts, so the strict CSP holds, and WebKit and Chromium
 // draw it natively. KaTeX runs untrusted input with `trust: false` (no
 // \href, \url or \includegraphics) and caps on size and macro expansion.
+// A ```mermaid, ```svg (or SVG ```xml) or ```html block stays a code block
+// here, in a box (`div.artifact`) that Markdown.svelte fills with its view;
+// none of it is ever rendered into this page (lib/artifacts.ts).
 import DOMPurify from 'dompurify';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
@@ -54,6 +57,7 @@ import lang_swift from 'highlight.js/lib/languages/swift';
 import katex, { type KatexOptions } from 'katex';
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
 import markedKatex from 'marked-katex-extension';
+import { artifactKind } from './artifacts';
 
 // The languages people ask local models about most; each is a few KB.
 const languages = {
@@ -107,16 +111,39 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/**
+ * Set while a live answer's unfinished tail renders: a fence not yet
+ * closed is still being written, so it stays code (a diagram half written
+ * would only fail to draw).
+ */
+let unclosedIsCode = false;
+
+/** Whether a fenced code block's raw text has its closing fence. */
+function fenceClosed(raw: string): boolean {
+  const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+  if (!open) return true; // indented code: nothing to close
+  const run = open[1]!;
+  const lines = raw.replace(/\n+$/, '').split('\n');
+  if (lines.length < 2) return false;
+  const last = lines[lines.length - 1]!.trim();
+  return last.length >= run.length && [...last].every((c) => c === run[0]);
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
   renderer: {
-    code({ text, lang }: Tokens.Code): string {
+    code({ text, lang, raw }: Tokens.Code): string {
       const name = (lang ?? '').trim().split(/\s+/)[0] ?? '';
       const known = name && hljs.getLanguage(name) ? name : null;
       const body = known ? hljs.highlight(text, { language: known, ignoreIllegals: true }).value : escapeHtml(text);
       const label = known ?? (name || 'text');
-      return `<pre class="code"><div class="code-lang">${escapeHtml(label)}</div><code class="hljs">${body}</code></pre>`;
+      const pre = `<pre class="code"><div class="code-lang">${escapeHtml(label)}</div><code class="hljs">${body}</code></pre>`;
+      // A diagram, a picture or a page: Markdown.svelte mounts its view
+      // (components/Artifact.svelte) in this box, from the code's text.
+      const kind = artifactKind(name, text);
+      if (kind && (!unclosedIsCode || fenceClosed(raw))) return `<div class="artifact artifact-${kind}">${pre}</div>`;
+      return pre;
     },
     // Raw HTML in model output is shown as text, never parsed: even an
     // inert parse (DOMParser, <template>) of `onerror=`/`style=` makes the
@@ -257,15 +284,20 @@ export function tooDeep(src: string): boolean {
 /**
  * Markdown → sanitized HTML, safe to insert. A text nested too deep for the
  * parsers, or one they fail on, is shown as it was written, as plain text:
- * the conversation stays readable and the page responsive.
+ * the conversation stays readable and the page responsive. `live`: the
+ * text is still being written (a streaming answer's tail, or one cut off),
+ * so a code fence it leaves open is shown as code, never as an artifact.
  */
-export function renderMarkdown(src: string): string {
+export function renderMarkdown(src: string, { live = false }: { live?: boolean } = {}): string {
   let raw: string;
   try {
     if (tooDeep(src)) throw new RangeError('nested too deep to render');
+    unclosedIsCode = live;
     raw = withoutStyles(withoutAnnotation(marked.parse(src, { async: false })));
   } catch {
     raw = `<pre class="plain-text">${escapeHtml(src)}</pre>`;
+  } finally {
+    unclosedIsCode = false;
   }
   return DOMPurify.sanitize(raw, purifyConfig);
 }

@@ -103,7 +103,7 @@ export class LiveMarkdown {
     if (hasReference(text)) {
       this.source = '';
       this.parts = [];
-      return { settled: [], tail: renderMarkdown(streamingView(text)) };
+      return { settled: [], tail: renderMarkdown(streamingView(text), { live: true }) };
     }
     if (!text.startsWith(this.source)) {
       this.source = '';
@@ -115,22 +115,23 @@ export class LiveMarkdown {
       this.source = text.slice(0, cut);
       latest = { source: this.source, parts: this.parts };
     }
-    return { settled: this.parts, tail: renderMarkdown(streamingView(text.slice(cut))) };
+    return { settled: this.parts, tail: renderMarkdown(streamingView(text.slice(cut)), { live: true }) };
   }
 
   /**
    * The whole text, no longer streaming: what was rendered of it (here, or
    * in the live row of the answer that just ended) is kept and only the
    * rest is rendered, so a long answer is not parsed again in the frame it
-   * ends. Text nobody streamed is rendered whole.
+   * ends. Text nobody streamed is rendered whole. `cut`: the answer ended
+   * before the model finished, so a fence it left open stays code.
    */
-  finish(text: string): LiveHtml {
+  finish(text: string, cut = false): LiveHtml {
     const done = this.source !== '' ? { source: this.source, parts: this.parts } : latest;
     // The parts stand for the text's start only where a cut falls after
     // them in this text too.
     const rest = text.slice(done.source.length);
     const reusable = done.source !== '' && text.startsWith(done.source) && !hasReference(text) && (rest === '' || startsBlock(rest));
-    if (!reusable) return { settled: [], tail: renderMarkdown(text) };
-    return { settled: done.parts, tail: renderMarkdown(rest) };
+    if (!reusable) return { settled: [], tail: renderMarkdown(text, { live: cut }) };
+    return { settled: done.parts, tail: renderMarkdown(rest, { live: cut }) };
   }
 }

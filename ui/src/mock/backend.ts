@@ -55,13 +55,16 @@ function opening(path: Msg[]): string {
 
 export class MockBackend {
   calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  /** Read aloud: whether the mock speaker speaks (a test ends it with `speaking = false`). */
+  speaking = false;
   /**
    * `stepped`: a run's events wait until `step()` sends the next one (a test
    * looks at the page after every delta). `streamText`: what "stream text"
-   * answers, one character per delta; `streamStored`: the message the core
+   * answers, one character per delta (`streamChunk` characters, for a long
+   * one); `streamStored`: the message the core
    * would store for it (its view sanitized), when not the text itself.
    */
-  config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamStored: null as Partial<MessageView> | null };
+  config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamChunk: 1, streamStored: null as Partial<MessageView> | null, noSpeaker: false };
   /** Set by a test: `preload_model` waits until the test calls it (a load that takes a while). */
   preloadGate: Promise<void> | null = null;
   sessions = new Map<string, Sess>();
@@ -96,7 +99,7 @@ export class MockBackend {
   }
   messages = new Map<number, Msg>();
   runs = new Map<string, Run>();
-  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true, notify: true };
+  prefs = { theme: 'system' as 'system' | 'light' | 'dark', last_session: null as string | null, sidebar_open: true, voice_send: true, notify: true, html_preview: false };
   url = 'http://127.0.0.1:11434';
   openaiUrl = 'http://127.0.0.1:8080/v1';
   nextId = 1;
@@ -252,6 +255,10 @@ export class MockBackend {
         const name = `${s.title}.${a.format === 'json' ? 'json' : 'md'}`;
         return this.dialogs.save(name, this.path(s).map((m) => `${m.role}: ${m.content}`).join('\n\n'));
       }
+      case 'save_artifact': {
+        const ext = a.format === 'png' ? 'png' : a.format === 'html' ? 'html' : 'svg';
+        return this.dialogs.save(`${String(a.name) || 'hearth-artifact'}.${ext}`, String(a.data));
+      }
       case 'run_trace': {
         if (this.config.traceError) throw err('storage', 'database is locked');
         const run = this.runs.get(String(a.runId));
@@ -317,6 +324,9 @@ export class MockBackend {
       case 'voice_start': { const ch = a.onEvent as ChannelLike; let i = 0; this.voice.start(a.source, (e) => this.deliver(ch, i++, e)); return null; }
       case 'voice_stop': return this.voice.stop();
       case 'voice_status': return this.voice.status();
+      case 'speak_text': if (this.config.noSpeaker) throw err('invalid_input', 'No text-to-speech server is set up. Run `voice/setup.sh` from Hearth\'s source.', 'none'); this.speaking = true; return null;
+      case 'stop_speaking': { const was = this.speaking; this.speaking = false; return was; }
+      case 'speaking_status': return { configured: !this.config.noSpeaker, speaking: this.speaking, failure: null, setup: 'Run `voice/setup.sh` from Hearth\'s source.' };
       case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
       case 'list_profiles': return this.profilesView();
       case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }

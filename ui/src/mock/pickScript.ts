@@ -16,6 +16,8 @@ import { deepScript, nestedScript, oddCardsScript, planScript, shellScript, swit
 export interface ScriptConfig {
   slowDelayMs: number;
   streamText: string;
+  /** Characters a delta of "stream text" carries (1 unless a test streams a long answer). */
+  streamChunk?: number;
   streamStored: Partial<MessageView> | null;
 }
 
@@ -61,7 +63,9 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   if (text.includes('nested')) return nestedScript(kit);
   if (text.includes('xss')) return [...deltas(XSS_PAYLOAD, 4), { ev: usage }, end()];
   if (text.startsWith('stream text')) {
-    const chars = Array.from(config.streamText, (c) => ({ ev: { type: 'text_delta', delta: c } as Body }));
+    const n = Math.max(1, config.streamChunk ?? 1);
+    const all = Array.from(config.streamText);
+    const chars = Array.from({ length: Math.ceil(all.length / n) }, (_, i) => ({ ev: { type: 'text_delta', delta: all.slice(i * n, (i + 1) * n).join('') } as Body }));
     return [...chars, { ev: usage }, end(config.streamStored ? [config.streamStored] : undefined)];
   }
   if (text.includes('links')) {

@@ -16,7 +16,7 @@ export const panelTitles = { models: 'Models', tools: 'Tools', memory: 'Memory',
 
 class AppState {
   info = $state<AppInfo | null>(null);
-  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: true });
+  prefs = $state<FullPrefs>({ theme: 'system', last_session: null, sidebar_open: true, voice_send: true, notify: true, html_preview: false });
   backend = $state<BackendStatus | null>(null);
   checkingBackend = $state(false);
   #profiles = $state.raw<ProfilesView | null>(null);
@@ -31,6 +31,7 @@ class AppState {
       sidebar_open: prefs.sidebar_open ?? true,
       voice_send: prefs.voice_send ?? true,
       notify: prefs.notify ?? true,
+      html_preview: prefs.html_preview ?? false,
     };
     applyTheme(this.prefs.theme);
     await Promise.all([this.refreshBackend(), this.refreshProfiles()]);
@@ -140,9 +141,13 @@ class AppState {
   }
 }
 
+/** The theme the page shows now (diagrams are drawn in its colours). */
+export const shownTheme = $state({ dark: false });
+
 /** Sets `data-theme` on <html>; "system" follows the OS and its changes. */
 function applyTheme(theme: FullPrefs['theme']): void {
   const dark = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  shownTheme.dark = dark;
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
   document.documentElement.dataset.themePref = theme;
 }

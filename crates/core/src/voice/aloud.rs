@@ -283,4 +283,21 @@ impl AnswerReader {
             self.aloud.queue(sentence);
         }
     }
+
+    /// One event of the run being read: the top-level answer's text as it
+    /// streams; a tool call between two parts of the answer ends a
+    /// paragraph; the end reads what is left. A stop or a failure reads
+    /// nothing more (whoever stopped it stops the sound).
+    pub fn read(&mut self, event: &hearth_protocol::AgentEvent) {
+        use hearth_protocol::EventKind;
+        if event.scope.is_subagent {
+            return;
+        }
+        match &event.kind {
+            EventKind::TextDelta { delta } => self.push(delta),
+            EventKind::ToolStarted { .. } => self.push("\n\n"),
+            EventKind::StreamEnd { .. } => self.finish(),
+            _ => {}
+        }
+    }
 }
