@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hearth_core::voice::DEFAULT_SPEAKER;
 use hearth_protocol::ErrorInfo;
-use tauri::{AppHandle, Manager, State};
+use tauri::{AppHandle, State};
 
 use crate::state::{AppState, invalid};
 use crate::views::SpeakingView;
@@ -15,33 +15,13 @@ use crate::views::SpeakingView;
 /// the page cannot have the shell read a book).
 const MOST: usize = 200_000;
 
-/// The MCP server named `speaker`, reading the saved configuration again
-/// when the one in use has none (voice/setup.sh may have added it since
-/// the app started).
+/// The MCP server named `speaker` (see [`super::voice::named_server`]).
 pub(crate) async fn speaker_server(state: &AppState) -> Option<Arc<hearth_mcp::Server>> {
-    if let Some(s) = state.mcp.server(DEFAULT_SPEAKER) {
-        return Some(s);
-    }
-    let saved = hearth_compose::mcp_servers(&state.store).await.ok()?;
-    if !saved.contains_key(DEFAULT_SPEAKER) {
-        return None;
-    }
-    state.mcp.configure(saved).await;
-    state.mcp.server(DEFAULT_SPEAKER)
+    super::voice::named_server(state, DEFAULT_SPEAKER).await
 }
 
-/// What to run to set the server up: the installed setup, or the source's.
 fn setup(app: &AppHandle) -> String {
-    let installed = app
-        .path()
-        .resource_dir()
-        .ok()
-        .map(|d| d.join("voice/setup.sh"))
-        .filter(|p| p.is_file());
-    match installed {
-        Some(p) => format!("`bash '{}'`", p.display()),
-        None => "`voice/setup.sh` from Hearth's source".to_owned(),
-    }
+    super::voice::setup_command(app)
 }
 
 /// Read `text` (an answer's Markdown) aloud from its start; what was being

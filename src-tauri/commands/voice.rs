@@ -19,20 +19,25 @@ use crate::views::VoiceView;
 /// microphone while this app runs.
 static LISTENING_ALLOWED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
-/// What to say when no speech server is set up: what to run. The package
-/// installs the server's setup beside the app (`bundle.resources`); a build
-/// from source has it in `voice/`.
-fn not_set_up(app: &AppHandle) -> String {
+/// What to run to set the speech servers up (both are set up together).
+/// The package installs their setup beside the app (`bundle.resources`); a
+/// build from source has it in `voice/`.
+pub(crate) fn setup_command(app: &AppHandle) -> String {
     let installed = app
         .path()
         .resource_dir()
         .ok()
         .map(|d| d.join("voice/setup.sh"))
         .filter(|p| p.is_file());
-    let run = match installed {
+    match installed {
         Some(p) => format!("`bash '{}'`", p.display()),
         None => "`voice/setup.sh` from Hearth's source".to_owned(),
-    };
+    }
+}
+
+/// What to say when no speech server is set up: what to run.
+fn not_set_up(app: &AppHandle) -> String {
+    let run = setup_command(app);
     format!(
         "No speech-to-text server is set up. Run {run}: it installs Hearth's own (local and \
          offline) and says how to add it as the MCP server `{DEFAULT_SERVER}`. Any MCP server \
@@ -45,15 +50,22 @@ fn not_set_up(app: &AppHandle) -> String {
 /// when the one in use has none (`hearth mcp add voice`, which
 /// voice/setup.sh runs, may have added it since the app started).
 async fn speech_server(state: &AppState) -> Option<Arc<hearth_mcp::Server>> {
-    if let Some(s) = state.mcp.server(DEFAULT_SERVER) {
+    named_server(state, DEFAULT_SERVER).await
+}
+
+/// The MCP server called `name`, reading the saved configuration again
+/// when the one in use has none (voice/setup.sh adds the speech servers
+/// with `hearth mcp add`, maybe since the app started).
+pub(crate) async fn named_server(state: &AppState, name: &str) -> Option<Arc<hearth_mcp::Server>> {
+    if let Some(s) = state.mcp.server(name) {
         return Some(s);
     }
     let saved = hearth_compose::mcp_servers(&state.store).await.ok()?;
-    if !saved.contains_key(DEFAULT_SERVER) {
+    if !saved.contains_key(name) {
         return None;
     }
     state.mcp.configure(saved).await;
-    state.mcp.server(DEFAULT_SERVER)
+    state.mcp.server(name)
 }
 
 /// Start listening to `source` (the microphone); the events come on

@@ -51,6 +51,29 @@ async fn heard_back(db: &str, wav: &Path) -> String {
     finals(&printed(&out.stdout).0).join(" ")
 }
 
+/// `hearth voice --speak` on the recording `wav`, answered by `sim`: it
+/// succeeds; its output.
+async fn voice_speaking(db: &str, sim_url: &str, wav: &Path) -> std::process::Output {
+    let out = voice(&[
+        "voice",
+        "--db",
+        db,
+        "--url",
+        sim_url,
+        "--json",
+        "--speak",
+        "--file",
+        wav.to_str().unwrap(),
+    ])
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 const ANSWER: [&str; 5] = [
     "The capital of France is Paris.",
     "It stands on the river Seine.",
@@ -74,20 +97,8 @@ async fn the_answer_is_read_aloud_sentence_by_sentence_and_heard_back() {
         ANSWER[0], ANSWER[1], ANSWER[2], ANSWER[3], ANSWER[4]
     );
     let sim = sim(with_workers("Paris").with_reply(Reply::text(answer))).await;
-    let out = voice(&[
-        "voice",
-        "--db",
-        db,
-        "--url",
-        &sim.url(),
-        "--json",
-        "--speak",
-        "--file",
-        question.to_str().unwrap(),
-    ])
-    .await;
+    let out = voice_speaking(db, &sim.url(), &question).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("[speaker]"), "{stderr}");
 
     let back = heard_back(db, &spoken).await;
@@ -141,20 +152,7 @@ async fn talking_over_an_answer_stops_it_and_the_next_answer_is_read() {
         .with_reply(Reply::text(long.join(" ")))
         .with_reply(Reply::text("You are welcome, enjoy the trip.")))
     .await;
-    let out = voice(&[
-        "voice",
-        "--db",
-        db,
-        "--url",
-        &sim.url(),
-        "--json",
-        "--speak",
-        "--file",
-        questions.to_str().unwrap(),
-    ])
-    .await;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let out = voice_speaking(db, &sim.url(), &questions).await;
     let (heard, _) = printed(&out.stdout);
     assert_eq!(finals(&heard).len(), 2, "{heard:?}");
 

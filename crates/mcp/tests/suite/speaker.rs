@@ -65,6 +65,16 @@ impl Failures {
     }
 }
 
+/// Read aloud on the hub's server `speaker`, and what it reports.
+fn aloud_on(hub: &hearth_mcp::Hub) -> (Arc<Aloud>, Arc<Failures>) {
+    let failures = Arc::new(Failures::default());
+    let aloud = Aloud::new(
+        Arc::new(Speech(hub.server("speaker").unwrap())),
+        failures.sink(),
+    );
+    (aloud, failures)
+}
+
 /// Every event of the server's since the start.
 async fn played(aloud: &Aloud) -> Vec<Played> {
     let mut all = Vec::new();
@@ -166,11 +176,7 @@ async fn an_answer_spoken_and_heard_back_has_its_words() {
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("spoken.wav");
     let hub = hub("speaker", speaker(&wav));
-    let failures = Arc::new(Failures::default());
-    let aloud = Aloud::new(
-        Arc::new(Speech(hub.server("speaker").unwrap())),
-        failures.sink(),
-    );
+    let (aloud, failures) = aloud_on(&hub);
     // An answer as a model streams it: Markdown, in pieces cut anywhere;
     // its code block is summarised, not read.
     let answer = "**Sure.** The train leaves at nine in the morning.\n\n\
@@ -238,11 +244,7 @@ async fn stop_cuts_the_sentence_playing_and_nothing_after_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let wav = dir.path().join("spoken.wav");
     let hub = hub("speaker", speaker(&wav));
-    let failures = Arc::new(Failures::default());
-    let aloud = Aloud::new(
-        Arc::new(Speech(hub.server("speaker").unwrap())),
-        failures.sink(),
-    );
+    let (aloud, failures) = aloud_on(&hub);
     let sentences = [
         "This first sentence is long enough to be playing when the stop comes, with many words in it.",
         "The second sentence must never be heard.",
@@ -328,11 +330,7 @@ async fn stop_cuts_the_sentence_playing_and_nothing_after_it_starts() {
 async fn a_server_without_the_tools_or_that_is_gone_is_reported_once() {
     // mcp-server-time has none of the speaker's tools.
     let hub = hub("speaker", crate::support::time());
-    let failures = Arc::new(Failures::default());
-    let aloud = Aloud::new(
-        Arc::new(Speech(hub.server("speaker").unwrap())),
-        failures.sink(),
-    );
+    let (aloud, failures) = aloud_on(&hub);
     assert_eq!(aloud.say("One.").await, None);
     assert_eq!(aloud.say("Two.").await, None);
     assert!(!aloud.stop().await);
