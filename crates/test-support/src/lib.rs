@@ -1,12 +1,15 @@
 //! What the crates' integration tests share, instead of a copy in each:
 //! the simulator's usual model, a run's events drained to its end (every
-//! wait bounded), and readings of them. A dev-dependency only; nothing
-//! that ships depends on it.
+//! wait bounded), and readings of them; the speech tests' word error rate
+//! and test tools ([`speech`]). A dev-dependency only; nothing that ships
+//! depends on it.
 
 // Test code: a failed expectation is a failed test, said where it failed.
 #![allow(clippy::expect_used, clippy::panic)]
 
 use std::time::Duration;
+
+pub mod speech;
 
 use hearth_core::RunHandle;
 use hearth_protocol::{AgentEvent, EventKind};

@@ -8,11 +8,11 @@ use std::path::Path;
 use hearth_sim::Reply;
 
 use super::basics::{ok, sim, with_workers};
-use super::voice::{add_voice, finals, printed, sox, speak, stt_command, tools, voice, wer};
+use super::voice::{add_voice, finals, printed, sox, speak, stt_command, voice, voice_python, wer};
 
 /// `hearth mcp add speaker`: the TTS server writing to `output`.
 async fn add_speaker(db: &str, output: &Path) {
-    let python = tools().join("voice/venv/bin/python");
+    let python = voice_python();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../voice/hearth_tts.py");
     ok(&[
         "mcp",

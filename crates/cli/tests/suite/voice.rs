@@ -12,6 +12,7 @@ use std::process::Command as Std;
 
 use hearth_protocol::{AgentEvent, VoiceEvent, VoiceState};
 use hearth_sim::Reply;
+pub(super) use hearth_test_support::speech::{tools, voice_python, wer, words};
 
 use super::basics::{T, hearth, ok, sim, stderr_lines, turn_bodies, until_line, with_workers};
 
@@ -26,22 +27,9 @@ const SAID: [&str; 3] = [
     "How many legs does a spider have?",
 ];
 
-pub(super) fn tools() -> PathBuf {
-    std::env::var_os("HEARTH_TEST_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/hearth-test-tools")
-        })
-}
-
 /// The server's command: the environment's Python and the script.
 pub(super) fn stt_command() -> Vec<String> {
-    let python = tools().join("voice/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/setup.sh --test",
-        python.display()
-    );
+    let python = voice_python();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../voice/hearth_stt.py");
     vec![
         python.display().to_string(),
@@ -134,41 +122,6 @@ fn noisy(dir: &Path, clean: &Path) -> PathBuf {
         out.to_str().unwrap(),
     ]);
     out
-}
-
-fn words(s: &str) -> Vec<String> {
-    s.split_whitespace()
-        .map(|w| {
-            w.chars()
-                .filter(|c| c.is_alphanumeric() || *c == '\'')
-                .collect::<String>()
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// Word error rate: the word-level edit distance over the reference's
-/// length.
-pub(super) fn wer(reference: &str, heard: &str) -> f64 {
-    let (r, h) = (words(reference), words(heard));
-    let mut prev: Vec<usize> = (0..=h.len()).collect();
-    for (i, rw) in r.iter().enumerate() {
-        let mut row = vec![i + 1];
-        for (j, hw) in h.iter().enumerate() {
-            let sub = prev[j] + usize::from(rw != hw);
-            row.push(sub.min(prev[j + 1] + 1).min(row[j] + 1));
-        }
-        prev = row;
-    }
-    prev[h.len()] as f64 / r.len() as f64
-}
-
-#[test]
-fn word_error_rate_counts_edits_per_reference_word() {
-    assert_eq!(wer("What is the capital?", "what is the capital"), 0.0);
-    assert_eq!(wer("a b c d", "a x c"), 0.5);
-    assert_eq!(wer("a b", "a b c d"), 1.0);
 }
 
 /// What `hearth voice --json` printed: the voice events and the runs'.

@@ -5,7 +5,7 @@
 //! cuts the sentence playing and nothing after it starts (counted on the
 //! server's events, not timed).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,24 +13,9 @@ use hearth_core::voice::{Aloud, AloudSink, Played, SpeechError, Timing, Voice};
 use hearth_mcp::{ServerConfig, Speech};
 use hearth_protocol::{VoiceEvent, VoiceSource, VoiceState};
 
-use crate::support::{hub, repo, within};
+use hearth_test_support::speech::{voice_python, wer};
 
-/// The voice servers' virtual environment (`scripts/setup.sh --test`
-/// makes it with voice/setup.sh).
-fn voice_python() -> PathBuf {
-    let base = std::env::var_os("HEARTH_TEST_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/hearth-test-tools")
-        });
-    let python = base.join("voice/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/setup.sh --test",
-        python.display()
-    );
-    python
-}
+use crate::support::{hub, repo, within};
 
 fn speaker(output: &Path) -> ServerConfig {
     ServerConfig {
@@ -128,47 +113,6 @@ async fn heard(wav: &Path) -> String {
     .await;
     hub.shutdown().await;
     text.join(" ")
-}
-
-/// Lower-case words, small numbers as digits (the listener writes "9"
-/// where the answer says "nine", and the reverse: the same word).
-fn words(s: &str) -> Vec<String> {
-    const NUMBERS: [&str; 13] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve",
-    ];
-    s.split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .map(|w| match NUMBERS.iter().position(|n| *n == w) {
-            Some(n) => n.to_string(),
-            None => w,
-        })
-        .collect()
-}
-
-/// Word error rate: edits (Levenshtein over words) per reference word.
-fn wer(reference: &str, heard: &str) -> f64 {
-    let (r, h) = (words(reference), words(heard));
-    let mut row: Vec<usize> = (0..=h.len()).collect();
-    for (i, rw) in r.iter().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, hw) in h.iter().enumerate() {
-            let cost = usize::from(rw != hw);
-            let next = (prev + cost).min(row[j] + 1).min(row[j + 1] + 1);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[h.len()] as f64 / r.len() as f64
-}
-
-#[test]
-fn word_error_rate_counts_edits_per_reference_word() {
-    assert_eq!(wer("a b c d", "a b c d"), 0.0);
-    assert_eq!(wer("a b c d", "a x c"), 0.5);
-    assert_eq!(wer("at nine, one line", "At 9 - 1 line"), 0.0);
 }
 
 #[tokio::test(flavor = "multi_thread")]
