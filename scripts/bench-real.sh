@@ -9,7 +9,11 @@
 #   2. the prompt cache across 30 turns, title and memory workers on,
 #      planning off and on;
 #   3. voice latency: five spoken sentences through Hearth's speech-to-text
-#      server (scripts/setup.sh --test installs it) to the first token.
+#      server (scripts/setup.sh --test installs it) to the first token;
+#   4. knowledge: recall by words, meaning and both on 500 of this machine's
+#      manual pages (bench/knowledge/corpus.py), all-MiniLM-L6-v2 on the
+#      same llama.cpp in embedding mode, release build; and search at
+#      100,000 passages (release build, vectors from hearth-sim).
 # Same server as CI's stage (llama.cpp, Qwen2.5-Coder-0.5B, one slot, one
 # thread, seed 42), on its own port. Reports go to bench/results/.
 # Exit status: 0 when every benchmark ran (and met the goals it is given).
@@ -63,6 +67,23 @@ echo "== memory quality on the 1.5B model"
 "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
 URL=$("$REALMODEL/start.sh" -m qwen15 -p "$PORT" -t 1 -c 8192 -- --seed 42) || { echo "llama-server (1.5B) did not start"; exit 1; }
 memory qwen15 "$URL" qwen2.5-coder:1.5b
+
+echo "== knowledge: recall on the manual pages, then search at 100,000 passages"
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+KCORPUS=$(mktemp -d)
+if python3 bench/knowledge/corpus.py --out "$KCORPUS" --pages 500 \
+  && cargo build --release -p hearth-bench --bin hearth-knowledge-bench --quiet \
+  && EURL=$("$REALMODEL/start.sh" -m minilm -p "$PORT" -t 2); then
+  "$TARGET/release/hearth-knowledge-bench" recall --corpus "$KCORPUS/pages" --queries "$KCORPUS/queries.json" \
+    --url "$EURL/v1" --model all-minilm:l6-v2 --json "$OUT/knowledge-recall.json" | tee "$OUT/knowledge-recall.md" \
+    || FAILED=$((FAILED + 1))
+  "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+  "$TARGET/release/hearth-knowledge-bench" scale --corpus "$KCORPUS/pages" --queries "$KCORPUS/queries.json" \
+    --chunks 100000 | tee "$OUT/knowledge-scale.md" || FAILED=$((FAILED + 1))
+else
+  echo "knowledge: the corpus, the build or the embedding server failed"; FAILED=$((FAILED + 1))
+fi
+rm -rf "$KCORPUS"
 
 [ "$FAILED" = 0 ] || { echo "bench-real: $FAILED benchmark(s) failed"; exit 1; }
 echo "bench-real: done; reports in $OUT"

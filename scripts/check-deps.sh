@@ -31,7 +31,7 @@ fi
 # No import cycle among a library crate's top-level modules, computed from
 # their `crate::` paths (scripts/module-cycles.py); the simulator too (its
 # router and handlers share `respond.rs`, a leaf, instead of each other).
-for src in crates/{core,compose,http,mcp,ollama,openai,protocol,sim,store,tools}/src; do
+for src in crates/{core,compose,http,knowledge,mcp,ollama,openai,protocol,sim,store,tools}/src; do
     python3 scripts/module-cycles.py "$src" >&2 || fail=1
 done
 if ((fail == 0)); then

@@ -43,7 +43,13 @@
 #      reported, not required (a 0.5B model rarely fixes it);
 #  10. the seeded Agent profile (planning on, every tool, a workspace) on
 #      "list the files here" makes a listing tool call at once, with no
-#      plan, on Qwen2.5-Coder 0.5B and then 1.5B (a server of its own).
+#      plan, on Qwen2.5-Coder 0.5B and then 1.5B (a server of its own);
+#  11. knowledge folders on a real embedding model (all-MiniLM-L6-v2 on
+#      llama.cpp's server in embedding mode): four notes synced and
+#      embedded, and four questions that share no word with the notes find
+#      the right note first by meaning and by the fused search, while the
+#      search by words finds nothing for them (vectors that were not real
+#      would fail this; recall on a large corpus is `make bench-real`).
 # A failed check prints the server's log. Exit status: 0 when all pass.
 set -uo pipefail
 
@@ -340,6 +346,39 @@ if [ "$agent05" = ok ] && [ "$agent15" = ok ]; then
   pass "the seeded Agent profile called a tool at once on both models"
 else
   fail "the seeded Agent profile: 0.5B $agent05, 1.5B $agent15 (a server for 1.5B: ${URL15:-did not start})"
+fi
+
+check "11. knowledge folders: a real embedding model finds notes by meaning"
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+EMBED_URL=$("$REALMODEL/start.sh" -m minilm -p "$PORT" -t 1) || EMBED_URL=""
+KDIR=$TMP/knowledge
+mkdir -p "$KDIR"
+printf '# Pets\n\nOur cat sleeps on the windowsill and purrs when fed.\n' >"$KDIR/cats.md"
+printf '# Money\n\nThe annual income declaration is due in April; keep receipts.\n' >"$KDIR/taxes.md"
+printf '# Baking\n\nKnead the dough, let it rise overnight, bake at 230 degrees.\n' >"$KDIR/bread.md"
+printf '# Travel\n\nThe night train leaves the central station at eleven.\n' >"$KDIR/trains.md"
+knowledge() { HEARTH_DB=$TMP/kdb/hearth.sqlite timeout "$WAIT_S" "$BIN" knowledge --backend openai --url "$EMBED_URL/v1" "$@"; }
+kwrong=""
+if [ -z "$EMBED_URL" ]; then
+  kwrong="the embedding server did not start"
+else
+  knowledge add "$KDIR" >/dev/null && knowledge model all-minilm:l6-v2 >/dev/null \
+    && knowledge sync >"$TMP/ksync.out" 2>&1 || kwrong="sync failed: $(cat "$TMP/ksync.out")"
+  grep -q "Embedded 4 passages" "$TMP/ksync.out" || kwrong="${kwrong:-sync embedded: $(cat "$TMP/ksync.out")}"
+  for pair in "kitten:cats.md" "revenue office paperwork:taxes.md" "sourdough loaf:bread.md" "railway journey:trains.md"; do
+    q=${pair%%:*}; want=${pair##*:}
+    meaning=$(knowledge search "$q" --mode meaning --json --limit 1 | jq -r '.[0].rel_path // "none"')
+    fused=$(knowledge search "$q" --json --limit 1 | jq -r '.[0].rel_path // "none"')
+    words=$(knowledge search "$q" --mode words --json | jq length)
+    echo "      \"$q\": by meaning $meaning, fused $fused, $words by words (want $want)"
+    [ "$meaning" = "$want" ] && [ "$fused" = "$want" ] && [ "$words" = 0 ] || kwrong="${kwrong:-\"$q\" found $meaning / $fused}"
+  done
+fi
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+if [ -z "$kwrong" ]; then
+  pass "knowledge: every question found its note by meaning, none by words"
+else
+  fail "knowledge: $kwrong"
 fi
 
 if [ "$FAILED" = 0 ]; then

@@ -160,7 +160,7 @@ trap cleanup EXIT
 step "setup" 1800 scripts/setup.sh --test
 # The real model's server and weights (a first run builds llama.cpp, a few
 # minutes of mostly one core) while the first checks run.
-beside "real model ready" 1800 bash -c 'scripts/realmodel/start.sh --prepare -m qwen05 && scripts/realmodel/start.sh --prepare -m qwen15'
+beside "real model ready" 1800 bash -c 'scripts/realmodel/start.sh --prepare -m qwen05 && scripts/realmodel/start.sh --prepare -m qwen15 && scripts/realmodel/start.sh --prepare -m minilm'
 step "cargo fmt" 300 cargo fmt --all -- --check
 step "dependency rules" 600 scripts/check-deps.sh
 step "svelte-check" 300 npm run --silent check

@@ -9,6 +9,7 @@ mod db;
 mod hidden;
 mod hooks;
 mod hosts;
+mod knowledge;
 mod mcp;
 mod memory;
 mod overrides;
@@ -66,6 +67,9 @@ enum Command {
     Hooks(hooks::HooksArgs),
     /// List your skills (SKILL.md folders), show one, or print their folder.
     Skills(skills::SkillsArgs),
+    /// Folders Hearth searches for you: add, sync, search, see what was
+    /// left out.
+    Knowledge(knowledge::KnowledgeArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +115,7 @@ fn main() -> ExitCode {
             Command::Hosts(args) => hosts::run(args).await,
             Command::Hooks(args) => hooks::run(args).await,
             Command::Skills(args) => skills::run(args).await,
+            Command::Knowledge(args) => knowledge::run(args).await,
         }
     })
 }

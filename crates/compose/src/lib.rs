@@ -9,9 +9,11 @@
 pub mod first_run;
 pub mod hosts;
 pub mod keys;
+mod knowledge;
 mod mcp_store;
 mod open;
 
+pub use knowledge::{KNOWLEDGE_FILE, knowledge_path, knowledge_tool};
 pub use open::{Inputs, OpenError, UnusableHooks, open};
 
 use std::path::PathBuf;
@@ -317,8 +319,12 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         hooks,
         skills,
     } = parts;
+    let mut tools = tools(&store, &profiles, &mcp, &skills);
+    if let Some(search) = knowledge_tool(&store, backend.clone()) {
+        tools.register(search);
+    }
     let mut builder = Agent::builder(backend, provider)
-        .tools(tools(&store, &profiles, &mcp, &skills))
+        .tools(tools)
         .hooks(hooks)
         .settings(settings)
         .memory_source(store.clone())

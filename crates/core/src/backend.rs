@@ -208,4 +208,14 @@ pub trait ModelBackend: Send + Sync {
     async fn parameter_count(&self, _model: &str) -> Option<u64> {
         None
     }
+
+    /// One vector a text, in order, from the embedding model `model`
+    /// (Ollama's `/api/embed`, an OpenAI-compatible `/v1/embeddings`): what
+    /// knowledge folders are searched by meaning with. A server that has
+    /// no such endpoint says so as a [`BackendError::BadRequest`].
+    async fn embed(&self, _model: &str, _texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+        Err(BackendError::BadRequest {
+            message: "this model server does not make embeddings".into(),
+        })
+    }
 }

@@ -65,4 +65,8 @@ impl ModelBackend for BackendSlot {
     async fn parameter_count(&self, model: &str) -> Option<u64> {
         self.current().parameter_count(model).await
     }
+
+    async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+        self.current().embed(model, texts).await
+    }
 }

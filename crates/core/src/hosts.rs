@@ -167,4 +167,17 @@ impl ModelBackend for Failover {
     async fn parameter_count(&self, model: &str) -> Option<u64> {
         self.current().1.parameter_count(model).await
     }
+
+    /// A host that is down hands over as a chat does: indexing goes on at
+    /// the next host (whose model must be the same for the vectors to mean
+    /// the same; the index checks the dimension).
+    async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+        loop {
+            let (i, backend) = self.current();
+            match backend.embed(model, texts).await {
+                Err(e) if self.move_on(i, &e) => {}
+                done => return done,
+            }
+        }
+    }
 }

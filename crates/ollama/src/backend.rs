@@ -298,6 +298,10 @@ impl ModelBackend for OllamaBackend {
     async fn parameter_count(&self, model: &str) -> Option<u64> {
         self.caps(model).await.ok().and_then(|c| c.parameters)
     }
+
+    async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+        Ok(self.client.embed(model, texts).await?)
+    }
 }
 
 #[cfg(test)]

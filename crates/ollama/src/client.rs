@@ -186,6 +186,27 @@ impl Client {
         Ok(())
     }
 
+    /// One vector a text, in order (`POST /api/embed`). Ollama truncates
+    /// a text longer than the model's window rather than refuse it.
+    pub async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, OllamaError> {
+        #[derive(serde::Deserialize)]
+        struct Embedded {
+            embeddings: Vec<Vec<f32>>,
+        }
+        let body = serde_json::json!({"model": model, "input": texts, "truncate": true});
+        let got: Embedded = self.post_json("/api/embed", &body, Some(model)).await?;
+        if got.embeddings.len() != texts.len() {
+            return Err(OllamaError::Malformed {
+                detail: format!(
+                    "{} embeddings for {} texts",
+                    got.embeddings.len(),
+                    texts.len()
+                ),
+            });
+        }
+        Ok(got.embeddings)
+    }
+
     /// Server version.
     pub async fn version(&self) -> Result<String, OllamaError> {
         Ok(self

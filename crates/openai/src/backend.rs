@@ -244,6 +244,10 @@ impl ModelBackend for OpenAiBackend {
         found
     }
 
+    async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, BackendError> {
+        Ok(self.client.embed(model, texts).await?)
+    }
+
     /// Nothing to do: there is no load API; llama.cpp and vLLM load their
     /// model when they start. Servers that load on demand (LM Studio's
     /// just-in-time loading, Ollama's own `/v1`) load on the first chat, and

@@ -198,6 +198,53 @@ impl Client {
         .map_err(|(e, _)| e.into())
     }
 
+    /// One vector a text, in order (`POST /embeddings`; llama.cpp's server
+    /// serves it when started with `--embedding`). The server's `index`
+    /// puts each back in place: the order of `data` is not promised.
+    pub async fn embed(&self, model: &str, texts: &[String]) -> Result<Vec<Vec<f32>>, OpenAiError> {
+        #[derive(serde::Deserialize)]
+        struct Item {
+            index: usize,
+            embedding: Vec<f32>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Embedded {
+            data: Vec<Item>,
+        }
+        let endpoint = format!("{}/embeddings", self.base);
+        let body = serde_json::json!({"model": model, "input": texts, "encoding_format": "float"});
+        let resp = self
+            .send(
+                self.http.post(&endpoint).json(&body),
+                &endpoint,
+                Some(model),
+            )
+            .await?;
+        let bytes = self.whole(resp).await?;
+        let got: Embedded = serde_json::from_slice(&bytes).map_err(|e| OpenAiError::Malformed {
+            detail: format!(
+                "{e} in `{}`",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(120)])
+            ),
+        })?;
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        for item in got.data {
+            match out.get_mut(item.index) {
+                Some(slot @ None) => *slot = Some(item.embedding),
+                _ => {
+                    return Err(OpenAiError::Malformed {
+                        detail: format!("embedding index {} out of place", item.index),
+                    });
+                }
+            }
+        }
+        out.into_iter()
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| OpenAiError::Malformed {
+                detail: format!("fewer embeddings than the {} texts sent", texts.len()),
+            })
+    }
+
     /// The names of the models the server offers.
     pub async fn models(&self) -> Result<Vec<String>, OpenAiError> {
         Ok(self

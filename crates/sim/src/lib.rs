@@ -191,6 +191,7 @@ mod api;
 mod chat;
 mod control;
 mod duration;
+mod embed;
 mod fault;
 mod generate;
 mod http;
@@ -211,6 +212,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+pub use embed::vector as embedding_of;
 pub use fault::{Fault, FaultParseError};
 pub use script::{ModelSpec, Reply, Script, ToolCallSpec};
 pub use state::{Hold, RecordedRequest, Stats};
@@ -275,6 +277,24 @@ impl SimHandle {
     /// first).
     pub fn stats(&self) -> Stats {
         self.shared.stats()
+    }
+
+    /// The length of the vectors embedding requests get from now on (a
+    /// server whose model changed under an index).
+    pub fn set_embed_dims(&self, dims: usize) {
+        self.shared.mutate(|inner| inner.embed_dims = dims.max(1));
+    }
+
+    /// Every embedding request fails with `status` from now on (`None`:
+    /// they succeed again).
+    pub fn fail_embeddings(&self, status: Option<u16>) {
+        self.shared.mutate(|inner| inner.embed_fault = status);
+    }
+
+    /// Embedding requests with an input longer than `max` bytes fail with
+    /// llama.cpp's 500 from now on (`None`: any length).
+    pub fn refuse_embedding_inputs_over(&self, max: Option<usize>) {
+        self.shared.mutate(|inner| inner.embed_max_bytes = max);
     }
 
     /// Every request but `/sim/*`, in arrival order.

@@ -51,6 +51,9 @@ pub(crate) async fn dispatch(
     match (req.method.as_str(), req.path.as_str()) {
         ("POST", "/v1/chat/completions") => chat_completions(shared, conn, &req.body).await,
         ("GET", "/v1/models") => models(shared, conn).await,
+        ("POST", "/v1/embeddings") => {
+            crate::embed::handle(shared, conn, &req.body, crate::embed::Wire::OpenAi).await
+        }
         _ => not_found(conn).await,
     }
 }

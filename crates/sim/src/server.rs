@@ -12,7 +12,7 @@ use tokio::task::JoinSet;
 use crate::http::{Conn, Gone, Request};
 use crate::respond::{Flow, not_found};
 use crate::state::{RecordedRequest, Shared};
-use crate::{api, chat, control, openai};
+use crate::{api, chat, control, embed, openai};
 
 /// Accepts connections until aborted.
 pub(crate) async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
@@ -81,6 +81,7 @@ async fn dispatch(shared: &Arc<Shared>, conn: &mut Conn, req: Request) -> Result
         }
         ("GET" | "HEAD", "/api/version") => api::version(conn).await,
         ("POST", "/api/chat") => chat::handle(shared, conn, &req.body).await,
+        ("POST", "/api/embed") => embed::handle(shared, conn, &req.body, embed::Wire::Ollama).await,
         ("GET" | "HEAD", "/api/tags") => api::tags(shared, conn).await,
         ("POST", "/api/show") => api::show(shared, conn, &req.body).await,
         ("GET", "/api/ps") => api::ps(shared, conn).await,

@@ -52,6 +52,10 @@ pub struct Stats {
     pub cancelled: u64,
     /// Prompts that lost their oldest messages to fit `num_ctx`.
     pub truncated_prompts: u64,
+    /// Embedding requests answered (`/api/embed`, `/v1/embeddings`).
+    pub embed_requests: u64,
+    /// Texts embedded, over all those requests.
+    pub embedded_texts: u64,
     /// Names of the loaded models, sorted.
     pub loaded: Vec<String>,
 }
@@ -168,6 +172,9 @@ pub(crate) struct Runner {
     pub cache: Vec<String>,
 }
 
+/// The length of embedding vectors until a test sets another.
+pub(crate) const DEFAULT_EMBED_DIMS: usize = 64;
+
 /// Everything behind the state lock.
 #[derive(Debug)]
 pub(crate) struct Inner {
@@ -180,6 +187,13 @@ pub(crate) struct Inner {
     pub counters: Stats,
     pub runners: BTreeMap<String, Runner>,
     pub requests: Vec<RecordedRequest>,
+    /// The length of the vectors embedding requests get.
+    pub embed_dims: usize,
+    /// A status every embedding request fails with, when set.
+    pub embed_fault: Option<u16>,
+    /// Inputs longer than this (bytes) fail the request with a 500, as
+    /// llama.cpp's server refuses a text longer than its batch.
+    pub embed_max_bytes: Option<usize>,
 }
 
 impl Inner {
@@ -268,6 +282,9 @@ impl Shared {
                 counters: Stats::default(),
                 runners: BTreeMap::new(),
                 requests: Vec::new(),
+                embed_dims: DEFAULT_EMBED_DIMS,
+                embed_fault: None,
+                embed_max_bytes: None,
             }),
             version: watch::Sender::new(0),
             reaper: Notify::new(),

@@ -60,7 +60,7 @@ pub use import::{
 };
 pub use migrate::SCHEMA_VERSION;
 pub use pdf_text::{
-    MAX_PDF_BYTES, READ_PDF_FLAG, run_if_requested as run_pdf_reader_if_requested,
+    MAX_PDF_BYTES, READ_PDF_FLAG, pdf_text, run_if_requested as run_pdf_reader_if_requested,
     set_reader as set_pdf_reader, set_reader_limits as set_pdf_reader_limits,
 };
 pub use profiles::{

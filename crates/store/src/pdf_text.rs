@@ -233,15 +233,21 @@ fn extract(bytes: &[u8]) -> Result<String, PdfError> {
 
 /// The text of `bytes`, a PDF named `name`.
 pub(crate) fn text_of(name: &str, bytes: &[u8]) -> Result<String, StoreError> {
-    let refuse = |why: String| StoreError::Attachment(format!("cannot attach {name}: {why}"));
+    pdf_text(bytes).map_err(|why| StoreError::Attachment(format!("cannot attach {name}: {why}")))
+}
+
+/// The text of the PDF `bytes`, read in the bounded child process; the
+/// error says why it cannot be read, in words for the user (knowledge
+/// folders keep it beside the file).
+pub fn pdf_text(bytes: &[u8]) -> Result<String, String> {
     if bytes.len() > MAX_PDF_BYTES {
-        return Err(refuse(format!(
+        return Err(format!(
             "the PDF is {} MB; the most Hearth reads is {} MB",
             bytes.len() >> 20,
             MAX_PDF_BYTES >> 20
-        )));
+        ));
     }
-    let text = extract(bytes).map_err(|e| refuse(format!("its text cannot be read ({e})")))?;
+    let text = extract(bytes).map_err(|e| format!("its text cannot be read ({e})"))?;
     // Page breaks come as form feeds; runs of blank lines add nothing.
     let text = text.replace('\u{c}', "\n");
     let mut out = String::with_capacity(text.len());
@@ -255,9 +261,7 @@ pub(crate) fn text_of(name: &str, bytes: &[u8]) -> Result<String, StoreError> {
     }
     let out = out.trim().to_owned();
     if out.is_empty() {
-        return Err(refuse(
-            "it has no text to read (a scanned PDF holds pictures of its pages)".into(),
-        ));
+        return Err("it has no text to read (a scanned PDF holds pictures of its pages)".into());
     }
     Ok(out)
 }

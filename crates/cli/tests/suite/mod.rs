@@ -7,6 +7,7 @@ mod hooks;
 mod host_keys;
 mod hosts;
 mod key_prompt;
+mod knowledge;
 mod mcp;
 mod memory;
 mod openai;

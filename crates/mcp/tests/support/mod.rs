@@ -92,21 +92,7 @@ pub fn hub(name: &str, config: ServerConfig) -> Arc<Hub> {
 
 /// A tool context for direct calls.
 pub fn ctx() -> ToolContext {
-    ToolContext {
-        session_id: "s".into(),
-        conversation: "s".into(),
-        run_id: "r".into(),
-        call_id: "c".into(),
-        cancel: tokio_util::sync::CancellationToken::new(),
-        events: hearth_core::EventSink::discard(hearth_protocol::RunScope::top("s", "r")),
-        workspace: None,
-        scope: hearth_core::rights::Scope::default(),
-        approver: None,
-        depth: 0,
-        sandbox_off: false,
-        read_only: false,
-        window: 0,
-    }
+    hearth_test_support::tool_context("s", None)
 }
 
 /// Bounds every wait on a server (they start in well under this).

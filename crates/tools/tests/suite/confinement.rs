@@ -6,8 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hearth_core::{EventSink, Tool, ToolContext, ToolError};
-use hearth_protocol::RunScope;
+use hearth_core::{Tool, ToolContext, ToolError};
 use hearth_tools::{EditFile, ListDir, ReadFile, SearchFiles, WriteFile};
 use serde_json::{Value, json};
 
@@ -36,21 +35,7 @@ fn setup() -> Setup {
 }
 
 fn ctx(ws: &Path) -> ToolContext {
-    ToolContext {
-        session_id: "s".into(),
-        conversation: "s".into(),
-        run_id: "r".into(),
-        call_id: "c".into(),
-        cancel: Default::default(),
-        events: EventSink::discard(RunScope::top("s", "r")),
-        workspace: Some(ws.to_path_buf()),
-        scope: Default::default(),
-        approver: None,
-        depth: 0,
-        sandbox_off: false,
-        read_only: false,
-        window: 0,
-    }
+    hearth_test_support::tool_context("s", Some(ws))
 }
 
 async fn run(tool: &dyn Tool, ws: &Path, args: Value) -> Result<String, ToolError> {

@@ -3,28 +3,13 @@
 
 use std::path::Path;
 
-use hearth_core::{EventSink, Tool, ToolContext, ToolEffect};
-use hearth_protocol::RunScope;
+use hearth_core::{Tool, ToolContext, ToolEffect};
 use hearth_tools::{EditFile, ListDir, ReadFile, Scratchpad, SearchFiles, WriteFile};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 fn ctx(ws: &Path, session: &str) -> ToolContext {
-    ToolContext {
-        session_id: session.into(),
-        conversation: session.into(),
-        run_id: "r".into(),
-        call_id: "c".into(),
-        cancel: Default::default(),
-        events: EventSink::discard(RunScope::top(session, "r")),
-        workspace: Some(ws.to_path_buf()),
-        scope: Default::default(),
-        approver: None,
-        depth: 0,
-        sandbox_off: false,
-        read_only: false,
-        window: 0,
-    }
+    hearth_test_support::tool_context(session, Some(ws))
 }
 
 #[tokio::test]

@@ -7,26 +7,14 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hearth_core::{EventSink, Tool, ToolContext, ToolEffect};
-use hearth_protocol::RunScope;
+use hearth_core::{Tool, ToolContext, ToolEffect};
 use hearth_tools::RunShell;
 use serde_json::json;
 
 fn ctx(ws: &Path) -> ToolContext {
     ToolContext {
-        session_id: "s".into(),
-        conversation: "s".into(),
-        run_id: "r".into(),
-        call_id: "c".into(),
-        cancel: Default::default(),
-        events: EventSink::discard(RunScope::top("s", "r")),
-        workspace: Some(ws.to_path_buf()),
-        scope: Default::default(),
-        approver: None,
-        depth: 0,
         sandbox_off: true,
-        read_only: false,
-        window: 0,
+        ..hearth_test_support::tool_context("s", Some(ws))
     }
 }
 

@@ -6,8 +6,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 
-use hearth_core::{EventSink, Offer, Tool, ToolContext, ToolRegistry, ToolSource};
-use hearth_protocol::RunScope;
+use hearth_core::{Offer, Tool, ToolContext, ToolRegistry, ToolSource};
 use hearth_tools::{LOAD_SKILL, Skills};
 use serde_json::json;
 
@@ -49,21 +48,7 @@ fn folder() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        session_id: "s".into(),
-        conversation: "s".into(),
-        run_id: "r".into(),
-        call_id: "c".into(),
-        cancel: Default::default(),
-        events: EventSink::discard(RunScope::top("s", "r")),
-        workspace: None,
-        scope: Default::default(),
-        approver: None,
-        depth: 0,
-        sandbox_off: false,
-        read_only: false,
-        window: 0,
-    }
+    hearth_test_support::tool_context("s", None)
 }
 
 fn offer(skills: Option<&[&str]>) -> Offer {

@@ -1,0 +1,154 @@
+//! `hearth knowledge` end to end against hearth-sim's embeddings, and the
+//! agent's `search_knowledge` tool as `hearth chat` composes it.
+
+use hearth_sim::{Reply, ToolCallSpec};
+use serde_json::json;
+
+use super::basics::{hearth, ok, output, sim, turn_bodies, with_workers};
+use crate::MODEL;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[tokio::test]
+async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("boat.md"),
+        "# Boat\n\n## Engine\n\nChange the impeller every spring.\n",
+    )
+    .unwrap();
+    // Not a PDF at all: the bounded reader (this binary again) says so.
+    std::fs::write(docs.join("broken.pdf"), b"%PDF-1.4 garbage without objects").unwrap();
+    let sim = sim(hearth_sim::Script::default()).await;
+    let v1 = format!("{}/v1", sim.url());
+    let k = |rest: &[&str]| {
+        let mut args = vec!["knowledge", "--db", db, "--backend", "openai", "--url", &v1];
+        args.extend_from_slice(rest);
+        args.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()
+    };
+    let run = |args: Vec<String>| async move {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&refs).await
+    };
+    run(k(&["add", docs.to_str().unwrap()])).await;
+    let out = run(k(&["sync"])).await;
+    assert!(out.contains("no embedding model is set"), "{out}");
+    run(k(&["model", MODEL])).await;
+    let out = run(k(&["sync"])).await;
+    assert!(out.contains("Embedded 1 passages"), "{out}");
+    assert_eq!(sim.stats().embedded_texts, 1);
+    let again = run(k(&["sync"])).await;
+    assert!(
+        again.contains("2 unchanged") && again.contains("Embedded 0"),
+        "{again}"
+    );
+
+    let skipped = run(k(&["skipped", docs.to_str().unwrap()])).await;
+    assert!(
+        skipped.starts_with("broken.pdf: its text cannot be read"),
+        "{skipped}"
+    );
+
+    let hits = run(k(&["search", "impeller spring", "--json"])).await;
+    let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    assert_eq!(hits[0]["rel_path"], "boat.md");
+    assert_eq!(hits[0]["heading"], "Boat");
+    assert_eq!(hits[0]["word_rank"], 1);
+    assert_eq!(hits[0]["meaning_rank"], 1);
+
+    let list = run(k(&["list"])).await;
+    assert!(
+        list.contains("2 files, 1 read, 1 left out; 1 passages, 1 embedded"),
+        "{list}"
+    );
+    let bad = output(hearth(
+        &k(&["add", "/nonexistent/folder"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    ))
+    .await;
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("/nonexistent/folder"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let removed = run(k(&["remove", docs.to_str().unwrap()])).await;
+    assert!(removed.contains("and its 1 passages"), "{removed}");
+}
+
+#[tokio::test]
+async fn the_agent_searches_knowledge_and_gets_numbered_passages_with_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("garden.md"),
+        "# Garden\n\nPrune the roses in late winter.\n",
+    )
+    .unwrap();
+    ok(&["knowledge", "--db", db, "add", docs.to_str().unwrap()]).await;
+    ok(&["knowledge", "--db", db, "sync"]).await;
+    ok(&[
+        "profiles",
+        "set",
+        "--db",
+        db,
+        "Finder",
+        "--model",
+        MODEL,
+        "--tools",
+        "search_knowledge",
+    ])
+    .await;
+    let sim = sim(with_workers("Roses")
+        .with_reply(Reply::tool_calls(vec![ToolCallSpec::new(
+            "search_knowledge",
+            json!({"query": "when to prune roses"}),
+        )]))
+        .with_reply(Reply::text("In late winter [1].")))
+    .await;
+    let url = sim.url();
+    let out = output(hearth(&[
+        "chat",
+        "--db",
+        db,
+        "--url",
+        &url,
+        "--model",
+        MODEL,
+        "--profile",
+        "Finder",
+        "When do I prune the roses?",
+    ]))
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("In late winter [1]."));
+    let last = turn_bodies(&sim).last().cloned().unwrap();
+    let result = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let file = docs.canonicalize().unwrap().join("garden.md");
+    assert!(
+        result.contains(&format!("[1] {}, lines 1–3 (Garden)", file.display())),
+        "{result}"
+    );
+    assert!(
+        result.contains("Prune the roses in late winter."),
+        "{result}"
+    );
+}

@@ -1,0 +1,197 @@
+//! A file's text cut into passages on its structure, with where each came
+//! from (lines, the headings above it) for the citation. The cutting is
+//! `text-splitter`'s: Markdown at headings, then blocks, paragraphs,
+//! lines and sentences; other text at blank lines, then lines and
+//! sentences. Each passage is at most [`MAX_CHUNK_CHARS`] characters: a
+//! small embedding model reads 256 to 512 tokens, and a passage the model
+//! cuts short is found by its beginning only.
+
+use text_splitter::{ChunkConfig, MarkdownSplitter, TextSplitter};
+
+use crate::extract::Kind;
+
+/// The longest passage, in characters.
+pub const MAX_CHUNK_CHARS: usize = 1000;
+/// The length passages are filled to when the structure allows.
+const DESIRED_CHUNK_CHARS: usize = 400;
+/// How deep a heading path goes ("Install › Linux › Debian").
+const MAX_HEADING_DEPTH: usize = 6;
+
+/// One passage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// Its text.
+    pub text: String,
+    /// The line it starts on (1-based, of the extracted text: for Markdown,
+    /// text and code the file's own lines).
+    pub start_line: u32,
+    /// The line it ends on.
+    pub end_line: u32,
+    /// The Markdown headings above it, outermost first, joined by " › ".
+    pub heading: Option<String>,
+}
+
+/// `text` of `kind` as passages, in order.
+pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
+    let config = ChunkConfig::new(DESIRED_CHUNK_CHARS..MAX_CHUNK_CHARS + 1);
+    let pieces: Vec<(usize, &str)> = match kind {
+        Kind::Markdown | Kind::Html => MarkdownSplitter::new(config).chunk_indices(text).collect(),
+        Kind::Text | Kind::Code | Kind::Pdf => {
+            TextSplitter::new(config).chunk_indices(text).collect()
+        }
+    };
+    let lines = LineIndex::new(text);
+    let headings = if matches!(kind, Kind::Markdown | Kind::Html) {
+        Headings::of(text)
+    } else {
+        Headings::default()
+    };
+    pieces
+        .into_iter()
+        .filter(|(_, piece)| !piece.trim().is_empty())
+        .map(|(at, piece)| Chunk {
+            text: piece.to_owned(),
+            start_line: lines.line_of(at),
+            end_line: lines.line_of(at + piece.len().saturating_sub(1)),
+            heading: headings.above(at),
+        })
+        .collect()
+}
+
+/// Where each line starts, to turn a byte offset into a line number.
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        Self {
+            newlines: newline_offsets(text),
+        }
+    }
+
+    /// The 1-based line of byte `at`.
+    fn line_of(&self, at: usize) -> u32 {
+        let before = self.newlines.partition_point(|&n| n < at);
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    }
+}
+
+fn newline_offsets(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect()
+}
+
+/// The heading path in force from each ATX heading on (`#` to `######`,
+/// outside fenced code blocks).
+#[derive(Default)]
+struct Headings {
+    /// (byte offset of the heading line, the path from there on).
+    marks: Vec<(usize, String)>,
+}
+
+impl Headings {
+    fn of(text: &str) -> Self {
+        let mut marks = Vec::new();
+        let mut stack: Vec<(usize, String)> = Vec::new();
+        let mut fence: Option<&str> = None;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let trimmed = line.trim_start();
+            if let Some(open) = fence {
+                if trimmed.starts_with(open) {
+                    fence = None;
+                }
+                continue;
+            }
+            if trimmed.starts_with("```") {
+                fence = Some("```");
+                continue;
+            }
+            if trimmed.starts_with("~~~") {
+                fence = Some("~~~");
+                continue;
+            }
+            let level = trimmed.bytes().take_while(|&b| b == b'#').count();
+            if level == 0 || level > 6 || line.len() - trimmed.len() > 3 {
+                continue;
+            }
+            let rest = &trimmed[level..];
+            if !(rest.starts_with(' ') || rest.starts_with('\t') || rest.trim().is_empty()) {
+                continue;
+            }
+            let title = rest.trim().trim_end_matches('#').trim();
+            if title.is_empty() {
+                continue;
+            }
+            stack.retain(|(l, _)| *l < level);
+            stack.push((level, title.to_owned()));
+            let path: Vec<&str> = stack
+                .iter()
+                .rev()
+                .take(MAX_HEADING_DEPTH)
+                .rev()
+                .map(|(_, t)| t.as_str())
+                .collect();
+            marks.push((start, path.join(" › ")));
+        }
+        Self { marks }
+    }
+
+    /// The path in force at byte `at`: that of the last heading starting at
+    /// or before it.
+    fn above(&self, at: usize) -> Option<String> {
+        let i = self.marks.partition_point(|(start, _)| *start <= at);
+        i.checked_sub(1).map(|i| self.marks[i].1.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_passages_carry_their_headings_and_lines() {
+        let text = "# Guide\n\nIntro line.\n\n## Install\n\n```sh\n# not a heading\napt install hearth\n```\n\n### Debian\n\nUse the .deb.\n";
+        let long: String = std::iter::repeat_n(text, 1).collect();
+        let chunks = split(Kind::Markdown, &long);
+        assert!(!chunks.is_empty());
+        let all: Vec<_> = chunks.iter().map(|c| c.heading.clone()).collect();
+        assert_eq!(chunks[0].heading.as_deref(), Some("Guide"), "{all:?}");
+        assert_eq!(chunks[0].start_line, 1);
+        let last = chunks.last().map(|c| c.end_line);
+        assert_eq!(last, Some(14));
+        let h = Headings::of(text);
+        let debian = text.find("Use the").unwrap_or(0);
+        assert_eq!(h.above(debian).as_deref(), Some("Guide › Install › Debian"));
+        let code = text.find("apt install").unwrap_or(0);
+        assert_eq!(h.above(code).as_deref(), Some("Guide › Install"));
+    }
+
+    #[test]
+    fn long_text_is_cut_within_the_limit_and_lines_follow() {
+        let para = "This sentence is about the index and it goes on for a while. ".repeat(10);
+        let text = format!("{para}\n\n{para}\n\n{para}\n");
+        let chunks = split(Kind::Text, &text);
+        assert!(chunks.len() >= 3, "{}", chunks.len());
+        for c in &chunks {
+            assert!(
+                c.text.chars().count() <= MAX_CHUNK_CHARS,
+                "{}",
+                c.text.len()
+            );
+            assert!(c.start_line <= c.end_line);
+            assert!(c.heading.is_none());
+        }
+        assert_eq!(chunks.last().map(|c| c.end_line), Some(5));
+    }
+
+    #[test]
+    fn blank_text_has_no_passages() {
+        assert!(split(Kind::Text, " \n\n\t\n").is_empty());
+    }
+}

@@ -1,0 +1,305 @@
+//! The text of a file, by its kind. Every file is the user's own but not
+//! necessarily well-formed: a file that cannot be read is a [`Skipped`]
+//! with its reason, never an error of the whole sync.
+
+use std::path::Path;
+
+/// The largest file read (a PDF has the store's own limit): past it a
+/// text file is a log or a dump, not a document.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// How much of a file is looked at to tell text from binary.
+const SNIFF_BYTES: usize = 8 << 10;
+
+/// What a file holds, which decides how it is split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Markdown (and HTML, turned into Markdown): split at its headings.
+    Markdown,
+    /// Prose without markup: split at paragraphs, then lines and sentences.
+    Text,
+    /// Source code or configuration: split at blank lines, then lines.
+    Code,
+    /// A PDF: its text, read by the store's bounded child process.
+    Pdf,
+    /// An HTML page.
+    Html,
+}
+
+impl Kind {
+    /// The name kept in the index.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Markdown => "markdown",
+            Self::Text => "text",
+            Self::Code => "code",
+            Self::Pdf => "pdf",
+            Self::Html => "html",
+        }
+    }
+}
+
+/// A file's text, ready to split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extracted {
+    /// How it is split ([`Kind::Html`] comes out as [`Kind::Markdown`], a
+    /// PDF as [`Kind::Text`]).
+    pub kind: Kind,
+    /// The text.
+    pub text: String,
+}
+
+/// Why a file has no passages. Kept with the file, so the user sees which
+/// files were left out and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Skipped {
+    /// Not text (a NUL byte or invalid UTF-8 at its start).
+    #[error("not a text file")]
+    Binary,
+    /// Larger than [`MAX_FILE_BYTES`].
+    #[error("larger than {} MB", MAX_FILE_BYTES >> 20)]
+    TooLarge,
+    /// Text whose content could not be read (an unreadable PDF, a file
+    /// that vanished, a permission).
+    #[error("{0}")]
+    Unreadable(String),
+    /// Nothing but whitespace.
+    #[error("empty")]
+    Empty,
+}
+
+const MARKDOWN: &[&str] = &["md", "markdown", "mdx", "mkd"];
+const HTML: &[&str] = &["html", "htm", "xhtml"];
+const TEXT: &[&str] = &[
+    "txt", "text", "rst", "org", "adoc", "asciidoc", "tex", "csv", "tsv",
+];
+const CODE: &[&str] = &[
+    "rs",
+    "py",
+    "js",
+    "mjs",
+    "cjs",
+    "ts",
+    "tsx",
+    "jsx",
+    "go",
+    "java",
+    "kt",
+    "kts",
+    "scala",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "cxx",
+    "hpp",
+    "hh",
+    "cs",
+    "fs",
+    "rb",
+    "php",
+    "swift",
+    "m",
+    "mm",
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "sql",
+    "toml",
+    "yaml",
+    "yml",
+    "json",
+    "jsonc",
+    "ini",
+    "cfg",
+    "conf",
+    "css",
+    "scss",
+    "less",
+    "svelte",
+    "vue",
+    "lua",
+    "r",
+    "jl",
+    "hs",
+    "ml",
+    "mli",
+    "ex",
+    "exs",
+    "erl",
+    "clj",
+    "dart",
+    "zig",
+    "nim",
+    "pl",
+    "pm",
+    "proto",
+    "graphql",
+    "cmake",
+    "gradle",
+    "xml",
+    "vim",
+    "el",
+    "nix",
+    "tf",
+    "dockerfile",
+    "makefile",
+];
+/// Extensions that are never text worth reading, skipped without opening
+/// the file (a folder of photos costs a walk, not a read of each).
+const NEVER: &[&str] = &[
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "webp",
+    "bmp",
+    "ico",
+    "tif",
+    "tiff",
+    "heic",
+    "mp3",
+    "wav",
+    "flac",
+    "ogg",
+    "m4a",
+    "mp4",
+    "mkv",
+    "mov",
+    "avi",
+    "webm",
+    "zip",
+    "gz",
+    "xz",
+    "bz2",
+    "zst",
+    "7z",
+    "rar",
+    "tar",
+    "iso",
+    "dmg",
+    "exe",
+    "dll",
+    "so",
+    "dylib",
+    "o",
+    "a",
+    "class",
+    "jar",
+    "pyc",
+    "wasm",
+    "bin",
+    "dat",
+    "db",
+    "sqlite",
+    "sqlite3",
+    "gguf",
+    "onnx",
+    "safetensors",
+    "pt",
+    "woff",
+    "woff2",
+    "ttf",
+    "otf",
+    "eot",
+    "psd",
+    "ai",
+    "sketch",
+    "fig",
+    "lock",
+];
+
+/// The kind a path suggests; `None` for one to sniff.
+fn kind_by_name(path: &Path) -> Option<Result<Kind, Skipped>> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    if matches!(
+        name.as_str(),
+        "makefile" | "dockerfile" | "justfile" | "cmakelists.txt"
+    ) {
+        return Some(Ok(Kind::Code));
+    }
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let ext = ext.as_str();
+    Some(if MARKDOWN.contains(&ext) {
+        Ok(Kind::Markdown)
+    } else if HTML.contains(&ext) {
+        Ok(Kind::Html)
+    } else if TEXT.contains(&ext) {
+        Ok(Kind::Text)
+    } else if CODE.contains(&ext) {
+        Ok(Kind::Code)
+    } else if ext == "pdf" {
+        Ok(Kind::Pdf)
+    } else if NEVER.contains(&ext) {
+        Err(Skipped::Binary)
+    } else {
+        return None;
+    })
+}
+
+/// Whether a file is worth opening at all, from its name alone: `false`
+/// for pictures, archives, binaries.
+pub(crate) fn worth_reading(path: &Path) -> bool {
+    !matches!(kind_by_name(path), Some(Err(_)))
+}
+
+/// Whether the bytes look like text: no NUL and valid UTF-8 in the first
+/// [`SNIFF_BYTES`] (a multi-byte character cut at the end is allowed).
+fn looks_like_text(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && head.len() == SNIFF_BYTES,
+    }
+}
+
+/// The text of the file at `path` whose bytes are `bytes`.
+pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Skipped::TooLarge);
+    }
+    let kind = match kind_by_name(path) {
+        Some(known) => known?,
+        None if looks_like_text(bytes) => Kind::Text,
+        None => return Err(Skipped::Binary),
+    };
+    let extracted = match kind {
+        Kind::Pdf => {
+            let text = hearth_store::pdf_text(bytes).map_err(Skipped::Unreadable)?;
+            Extracted {
+                kind: Kind::Text,
+                text,
+            }
+        }
+        Kind::Html => {
+            let html = String::from_utf8_lossy(bytes);
+            let doc = dom_query::Document::from(html.as_ref());
+            Extracted {
+                kind: Kind::Markdown,
+                text: doc
+                    .md(Some(&[
+                        "script", "style", "meta", "head", "noscript", "template", "svg",
+                    ]))
+                    .to_string(),
+            }
+        }
+        _ => {
+            if !looks_like_text(bytes) {
+                return Err(Skipped::Binary);
+            }
+            Extracted {
+                kind,
+                text: String::from_utf8_lossy(bytes).into_owned(),
+            }
+        }
+    };
+    if extracted.text.trim().is_empty() {
+        return Err(Skipped::Empty);
+    }
+    Ok(extracted)
+}

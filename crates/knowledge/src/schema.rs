@@ -1,0 +1,111 @@
+//! The index's database: its tables and their one migration so far.
+//!
+//! `folders` are what the user added; `files` every file seen in them, with
+//! the content hash that makes a sync incremental and the reason a file
+//! has no passages; `chunks` the passages, each with its vector once
+//! embedded (`NULL` until then: that is the embedding pass's to-do list);
+//! `chunks_fts` an FTS5 index over the passages' text, heading and path,
+//! kept by triggers; `meta` the embedding model and dimension the vectors
+//! were made with.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use crate::error::KnowledgeError;
+
+/// The schema this build writes.
+pub(crate) const SCHEMA_VERSION: i64 = 1;
+
+const V1: &str = "
+CREATE TABLE folders (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    project TEXT,
+    added_at INTEGER NOT NULL,
+    synced_at INTEGER,
+    state TEXT NOT NULL DEFAULT 'new',
+    detail TEXT
+);
+CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+    rel_path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT,
+    kind TEXT,
+    skipped TEXT,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    seen INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (folder_id, rel_path)
+);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    heading TEXT,
+    path TEXT NOT NULL,
+    text TEXT NOT NULL,
+    embedding BLOB
+);
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE INDEX chunks_unembedded ON chunks(id) WHERE embedding IS NULL;
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    text, heading, path,
+    content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+-- BM25 with the text weighing most, a heading or the file's path still
+-- counting (a question about 'install' finds INSTALL.md), kept as the
+-- table's rank so that `ORDER BY rank LIMIT n` takes FTS5's fast path.
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.5, 0.3)');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text, heading, path)
+    VALUES (new.id, new.text, coalesce(new.heading, ''), new.path);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, heading, path)
+    VALUES ('delete', old.id, old.text, coalesce(old.heading, ''), old.path);
+END;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+";
+
+/// Opens (creating) the index at `path`, migrated to [`SCHEMA_VERSION`].
+pub(crate) fn open(path: &Path) -> Result<Connection, KnowledgeError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| KnowledgeError::Folder {
+            path: dir.display().to_string(),
+            detail: e.to_string(),
+        })?;
+    }
+    let conn = Connection::open(path)?;
+    prepare(&conn)?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(KnowledgeError::NewerSchema {
+            path: path.display().to_string(),
+            found: version,
+            known: SCHEMA_VERSION,
+        });
+    }
+    if version < 1 {
+        conn.execute_batch(&format!(
+            "BEGIN; {V1} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        ))?;
+    }
+    Ok(conn)
+}
+
+/// WAL, so searches read while a sync writes; foreign keys, so a folder's
+/// removal takes its files and passages; a busy wait for the other
+/// connection's write.
+fn prepare(conn: &Connection) -> Result<(), KnowledgeError> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    Ok(())
+}
