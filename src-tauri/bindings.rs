@@ -8,8 +8,8 @@ use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
-    app, attachments, chat, hosts, memory, models, profiles, sessions, speak, tools, transfer,
-    voice,
+    app, attachments, chat, hosts, knowledge, memory, models, profiles, sessions, speak, tools,
+    transfer, voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -60,6 +60,15 @@ pub fn builder() -> Builder<Wry> {
             speak::speak_text,
             speak::stop_speaking,
             speak::speaking_status,
+            knowledge::knowledge_status,
+            knowledge::knowledge_choose_folder,
+            knowledge::knowledge_add_folder,
+            knowledge::knowledge_remove_folder,
+            knowledge::knowledge_skipped,
+            knowledge::knowledge_set_model,
+            knowledge::knowledge_sync,
+            knowledge::knowledge_stop_sync,
+            knowledge::knowledge_search,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

@@ -53,6 +53,34 @@ pub async fn folder<R: Runtime>(app: &AppHandle<R>, ask: Ask) -> Option<PathBuf>
     shown(app, ask, |b, tx| b.pick_folder(move |p| drop(tx.send(p)))).await
 }
 
+/// The folder dialog titled `title`, opening in `start` when that is a
+/// folder, else in the home folder: the chosen folder's path as text, or
+/// `None` when the person cancelled.
+pub async fn folder_path<R: Runtime>(
+    app: &AppHandle<R>,
+    title: &str,
+    start: Option<PathBuf>,
+) -> Result<Option<String>, hearth_protocol::ErrorInfo> {
+    let opens_in = start
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .or_else(|| app.path().home_dir().ok());
+    let ask = Ask {
+        title: title.to_owned(),
+        folder: opens_in,
+        name: None,
+        filter: None,
+    };
+    let Some(path) = folder(app, ask).await else {
+        return Ok(None);
+    };
+    path.to_str().map(|p| Some(p.to_owned())).ok_or_else(|| {
+        crate::state::invalid(format!(
+            "the folder {} has a name that is not text",
+            path.display()
+        ))
+    })
+}
+
 type Picked = tokio::sync::oneshot::Sender<Option<tauri_plugin_dialog::FilePath>>;
 
 /// Builds the dialog, shows it with `show` (the plugin runs it on the main

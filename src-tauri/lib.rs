@@ -12,6 +12,7 @@ pub mod commands;
 mod confirm;
 mod desktop;
 mod dialogs;
+mod knowledge;
 mod links;
 mod notices;
 mod page_events;

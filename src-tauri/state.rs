@@ -67,6 +67,9 @@ pub struct AppState {
     pub demo: bool,
     /// The database file.
     pub db_path: PathBuf,
+    /// Knowledge folders: the index the agent's tool searches, and its
+    /// sync.
+    pub knowledge: Arc<crate::knowledge::KnowledgeDesk>,
 }
 
 impl AppState {
@@ -108,8 +111,13 @@ impl AppState {
             mcp,
             skills,
             approvals,
+            knowledge,
             ..
         } = inputs;
+        let knowledge = Arc::new(crate::knowledge::KnowledgeDesk::new(
+            knowledge,
+            ollama.clone(),
+        ));
         Ok(Self {
             approvals,
             mcp,
@@ -129,6 +137,7 @@ impl AppState {
             speaking: Arc::default(),
             demo,
             db_path,
+            knowledge,
         })
     }
 

@@ -142,6 +142,7 @@ pub async fn session(
         mcp: Arc::default(),
         hooks: Arc::new(hearth_core::hooks::NoHooks),
         skills,
+        knowledge: None,
     });
     let runs = LiveRuns::default();
     let session_id = "bench-cache";

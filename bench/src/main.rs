@@ -20,12 +20,16 @@
 //!     `llama-server -np 1`, started by `scripts/realmodel/start.sh`).
 //! (e) Time to first token added by Hearth over a bare request with the
 //!     same body, planning off and on (`ttft.rs`).
+//! (f) Stop and a new chat's first token while a knowledge folder is
+//!     indexed, against the same with nothing else going on
+//!     (`indexing.rs`, `--only indexing`).
 //!
 //! Usage: `cargo run -p hearth-bench --release [-- --stops N --tokens N
-//! --rounds N --turns N --only cache|ttft --real URL --real-model NAME --goal X]`
+//! --rounds N --turns N --only cache|ttft|indexing --real URL --real-model NAME --goal X]`
 //! (`--goal`: exit 1 when a cache session's median is above X).
 
 mod cache;
+mod indexing;
 mod persist;
 mod stop_latency;
 mod stop_states;
@@ -318,7 +322,15 @@ fn main() -> ExitCode {
                 println!("{}", ttft::run(args.rounds.max(20)).await?.markdown());
                 return Ok(());
             }
-            Some(other) => return Err(format!("--only {other}: `cache` or `ttft`")),
+            Some("indexing") => {
+                let (sim, agents) = setup().await?;
+                println!(
+                    "{}",
+                    indexing::run(&sim, &agents.ollama, args.stops.min(100)).await?
+                );
+                return Ok(());
+            }
+            Some(other) => return Err(format!("--only {other}: `cache`, `ttft` or `indexing`")),
             None => {}
         }
         let (sim, agents) = setup().await?;

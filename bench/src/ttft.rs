@@ -128,6 +128,7 @@ pub async fn run(rounds: usize) -> Result<Ttft, String> {
             mcp: Arc::default(),
             hooks: Arc::new(hearth_core::hooks::NoHooks),
             skills,
+            knowledge: None,
         });
         let runs = LiveRuns::default();
         let http = reqwest::Client::new();

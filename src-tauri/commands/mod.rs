@@ -7,6 +7,7 @@ pub mod app;
 pub mod attachments;
 pub mod chat;
 pub mod hosts;
+pub mod knowledge;
 pub mod memory;
 pub mod models;
 pub mod profiles;

@@ -158,24 +158,6 @@ pub async fn choose_workspace(
     app: AppHandle,
     start: Option<String>,
 ) -> Result<Option<String>, ErrorInfo> {
-    use tauri::Manager;
-    let folder = start
-        .map(std::path::PathBuf::from)
-        .filter(|p| p.is_absolute() && p.is_dir())
-        .or_else(|| app.path().home_dir().ok());
-    let ask = crate::dialogs::Ask {
-        title: "Choose the workspace folder".to_owned(),
-        folder,
-        name: None,
-        filter: None,
-    };
-    let Some(path) = crate::dialogs::folder(&app, ask).await else {
-        return Ok(None);
-    };
-    path.to_str().map(|p| Some(p.to_owned())).ok_or_else(|| {
-        invalid(format!(
-            "the folder {} has a name that is not text",
-            path.display()
-        ))
-    })
+    let start = start.map(std::path::PathBuf::from);
+    crate::dialogs::folder_path(&app, "Choose the workspace folder", start).await
 }

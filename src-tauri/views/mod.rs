@@ -4,12 +4,14 @@
 //! convert at the edge.
 
 mod chat;
+mod knowledge;
 mod settings;
 mod snippet;
 mod tools;
 mod trace;
 
 pub use chat::*;
+pub use knowledge::*;
 pub use settings::*;
 pub use tools::*;
 pub use trace::*;

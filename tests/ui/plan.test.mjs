@@ -3,25 +3,32 @@
 // app opens it after a restart (from the events the core kept with the run).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { calls, send, setup, waitIdle } from './harness.mjs';
+import { calls, send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
 test('plan streams in, then steps 1 and 2 are marked done', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
-    await page.evaluate(() => (window.__hearthMock.config.tickMs = 250));
+    // Stepped: each state is held until the test has seen it (with a
+    // timer, "3 steps" lasted one tick, and a loaded machine missed it).
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'plan it');
+    const card = page.getByTestId('plan-card');
     // Seen partially while it streams.
+    await stepUntil(page, 'plan_delta');
     await page.waitForFunction(() => {
       const card = document.querySelector('[data-testid=plan-card]');
       return card && card.textContent.includes('Look') && !card.textContent.includes('Answer');
     });
-    const card = page.getByTestId('plan-card');
     // Before any step is marked, it counts them rather than say "0 done".
+    await stepUntil(page, 'plan_ready');
     await card.getByTestId('plan-progress').filter({ hasText: /^3 steps$/ }).waitFor();
+    await stepUntil(page, 'plan_progress');
     await card.getByTestId('plan-progress').filter({ hasText: '1 of 3 done' }).waitFor();
+    await stepUntil(page, 'plan_progress');
     await card.getByTestId('plan-progress').filter({ hasText: '2 of 3 done' }).waitFor();
+    await stepAll(page);
     const steps = card.getByTestId('plan-step');
     const texts = await steps.allTextContents();
     assert.equal(texts.length, 3);

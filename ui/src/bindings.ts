@@ -178,6 +178,28 @@ export const commands = {
 	 *  failure (once).
 	 */
 	speakingStatus: () => typedError<SpeakingView, ErrorInfo>(__TAURI_INVOKE("speaking_status")),
+	/**  The folders, the model and the sync now. */
+	knowledgeStatus: () => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_status")),
+	/**  Asks for a folder with the native picker; `None` when cancelled. */
+	knowledgeChooseFolder: () => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("knowledge_choose_folder")),
+	/**  Adds a folder (read at the next sync, which this starts). */
+	knowledgeAddFolder: (path: string) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_add_folder", { path })),
+	/**  Removes a folder and its passages (the files are not touched). */
+	knowledgeRemoveFolder: (path: string) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_remove_folder", { path })),
+	/**  The files of a folder that were left out, with why (at most 200). */
+	knowledgeSkipped: (path: string) => typedError<([string, string])[], ErrorInfo>(__TAURI_INVOKE("knowledge_skipped", { path })),
+	/**
+	 *  Chooses the embedding model on the default host (blank: none, search
+	 *  by words only). A new model embeds every passage again at the next
+	 *  sync, which this starts.
+	 */
+	knowledgeSetModel: (model: string) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_set_model", { model })),
+	/**  Starts a sync (nothing when one is going on). */
+	knowledgeSync: () => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_sync")),
+	/**  Stops the sync going on; what it did is kept. */
+	knowledgeStopSync: () => typedError<null, ErrorInfo>(__TAURI_INVOKE("knowledge_stop_sync")),
+	/**  Passages for `query`, by words and meaning fused. */
+	knowledgeSearch: (query: string) => typedError<KnowledgeHitView[], ErrorInfo>(__TAURI_INVOKE("knowledge_search", { query })),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -976,6 +998,76 @@ export type InstalledModelView = {
 	capabilities: string[],
 	/**  Size on disk, bytes. */
 	size: number,
+};
+
+/**  One knowledge folder. */
+export type KnowledgeFolderView = {
+	/**  Its path. */
+	path: string,
+	/**  Files seen in it. */
+	files: number,
+	/**  Files with passages. */
+	indexed: number,
+	/**  Files left out (each with its reason: `knowledge_skipped`). */
+	skipped: number,
+	/**  Passages. */
+	chunks: number,
+	/**  Passages with a vector. */
+	embedded: number,
+	/**  `new`, `syncing`, `ready`, `missing` or `failed`. */
+	status: string,
+	/**  What went wrong, for `missing` and `failed`. */
+	detail: string | null,
+};
+
+/**  A passage found. */
+export type KnowledgeHitView = {
+	/**  The file. */
+	path: string,
+	/**  The headings above the passage. */
+	heading: string | null,
+	/**  Its first line. */
+	start_line: number,
+	/**  Its last line. */
+	end_line: number,
+	/**  Its text. */
+	text: string,
+	/**  Its rank by words, when the word search found it. */
+	word_rank: number | null,
+	/**  Its rank by meaning. */
+	meaning_rank: number | null,
+};
+
+/**  A sync, going on or last finished. */
+export type KnowledgeSyncView = {
+	/**  A sync is going on. */
+	running: boolean,
+	/**  `reading` (the text pass) or `embedding`, while running. */
+	phase: string | null,
+	/**  Files seen so far (reading). */
+	seen: number,
+	/**  Of those, files read again (new or changed). */
+	read: number,
+	/**  Passages embedded so far, and how many there are to embed. */
+	embedded: number,
+	/**  How many passages this pass embeds. */
+	to_embed: number,
+	/**  How the last sync ended, in words. */
+	last: string | null,
+	/**  What stopped the last sync, with what to do. */
+	error: string | null,
+};
+
+/**  The panel. */
+export type KnowledgeView = {
+	/**  Every folder, by path. */
+	folders: KnowledgeFolderView[],
+	/**  The embedding model chosen (`None`: search by words only). */
+	model: string | null,
+	/**  The model the vectors held were made with, when another. */
+	vectors_model: string | null,
+	/**  The sync. */
+	sync: KnowledgeSyncView,
 };
 
 /**  A fact memory kept from this turn. */

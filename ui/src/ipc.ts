@@ -157,3 +157,21 @@ export const voiceStatus = () => ok(commands.voiceStatus());
 export const speakText = (text: string) => ok(commands.speakText(text));
 export const stopSpeaking = () => ok(commands.stopSpeaking());
 export const speakingStatus = () => ok(commands.speakingStatus());
+
+/** The knowledge folders, the embedding model and the sync now. */
+export const knowledgeStatus = () => ok(commands.knowledgeStatus());
+/** The system's folder dialog for a knowledge folder: the chosen folder, or null when cancelled. */
+export const knowledgeChooseFolder = () => ok(commands.knowledgeChooseFolder());
+/** Adds a knowledge folder and starts a sync in the background. */
+export const knowledgeAddFolder = (path: string) => ok(commands.knowledgeAddFolder(path));
+/** Forgets a folder and its passages (the files stay); refused while a sync runs. */
+export const knowledgeRemoveFolder = (path: string) => ok(commands.knowledgeRemoveFolder(path));
+/** A folder's files left out, as `[file, why]` (at most 200). */
+export const knowledgeSkipped = (path: string) => ok(commands.knowledgeSkipped(path));
+/** Chooses the embedding model (blank: none, search by words only); a model starts a sync. */
+export const knowledgeSetModel = (model: string) => ok(commands.knowledgeSetModel(model));
+/** Starts a sync (nothing when one is going on). */
+export const knowledgeSync = () => ok(commands.knowledgeSync());
+export const knowledgeStopSync = () => ok(commands.knowledgeStopSync());
+/** Passages for `query`, by words and meaning fused. */
+export const knowledgeSearch = (query: string) => ok(commands.knowledgeSearch(query));

@@ -13,7 +13,7 @@ mod knowledge;
 mod mcp_store;
 mod open;
 
-pub use knowledge::{KNOWLEDGE_FILE, knowledge_path, knowledge_tool};
+pub use knowledge::{KNOWLEDGE_FILE, KnowledgeTools, knowledge_path, open_knowledge};
 pub use open::{Inputs, OpenError, UnusableHooks, open};
 
 use std::path::PathBuf;
@@ -133,6 +133,9 @@ pub struct Parts {
     pub hooks: Arc<dyn hearth_core::hooks::Hooks>,
     /// The user's skills ([`skills`]).
     pub skills: Arc<hearth_tools::Skills>,
+    /// The knowledge index ([`open_knowledge`]): `search_knowledge` is
+    /// offered while it has a folder.
+    pub knowledge: Option<hearth_knowledge::Index>,
 }
 
 /// The variable that names another skills folder.
@@ -318,10 +321,11 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         mcp,
         hooks,
         skills,
+        knowledge,
     } = parts;
     let mut tools = tools(&store, &profiles, &mcp, &skills);
-    if let Some(search) = knowledge_tool(&store, backend.clone()) {
-        tools.register(search);
+    if let Some(index) = knowledge {
+        tools.add_source(Arc::new(KnowledgeTools::new(index, backend.clone())));
     }
     let mut builder = Agent::builder(backend, provider)
         .tools(tools)

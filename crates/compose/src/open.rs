@@ -58,6 +58,9 @@ pub struct Inputs {
     pub skills: Arc<hearth_tools::Skills>,
     /// The questions the agent's runs ask, shared with [`Inputs::runs`].
     pub approvals: Arc<Approvals>,
+    /// The knowledge index, shared by the agent's tool and the front
+    /// end's own use of it (`None`: it cannot be opened).
+    pub knowledge: Option<hearth_knowledge::Index>,
 }
 
 /// Gather the inputs kept in `store`.
@@ -71,6 +74,7 @@ pub async fn open(store: Arc<Store>, unusable: UnusableHooks) -> Result<Inputs, 
         UnusableHooks::Refuse => crate::hooks(&store).await?,
     };
     let skills = crate::skills(&store, &profiles);
+    let knowledge = crate::open_knowledge(&store);
     Ok(Inputs {
         store,
         profiles,
@@ -80,6 +84,7 @@ pub async fn open(store: Arc<Store>, unusable: UnusableHooks) -> Result<Inputs, 
         hooks,
         skills,
         approvals: Arc::default(),
+        knowledge,
     })
 }
 
@@ -105,6 +110,7 @@ impl Inputs {
             mcp: self.mcp.clone(),
             hooks: self.hooks.clone(),
             skills: self.skills.clone(),
+            knowledge: self.knowledge.clone(),
         })
     }
 

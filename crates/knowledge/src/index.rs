@@ -261,6 +261,14 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Whether any folder is in the index (one cheap query: asked before
+    /// every model call that could offer the search).
+    pub fn has_folders(&self) -> Result<bool, KnowledgeError> {
+        Ok(self
+            .conn()
+            .query_row("SELECT EXISTS (SELECT 1 FROM folders)", [], |r| r.get(0))?)
+    }
+
     /// The files left out of `folder`, with why (at most `limit`).
     pub fn skipped_files(
         &self,
@@ -304,6 +312,14 @@ impl Index {
     /// the next embedding pass replaces them (and says so).
     pub fn set_model(&self, model: &str) -> Result<(), KnowledgeError> {
         self.set_meta("model", model)
+    }
+
+    /// No embedding model: search by words only (the vectors stay until
+    /// another model replaces them).
+    pub fn clear_model(&self) -> Result<(), KnowledgeError> {
+        self.conn()
+            .execute("DELETE FROM meta WHERE key = 'model'", [])?;
+        Ok(())
     }
 
     /// The model and dimension the vectors held were made with.

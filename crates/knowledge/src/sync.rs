@@ -83,7 +83,9 @@ impl Index {
         Ok(report)
     }
 
-    /// [`Index::sync_blocking`] on a blocking thread.
+    /// [`Index::sync_blocking`] on a thread of its own at a lower CPU
+    /// priority (nice 10), so that on a busy machine the chat's own work
+    /// (streaming, a stop, the next message) goes first.
     pub async fn sync(
         &self,
         only: Option<i64>,
@@ -91,9 +93,16 @@ impl Index {
         progress: std::sync::Arc<dyn Fn(&Progress) + Send + Sync>,
     ) -> Result<SyncReport, KnowledgeError> {
         let this = self.clone();
-        tokio::task::spawn_blocking(move || this.sync_blocking(only, &stop, progress.as_ref()))
-            .await
-            .map_err(|e| KnowledgeError::Worker(e.to_string()))?
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("knowledge-sync".into())
+            .spawn(move || {
+                lower_priority();
+                let _ = tx.send(this.sync_blocking(only, &stop, progress.as_ref()));
+            })
+            .map_err(|e| KnowledgeError::Worker(e.to_string()))?;
+        rx.await
+            .map_err(|_| KnowledgeError::Worker("the sync thread ended without a word".into()))?
     }
 
     fn set_status(
@@ -348,6 +357,14 @@ impl Index {
             self.vectors_changed();
         }
         Ok(())
+    }
+}
+
+/// This thread (only) at nice 10; where that is refused, it runs as it is.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10) {
+        tracing::debug!("the sync thread keeps its priority: {e}");
     }
 }
 

@@ -9,7 +9,7 @@
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
 // command answers. `?vision=1` adds a model that can see (gemma3:4b). `?holdopen=1` holds every `open_session` reply until `releaseOpen()`. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
-// (calls, config, and `dialogs`: what the Save and Open dialogs answer). `holdSend()` holds every `send_message` until `releaseSend()` (a core slow to start the run).
+// (calls, config, `dialogs`: what the Save and Open dialogs answer, and `knowledge`: the knowledge folders, mock/knowledge.ts). `holdSend()` holds every `send_message` until `releaseSend()` (a core slow to start the run).
 import { Dialogs } from './dialogs';
 import { flushThink, initialSplit, splitThink } from './thinkTags';
 import { ShownText } from './liveSanitize';
@@ -33,6 +33,7 @@ import { parseImport } from './imports';
 import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
+import { MockKnowledge } from './knowledge';
 import { MockMemories } from './memories';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
@@ -115,6 +116,8 @@ export class MockBackend {
   /** The OpenAI-compatible server's URL was chosen (the shell lists that host only then, or when a profile names it). */
   openaiChosen = false;
   hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, openaiInUse: this.openaiChosen || this.profiles.some((p) => p.backend === 'openai'), models: this.models.map((m) => m.name), reachable: this.config.reachable }));
+  /** Knowledge folders (`knowledge_*`): a sync goes a step further at each `knowledge_status`; `knowledge.hold` keeps it where it is. */
+  knowledge = new MockKnowledge();
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
@@ -327,6 +330,15 @@ export class MockBackend {
       case 'speak_text': if (this.config.noSpeaker) throw err('invalid_input', 'No text-to-speech server is set up. Run `voice/setup.sh` from Hearth\'s source.', 'none'); this.speaking = true; return null;
       case 'stop_speaking': { const was = this.speaking; this.speaking = false; return was; }
       case 'speaking_status': return { configured: !this.config.noSpeaker, speaking: this.speaking, failure: null, setup: 'Run `voice/setup.sh` from Hearth\'s source.' };
+      case 'knowledge_status': return this.knowledge.status();
+      case 'knowledge_choose_folder': return this.dialogs.folder(null);
+      case 'knowledge_add_folder': return this.knowledge.add(String(a.path));
+      case 'knowledge_remove_folder': return this.knowledge.remove(String(a.path));
+      case 'knowledge_skipped': return this.knowledge.skipped(String(a.path));
+      case 'knowledge_set_model': return this.knowledge.setModel(String(a.model));
+      case 'knowledge_sync': return this.knowledge.syncNow();
+      case 'knowledge_stop_sync': return this.knowledge.stop();
+      case 'knowledge_search': return this.knowledge.search(String(a.query));
       case 'cancel_queued': { for (const r of this.runs.values()) { const i = r.queue.findIndex((q) => q.queue_id === a.queueId); if (i >= 0) { r.queue.splice(i, 1); return true; } } return false; }
       case 'list_profiles': return this.profilesView();
       case 'save_profile': { const p = a.profile as ProfileView; const prev = (a.previousName as string | null) ?? p.name; const i = this.profiles.findIndex((x) => x.name === prev); if (i >= 0) this.profiles[i] = p; else this.profiles.push(p); return this.profilesView(); }

@@ -1,3 +1,4 @@
 //! The hearth-compose integration suites, one module per concern.
 mod first_run;
+mod knowledge;
 mod mcp_listings;
