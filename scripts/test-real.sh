@@ -381,6 +381,38 @@ else
   fail "knowledge: $kwrong"
 fi
 
+check "12. a chat without tools answers from the passages sent with its message, and names its source"
+# The real 0.5B model, the Chat profile's way (no tools): `--knowledge`
+# sends the best passages (by words here: no embedding model is chosen in
+# this database) with the question as an attached file; the answer must
+# carry the fact only the note holds, and the CLI lists the note under it.
+URL12=$("$REALMODEL/start.sh" -m qwen05 -p "$PORT" -t 1 -c 8192 -- --seed 42) || URL12=""
+K2=$TMP/knowledge2
+mkdir -p "$K2"
+printf '# Garage\n\nThe garage door code is 4417. The remote takes two AAA batteries.\n' >"$K2/garage.md"
+printf '# Garden\n\nWater the tomatoes at the base in the morning.\n' >"$K2/garden.md"
+printf '# Car\n\nThe car is serviced every spring at the dealer in town.\n' >"$K2/car.md"
+kchat() { HEARTH_DB=$TMP/kdb2/hearth.sqlite timeout "$WAIT_S" "$BIN" "$@"; }
+k12=""
+if [ -z "$URL12" ]; then
+  k12="the chat server did not start"
+else
+  kchat knowledge add "$K2" >/dev/null && kchat knowledge sync --no-embed >/dev/null || k12="the notes were not synced"
+  kchat chat --backend openai --url "$URL12/v1" --model "$MODEL" --no-tools --knowledge \
+    "What is the garage door code?" >"$TMP/k12.out" 2>"$TMP/k12.err" || k12="${k12:-exit $?: $(tail -3 "$TMP/k12.err")}"
+  answer=$(sed '/^Sources/,$d' "$TMP/k12.out" | tr '\n' ' ')
+  echo "      answer: $(echo "$answer" | cut -c1-200)"
+  echo "      $(grep -A3 '^Sources' "$TMP/k12.out" | tr '\n' ' ')"
+  grep -q 4417 <<<"$answer" || k12="${k12:-the answer does not hold the code from the note}"
+  grep -A5 '^Sources' "$TMP/k12.out" | grep -q "garage.md" || k12="${k12:-no source under the answer names garage.md}"
+fi
+"$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+if [ -z "$k12" ]; then
+  pass "knowledge without tools: the answer gave the note's code and named the note"
+else
+  fail "knowledge without tools: $k12"
+fi
+
 if [ "$FAILED" = 0 ]; then
   echo "test-real: all checks passed"
 else

@@ -8,8 +8,8 @@ use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
-    app, attachments, chat, hosts, knowledge, memory, models, profiles, sessions, speak, tools,
-    transfer, voice,
+    app, attachments, chat, hosts, knowledge, memory, models, profiles, projects, sessions, speak,
+    tools, transfer, voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -69,6 +69,15 @@ pub fn builder() -> Builder<Wry> {
             knowledge::knowledge_sync,
             knowledge::knowledge_stop_sync,
             knowledge::knowledge_search,
+            projects::list_projects,
+            projects::create_project,
+            projects::update_project,
+            projects::delete_project,
+            projects::move_session,
+            projects::set_session_knowledge,
+            projects::export_project,
+            projects::answer_sources,
+            projects::knowledge_passage,
             profiles::list_profiles,
             profiles::save_profile,
             profiles::delete_profile,

@@ -1,16 +1,23 @@
 //! The app's side of knowledge folders: the index the agent's tool also
 //! searches, and at most one sync at a time, in the background, whose
 //! progress the panel reads (docs/knowledge.md). A sync never holds up a
-//! chat: the text pass runs on a blocking thread and the embedding pass
+//! chat: the text pass runs on a thread of its own and the embedding pass
 //! asks the default host between answers' requests like any client.
+//! The folders are watched: a change starts a sync once the folder has
+//! been quiet for [`QUIET`] (a change during a sync, one more after it).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use hearth_core::ModelBackend;
-use hearth_knowledge::{Embedder, Index, Progress};
+use hearth_knowledge::{Embedder, FolderStatus, FolderWatch, Index, Progress};
 
 use crate::views::KnowledgeSyncView;
+
+/// How long a folder is quiet after a change before its sync starts: a
+/// save, a checkout or a copy is one sync, not one per file.
+pub const QUIET: Duration = Duration::from_secs(2);
 
 /// The index and its sync.
 pub struct KnowledgeDesk {
@@ -19,17 +26,95 @@ pub struct KnowledgeDesk {
     backend: Arc<dyn ModelBackend>,
     sync: Mutex<KnowledgeSyncView>,
     stop: Mutex<Option<Arc<AtomicBool>>>,
+    /// The folders watched (replaced when they change).
+    watch: Mutex<Option<FolderWatch>>,
+    /// A change came while a sync ran: one more sync when it ends.
+    again: AtomicBool,
+    quiet: Duration,
 }
 
 impl KnowledgeDesk {
     /// Over `index` (`None`: it could not be opened), embedding on
     /// `backend`.
     pub fn new(index: Option<Index>, backend: Arc<dyn ModelBackend>) -> Self {
+        Self::with_quiet(index, backend, QUIET)
+    }
+
+    /// The same with another quiet moment (the tests' is short).
+    pub fn with_quiet(
+        index: Option<Index>,
+        backend: Arc<dyn ModelBackend>,
+        quiet: Duration,
+    ) -> Self {
         Self {
             index,
             backend,
             sync: Mutex::default(),
             stop: Mutex::default(),
+            watch: Mutex::default(),
+            again: AtomicBool::new(false),
+            quiet,
+        }
+    }
+
+    /// Watches the folders there are now (call again when they change:
+    /// added, removed, a project deleted). A folder that cannot be watched
+    /// is named in the sync's view with why; its changes are read by the
+    /// next sync.
+    pub fn watch_folders(self: &Arc<Self>) {
+        let Ok(index) = self.index() else {
+            return;
+        };
+        let folders: Vec<_> = index
+            .folders()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f.status != FolderStatus::Missing)
+            .map(|f| f.path)
+            .collect();
+        let Ok(mut held) = self.watch.lock() else {
+            return;
+        };
+        // The old watch ends first: its thread never calls after this.
+        *held = None;
+        if folders.is_empty() {
+            self.update(|s| {
+                s.watched = 0;
+                s.unwatched.clear();
+            });
+            return;
+        }
+        let desk: Weak<Self> = Arc::downgrade(self);
+        let started = FolderWatch::start(&folders, self.quiet, move |_changed| {
+            if let Some(desk) = desk.upgrade() {
+                desk.changed();
+            }
+        });
+        match started {
+            Ok((watch, failed)) => {
+                let watched = u32::try_from(watch.watched().len()).unwrap_or(u32::MAX);
+                self.update(|s| {
+                    s.watched = watched;
+                    s.unwatched = failed
+                        .iter()
+                        .map(|u| format!("{}: {}", u.folder.display(), u.why))
+                        .collect();
+                });
+                *held = Some(watch);
+            }
+            Err(why) => self.update(|s| {
+                s.watched = 0;
+                s.unwatched = vec![why];
+            }),
+        }
+    }
+
+    /// A watched folder changed: sync now, or once the sync going on ends.
+    fn changed(self: &Arc<Self>) {
+        match self.start_sync() {
+            Ok(true) => {}
+            Ok(false) => self.again.store(true, Ordering::SeqCst),
+            Err(e) => tracing::warn!("a changed knowledge folder cannot be synced: {e}"),
         }
     }
 
@@ -38,6 +123,11 @@ impl KnowledgeDesk {
         self.index.as_ref().ok_or_else(|| {
             "the knowledge index could not be opened (the log says why); knowledge folders are off until it can".to_owned()
         })
+    }
+
+    /// The default host, where the embedding model is.
+    pub fn backend(&self) -> Arc<dyn ModelBackend> {
+        self.backend.clone()
     }
 
     /// The chosen `model` on the default host.
@@ -93,6 +183,11 @@ impl KnowledgeDesk {
             });
             if let Ok(mut held) = desk.stop.lock() {
                 *held = None;
+            }
+            // A folder that changed during the sync is read again (a
+            // stopped sync is not gone on with: the person stopped it).
+            if desk.again.swap(false, Ordering::SeqCst) && !stop.load(Ordering::SeqCst) {
+                let _ = desk.start_sync();
             }
         });
         Ok(true)
@@ -190,6 +285,53 @@ mod tests {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_file_saved_in_a_watched_folder_is_found_without_a_sync_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        let index = Index::open(&dir.path().join("knowledge.sqlite")).unwrap();
+        index.add_folder(&docs, None).unwrap();
+        let backend = hearth_compose::openai(Some("http://127.0.0.1:1/v1"), None).unwrap();
+        let desk = Arc::new(KnowledgeDesk::with_quiet(
+            Some(index.clone()),
+            backend,
+            Duration::from_millis(200),
+        ));
+        desk.watch_folders();
+        let view = desk.sync_view();
+        assert_eq!((view.watched, view.unwatched.len()), (1, 0), "{view:?}");
+
+        std::fs::write(
+            docs.join("tide.md"),
+            "# Tides\n\nThe spring tide is at noon.\n",
+        )
+        .unwrap();
+        let start = Instant::now();
+        loop {
+            let found = index
+                .search(None, "spring tide", 5, hearth_knowledge::Mode::Words, None)
+                .await
+                .unwrap();
+            if !found.is_empty() {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the change was never synced: {:?}",
+                desk.sync_view()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let view = ended(&desk).await;
+        assert!(view.last.unwrap_or_default().starts_with("1 files read"));
+
+        // Removed from the index, a folder is no longer watched.
+        index.remove_folder(&docs).unwrap();
+        desk.watch_folders();
+        assert_eq!(desk.sync_view().watched, 0);
     }
 
     #[tokio::test(flavor = "multi_thread")]

@@ -118,6 +118,16 @@ impl AppState {
             knowledge,
             ollama.clone(),
         ));
+        // Changes made while the app was closed are read now; later ones
+        // as they happen.
+        knowledge.watch_folders();
+        if knowledge
+            .index()
+            .is_ok_and(|i| i.has_folders().unwrap_or(false))
+            && let Err(e) = knowledge.start_sync()
+        {
+            tracing::warn!("the knowledge folders cannot be synced: {e}");
+        }
         Ok(Self {
             approvals,
             mcp,

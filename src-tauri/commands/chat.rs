@@ -56,10 +56,13 @@ pub async fn send_message(
     attachments: Vec<AttachmentRef>,
     on_event: Channel<AgentEvent>,
 ) -> Result<String, ErrorInfo> {
-    let input = UserInput {
-        text,
-        files: resolve(&state, &attachments).await?,
-    };
+    let mut files = resolve(&state, &attachments).await?;
+    if state.profiles.session_knowledge(&session_id)
+        && let Some(passages) = knowledge_passages(&state, &session_id, &text).await
+    {
+        files.push(passages);
+    }
+    let input = UserInput { text, files };
     let following = state
         .runs
         .ops()
@@ -69,6 +72,40 @@ pub async fn send_message(
         .await?;
     let reading = reading_for(&state, &session_id).await;
     Ok(state.runs.show(&session_id, following, on_event, reading))
+}
+
+/// The best passages of the knowledge folders for `text`, as a file to
+/// attach to the message (docs/knowledge.md). A search that fails leaves
+/// the message without them, and says why in the log: the message is
+/// sent all the same.
+async fn knowledge_passages(
+    state: &AppState,
+    session_id: &str,
+    text: &str,
+) -> Option<hearth_core::Attachment> {
+    let index = state.knowledge.index().ok()?;
+    let project = state.profiles.session_project(session_id).map(|p| p.id);
+    let found =
+        hearth_compose::passages_for(index, state.knowledge.backend(), project.as_deref(), text)
+            .await;
+    let passages = match found {
+        Ok(p) => p?,
+        Err(e) => {
+            tracing::warn!("no knowledge passages for this message: {e}");
+            return None;
+        }
+    };
+    match state
+        .store
+        .add_file(hearth_compose::PASSAGES_FILE, passages.into_bytes())
+        .await
+    {
+        Ok(a) => Some(a),
+        Err(e) => {
+            tracing::warn!("the knowledge passages could not be kept: {e}");
+            None
+        }
+    }
 }
 
 /// Answer again. With `message_id` (the first message of the answer to

@@ -49,17 +49,25 @@ pub async fn knowledge_choose_folder(app: AppHandle) -> Result<Option<String>, E
     crate::dialogs::folder_path(&app, "Choose a folder for Hearth to know", None).await
 }
 
-/// Adds a folder (read at the next sync, which this starts).
+/// Adds a folder (read at the next sync, which this starts), for every
+/// chat or, with `project` (an id), for that project's chats only.
 #[tauri::command]
 #[specta::specta]
 pub async fn knowledge_add_folder(
     state: State<'_, AppState>,
     path: String,
+    project: Option<String>,
 ) -> Result<KnowledgeView, ErrorInfo> {
+    if let Some(p) = &project
+        && state.profiles.project(p).is_none()
+    {
+        return Err(invalid(format!("no project `{p}`")));
+    }
     let index = state.knowledge.index().map_err(internal)?;
     index
-        .add_folder(Path::new(path.trim()), None)
+        .add_folder(Path::new(path.trim()), project.as_deref())
         .map_err(failed)?;
+    state.knowledge.watch_folders();
     state.knowledge.start_sync().map_err(internal)?;
     view(&state)
 }
@@ -78,6 +86,7 @@ pub async fn knowledge_remove_folder(
     }
     let index = state.knowledge.index().map_err(internal)?;
     index.remove_folder(Path::new(&path)).map_err(failed)?;
+    state.knowledge.watch_folders();
     view(&state)
 }
 

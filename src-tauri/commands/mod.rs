@@ -11,6 +11,7 @@ pub mod knowledge;
 pub mod memory;
 pub mod models;
 pub mod profiles;
+pub mod projects;
 pub mod sessions;
 pub mod speak;
 pub mod tools;

@@ -26,17 +26,23 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionInfo
         .collect())
 }
 
-/// Full-text search over every message.
+/// Full-text search over every message, or over a project's sessions
+/// (`project`, an id).
 #[tauri::command]
 #[specta::specta]
 pub async fn search_sessions(
     state: State<'_, AppState>,
     query: String,
+    project: Option<String>,
 ) -> Result<Vec<SearchHitView>, ErrorInfo> {
     if query.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let hits = state.store.search(&query, 50).await.map_err(store_error)?;
+    let hits = state
+        .store
+        .search_in(&query, 50, project.as_deref())
+        .await
+        .map_err(store_error)?;
     Ok(hits.into_iter().map(Into::into).collect())
 }
 
@@ -111,6 +117,8 @@ pub(crate) async fn session_view(
             })
             .collect(),
         unsent,
+        knowledge: state.profiles.session_knowledge(session_id),
+        project: state.profiles.session_project(session_id).map(|p| p.id),
     })
 }
 

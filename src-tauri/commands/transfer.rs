@@ -25,55 +25,73 @@ pub async fn export_session(
 ) -> Result<Option<String>, ErrorInfo> {
     // The body first: a session that cannot be exported says so before
     // the person picks a file.
-    let (body, ext, label): (String, &'static str, &'static str) = match format {
-        ExportFormat::Markdown => (
-            state
-                .store
-                .export_markdown(&session_id)
-                .await
-                .map_err(store_error)?,
-            "md",
-            "Markdown",
-        ),
-        ExportFormat::Json => {
-            let v = state
+    let body = match format {
+        ExportFormat::Markdown => state
+            .store
+            .export_markdown(&session_id)
+            .await
+            .map_err(store_error)?,
+        ExportFormat::Json => pretty(
+            &state
                 .store
                 .export_json(&session_id)
                 .await
-                .map_err(store_error)?;
-            (
-                serde_json::to_string_pretty(&v).map_err(|e| internal(e.to_string()))?,
-                "json",
-                "JSON",
-            )
-        }
+                .map_err(store_error)?,
+        )?,
     };
     let title = hearth_core::SessionStore::title(state.store.as_ref(), &session_id)
         .await
         .ok()
         .flatten()
         .unwrap_or_default();
-    let folder = dialogs::start_folder(&app);
-    let name = suggested_name(folder.as_deref(), &title, &session_id, ext);
     let shown = if title.trim().is_empty() {
         "this conversation".to_owned()
     } else {
         format!("“{}”", title.trim())
     };
+    let Some(path) = save_export(&app, body, format, &shown, &title, &session_id).await? else {
+        return Ok(None);
+    };
+    tracing::info!("exported {session_id} to {}", path.display());
+    Ok(Some(path.display().to_string()))
+}
+
+/// Writes an export's `body` (Markdown, or JSON already printed) to a file
+/// the person picks in a Save dialog titled "Export `shown` as …", which
+/// opens in Downloads named after `title` (or `id`). `None` when the
+/// person cancelled (nothing is written).
+pub(crate) async fn save_export(
+    app: &AppHandle,
+    body: String,
+    format: ExportFormat,
+    shown: &str,
+    title: &str,
+    id: &str,
+) -> Result<Option<std::path::PathBuf>, ErrorInfo> {
+    let (ext, label) = match format {
+        ExportFormat::Markdown => ("md", "Markdown"),
+        ExportFormat::Json => ("json", "JSON"),
+    };
+    let folder = dialogs::start_folder(app);
+    let name = suggested_name(folder.as_deref(), title, id, ext);
     let ask = Ask {
         title: format!("Export {shown} as {label}"),
         folder,
         name: Some(name),
         filter: Some((label, if ext == "md" { &["md"] } else { &["json"] })),
     };
-    let Some(path) = dialogs::save(&app, ask).await else {
+    let Some(path) = dialogs::save(app, ask).await else {
         return Ok(None);
     };
     tokio::fs::write(&path, body)
         .await
         .map_err(|e| internal(format!("cannot write {}: {e}", path.display())))?;
-    tracing::info!("exported {session_id} to {}", path.display());
-    Ok(Some(path.display().to_string()))
+    Ok(Some(path))
+}
+
+/// JSON as an export is written: indented, for a person who opens it.
+pub(crate) fn pretty(v: &serde_json::Value) -> Result<String, ErrorInfo> {
+    serde_json::to_string_pretty(v).map_err(|e| internal(e.to_string()))
 }
 
 /// The most an artifact may be, in bytes as written (a PNG drawn at most
@@ -165,12 +183,23 @@ pub async fn import_file(
     };
     let text = read_export(&path).await?;
     let report = state.store.import(&text).await.map_err(store_error)?;
+    // A project's export comes in a project of its name.
+    let adopted = state
+        .profiles
+        .adopt_import(&report)
+        .await
+        .map_err(super::profiles::profile_error)?;
     tracing::info!(
         "imported {} conversations from {}",
         report.sessions.len(),
         path.display()
     );
-    Ok(Some(report.into()))
+    let mut view: ImportView = report.into();
+    if let Some((project, note)) = adopted {
+        view.project = Some(project.name);
+        view.note = note;
+    }
+    Ok(Some(view))
 }
 
 /// The text of an export: a plain file (a pipe or a device could block the
@@ -217,7 +246,12 @@ async fn read_export(path: &Path) -> Result<String, ErrorInfo> {
 /// `-3`… when `folder` already holds that name, so the suggestion never
 /// replaces an earlier export. Nothing in a title or an id can name
 /// another folder.
-fn suggested_name(folder: Option<&Path>, title: &str, session_id: &str, ext: &str) -> String {
+pub(crate) fn suggested_name(
+    folder: Option<&Path>,
+    title: &str,
+    session_id: &str,
+    ext: &str,
+) -> String {
     let keep = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '-' || *c == ' ';
     let named: String = title
         .chars()

@@ -26,6 +26,8 @@ pub struct SessionInfo {
     pub updated_at: i64,
     /// A run is going in it now.
     pub live: bool,
+    /// The project it is in (an id).
+    pub project: Option<String>,
 }
 
 impl SessionInfo {
@@ -38,6 +40,7 @@ impl SessionInfo {
             created_at: s.created_at,
             updated_at: s.updated_at,
             live,
+            project: s.project,
         }
     }
 }
@@ -202,6 +205,11 @@ pub struct SessionView {
     pub answers_shown: Vec<AnswerShownView>,
     /// What was typed in its composer and not sent (kept across restarts).
     pub unsent: Option<String>,
+    /// Each message carries the best passages of the knowledge folders
+    /// (a chat without tools that asked for them).
+    pub knowledge: bool,
+    /// The project it is in (an id).
+    pub project: Option<String>,
 }
 
 /// The events one run's answer showed besides its messages, kept with the
@@ -255,6 +263,10 @@ pub struct ImportView {
     pub messages: u32,
     /// Messages left out (system prompts, tool messages, pictures).
     pub skipped: u32,
+    /// The project they came in (a project's export), by name.
+    pub project: Option<String>,
+    /// What of the project could not come along.
+    pub note: Option<String>,
 }
 
 impl From<hearth_store::ImportReport> for ImportView {
@@ -265,6 +277,8 @@ impl From<hearth_store::ImportReport> for ImportView {
             sessions: r.sessions,
             messages: small(r.messages),
             skipped: small(r.skipped),
+            project: None,
+            note: None,
         }
     }
 }

@@ -27,6 +27,8 @@ pub struct KnowledgeFolderView {
     pub status: String,
     /// What went wrong, for `missing` and `failed`.
     pub detail: Option<String>,
+    /// The project it belongs to (an id; `None`: every chat's).
+    pub project: Option<String>,
 }
 
 impl From<&hearth_knowledge::Folder> for KnowledgeFolderView {
@@ -43,6 +45,7 @@ impl From<&hearth_knowledge::Folder> for KnowledgeFolderView {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
             detail: f.detail.clone(),
+            project: f.project.clone(),
         }
     }
 }
@@ -66,6 +69,10 @@ pub struct KnowledgeSyncView {
     pub last: Option<String>,
     /// What stopped the last sync, with what to do.
     pub error: Option<String>,
+    /// Folders watched for changes (a change syncs them).
+    pub watched: u32,
+    /// Folders whose changes are not watched, each with why.
+    pub unwatched: Vec<String>,
 }
 
 /// The panel.

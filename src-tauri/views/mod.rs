@@ -5,6 +5,7 @@
 
 mod chat;
 mod knowledge;
+mod projects;
 mod settings;
 mod snippet;
 mod tools;
@@ -12,6 +13,7 @@ mod trace;
 
 pub use chat::*;
 pub use knowledge::*;
+pub use projects::*;
 pub use settings::*;
 pub use tools::*;
 pub use trace::*;

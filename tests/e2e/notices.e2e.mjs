@@ -172,7 +172,13 @@ test('an approval is a notice while the window is in the background, withdrawn o
     readFileSync(log, 'utf8').includes('a click on a notice: opening session'),
   );
   await until('the window took the focus', () => focusIs(true));
-  // The approval is back in front of the person, and answered there.
+  // The approval is back in front of the person, and answered there —
+  // once the page has opened the asking session: a Deny clicked while it
+  // is still replacing the new chat's view lands on a card being removed
+  // (CI under load, 2026-12-07: the approval stayed waiting).
+  await eventually(browser, 'the asking session open, its approval shown', async () =>
+    (await browser.$$('[data-testid="message-user"]')).length === 2 && (await browser.$('[data-testid="approve-deny"]').isDisplayed()),
+  30_000);
   await denyAndWaitForTheAnswer('Listed twice.');
 
   // In front of the window (the click gave it the focus; the pointer on

@@ -109,14 +109,19 @@ export async function startSim(models, port = 0, replies = []) {
 /** `value` quoted for sh. */
 const sh = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
 
+/** The CLI the same build made, for a test that prepares a database the app then opens. */
+export const cliBin = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'debug/hearth');
+
 /**
  * An app on a fresh database, with `url` as its Ollama; `env` adds to its
  * environment, with `log` set its stderr (its log) goes to that file, and
- * with `pidFile` set its process id is written there.
+ * with `pidFile` set its process id is written there. `prepare(db)` runs
+ * first with the database's path (the CLI can fill it).
  */
-export async function appFor(url, { env = {}, log, pidFile } = {}) {
+export async function appFor(url, { env = {}, log, pidFile, prepare } = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-app-'));
   dirs.push(dir);
+  if (prepare) await prepare(`${dir}/hearth.sqlite`);
   const wrapper = path.join(dir, 'hearth-app');
   const more = Object.entries(env)
     .map(([k, v]) => {

@@ -3,7 +3,8 @@
 // read every half second while the sync runs (and never otherwise), then
 // counted; the embedding model; the files left out and why; a search whose
 // passages are the user's files shown as text; a folder is not removed
-// while a sync runs. The mock's sync goes a step further at each
+// while a sync runs; the folders watched for changes, those that cannot be
+// and why; a project's own folder. The mock's sync goes a step further at each
 // `knowledge_status`; `knowledge.hold` keeps it where it is, and
 // `knowledge.step()` moves it by hand (ui/src/mock/knowledge.ts).
 import assert from 'node:assert/strict';
@@ -282,13 +283,17 @@ test('a sync that fails says why, as an error, and the next one clears it', () =
 test('the sync is read every half second while it runs, and not when none runs or the panel is closed', () =>
   withApp('', async ({ page }) => {
     await page.clock.install();
+    const count = async () => (await calls(page, 'knowledge_status')).length;
+    // Read once when the page starts (the composer's Knowledge switch shows while a folder exists).
+    await page.waitForFunction(() => window.__hearthMock.calls.some((c) => c.cmd === 'knowledge_status'));
+    const atStart = await count();
+    assert.equal(atStart, 1, 'read once when the page starts');
     const k = await openKnowledge(page);
     await k.getByTestId('knowledge-empty').waitFor();
-    const count = async () => (await calls(page, 'knowledge_status')).length;
     const t = await page.evaluate(() => Date.now());
     await page.clock.pauseAt(t + 1_000);
     const idle = await count();
-    assert.equal(idle, 1, 'read once when the section opens');
+    assert.equal(idle, atStart + 1, 'read once when the section opens');
     await page.clock.runFor(5_000);
     assert.equal(await count(), idle, 'no sync: no reading');
 
@@ -320,15 +325,77 @@ test('the sync is read every half second while it runs, and not when none runs o
     assert.equal(await count(), done, 'no sync: no reading');
   }));
 
+test("the folders watched for changes are counted, and each that cannot be is named with why; a project's own folder shows its name", () =>
+  withApp('', async ({ page }) => {
+    // A project with a folder of its own, made before the section opens.
+    await mock(page, () => {
+      const m = window.__hearthMock;
+      const p = m.projects.create({ name: 'Taxes 2026', workspace: null, profile: null, model: null, instructions: '' });
+      m.knowledge.seedRead('/home/user/Taxes', p.id);
+      m.knowledge.watchLimit = 2;
+    });
+    const k = await openKnowledge(page);
+    const watching = k.getByTestId('knowledge-watching');
+    await watching.waitFor();
+    assert.equal(await text(watching), 'Watching 1 folder for changes: a change is read a moment after it.');
+    assert.equal(await k.getByTestId('knowledge-unwatched').count(), 0);
+    const badge = folder(k, '/home/user/Taxes').getByTestId('knowledge-folder-project');
+    await badge.filter({ hasText: 'Taxes 2026' }).waitFor();
+    assert.equal(await badge.getAttribute('title'), "Searched by this project's chats only");
+    assert.equal(await k.getByTestId('knowledge-add').getAttribute('title'), "A folder for every chat (a project's own folders are added in its dialog)");
+
+    // Added here: for every chat (no project), and watched.
+    await addAndSync(page, k, NOTES);
+    assert.equal((await calls(page, 'knowledge_add_folder')).at(-1).args.project, null);
+    assert.equal(await folder(k, NOTES).getByTestId('knowledge-folder-project').count(), 0);
+    await watching.filter({ hasText: 'Watching 2 folders for changes' }).waitFor();
+
+    // Past the system's limit of watches, and a folder that is not there: named, with why, as a warning.
+    await hold(page, true);
+    await pick(page, k, '/home/user/Zines');
+    await folder(k, '/home/user/Zines').waitFor();
+    await pick(page, k, '/media/usb-missing/docs');
+    const unwatched = k.getByTestId('knowledge-unwatched');
+    await unwatched.getByTestId('knowledge-unwatched-item').nth(1).waitFor();
+    assert.equal(await unwatched.evaluate((e) => e.classList.contains('warning')), true);
+    assert.equal(await unwatched.locator('svg').count(), 1, 'an icon, not a colour alone');
+    assert.match(await text(unwatched), /^Not watched: their changes are read at the next sync\./);
+    assert.deepEqual(await unwatched.getByTestId('knowledge-unwatched-item').evaluateAll((els) => els.map((e) => e.textContent)), [
+      '/home/user/Zines: the system\'s limit of watched folders is reached (raise fs.inotify.max_user_watches); its changes are read at the next sync',
+      '/media/usb-missing/docs: the folder is not there',
+    ]);
+    assert.equal(await text(watching), 'Watching 2 folders for changes: a change is read a moment after it.');
+    // Read missing, it is no longer watched for (its state says why).
+    await hold(page, false);
+    await k.getByTestId('knowledge-last').waitFor();
+    await unwatched.getByTestId('knowledge-unwatched-item').nth(1).waitFor({ state: 'detached' });
+    assert.deepEqual(await unwatched.getByTestId('knowledge-unwatched-item').evaluateAll((els) => els.map((e) => e.textContent.split(':')[0])), ['/home/user/Zines']);
+
+    // None watched: nothing said.
+    await mock(page, () => (window.__hearthMock.knowledge.watchLimit = 0));
+    await k.getByTestId('knowledge-sync').click();
+    await k.getByTestId('knowledge-last').waitFor();
+    await watching.waitFor({ state: 'detached' });
+  }));
+
 for (const theme of ['light', 'dark']) {
   test(`axe finds nothing serious in the section with folders, a sync running, files left out and passages (${theme} theme)`, () =>
     withApp('', async ({ page }) => {
       await page.getByTestId('open-settings').click();
       await page.getByTestId(`theme-${theme}`).click();
       await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+      // A project's folder (its badge), watched; the next one past the limit of watches (a warning).
+      await mock(page, () => {
+        const m = window.__hearthMock;
+        m.knowledge.seedRead('/home/user/Taxes', m.projects.create({ name: 'Taxes', workspace: null, profile: null, model: null, instructions: '' }).id);
+        m.knowledge.watchLimit = 1;
+      });
       const k = page.getByTestId('knowledge');
       await addAndSync(page, k, NOTES);
       await addAndSync(page, k, '/media/usb-missing/docs');
+      await k.getByTestId('knowledge-watching').waitFor();
+      await k.getByTestId('knowledge-unwatched').waitFor();
+      await k.getByTestId('knowledge-folder-project').filter({ hasText: 'Taxes' }).waitFor();
       await folder(k, NOTES).getByTestId('knowledge-left-out').click();
       await folder(k, NOTES).getByTestId('knowledge-left-out-item').first().waitFor();
       const input = k.getByTestId('knowledge-search-input');

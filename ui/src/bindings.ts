@@ -38,8 +38,11 @@ export const commands = {
 	setOpenaiUrl: (url: string) => typedError<string, ErrorInfo>(__TAURI_INVOKE("set_openai_url", { url })),
 	/**  Sessions, newest first. */
 	listSessions: () => typedError<SessionInfo[], ErrorInfo>(__TAURI_INVOKE("list_sessions")),
-	/**  Full-text search over every message. */
-	searchSessions: (query: string) => typedError<SearchHitView[], ErrorInfo>(__TAURI_INVOKE("search_sessions", { query })),
+	/**
+	 *  Full-text search over every message, or over a project's sessions
+	 *  (`project`, an id).
+	 */
+	searchSessions: (query: string, project: string | null) => typedError<SearchHitView[], ErrorInfo>(__TAURI_INVOKE("search_sessions", { query, project })),
 	/**  A fresh session id (the session is stored with its first message). */
 	newSession: () => __TAURI_INVOKE<string>("new_session"),
 	/**
@@ -182,8 +185,11 @@ export const commands = {
 	knowledgeStatus: () => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_status")),
 	/**  Asks for a folder with the native picker; `None` when cancelled. */
 	knowledgeChooseFolder: () => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("knowledge_choose_folder")),
-	/**  Adds a folder (read at the next sync, which this starts). */
-	knowledgeAddFolder: (path: string) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_add_folder", { path })),
+	/**
+	 *  Adds a folder (read at the next sync, which this starts), for every
+	 *  chat or, with `project` (an id), for that project's chats only.
+	 */
+	knowledgeAddFolder: (path: string, project: string | null) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_add_folder", { path, project })),
 	/**  Removes a folder and its passages (the files are not touched). */
 	knowledgeRemoveFolder: (path: string) => typedError<KnowledgeView, ErrorInfo>(__TAURI_INVOKE("knowledge_remove_folder", { path })),
 	/**  The files of a folder that were left out, with why (at most 200). */
@@ -200,6 +206,46 @@ export const commands = {
 	knowledgeStopSync: () => typedError<null, ErrorInfo>(__TAURI_INVOKE("knowledge_stop_sync")),
 	/**  Passages for `query`, by words and meaning fused. */
 	knowledgeSearch: (query: string) => typedError<KnowledgeHitView[], ErrorInfo>(__TAURI_INVOKE("knowledge_search", { query })),
+	/**  Every project, by name, with its sessions and knowledge folders. */
+	listProjects: () => typedError<ProjectView[], ErrorInfo>(__TAURI_INVOKE("list_projects")),
+	/**  Makes a project. */
+	createProject: (draft: ProjectDraftView) => typedError<ProjectView, ErrorInfo>(__TAURI_INVOKE("create_project", { draft })),
+	/**  Writes every field of project `id`. */
+	updateProject: (id: string, draft: ProjectDraftView) => typedError<ProjectView, ErrorInfo>(__TAURI_INVOKE("update_project", { id, draft })),
+	/**
+	 *  Deletes project `id`: its sessions stay, outside any project; its
+	 *  knowledge folders are no longer searched (the files stay). Refused
+	 *  while a knowledge sync runs (it may be reading those folders).
+	 */
+	deleteProject: (id: string) => typedError<ProjectDeletedView, ErrorInfo>(__TAURI_INVOKE("delete_project", { id })),
+	/**
+	 *  Puts a session in project `project` (`None`: in none). A new chat
+	 *  started in a project is put there before its first message.
+	 */
+	moveSession: (sessionId: string, project: string | null) => typedError<null, ErrorInfo>(__TAURI_INVOKE("move_session", { sessionId, project })),
+	/**
+	 *  Turns on or off the knowledge folders' passages sent with each message
+	 *  of a chat (for a chat whose profile has no tools to search them).
+	 */
+	setSessionKnowledge: (sessionId: string, on: boolean) => typedError<null, ErrorInfo>(__TAURI_INVOKE("set_session_knowledge", { sessionId, on })),
+	/**
+	 *  Exports project `id` (its settings and every session in it) to a file
+	 *  the person picks; the path written, or `None` when cancelled.
+	 */
+	exportProject: (id: string, format: ExportFormat) => typedError<string | null, ErrorInfo>(__TAURI_INVOKE("export_project", { id, format })),
+	/**
+	 *  What answer `message_id` of `session_id` drew on from the knowledge
+	 *  folders: the passages its run's searches returned and those attached to
+	 *  its question, which it cites, and its quotations checked against them.
+	 *  Empty for an answer that drew on none.
+	 */
+	answerSources: (sessionId: string, messageId: number) => typedError<AnswerSourcesView, ErrorInfo>(__TAURI_INVOKE("answer_sources", { sessionId, messageId })),
+	/**
+	 *  The passage of a source, as the index holds it now; `None` when the
+	 *  file changed since and no passage has those lines. Only what is in the
+	 *  index can be read this way (never a file outside a knowledge folder).
+	 */
+	knowledgePassage: (path: string, startLine: number, endLine: number) => typedError<PassageView | null, ErrorInfo>(__TAURI_INVOKE("knowledge_passage", { path, startLine, endLine })),
 	/**  Profiles, the default one and the persona. */
 	listProfiles: () => typedError<ProfilesView, ErrorInfo>(__TAURI_INVOKE("list_profiles")),
 	/**
@@ -376,6 +422,16 @@ export type AnswerShownView = {
 	run_id: string,
 	/**  Its events, in order (the kinds this build knows). */
 	events: EventKind[],
+};
+
+/**  What an answer drew on from the knowledge folders. */
+export type AnswerSourcesView = {
+	/**  Every passage its run's searches returned, in order. */
+	sources: SourceView[],
+	/**  Numbers it cites that no search returned. */
+	unknown: number[],
+	/**  Its quotations, checked. */
+	quotes: QuoteView[],
 };
 
 /**  Where the app is and what it talks to. */
@@ -988,6 +1044,10 @@ export type ImportView = {
 	messages: number,
 	/**  Messages left out (system prompts, tool messages, pictures). */
 	skipped: number,
+	/**  The project they came in (a project's export), by name. */
+	project: string | null,
+	/**  What of the project could not come along. */
+	note: string | null,
 };
 
 /**  A model the server holds, as the first run weighs it. */
@@ -1018,6 +1078,8 @@ export type KnowledgeFolderView = {
 	status: string,
 	/**  What went wrong, for `missing` and `failed`. */
 	detail: string | null,
+	/**  The project it belongs to (an id; `None`: every chat's). */
+	project: string | null,
 };
 
 /**  A passage found. */
@@ -1056,6 +1118,10 @@ export type KnowledgeSyncView = {
 	last: string | null,
 	/**  What stopped the last sync, with what to do. */
 	error: string | null,
+	/**  Folders watched for changes (a change syncs them). */
+	watched: number,
+	/**  Folders whose changes are not watched, each with why. */
+	unwatched: string[],
 };
 
 /**  The panel. */
@@ -1275,6 +1341,20 @@ export type PageEvent =
 /**  The session (a sub-agent's notice names its parent's). */
 session_id: string };
 
+/**  A passage as the index holds it now. */
+export type PassageView = {
+	/**  The file. */
+	path: string,
+	/**  The headings above it. */
+	heading: string | null,
+	/**  First line. */
+	start_line: number,
+	/**  Last line. */
+	end_line: number,
+	/**  Its text. */
+	text: string,
+};
+
 /**  How a phase ended. */
 export type PhaseOutcome = 
 /**  It produced what it was for. */
@@ -1391,6 +1471,48 @@ export type ProfilesView = {
 	tool_names: string[],
 };
 
+/**  What deleting a project did. */
+export type ProjectDeletedView = {
+	/**  Its sessions, now outside any project. */
+	sessions: number,
+	/**  Its knowledge folders, no longer searched (the files stay). */
+	folders: number,
+};
+
+/**  What the project dialog sends: every field, written as given. */
+export type ProjectDraftView = {
+	/**  Name. */
+	name: string,
+	/**  Workspace folder (a full path; blank: the profile's). */
+	workspace: string | null,
+	/**  Default profile (blank: the app's default). */
+	profile: string | null,
+	/**  Default model (blank: the profile's). */
+	model: string | null,
+	/**  Instructions. */
+	instructions: string,
+};
+
+/**  A project. */
+export type ProjectView = {
+	/**  Id (stays when renamed). */
+	id: string,
+	/**  Name. */
+	name: string,
+	/**  The folder its sessions work in, instead of their profile's. */
+	workspace: string | null,
+	/**  The profile its sessions use unless they chose one. */
+	profile: string | null,
+	/**  The model its sessions use unless they chose one. */
+	model: string | null,
+	/**  Said to the model in each of its sessions. */
+	instructions: string,
+	/**  Sessions in it (not deleted). */
+	sessions: number,
+	/**  Its own knowledge folders (searched by its chats only). */
+	folders: string[],
+};
+
 /**  Where a pull is. */
 export type PullState = 
 /**  Waiting for the pulls before it. */
@@ -1439,6 +1561,18 @@ export type QueuedView = {
 	queue_id: string,
 	/**  Its text. */
 	text: string,
+};
+
+/**  A quotation in the answer, checked against its source. */
+export type QuoteView = {
+	/**  The quoted words. */
+	text: string,
+	/**  The sources cited for it. */
+	cites: number[],
+	/**  The source that has the words (`None`: none the run was given). */
+	found_in: number | null,
+	/**  The words are in a source it cites. */
+	holds: boolean,
 };
 
 /**  What the user (or a retrying front end) can do about an error. */
@@ -1529,6 +1663,8 @@ export type SessionInfo = {
 	updated_at: number,
 	/**  A run is going in it now. */
 	live: boolean,
+	/**  The project it is in (an id). */
+	project: string | null,
 };
 
 /**  A session opened in the transcript. */
@@ -1571,6 +1707,13 @@ export type SessionView = {
 	answers_shown: AnswerShownView[],
 	/**  What was typed in its composer and not sent (kept across restarts). */
 	unsent: string | null,
+	/**
+	 *  Each message carries the best passages of the knowledge folders
+	 *  (a chat without tools that asked for them).
+	 */
+	knowledge: boolean,
+	/**  The project it is in (an id). */
+	project: string | null,
 };
 
 /**  What a settings change will do. */
@@ -1617,6 +1760,24 @@ export type SnippetPart = {
 	text: string,
 	/**  True for a matched word. */
 	hit: boolean,
+};
+
+/**  A passage a search in the answer's run returned. */
+export type SourceView = {
+	/**  Its number in the run (`[n]` in the answer). */
+	n: number,
+	/**  The file. */
+	path: string,
+	/**  The file's name, for a short label. */
+	name: string,
+	/**  First line. */
+	start_line: number,
+	/**  Last line. */
+	end_line: number,
+	/**  The headings above it. */
+	heading: string | null,
+	/**  The answer cites it. */
+	cited: boolean,
 };
 
 /**  The kind of one step in a run's trace. */

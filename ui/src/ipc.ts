@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PageEvent, PlanAnswer, Prefs, ProfileView, Value, VoiceEvent, VoiceSource } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PageEvent, PlanAnswer, Prefs, ProfileView, ProjectDraftView, Value, VoiceEvent, VoiceSource } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -55,7 +55,8 @@ export const setOllamaUrl = (url: string) => ok(commands.setOllamaUrl(url));
 export const setOpenaiUrl = (url: string) => ok(commands.setOpenaiUrl(url));
 
 export const listSessions = () => ok(commands.listSessions());
-export const searchSessions = (q: string) => ok(commands.searchSessions(q));
+/** Full-text search over every session, or (`project`, an id) over a project's only. */
+export const searchSessions = (q: string, project: string | null) => ok(commands.searchSessions(q, project));
 export const newSession = () => commands.newSession();
 export const openSession = (id: string) => ok(commands.openSession(id));
 export const renameSession = (id: string, title: string) => ok(commands.renameSession(id, title));
@@ -162,8 +163,8 @@ export const speakingStatus = () => ok(commands.speakingStatus());
 export const knowledgeStatus = () => ok(commands.knowledgeStatus());
 /** The system's folder dialog for a knowledge folder: the chosen folder, or null when cancelled. */
 export const knowledgeChooseFolder = () => ok(commands.knowledgeChooseFolder());
-/** Adds a knowledge folder and starts a sync in the background. */
-export const knowledgeAddFolder = (path: string) => ok(commands.knowledgeAddFolder(path));
+/** Adds a knowledge folder (for every chat, or `project`'s chats only) and starts a sync in the background. */
+export const knowledgeAddFolder = (path: string, project: string | null = null) => ok(commands.knowledgeAddFolder(path, project));
 /** Forgets a folder and its passages (the files stay); refused while a sync runs. */
 export const knowledgeRemoveFolder = (path: string) => ok(commands.knowledgeRemoveFolder(path));
 /** A folder's files left out, as `[file, why]` (at most 200). */
@@ -175,3 +176,23 @@ export const knowledgeSync = () => ok(commands.knowledgeSync());
 export const knowledgeStopSync = () => ok(commands.knowledgeStopSync());
 /** Passages for `query`, by words and meaning fused. */
 export const knowledgeSearch = (query: string) => ok(commands.knowledgeSearch(query));
+/** What an answer drew on from the knowledge folders: its passages, which it cites, its quotations checked (empty lists: none). */
+export const answerSources = (sessionId: string, messageId: number) => ok(commands.answerSources(sessionId, messageId));
+/** A source's passage as the index holds it now; null when its file changed and no passage has those lines. */
+export const knowledgePassage = (path: string, startLine: number, endLine: number) => ok(commands.knowledgePassage(path, startLine, endLine));
+/** Turns on or off the best passages sent with each message of a chat (a profile without tools). */
+export const setSessionKnowledge = (sessionId: string, on: boolean) => ok(commands.setSessionKnowledge(sessionId, on));
+
+// Projects (docs/projects.md): chats grouped, with the workspace, profile,
+// model, instructions and knowledge folders they share.
+/** Every project, by name, with how many chats it holds and its own knowledge folders. */
+export const listProjects = () => ok(commands.listProjects());
+export const createProject = (draft: ProjectDraftView) => ok(commands.createProject(draft));
+/** Writes every field of the draft (a blank one clears it). */
+export const updateProject = (id: string, draft: ProjectDraftView) => ok(commands.updateProject(id, draft));
+/** Its chats move out of it; its knowledge folders leave the index (the files stay). Refused while a knowledge sync runs. */
+export const deleteProject = (id: string) => ok(commands.deleteProject(id));
+/** Puts a session in `project` (null: in none); refused while an answer is being written in it. A fresh id is made a session. */
+export const moveSession = (sessionId: string, project: string | null) => ok(commands.moveSession(sessionId, project));
+/** Exports a project through the system's Save dialog: the path written, or null when cancelled. */
+export const exportProject = (id: string, format: 'markdown' | 'json') => ok(commands.exportProject(id, format));

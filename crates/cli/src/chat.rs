@@ -42,6 +42,14 @@ pub struct ChatArgs {
     /// Repeat for more files.
     #[arg(long, value_name = "FILE", conflicts_with = "regenerate")]
     pub(crate) attach: Vec<PathBuf>,
+    /// Send the best passages of your knowledge folders with each message
+    /// of this session, from this one on (for a profile without tools,
+    /// which cannot search them itself); the answer cites them.
+    #[arg(long, conflicts_with = "no_knowledge")]
+    pub(crate) knowledge: bool,
+    /// Stop sending them.
+    #[arg(long)]
+    pub(crate) no_knowledge: bool,
     /// `/plan`: carry out the plan without asking first (each call that
     /// writes or runs still asks).
     #[arg(long)]
@@ -49,7 +57,7 @@ pub struct ChatArgs {
     /// The message (for `hearth plan`: the request; `hearth chat "/plan
     /// REQUEST"` is the same).
     #[arg(required_unless_present = "regenerate")]
-    message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Set by `hearth plan`.
     #[arg(skip)]
     pub(crate) plan: bool,
@@ -65,6 +73,8 @@ impl ChatArgs {
             max_iterations: None,
             regenerate: false,
             attach: Vec::new(),
+            knowledge: false,
+            no_knowledge: false,
             yes: false,
             message: None,
             plan: false,
@@ -94,6 +104,7 @@ pub async fn run(args: ChatArgs) -> ExitCode {
         mcp,
         session,
         attachments,
+        store,
         ..
     } = match compose(&args, None).await {
         Ok(c) => c,
@@ -176,12 +187,62 @@ pub async fn run(args: ChatArgs) -> ExitCode {
     // MCP servers this run started end with it.
     mcp.shutdown().await;
     if !args.conv.json {
+        print_sources(&store, &session).await;
         eprintln!("[session {session}] continue with --session {session}");
     }
     if unconfirmed && code == ExitCode::SUCCESS {
         return ExitCode::from(EXIT_UNCONFIRMED);
     }
     code
+}
+
+/// The passages the answer drew on from the knowledge folders, after it:
+/// those it cites (all it was given when it cites none), a number it
+/// cites that no passage has, and each quotation not found in the
+/// passage it cites — marked, not taken as fact (docs/knowledge.md).
+async fn print_sources(store: &hearth_store::Store, session: &str) {
+    let c = match hearth_compose::answer_citations(store, session, None).await {
+        Ok(Some(c)) if !c.sources.is_empty() => c,
+        Ok(_) => return,
+        Err(e) => {
+            tracing::warn!("the answer's sources cannot be read: {e}");
+            return;
+        }
+    };
+    let any_cited = c.sources.iter().any(|s| s.cited);
+    println!(
+        "\nSources{}:",
+        if any_cited { "" } else { " (given, not cited)" }
+    );
+    for s in c.sources.iter().filter(|s| s.cited || !any_cited) {
+        let heading = s
+            .heading
+            .as_deref()
+            .map(|h| format!(" ({h})"))
+            .unwrap_or_default();
+        println!(
+            "  [{}] {}, lines {}–{}{heading}",
+            s.n, s.path, s.start_line, s.end_line
+        );
+    }
+    for n in &c.unknown {
+        println!("  [{n}] ⚠ no passage has this number: the citation is not backed by a source");
+    }
+    for q in c.quotes.iter().filter(|q| !q.holds()) {
+        let cited = q
+            .cites
+            .iter()
+            .map(|n| format!("[{n}]"))
+            .collect::<Vec<_>>()
+            .join("");
+        match q.found_in {
+            Some(n) => println!("  ⚠ \"{}\" is not in {cited}; it is in [{n}]", q.text),
+            None => println!(
+                "  ⚠ \"{}\" is not in {cited} nor in any passage given: not from the sources",
+                q.text
+            ),
+        }
+    }
 }
 
 /// Stops the run at the first Ctrl-C and exits (130) at the second.

@@ -59,6 +59,11 @@ pub(crate) struct Conversation {
     /// Continue this session (default: a new one).
     #[arg(long)]
     pub session: Option<String>,
+    /// Put this session in a project (`hearth projects`): it works in the
+    /// project's folder, follows its instructions, and uses its profile
+    /// and model unless it chose its own.
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
 }
 
 /// What a front end of the CLI that runs messages needs: the agent over
@@ -77,6 +82,8 @@ pub(crate) struct Composed {
     /// The profiles the agent reads (a long conversation refreshes them
     /// between turns: another process may change them).
     pub profiles: Arc<Profiles>,
+    /// The sessions' store (the answer's sources are read from it).
+    pub store: Arc<hearth_store::Store>,
 }
 
 /// An MCP server a command cannot work without (`hearth voice`'s speech
@@ -147,6 +154,19 @@ pub(crate) async fn compose(
         settle_seed_model(&profiles, args.conv.url.as_deref()).await;
     }
     let session = args.conv.session.clone().unwrap_or_else(new_session_id);
+    // The project first: its profile decides the host the session pins.
+    if let Some(name) = &args.conv.project {
+        let Some(project) = profiles.find_project(name) else {
+            let e = format!(
+                "there is no project `{name}`; make it with `hearth projects create {name}`"
+            );
+            return Err(fail(&e, ExitCode::from(2)));
+        };
+        profiles
+            .move_session(&session, Some(&project.id))
+            .await
+            .map_err(|e| fail(&e, ExitCode::FAILURE))?;
+    }
     if let Some(name) = &args.conv.profile
         && let Err(e) = profiles.switch(&session, name).await
     {
@@ -168,6 +188,39 @@ pub(crate) async fn compose(
         None => profiles.pin_session_host(&session).await,
     };
     placed.map_err(|e| fail(&e, ExitCode::FAILURE))?;
+    let mut attachments = attachments;
+    if args.knowledge || args.no_knowledge {
+        profiles
+            .set_session_knowledge(&session, args.knowledge)
+            .await
+            .map_err(|e| fail(&e, ExitCode::FAILURE))?;
+    }
+    if profiles.session_knowledge(&session)
+        && let (Some(index), Some(text)) = (&inputs.knowledge, args.message.as_deref())
+    {
+        let project = profiles.session_project(&session).map(|p| p.id);
+        match hearth_compose::passages_for(
+            index,
+            backends.default.clone(),
+            project.as_deref(),
+            text,
+        )
+        .await
+        {
+            Ok(Some(passages)) => attachments.push(
+                store
+                    .add_file(hearth_compose::PASSAGES_FILE, passages.into_bytes())
+                    .await
+                    .map_err(|e| fail(&e, ExitCode::FAILURE))?,
+            ),
+            Ok(None) => {
+                eprintln!("hearth: no passage of your knowledge folders matches this message")
+            }
+            Err(e) => eprintln!(
+                "hearth: the knowledge folders could not be searched ({e}); the message goes without them"
+            ),
+        }
+    }
     let provider = Arc::new(Overrides {
         inner: profiles.clone(),
         model: args.conv.model.clone(),
@@ -188,6 +241,7 @@ pub(crate) async fn compose(
         session,
         attachments,
         profiles,
+        store: inputs.store.clone(),
     })
 }
 

@@ -141,8 +141,19 @@ async fn run_inner(args: KnowledgeArgs) -> Result<ExitCode, String> {
             } else if folders.is_empty() {
                 println!("No knowledge folders. Add one: hearth knowledge add PATH");
             } else {
+                // Projects by name, where a folder belongs to one.
+                let mut names = std::collections::HashMap::new();
+                if folders.iter().any(|f| f.project.is_some()) {
+                    let store = crate::db::open(Some(db.clone())).await?;
+                    let profiles = hearth_store::Profiles::load(&store)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    for p in profiles.project_list() {
+                        names.insert(p.id, p.name);
+                    }
+                }
                 for f in &folders {
-                    println!("{}", describe(f));
+                    println!("{}", describe(f, &names));
                 }
                 match index.model().map_err(|e| e.to_string())? {
                     Some(m) => println!("embedding model: {m}"),
@@ -153,6 +164,16 @@ async fn run_inner(args: KnowledgeArgs) -> Result<ExitCode, String> {
             }
         }
         Action::Add { path, project } => {
+            let project = match project {
+                Some(name) => {
+                    let store = crate::db::open(Some(db.clone())).await?;
+                    let profiles = hearth_store::Profiles::load(&store)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    Some(crate::projects::find(&profiles, &name)?.id)
+                }
+                None => None,
+            };
             let f = index
                 .add_folder(&path, project.as_deref())
                 .map_err(|e| e.to_string())?;
@@ -241,11 +262,11 @@ async fn run_inner(args: KnowledgeArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(f: &Folder) -> String {
+fn describe(f: &Folder, projects: &std::collections::HashMap<String, String>) -> String {
     let project = f
         .project
         .as_deref()
-        .map(|p| format!(" [{p}]"))
+        .map(|p| format!(" [project {}]", projects.get(p).map_or(p, String::as_str)))
         .unwrap_or_default();
     let state = match f.status {
         hearth_knowledge::FolderStatus::Ready => String::new(),

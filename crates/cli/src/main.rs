@@ -15,6 +15,7 @@ mod memory;
 mod overrides;
 mod plan;
 mod profiles;
+mod projects;
 mod ps;
 mod sessions;
 mod skills;
@@ -48,6 +49,9 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// List and edit profiles and the persona.
     Profiles(profiles::ProfilesArgs),
+    /// Group sessions into projects that share a folder, a profile and
+    /// model, instructions and knowledge folders.
+    Projects(projects::ProjectsArgs),
     /// Read, edit and delete what Hearth remembers about you.
     Memory(memory::MemoryArgs),
     /// Add, import, list, check and remove MCP servers (tools you bring).
@@ -110,6 +114,7 @@ fn main() -> ExitCode {
             Command::Ps(args) => ps::run(args).await,
             Command::Sessions(args) => sessions::run(args).await,
             Command::Profiles(args) => profiles::run(args).await,
+            Command::Projects(args) => projects::run(args).await,
             Command::Memory(args) => memory::run(args).await,
             Command::Mcp(args) => mcp::run(args).await,
             Command::Hosts(args) => hosts::run(args).await,

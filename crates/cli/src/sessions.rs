@@ -22,7 +22,11 @@ pub struct SessionsArgs {
 #[derive(Debug, Subcommand)]
 enum Action {
     /// List sessions, newest first (the default).
-    List,
+    List {
+        /// Only the sessions of this project (`hearth projects`).
+        #[arg(long, value_name = "NAME")]
+        project: Option<String>,
+    },
     /// Print a session's current branch.
     Show {
         /// Session id.
@@ -54,6 +58,9 @@ enum Action {
         /// At most this many results.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Only in the sessions of this project (`hearth projects`).
+        #[arg(long, value_name = "NAME")]
+        project: Option<String>,
     },
     /// Write a session as Markdown (its current branch) or JSON (every
     /// branch, the current one marked).
@@ -68,7 +75,8 @@ enum Action {
         out: Option<PathBuf>,
     },
     /// Import conversations: ChatGPT's conversations.json, an Open WebUI
-    /// chat export, or a Hearth JSON export. Each becomes a new session.
+    /// chat export, or a Hearth JSON export of a session or a project. Each
+    /// becomes a new session; a project's come in a project of its name.
     Import {
         /// The export file.
         file: PathBuf,
@@ -93,20 +101,42 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = match args.action.unwrap_or(Action::List) {
-        Action::List => store.sessions().await.map(|list| {
-            if list.is_empty() {
-                println!("(no sessions)");
-            }
-            for s in list {
-                let title = if s.title.is_empty() {
-                    "(untitled)"
-                } else {
-                    &s.title
-                };
-                println!("{}  {:>5} msgs  {title}", s.id, s.messages);
-            }
-        }),
+    let profiles = match hearth_store::Profiles::load(&store).await {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("hearth: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // `--project NAME`: the project's id, or the error that names them.
+    let project = |name: Option<String>| -> Result<Option<String>, String> {
+        name.map(|n| crate::projects::find(&profiles, &n).map(|p| p.id))
+            .transpose()
+    };
+    let result = match args.action.unwrap_or(Action::List { project: None }) {
+        Action::List { project: name } => {
+            let only = match project(name) {
+                Ok(p) => p,
+                Err(e) => return report(Err(e)),
+            };
+            store.sessions().await.map(|list| {
+                let list: Vec<_> = list
+                    .into_iter()
+                    .filter(|s| only.is_none() || s.project == only)
+                    .collect();
+                if list.is_empty() {
+                    println!("(no sessions)");
+                }
+                for s in list {
+                    let title = if s.title.is_empty() {
+                        "(untitled)"
+                    } else {
+                        &s.title
+                    };
+                    println!("{}  {:>5} msgs  {title}", s.id, s.messages);
+                }
+            })
+        }
         Action::Show { id } => match store.history(&id).await {
             Ok(h) => {
                 for m in h {
@@ -134,13 +164,21 @@ pub async fn run(args: SessionsArgs) -> ExitCode {
             .await
             .map(|()| eprintln!("deleted; undo with `hearth sessions restore {id}`")),
         Action::Restore { id } => store.restore(&id).await,
-        Action::Search { query, limit } => {
-            return report(search(&store, &query.join(" "), limit).await);
+        Action::Search {
+            query,
+            limit,
+            project: name,
+        } => {
+            let only = match project(name) {
+                Ok(p) => p,
+                Err(e) => return report(Err(e)),
+            };
+            return report(search(&store, &query.join(" "), limit, only.as_deref()).await);
         }
         Action::Export { id, format, out } => {
             return report(export(&store, &id, format, out).await);
         }
-        Action::Import { file } => return report(import(&store, &file).await),
+        Action::Import { file } => return report(import(&store, &profiles, &file).await),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -163,9 +201,14 @@ fn report(r: Result<(), String>) -> ExitCode {
 
 /// Print the hits, two lines each: where, then the extract with the matched
 /// words in bold (on a terminal) or between `**` (in a pipe).
-async fn search(store: &Store, query: &str, limit: usize) -> Result<(), String> {
+async fn search(
+    store: &Store,
+    query: &str,
+    limit: usize,
+    project: Option<&str>,
+) -> Result<(), String> {
     let hits = store
-        .search(query, limit)
+        .search_in(query, limit, project)
         .await
         .map_err(|e| e.to_string())?;
     let (bold, plain) = if std::io::stdout().is_terminal() {
@@ -205,11 +248,25 @@ async fn search(store: &Store, query: &str, limit: usize) -> Result<(), String> 
 }
 
 /// Import `file`; print each new session, then what was imported.
-async fn import(store: &Store, file: &std::path::Path) -> Result<(), String> {
+async fn import(
+    store: &Store,
+    profiles: &hearth_store::Profiles,
+    file: &std::path::Path,
+) -> Result<(), String> {
     let text = tokio::fs::read_to_string(file)
         .await
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let r = store.import(&text).await.map_err(|e| e.to_string())?;
+    if let Some((project, note)) = profiles
+        .adopt_import(&r)
+        .await
+        .map_err(|e| format!("the sessions were imported, but not their project: {e}"))?
+    {
+        eprintln!("in project {} ({})", project.name, project.id);
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+    }
     for id in &r.sessions {
         println!("{id}");
     }
@@ -249,7 +306,7 @@ async fn export(
     Ok(())
 }
 
-fn write(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
+pub(crate) fn write(path: Option<&PathBuf>, text: &str) -> Result<(), String> {
     match path {
         Some(p) => {
             std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))

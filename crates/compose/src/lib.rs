@@ -13,7 +13,10 @@ mod knowledge;
 mod mcp_store;
 mod open;
 
-pub use knowledge::{KNOWLEDGE_FILE, KnowledgeTools, knowledge_path, open_knowledge};
+pub use knowledge::{
+    KNOWLEDGE_FILE, KnowledgeTools, PASSAGES_FILE, PASSAGES_PER_MESSAGE, answer_citations,
+    knowledge_path, open_knowledge, passages_for,
+};
 pub use open::{Inputs, OpenError, UnusableHooks, open};
 
 use std::path::PathBuf;
@@ -325,7 +328,11 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
     } = parts;
     let mut tools = tools(&store, &profiles, &mcp, &skills);
     if let Some(index) = knowledge {
-        tools.add_source(Arc::new(KnowledgeTools::new(index, backend.clone())));
+        tools.add_source(Arc::new(KnowledgeTools::new(
+            index,
+            backend.clone(),
+            profiles.clone(),
+        )));
     }
     let mut builder = Agent::builder(backend, provider)
         .tools(tools)

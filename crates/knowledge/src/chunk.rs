@@ -35,13 +35,15 @@ pub struct Chunk {
 pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
     let config = ChunkConfig::new(DESIRED_CHUNK_CHARS..MAX_CHUNK_CHARS + 1);
     let pieces: Vec<(usize, &str)> = match kind {
-        Kind::Markdown | Kind::Html => MarkdownSplitter::new(config).chunk_indices(text).collect(),
+        Kind::Markdown | Kind::Html | Kind::Docx => {
+            MarkdownSplitter::new(config).chunk_indices(text).collect()
+        }
         Kind::Text | Kind::Code | Kind::Pdf => {
             TextSplitter::new(config).chunk_indices(text).collect()
         }
     };
     let lines = LineIndex::new(text);
-    let headings = if matches!(kind, Kind::Markdown | Kind::Html) {
+    let headings = if matches!(kind, Kind::Markdown | Kind::Html | Kind::Docx) {
         Headings::of(text)
     } else {
         Headings::default()

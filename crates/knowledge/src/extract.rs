@@ -24,6 +24,8 @@ pub enum Kind {
     Pdf,
     /// An HTML page.
     Html,
+    /// A Word document (DOCX).
+    Docx,
 }
 
 impl Kind {
@@ -35,6 +37,7 @@ impl Kind {
             Self::Code => "code",
             Self::Pdf => "pdf",
             Self::Html => "html",
+            Self::Docx => "docx",
         }
     }
 }
@@ -232,6 +235,8 @@ fn kind_by_name(path: &Path) -> Option<Result<Kind, Skipped>> {
         Ok(Kind::Code)
     } else if ext == "pdf" {
         Ok(Kind::Pdf)
+    } else if ext == "docx" {
+        Ok(Kind::Docx)
     } else if NEVER.contains(&ext) {
         Err(Skipped::Binary)
     } else {
@@ -276,6 +281,10 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
                 text,
             }
         }
+        Kind::Docx => Extracted {
+            kind: Kind::Markdown,
+            text: crate::docx::docx_text(bytes).map_err(Skipped::Unreadable)?,
+        },
         Kind::Html => {
             let html = String::from_utf8_lossy(bytes);
             let doc = dom_query::Document::from(html.as_ref());

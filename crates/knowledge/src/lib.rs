@@ -17,6 +17,8 @@
 //! a vector is simply embedded at the next pass.
 
 mod chunk;
+mod citations;
+mod docx;
 mod embed;
 mod embedding_pass;
 mod error;
@@ -28,12 +30,15 @@ mod schema;
 mod sync;
 mod tool;
 mod vectors;
+mod watch;
 
 pub use chunk::{Chunk, MAX_CHUNK_CHARS, split};
+pub use citations::{Citations, Quote, Source, check as check_citations, passages};
 pub use embed::{EmbedReport, Embedder};
 pub use error::KnowledgeError;
 pub use extract::{Extracted, Kind, MAX_FILE_BYTES, Skipped, extract};
 pub use fuse::{Mode, RRF_K};
-pub use index::{Folder, FolderStatus, Hit, Index};
+pub use index::{Folder, FolderStatus, Hit, Index, Passage};
 pub use sync::{Progress, SyncReport};
-pub use tool::SearchKnowledge;
+pub use tool::{ProjectOf, SearchKnowledge, numbered};
+pub use watch::{FolderWatch, MAX_DELAY, Unwatched};

@@ -20,6 +20,8 @@ use serde_json::Value;
 
 use crate::error::StoreError;
 use crate::export::EXPORT_FORMAT;
+use crate::export_project::{PROJECT_EXPORT_FORMAT, PROJECT_EXPORT_VERSION};
+use crate::projects::ProjectDraft;
 use crate::store::Store;
 use crate::{messages, sessions};
 
@@ -34,6 +36,8 @@ pub enum ImportSource {
     OpenWebUi,
     /// Hearth's own JSON export.
     Hearth,
+    /// Hearth's export of a project (its settings and sessions).
+    HearthProject,
 }
 
 impl ImportSource {
@@ -42,7 +46,7 @@ impl ImportSource {
         match self {
             Self::ChatGpt => "ChatGPT",
             Self::OpenWebUi => "Open WebUI",
-            Self::Hearth => "Hearth",
+            Self::Hearth | Self::HearthProject => "Hearth",
         }
     }
 }
@@ -78,6 +82,9 @@ pub struct ImportReport {
     pub messages: usize,
     /// Messages left out (system, tool, pictures only).
     pub skipped: usize,
+    /// The project a project export described: the caller makes it (or
+    /// finds one of its name) and puts `sessions` in it.
+    pub project: Option<crate::projects::ProjectDraft>,
 }
 
 /// The largest export read (ChatGPT's can be large; past this it is better
@@ -90,6 +97,13 @@ fn refuse(why: impl Into<String>) -> StoreError {
 
 /// Read `text`, an export from ChatGPT, Open WebUI or Hearth.
 pub fn parse(text: &str) -> Result<(ImportSource, Vec<Conversation>), StoreError> {
+    parse_with_project(text).map(|(source, conversations, _)| (source, conversations))
+}
+
+/// [`parse`], and the project a project export describes.
+fn parse_with_project(
+    text: &str,
+) -> Result<(ImportSource, Vec<Conversation>, Option<ProjectDraft>), StoreError> {
     if text.len() > MAX_IMPORT_BYTES {
         return Err(refuse(format!(
             "the file is {} MB; the most Hearth imports at once is {} MB",
@@ -103,7 +117,11 @@ pub fn parse(text: &str) -> Result<(ImportSource, Vec<Conversation>), StoreError
         ))
     })?;
     if v.get("format").and_then(Value::as_str) == Some(EXPORT_FORMAT) {
-        return Ok((ImportSource::Hearth, vec![hearth(&v)?]));
+        return Ok((ImportSource::Hearth, vec![hearth(&v)?], None));
+    }
+    if v.get("format").and_then(Value::as_str) == Some(PROJECT_EXPORT_FORMAT) {
+        let (draft, conversations) = project(&v)?;
+        return Ok((ImportSource::HearthProject, conversations, Some(draft)));
     }
     let list: Vec<&Value> = match &v {
         Value::Array(a) => a.iter().collect(),
@@ -113,19 +131,47 @@ pub fn parse(text: &str) -> Result<(ImportSource, Vec<Conversation>), StoreError
     };
     if list.iter().any(|c| c.get("mapping").is_some()) {
         let out = list.into_iter().map(chatgpt).collect::<Result<_, _>>()?;
-        return Ok((ImportSource::ChatGpt, out));
+        return Ok((ImportSource::ChatGpt, out, None));
     }
     if list
         .iter()
         .any(|c| c.get("chat").is_some_and(Value::is_object))
     {
         let out = list.into_iter().map(open_webui).collect::<Result<_, _>>()?;
-        return Ok((ImportSource::OpenWebUi, out));
+        return Ok((ImportSource::OpenWebUi, out, None));
     }
     Err(refuse(
         "this is not an export Hearth reads: expected ChatGPT's conversations.json, \
-         an Open WebUI chat export, or a Hearth session export (JSON)",
+         an Open WebUI chat export, or a Hearth session or project export (JSON)",
     ))
+}
+
+/// A project export: its settings as a draft, and its sessions.
+fn project(v: &Value) -> Result<(ProjectDraft, Vec<Conversation>), StoreError> {
+    let version = v.get("version").and_then(Value::as_i64).unwrap_or(1);
+    if version > PROJECT_EXPORT_VERSION {
+        return Err(refuse(format!(
+            "a Hearth project export of version {version}, from a newer Hearth: this one reads up to version {PROJECT_EXPORT_VERSION}"
+        )));
+    }
+    let p = v
+        .get("project")
+        .filter(|p| p.is_object())
+        .ok_or_else(|| refuse("a Hearth project export without its `project`"))?;
+    let text = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_owned);
+    let draft = ProjectDraft {
+        name: text("name").unwrap_or_default(),
+        workspace: text("workspace").map(std::path::PathBuf::from),
+        profile: text("profile"),
+        model: text("model"),
+        instructions: text("instructions").unwrap_or_default(),
+    };
+    let sessions = v
+        .get("sessions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| refuse("a Hearth project export without its `sessions`"))?;
+    let conversations = sessions.iter().map(hearth).collect::<Result<_, _>>()?;
+    Ok((draft, conversations))
 }
 
 fn role_of(s: &str) -> Option<Role> {
@@ -343,10 +389,10 @@ impl Store {
     pub async fn import(&self, text: &str) -> Result<ImportReport, StoreError> {
         // Parsing a large export is work for a blocking thread.
         let owned = text.to_owned();
-        let (source, mut conversations, files) = tokio::task::spawn_blocking(move || {
-            let (source, mut conversations) = parse(&owned)?;
+        let (source, mut conversations, files, project) = tokio::task::spawn_blocking(move || {
+            let (source, mut conversations, project) = parse_with_project(&owned)?;
             let files = check_files(&mut conversations)?;
-            Ok::<_, StoreError>((source, conversations, files))
+            Ok::<_, StoreError>((source, conversations, files, project))
         })
         .await
         .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
@@ -370,6 +416,16 @@ impl Store {
             .into_iter()
             .filter(|c| !c.messages.is_empty())
             .collect();
+        if conversations.is_empty() && project.is_some() {
+            // A project with no session yet: its settings are the import.
+            return Ok(ImportReport {
+                source,
+                sessions: Vec::new(),
+                messages: 0,
+                skipped,
+                project,
+            });
+        }
         if conversations.is_empty() {
             return Err(refuse(format!(
                 "the {} export has no conversation with a message to import",
@@ -421,6 +477,7 @@ impl Store {
             sessions: ids,
             messages: count,
             skipped,
+            project,
         })
     }
 }

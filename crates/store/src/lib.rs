@@ -25,6 +25,7 @@ mod consolidate;
 mod db;
 mod error;
 mod export;
+mod export_project;
 mod extensions;
 mod fact;
 mod hosts;
@@ -38,6 +39,7 @@ mod open;
 mod pdf_text;
 mod private;
 mod profiles;
+mod projects;
 mod recovery;
 mod runs;
 mod search;
@@ -52,6 +54,7 @@ mod unsent;
 pub use attachments::{MAX_IMAGE_BYTES, MAX_TEXT_BYTES};
 pub use error::{ProfileError, StoreError};
 pub use export::{EXPORT_FORMAT, EXPORT_VERSION};
+pub use export_project::{PROJECT_EXPORT_FORMAT, PROJECT_EXPORT_VERSION};
 pub use fact::{Memory, MemoryVersion, restates, same_fact};
 pub use hearth_core::StoredMessage;
 pub use hosts::{Host, HostKind, RESERVED_HOSTS};
@@ -65,6 +68,9 @@ pub use pdf_text::{
 };
 pub use profiles::{
     InvalidProfile, ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile,
+};
+pub use projects::{
+    MAX_PROJECT_INSTRUCTIONS, MAX_PROJECT_NAME, Project, ProjectDraft, ProjectSummary,
 };
 pub use recovery::OUTCOME_UNKNOWN;
 pub use runs::AnswerRun;

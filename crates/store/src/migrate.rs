@@ -25,13 +25,14 @@ fn all() -> Vec<&'static Migration> {
         .chain(crate::hosts::MIGRATIONS)
         .chain(crate::attachments::MIGRATIONS)
         .chain(crate::unsent::MIGRATIONS)
+        .chain(crate::projects::MIGRATIONS)
         .collect();
     v.sort_by_key(|m| m.version);
     v
 }
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// What `migrate` did.
 #[derive(Debug, Default)]

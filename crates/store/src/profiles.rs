@@ -24,6 +24,7 @@ use crate::migration::Migration;
 use crate::sessions;
 use crate::store::Store;
 
+mod projects;
 mod seed;
 mod session_place;
 
@@ -151,6 +152,12 @@ struct Cache {
     models: HashMap<String, String>,
     /// The host each session stays on ('' = the default server).
     hosts: HashMap<String, String>,
+    /// Projects by id.
+    projects: HashMap<String, crate::projects::Project>,
+    /// The project each session in one is in.
+    memberships: HashMap<String, String>,
+    /// Sessions whose messages carry their knowledge passages.
+    knowledge: std::collections::HashSet<String>,
 }
 
 /// Profiles and persona from the database, as the loop reads them.
@@ -211,6 +218,14 @@ fn load_cache(conn: &Connection) -> Result<Cache, StoreError> {
     for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))? {
         let (s, h) = row?;
         cache.hosts.insert(s, h);
+    }
+    for p in crate::projects::all(conn)? {
+        cache.projects.insert(p.id.clone(), p);
+    }
+    cache.memberships = crate::projects::memberships(conn)?.into_iter().collect();
+    let mut stmt = conn.prepare("SELECT id FROM sessions WHERE knowledge != 0")?;
+    for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
+        cache.knowledge.insert(row?);
     }
     Ok(cache)
 }
@@ -414,7 +429,17 @@ impl ProfileProvider for Profiles {
 
     fn active(&self, session_id: &str) -> Profile {
         self.read(|c| {
-            let name = c.sessions.get(session_id).unwrap_or(&c.default);
+            let project = c
+                .memberships
+                .get(session_id)
+                .and_then(|id| c.projects.get(id));
+            // The session's own choice, else its project's, else the
+            // default.
+            let name = c
+                .sessions
+                .get(session_id)
+                .or_else(|| project.and_then(|pr| pr.profile.as_ref()))
+                .unwrap_or(&c.default);
             let mut p = c
                 .profiles
                 .get(name)
@@ -431,12 +456,19 @@ impl ProfileProvider for Profiles {
             // The session's own model names one of its host's (the picker
             // sets them together); before a session has a host, one of the
             // default Ollama's, so a profile on another server keeps its own.
-            if let Some(m) = c.models.get(session_id)
+            // The session's own model, else its project's.
+            if let Some(m) = c
+                .models
+                .get(session_id)
+                .or_else(|| project.and_then(|pr| pr.model.as_ref()))
                 && (pinned.is_some() || p.backend.as_deref().is_none_or(|b| b == DEFAULT_HOST))
             {
                 p.model = m.clone();
             }
-            p
+            match project {
+                Some(pr) => projects::with_project(p, pr),
+                None => p,
+            }
         })
     }
 

@@ -91,6 +91,7 @@ pub(crate) fn search(
     conn: &Connection,
     query: &str,
     limit: usize,
+    project: Option<&str>,
 ) -> Result<Vec<SearchHit>, StoreError> {
     let Some(q) = fts_query(query) else {
         return Ok(Vec::new());
@@ -105,10 +106,11 @@ pub(crate) fn search(
          JOIN messages m ON m.id = messages_fts.rowid
          JOIN sessions s ON s.id = m.session_id
          WHERE messages_fts MATCH ?1 AND s.deleted_at IS NULL
+               AND (?5 IS NULL OR s.project_id = ?5)
          ORDER BY messages_fts.rowid DESC
          LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![q, limit, MATCH_START, MATCH_END], |r| {
+    let rows = stmt.query_map(params![q, limit, MATCH_START, MATCH_END, project], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
@@ -137,8 +139,21 @@ impl Store {
     /// input is safe: FTS5 operators are taken as text, and a query with no
     /// words returns nothing.
     pub async fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, StoreError> {
-        let query = query.to_owned();
-        self.db().call(move |c| search(c, &query, limit)).await
+        self.search_in(query, limit, None).await
+    }
+
+    /// [`Store::search`] within the sessions of project `project` (an id),
+    /// or of every session when `None`.
+    pub async fn search_in(
+        &self,
+        query: &str,
+        limit: usize,
+        project: Option<&str>,
+    ) -> Result<Vec<SearchHit>, StoreError> {
+        let (query, project) = (query.to_owned(), project.map(str::to_owned));
+        self.db()
+            .call(move |c| search(c, &query, limit, project.as_deref()))
+            .await
     }
 }
 

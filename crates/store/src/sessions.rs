@@ -50,6 +50,8 @@ pub struct SessionSummary {
     pub created_at: i64,
     /// Last change, ms since the epoch.
     pub updated_at: i64,
+    /// The project it is in, by id.
+    pub project: Option<String>,
 }
 
 /// Create the session if it does not exist.
@@ -99,7 +101,8 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
                      SELECT m.parent_id FROM messages m JOIN chain c ON m.id = c.id
                      WHERE m.parent_id IS NOT NULL)
                  SELECT substr(m.content, 1, 400) FROM chain JOIN messages m ON m.id = chain.id
-                 WHERE s.title = '' AND m.role = 'user' ORDER BY m.id LIMIT 1)
+                 WHERE s.title = '' AND m.role = 'user' ORDER BY m.id LIMIT 1),
+                s.project_id
          FROM sessions s WHERE s.deleted_at IS NULL
          ORDER BY s.updated_at DESC, s.rowid DESC",
     )?;
@@ -115,6 +118,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
                     .as_deref()
                     .unwrap_or_default(),
             ),
+            project: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -42,6 +42,28 @@ export class MockFiles {
     return { ...view, chars: null };
   }
 
+  /**
+   * A text file the core attaches itself (a chat's knowledge passages),
+   * kept at once under a name made from its text (not SHA-256, which the
+   * browser gives only asynchronously; unique enough for the mock).
+   */
+  put(name: string, text: string): AttachmentView {
+    const bytes = new TextEncoder().encode(text);
+    let h = 0x811c9dc5;
+    for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    const sha256 = `${h.toString(16).padStart(8, '0')}${bytes.length.toString(16).padStart(8, '0')}`.repeat(4);
+    const view: AttachmentView = { sha256, name, kind: 'text', mime: 'text/markdown', size: bytes.length, given: null, chars: [...text].length };
+    this.files.set(sha256, { view, base64: btoa(String.fromCharCode(...bytes)) });
+    return { ...view, chars: null };
+  }
+
+  /** A kept text file's text (null: not kept, or a picture). */
+  text(sha256: string): string | null {
+    const f = this.files.get(sha256);
+    if (!f || f.view.kind !== 'text') return null;
+    return new TextDecoder().decode(Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0)));
+  }
+
   dataUrl(sha256: string): string {
     const f = this.files.get(sha256);
     if (!f) throw err('invalid_input', `no attached file \`${sha256}\` (attach it again)`, 'none');

@@ -34,6 +34,8 @@ import { MockMcp } from './mcp';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
 import { MockKnowledge } from './knowledge';
+import { MockSources } from './sources';
+import { MockProjects } from './projects';
 import { MockMemories } from './memories';
 import { firstRun, settleSeeds } from './firstRun';
 import { err, pickScript } from './pickScript';
@@ -118,6 +120,10 @@ export class MockBackend {
   hosts = new MockHosts(() => ({ url: this.url, openaiUrl: this.openaiUrl, openaiInUse: this.openaiChosen || this.profiles.some((p) => p.backend === 'openai'), models: this.models.map((m) => m.name), reachable: this.config.reachable }));
   /** Knowledge folders (`knowledge_*`): a sync goes a step further at each `knowledge_status`; `knowledge.hold` keeps it where it is. */
   knowledge = new MockKnowledge();
+  /** Knowledge in the conversation (`answer_sources`, `knowledge_passage`, the Knowledge switch): mock/sources.ts. */
+  sources = new MockSources(this);
+  /** Projects (`list_projects` … `export_project`, and a project's part of search, knowledge folders and import): mock/projects.ts. */
+  projects = new MockProjects(this);
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
@@ -168,6 +174,8 @@ export class MockBackend {
     // A model that can see, for the attachment tests.
     if (params.get('vision')) this.models = [...this.models, { name: 'gemma3:4b', size: 3_300_000_000, family: 'gemma3', parameter_size: '4.3B', quantization: 'Q4_K_M', capabilities: ['completion', 'vision'], context_length: 131072, settings: { num_ctx: 4096, keep_alive_secs: 1800 } }];
     seedBig(this, Number(params.get('big') ?? 0));
+    // A chat whose answers drew on a knowledge folder (mock/sources.ts).
+    if (params.get('sources')) this.sources.seed();
   }
 
   // ---- storage helpers
@@ -225,6 +233,16 @@ export class MockBackend {
     // The mock trusts the argument shapes the app sends.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const a = args as any;
+    // ---- projects (mock/projects.ts): their commands, and search, a
+    // knowledge folder or an import that concerns a project.
+    const forProject = this.projects.handle(cmd, a);
+    if (forProject !== undefined) return forProject;
+    // ---- knowledge in the conversation (mock/sources.ts): an answer's
+    // sources, a passage, the Knowledge switch; a message sent with it on
+    // gets its passages attached here, then goes on below.
+    const forSources = this.sources.handle(cmd, a);
+    if (forSources !== undefined) return forSources;
+    // ---- every other command
     switch (cmd) {
       case 'page_events': this.pageChannel = a.onEvent as ChannelLike; this.pageSent = 0; return null;
       case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url, openai_url: this.openaiUrl };
@@ -240,7 +258,7 @@ export class MockBackend {
       case 'backend_status': return this.status();
       case 'set_ollama_url': this.url = a.url; this.config.reachable = true; return this.status();
       case 'list_sessions': return [...this.sessions.values()].filter((s) => !s.deleted).sort((x, y) => y.updated_at - x.updated_at)
-        .map((s) => ({ id: s.id, title: s.title, opening: s.title ? '' : opening(this.path(s)), messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done) }));
+        .map((s) => ({ id: s.id, title: s.title, opening: s.title ? '' : opening(this.path(s)), messages: this.path(s).length, created_at: s.created_at, updated_at: s.updated_at, live: [...this.runs.values()].some((r) => r.session === s.id && !r.done), project: s.project ?? null }));
       case 'search_sessions': return searchSessions(this.sessions.values(), (x) => [...this.messages.values()].filter((m) => m.session === x.id), String(a.query)); // every branch, as the store's index
       // Untitled until the title worker names it, as in the store.
       case 'new_session': return this.addSession('').id;
@@ -295,7 +313,7 @@ export class MockBackend {
           for (const m of c.messages) this.addMessage(s, m.role, m.content);
           return s.id;
         });
-        return { source, sessions: made, messages: conversations.reduce((n, c) => n + c.messages.length, 0), skipped: conversations.reduce((n, c) => n + c.skipped, 0) };
+        return { source, sessions: made, messages: conversations.reduce((n, c) => n + c.messages.length, 0), skipped: conversations.reduce((n, c) => n + c.skipped, 0), project: null, note: null };
       }
       case 'attach_file': return this.files.add(String(a.name), String(a.data));
       case 'attachment_data': return this.files.dataUrl(String(a.sha256));
@@ -420,7 +438,9 @@ export class MockBackend {
     const asked = prompt !== null && parent !== null ? this.messages.get(parent) : undefined;
     if (asked) asked.run_id = run.id;
     const screened = screenMessage(text, profile.input_guard);
-    const script = screened.blocked ? screened.steps : [...screened.steps, ...pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`)];
+    // A question with knowledge passages, or "search my notes …": mock/sources.ts.
+    const knowing = this.sources.script(parent !== null ? this.messages.get(parent) : undefined, text);
+    const script = screened.blocked ? screened.steps : [...screened.steps, ...(knowing ?? pickScript(text, profile.model, profile.input_guard, this.config, () => `apr_${this.nextId++}`))];
     run.opening = [{ type: 'run_started', model, host, profile: s.profile, context_window: 8192, protocol: this.config.protocol } as Body, ...(asked ? [this.storedBody(asked)] : [])];
     run.opening.forEach((body, i) => this.emit(run, body, 10 * (i + 1)));
     this.schedule(run, script, 30);

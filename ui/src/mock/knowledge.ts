@@ -9,8 +9,12 @@
 // folder whose path says "missing" is not there at its first sync (a drive
 // not mounted). Search finds a document whose text or headings hold a word
 // of the query; once the passages are embedded by the model chosen, by
-// meaning too.
-import type { KnowledgeFolderView, KnowledgeHitView, KnowledgeSyncView, KnowledgeView } from '../bindings';
+// meaning too. Every folder that is there is watched for changes, as the
+// app's watcher does, up to `watchLimit` folders (a test sets it: the
+// system's limit of watches); one not there is named with why.
+// `passage()` reads a passage back by its lines, as `knowledge_passage`
+// does; a file a test lists in `changed` has none at the old lines.
+import type { KnowledgeFolderView, KnowledgeHitView, KnowledgeSyncView, KnowledgeView, PassageView } from '../bindings';
 import { err } from './pickScript';
 
 /** A folder's files: read ones and the left-out ones with why. */
@@ -44,7 +48,11 @@ export class MockKnowledge {
   model: string | null = null;
   /** The model the passages' vectors were made with. */
   vectorsModel: string | null = null;
-  sync: KnowledgeSyncView = { running: false, phase: null, seen: 0, read: 0, embedded: 0, to_embed: 0, last: null, error: null };
+  sync: KnowledgeSyncView = { running: false, phase: null, seen: 0, read: 0, embedded: 0, to_embed: 0, last: null, error: null, watched: 0, unwatched: [] };
+  /** Set by a test: how many folders the system lets the app watch (null: no limit). */
+  watchLimit: number | null = null;
+  /** Set by a test: files changed since their passages were cited (none is at the old lines). */
+  changed: string[] = [];
   /** Set by a test: the sync stays where it is. */
   hold = false;
   /** Set by a test: the embedding pass fails with the server's words (a server that is down). */
@@ -57,8 +65,34 @@ export class MockKnowledge {
       folders: this.folders.map(({ read: _read, ...f }) => ({ ...f })),
       model: this.model,
       vectors_model: this.vectorsModel !== this.model ? this.vectorsModel : null,
-      sync: { ...this.sync },
+      sync: { ...this.sync, ...this.#watch() },
     };
+  }
+
+  /** What the watcher holds: every folder that is there, up to the limit; the others with why (as watch.rs says it). */
+  #watch(): { watched: number; unwatched: string[] } {
+    let watched = 0;
+    const unwatched: string[] = [];
+    for (const f of this.folders) {
+      if (f.status === 'missing') continue;
+      if (f.path.includes('missing')) unwatched.push(`${f.path}: the folder is not there`);
+      else if (this.watchLimit !== null && watched >= this.watchLimit) unwatched.push(`${f.path}: the system's limit of watched folders is reached (raise fs.inotify.max_user_watches); its changes are read at the next sync`);
+      else watched++;
+    }
+    return { watched, unwatched };
+  }
+
+  /** `knowledge_passage`: the passage at exactly those lines of a file in a folder read, or null. */
+  passage(path: string, start: number, end: number): PassageView | null {
+    const f = this.folders.find((x) => x.read && x.status !== 'missing' && path.startsWith(`${x.path}/`));
+    if (!f || this.changed.includes(path)) return null;
+    const d = DOCS.find((x) => `${f.path}/${x.rel}` === path && x.start === start && x.end === end);
+    return d ? { path, heading: d.heading, start_line: d.start, end_line: d.end, text: d.text } : null;
+  }
+
+  /** A folder read before the page started (seeded chats cite its passages). */
+  seedRead(path: string, project: string | null = null): void {
+    this.folders = [...this.folders, { path, files: FILES, indexed: FILES - LEFT_OUT.length, skipped: LEFT_OUT.length, chunks: CHUNKS, embedded: 0, status: 'ready', detail: null, project, read: true }].sort((a, b) => a.path.localeCompare(b.path));
   }
 
   /** `knowledge_status`: a running sync goes one step further first. */
@@ -67,13 +101,14 @@ export class MockKnowledge {
     return this.view();
   }
 
-  add(path: string): KnowledgeView {
+  /** `project`: an id, whose chats only search it (null: every chat's). */
+  add(path: string, project: string | null = null): KnowledgeView {
     const p = path.trim().replace(/\/+$/, '');
     if (!p.startsWith('/')) throw err('invalid_input', `${p}: No such file or directory (os error 2)`, 'none');
     const other = this.folders.find((f) => f.path !== p && (p.startsWith(`${f.path}/`) || f.path.startsWith(`${p}/`)));
     if (other) throw err('invalid_input', `${p}: overlaps the knowledge folder ${other.path}; remove that one first`, 'none');
     if (!this.folders.some((f) => f.path === p)) {
-      this.folders = [...this.folders, { path: p, files: 0, indexed: 0, skipped: 0, chunks: 0, embedded: 0, status: 'new', detail: null, read: false }].sort((a, b) => a.path.localeCompare(b.path));
+      this.folders = [...this.folders, { path: p, files: 0, indexed: 0, skipped: 0, chunks: 0, embedded: 0, status: 'new', detail: null, project, read: false }].sort((a, b) => a.path.localeCompare(b.path));
     }
     this.start();
     return this.view();
@@ -143,7 +178,7 @@ export class MockKnowledge {
     if (this.sync.running) return;
     this.#stopAsked = false;
     this.#report = { indexed: 0, unchanged: 0, skipped: 0, removed: 0 };
-    this.sync = { running: true, phase: 'reading', seen: 0, read: 0, embedded: 0, to_embed: 0, last: null, error: null };
+    this.sync = { ...this.sync, running: true, phase: 'reading', seen: 0, read: 0, embedded: 0, to_embed: 0, last: null, error: null };
   }
 
   /** Files the walk sees: every folder that is there. */

@@ -24,9 +24,13 @@ export interface Sess {
   model?: string | null;
   /** The host it stays on (null: none yet). */
   host?: string | null;
+  /** The project it is in (an id; null or absent: none). */
+  project?: string | null;
   leaf: number | null;
   /** What its composer held and did not send (`save_unsent`). */
   unsent?: string | null;
+  /** Each message carries the best knowledge passages (`set_session_knowledge`, mock/sources.ts). */
+  knowledge?: boolean;
   switches: { profile: string; after_message_id: number | null; at: number }[];
   /** Transcripts of sub-agents, kept with the parent's turn. */
   subagents: StoredSubagent[];

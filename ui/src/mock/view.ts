@@ -33,5 +33,7 @@ export function sessionView(b: MockBackend, s: Sess): SessionView {
     answer_runs: [...b.runs.values()].filter((r) => r.session === s.id).map((r) => ({ run_id: r.id, model: r.model, host: r.host, cut_off: r.cutOff ?? false })),
     answers_shown: [...(s.shown ?? []), ...[...b.runs.values()].filter((r) => r.session === s.id && r.done).map((r) => shownOf(r.id, r.events))],
     unsent: s.unsent ?? null,
+    project: s.project ?? null,
+    knowledge: s.knowledge ?? false,
   };
 }

@@ -106,6 +106,24 @@ class ChatState {
     await this.open(id);
   }
 
+  /**
+   * A new chat in project `project`: its session is put there before it
+   * opens (the core makes it then), so its first answer already uses the
+   * project's workspace, profile, model and instructions.
+   */
+  async createIn(project: string): Promise<void> {
+    const id = await ipc.newSession();
+    if (await sessions.move(id, project)) await this.open(id);
+  }
+
+  /** The project of the open chat (an id): as the sidebar's list last read it (it follows moves), else as the chat was opened. */
+  get project(): string | null {
+    const id = this.sessionId;
+    if (!id) return null;
+    const listed = sessions.list.find((s) => s.id === id);
+    return listed ? (listed.project ?? null) : (this.view?.project ?? null);
+  }
+
   #drafts = new Drafts();
   /** A user message the composer asked to edit (Up in an empty composer); its row opens the editor. */
   editRequest = $state<number | null>(null);
@@ -361,6 +379,18 @@ class ChatState {
       await ipc.setSessionHost(id, host, model);
       this.host = host;
       this.model = model;
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+    }
+  }
+
+  /** Turns on or off the knowledge passages sent with each message of this chat (the composer's Knowledge switch). */
+  async setKnowledge(on: boolean): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      await ipc.setSessionKnowledge(id, on);
+      if (this.view?.id === id) this.view = { ...this.view, knowledge: on };
     } catch (e) {
       toasts.error(ipc.errorInfo(e).message);
     }

@@ -9,6 +9,40 @@ import { toasts } from './toasts.svelte';
 
 export const POLL_MS = 500;
 
+/**
+ * How many knowledge folders there are, for the composer's Knowledge
+ * switch (shown while one exists): read whenever a chat is opened (a
+ * project's dialog, or the CLI, may have added or removed one), and taken
+ * from every view the Settings section gets (a folder added or removed
+ * there).
+ */
+class FolderCount {
+  count = $state<number | null>(null);
+  /** Bumped by every count set, so a reading that was overtaken is dropped. */
+  #version = 0;
+  #reading = false;
+
+  set(n: number): void {
+    this.#version++;
+    this.count = n;
+  }
+
+  async refresh(): Promise<void> {
+    if (this.#reading) return;
+    this.#reading = true;
+    const version = this.#version;
+    try {
+      const v = await ipc.knowledgeStatus();
+      if (version === this.#version) this.set(v.folders.length);
+    } catch {
+      // The index cannot be read: the switch stays as it was (Settings says why).
+    } finally {
+      this.#reading = false;
+    }
+  }
+}
+export const knowledgeFolders = new FolderCount();
+
 export class KnowledgeState {
   view = $state.raw<KnowledgeView | null>(null);
   /** Why the view could not be read (the index could not be opened). */
@@ -130,6 +164,7 @@ export class KnowledgeState {
     if (n >= this.#shown) {
       this.#shown = n;
       this.view = v;
+      knowledgeFolders.set(v.folders.length);
     }
     if (this.running) {
       this.#watch();

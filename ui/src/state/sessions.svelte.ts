@@ -1,18 +1,35 @@
 // The sidebar's list of sessions and the actions on them. Deleting is
 // undoable for a few seconds (the shell keeps a tombstone until then).
 import * as ipc from '../ipc';
-import type { SessionInfo } from '../ipc';
+import type { ImportView, SessionInfo } from '../ipc';
+import { projects } from './projects.svelte';
 import { toasts } from './toasts.svelte';
 
 class SessionsState {
   list = $state<SessionInfo[]>([]);
 
+  /** Reads the sessions, and the projects with them (their counts follow their chats). */
   async refresh(): Promise<void> {
+    const listed = projects.refresh();
     try {
       this.list = await ipc.listSessions();
     } catch (e) {
       toasts.error(`Sessions: ${ipc.errorInfo(e).message}`);
     }
+    await listed;
+  }
+
+  /** Puts a session in `project` (null: in none); false when the core refused (an answer being written in it), said in a toast. */
+  async move(id: string, project: string | null): Promise<boolean> {
+    try {
+      await ipc.moveSession(id, project);
+    } catch (e) {
+      toasts.error(ipc.errorInfo(e).message);
+      return false;
+    }
+    if (project) projects.expanded.add(project);
+    await this.refresh();
+    return true;
   }
 
   /** The title worker named session `id` (told after its run's end). */
@@ -69,9 +86,7 @@ class SessionsState {
       const r = await ipc.importFile();
       if (!r) return;
       await this.refresh();
-      const left = r.skipped > 0 ? `; ${r.skipped} left out (system prompts, tool messages, pictures)` : '';
-      const n = r.sessions.length;
-      toasts.show(`Imported ${n} conversation${n === 1 ? '' : 's'} from ${r.source} with ${r.messages} messages${left}`, { ms: 10000 });
+      toasts.show(imported(r), { ms: 10000 });
       if (r.sessions[0]) await open(r.sessions[0]);
     } catch (e) {
       toasts.error(`Import failed: ${ipc.errorInfo(e).message}`);
@@ -86,6 +101,15 @@ class SessionsState {
       toasts.error(`Export failed: ${ipc.errorInfo(e).message}`);
     }
   }
+}
+
+/** What an import did, in a sentence: a project's export names the project it came into, and what of it could not come along. */
+function imported(r: ImportView): string {
+  const n = r.sessions.length;
+  const into = r.project ? ` into project “${r.project}”` : '';
+  const left = r.skipped > 0 ? `; ${r.skipped} left out (system prompts, tool messages, pictures)` : '';
+  const note = r.note ? `. Note: ${r.note}` : '';
+  return `Imported ${n} conversation${n === 1 ? '' : 's'} from ${r.source} with ${r.messages} messages${into}${left}${note}`;
 }
 
 export const sessions = new SessionsState();

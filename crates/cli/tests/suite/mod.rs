@@ -14,6 +14,7 @@ mod openai;
 mod plan;
 mod planning;
 mod profiles;
+mod projects;
 mod read_aloud;
 mod rights;
 mod runaway;

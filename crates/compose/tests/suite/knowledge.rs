@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use hearth_compose::{KnowledgeTools, knowledge_path, open_knowledge};
 use hearth_core::{Offer, ToolRegistry};
-use hearth_store::Store;
+use hearth_store::{Profiles, Store};
 
 #[tokio::test]
 async fn the_search_tool_is_offered_while_a_folder_exists() {
@@ -20,7 +20,12 @@ async fn the_search_tool_is_offered_while_a_folder_exists() {
         .unwrap()
         .backend;
     let mut tools = ToolRegistry::new();
-    tools.add_source(Arc::new(KnowledgeTools::new(index.clone(), backend)));
+    let profiles = Profiles::load(&store).await.unwrap();
+    tools.add_source(Arc::new(KnowledgeTools::new(
+        index.clone(),
+        backend,
+        profiles,
+    )));
     let every = Offer::builtin();
     assert!(tools.offered_names(&every).is_empty(), "no folder, no tool");
 

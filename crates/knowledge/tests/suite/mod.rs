@@ -1,8 +1,11 @@
+mod citations;
+mod docx;
 mod embed;
 mod folders;
 mod search;
 mod sync;
 mod tool;
+mod watch;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -144,4 +144,39 @@ impl Profiles {
         });
         Ok(removed)
     }
+
+    /// Whether `session_id`'s messages carry the best passages of its
+    /// knowledge folders (a chat without tools that asked for them).
+    pub fn session_knowledge(&self, session_id: &str) -> bool {
+        self.read(|c| c.knowledge.contains(session_id))
+    }
+
+    /// Turn on or off the passages sent with `session_id`'s messages.
+    pub async fn set_session_knowledge(
+        &self,
+        session_id: &str,
+        on: bool,
+    ) -> Result<(), ProfileError> {
+        let _writing = self.writes.lock().await;
+        let id = session_id.to_owned();
+        self.store
+            .db()
+            .call(move |c| {
+                sessions::ensure(c, &id)?;
+                c.execute(
+                    "UPDATE sessions SET knowledge = ?2 WHERE id = ?1",
+                    params![id, on],
+                )?;
+                Ok(())
+            })
+            .await?;
+        self.write(|c| {
+            if on {
+                c.knowledge.insert(session_id.to_owned());
+            } else {
+                c.knowledge.remove(session_id);
+            }
+        });
+        Ok(())
+    }
 }

@@ -10,6 +10,7 @@ mod memories;
 mod migrations;
 mod private;
 mod profiles;
+mod projects;
 mod search;
 mod sessions;
 mod summaries;
