@@ -66,11 +66,11 @@ impl KnowledgeDesk {
             return;
         };
         let folders: Vec<_> = index
-            .folders()
+            .folder_places()
             .unwrap_or_default()
             .into_iter()
-            .filter(|f| f.status != FolderStatus::Missing)
-            .map(|f| f.path)
+            .filter(|(_, _, status)| *status != FolderStatus::Missing)
+            .map(|(path, _, _)| path)
             .collect();
         let Ok(mut held) = self.watch.lock() else {
             return;

@@ -38,7 +38,7 @@ async fn list_projects_of(state: &AppState) -> Result<Vec<ProjectView>, ErrorInf
         .knowledge
         .index()
         .ok()
-        .and_then(|i| i.folders().ok())
+        .and_then(|i| i.folder_places().ok())
         .unwrap_or_default();
     Ok(list
         .into_iter()
@@ -47,8 +47,8 @@ async fn list_projects_of(state: &AppState) -> Result<Vec<ProjectView>, ErrorInf
             ProjectView {
                 folders: folders
                     .iter()
-                    .filter(|f| f.project.as_deref() == Some(p.id.as_str()))
-                    .map(|f| f.path.display().to_string())
+                    .filter(|(_, project, _)| project.as_deref() == Some(p.id.as_str()))
+                    .map(|(path, _, _)| path.display().to_string())
                     .collect(),
                 id: p.id,
                 name: p.name,

@@ -254,8 +254,13 @@ impl Index {
                 (SELECT count(*) FROM files WHERE folder_id = f.id),
                 (SELECT count(*) FROM files WHERE folder_id = f.id AND chunks > 0),
                 (SELECT count(*) FROM files WHERE folder_id = f.id AND skipped IS NOT NULL),
-                (SELECT count(*) FROM chunks c JOIN files x ON x.id = c.file_id WHERE x.folder_id = f.id),
-                (SELECT count(*) FROM chunks c JOIN files x ON x.id = c.file_id WHERE x.folder_id = f.id AND length(c.embedding) > 0)
+                (SELECT coalesce(sum(chunks), 0) FROM files WHERE folder_id = f.id),
+                (SELECT count(*) FROM chunks c INDEXED BY chunks_unembedded
+                   JOIN files x ON x.id = c.file_id
+                   WHERE c.embedding IS NULL AND x.folder_id = f.id),
+                (SELECT count(*) FROM chunks c INDEXED BY chunks_given_up
+                   JOIN files x ON x.id = c.file_id
+                   WHERE length(c.embedding) = 0 AND x.folder_id = f.id)
              FROM folders f ORDER BY f.path",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -270,8 +275,32 @@ impl Index {
                 indexed: r.get(7)?,
                 skipped: r.get(8)?,
                 chunks: r.get(9)?,
-                embedded: r.get(10)?,
+                // Every passage but those waiting for a vector and those
+                // given up on: two small indexes, not every row.
+                embedded: r
+                    .get::<_, u64>(9)?
+                    .saturating_sub(r.get::<_, u64>(10)?)
+                    .saturating_sub(r.get::<_, u64>(11)?),
             })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every folder's path, project and state, without the counts
+    /// [`Index::folders`] walks every passage for: what a list of projects
+    /// or the watch needs, read as often as the sidebar is.
+    pub fn folder_places(
+        &self,
+    ) -> Result<Vec<(PathBuf, Option<String>, FolderStatus)>, KnowledgeError> {
+        let conn = self.conn();
+        let mut stmt =
+            conn.prepare_cached("SELECT path, project, state FROM folders ORDER BY path")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                PathBuf::from(r.get::<_, String>(0)?),
+                r.get(1)?,
+                FolderStatus::parse(&r.get::<_, String>(2)?),
+            ))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

@@ -119,12 +119,16 @@ async fn talking_over_an_answer_stops_it_and_the_next_answer_is_read() {
     let spoken = dir.path().join("spoken.wav");
     add_voice(db, &[], &stt_command()).await;
     add_speaker(db, &spoken).await;
-    // Two questions, the second said while the first answer is read: 8 s
-    // of quiet between them (the first answer is long: it cannot be over
-    // before the second starts).
+    // Two questions, the second said while the first answer is read: 16 s
+    // of quiet between them, so that on a loaded machine the first answer
+    // has begun (heard, transcribed, answered, its first sentence made
+    // and played) before the second is said — with 6 s, two loaded runs
+    // on 2026-12-07 heard none of it. The answer is long (twelve
+    // sentences, about 40 s played): it cannot be over before the second
+    // question, and the test fails if talking over it does not cut it.
     let first = speak(dir.path(), "q1", &["Tell me about Paris."]);
     let second = speak(dir.path(), "q2", &["Thank you, that is enough."]);
-    let quiet = dir.path().join("quiet8.wav");
+    let quiet = dir.path().join("quiet16.wav");
     sox(&[
         "-n",
         "-r",
@@ -136,7 +140,7 @@ async fn talking_over_an_answer_stops_it_and_the_next_answer_is_read() {
         quiet.to_str().unwrap(),
         "trim",
         "0",
-        "6",
+        "16",
     ]);
     let questions = dir.path().join("questions.wav");
     sox(&[

@@ -60,3 +60,45 @@ fn the_index_survives_a_reopen() {
     let index = Index::open(&dir.path().join("k.db")).unwrap();
     assert_eq!(sync(&index).unchanged, 1);
 }
+
+#[test]
+fn an_index_of_the_first_schema_is_upgraded_and_counts_its_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    write(
+        &docs,
+        &[("a.md", "# A\n\nalpha\n"), ("b.md", "# B\n\nbeta\n")],
+    );
+    let path = dir.path().join("k.db");
+    {
+        let index = Index::open(&path).unwrap();
+        index.add_folder(&docs, None).unwrap();
+        sync(&index);
+    }
+    // As the first schema left it: without the index of given-up
+    // passages; one passage with a vector, one given up.
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "DROP INDEX chunks_given_up; PRAGMA user_version = 1;
+             UPDATE chunks SET embedding = x'0000803f' WHERE id = (SELECT min(id) FROM chunks);
+             UPDATE chunks SET embedding = x'' WHERE id = (SELECT max(id) FROM chunks);",
+        )
+        .unwrap();
+    }
+    let index = Index::open(&path).unwrap();
+    let f = &index.folders().unwrap()[0];
+    assert_eq!((f.chunks, f.embedded), (2, 1), "{f:?}");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    let indexed: i64 = c
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'chunks_given_up'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!((version, indexed), (2, 1));
+}
