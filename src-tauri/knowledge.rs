@@ -85,7 +85,14 @@ impl KnowledgeDesk {
             return;
         }
         let desk: Weak<Self> = Arc::downgrade(self);
-        let started = FolderWatch::start(&folders, self.quiet, move |_changed| {
+        // Hearth's own data folder (the index's): a sync writes there.
+        let ours: Vec<_> = index
+            .file()
+            .parent()
+            .and_then(|p| p.canonicalize().ok())
+            .into_iter()
+            .collect();
+        let started = FolderWatch::start_ignoring(&folders, &ours, self.quiet, move |_changed| {
             if let Some(desk) = desk.upgrade() {
                 desk.changed();
             }

@@ -123,6 +123,29 @@ export async function eventually(browser, what, check, timeout = 20_000) {
   return last;
 }
 
+/**
+ * Clicks `selector` once it can be clicked and has stopped moving: a panel
+ * whose sections load one after another (Settings: knowledge, voice,
+ * hosts) moves what is below them, and a click aimed a moment earlier
+ * lands on what took its place (CI under load, 2026-12-07: the previews
+ * checkbox's click went to the knowledge search box above it).
+ */
+export async function clickStill(browser, selector) {
+  const el = browser.$(selector);
+  await el.waitForClickable({ timeout: 30_000 });
+  let before = '';
+  await eventually(browser, `${selector} stays where it is`, async () => {
+    const now = JSON.stringify(await browser.execute((s) => {
+      const r = document.querySelector(s)?.getBoundingClientRect();
+      return r ? [r.x, r.y, r.width, r.height] : null;
+    }, selector));
+    const still = now !== 'null' && now === before;
+    before = now;
+    return still;
+  }, 30_000);
+  await el.click();
+}
+
 /** Text of the element, or null when it is not there. */
 export async function textOf(browser, selector) {
   const element = browser.$(selector);

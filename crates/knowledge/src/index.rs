@@ -286,6 +286,11 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The index's own file.
+    pub fn file(&self) -> &Path {
+        &self.inner.path
+    }
+
     /// Every folder's path, project and state, without the counts
     /// [`Index::folders`] walks every passage for: what a list of projects
     /// or the watch needs, read as often as the sidebar is.

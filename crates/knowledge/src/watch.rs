@@ -58,6 +58,19 @@ impl FolderWatch {
         quiet: Duration,
         on_change: impl Fn(Vec<PathBuf>) + Send + 'static,
     ) -> Result<(Self, Vec<Unwatched>), String> {
+        Self::start_ignoring(folders, &[], quiet, on_change)
+    }
+
+    /// [`FolderWatch::start`], but changes to the files directly in an
+    /// `ignored` folder wake nobody: Hearth's own data folder, whose
+    /// database a sync writes — inside a knowledge folder, each sync would
+    /// otherwise wake the next. Its subfolders are watched as any.
+    pub fn start_ignoring(
+        folders: &[PathBuf],
+        ignored: &[PathBuf],
+        quiet: Duration,
+        on_change: impl Fn(Vec<PathBuf>) + Send + 'static,
+    ) -> Result<(Self, Vec<Unwatched>), String> {
         let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
         let mut watcher = notify::recommended_watcher(tx)
             .map_err(|e| format!("changes cannot be watched on this system: {e}"))?;
@@ -73,9 +86,10 @@ impl FolderWatch {
             }
         }
         let roots = watched.clone();
+        let ignored = ignored.to_vec();
         std::thread::Builder::new()
             .name("knowledge-watch".into())
-            .spawn(move || gather(&rx, &roots, quiet, &on_change))
+            .spawn(move || gather(&rx, &roots, &ignored, quiet, &on_change))
             .map_err(|e| format!("the watch could not start: {e}"))?;
         Ok((
             Self {
@@ -96,6 +110,7 @@ impl FolderWatch {
 fn gather(
     rx: &mpsc::Receiver<notify::Result<Event>>,
     roots: &[PathBuf],
+    ignored: &[PathBuf],
     quiet: Duration,
     on_change: &dyn Fn(Vec<PathBuf>),
 ) {
@@ -108,7 +123,7 @@ fn gather(
         };
         match rx.recv_timeout(wait) {
             Ok(Ok(event)) => {
-                for root in folders_of(&event, roots) {
+                for root in folders_of(&event, roots, ignored) {
                     changed.insert(root);
                 }
                 // A stream that never pauses still syncs now and then.
@@ -139,13 +154,22 @@ fn gather(
 }
 
 /// The watched folders `event` changed something in: reads and opens are
-/// not changes, and neither is anything hidden (not indexed).
-fn folders_of(event: &Event, roots: &[PathBuf]) -> Vec<PathBuf> {
+/// not changes, and neither is anything hidden (not indexed) or ignored.
+fn folders_of(event: &Event, roots: &[PathBuf], ignored: &[PathBuf]) -> Vec<PathBuf> {
     if matches!(event.kind, EventKind::Access(_)) {
         return Vec::new();
     }
     let mut out = Vec::new();
     for path in &event.paths {
+        // The files directly in an ignored folder, not its subfolders: a
+        // knowledge folder kept inside Hearth's data folder is still
+        // watched, and Hearth's database files beside it are not.
+        if path
+            .parent()
+            .is_some_and(|p| ignored.iter().any(|i| p == i))
+        {
+            continue;
+        }
         let Some(root) = roots.iter().find(|r| path.starts_with(r)) else {
             continue;
         };

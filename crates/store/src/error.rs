@@ -40,6 +40,9 @@ pub enum StoreError {
     /// No such session.
     #[error("no session `{0}`")]
     NoSession(String),
+    /// No such project.
+    #[error("no project `{0}`")]
+    NoProject(String),
     /// No such message.
     #[error("no message {0}")]
     NoMessage(i64),
@@ -73,6 +76,7 @@ impl StoreError {
             Self::NoSummary(_)
             | Self::NoMemory(_)
             | Self::NoSession(_)
+            | Self::NoProject(_)
             | Self::NoMessage(_)
             | Self::NotInSession { .. }
             | Self::Attachment(_) => StoreFailure::NotFound,
@@ -150,6 +154,7 @@ mod tests {
                 StoreFailure::SessionBusy,
             ),
             (StoreError::NoSession("s".into()), StoreFailure::NotFound),
+            (StoreError::NoProject("p".into()), StoreFailure::NotFound),
             (StoreError::Closed, StoreFailure::Unusable),
         ] {
             assert_eq!(e.failure(), failure, "{e}");

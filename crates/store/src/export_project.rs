@@ -22,8 +22,7 @@ impl Store {
         let id = id.to_owned();
         self.db()
             .call(move |c| {
-                let p = projects::get(c, &id)?
-                    .ok_or_else(|| StoreError::Corrupt(format!("no project `{id}`")))?;
+                let p = projects::get(c, &id)?.ok_or_else(|| StoreError::NoProject(id.clone()))?;
                 let mut stmt = c.prepare(
                     "SELECT id FROM sessions WHERE project_id = ?1 AND deleted_at IS NULL
                      ORDER BY updated_at DESC, rowid DESC",

@@ -102,3 +102,37 @@ fn a_folder_that_is_not_there_is_named_and_the_others_are_watched() {
     assert_eq!(rx.recv_timeout(WITHIN).unwrap(), vec![here]);
     drop(w);
 }
+
+#[test]
+fn changes_in_an_ignored_folder_inside_a_watched_one_wake_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = |name: &str| {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(&p).unwrap();
+        p.canonicalize().unwrap()
+    };
+    let (docs, other) = (made("docs"), made("other"));
+    // Hearth's data folder kept inside a knowledge folder: its database
+    // is written by every sync.
+    let data = made("docs/hearth-data");
+    let notes = made("docs/hearth-data/notes");
+    let (tx, rx) = mpsc::channel();
+    let (_w, failed) = FolderWatch::start_ignoring(
+        &[docs.clone(), other.clone()],
+        std::slice::from_ref(&data),
+        QUIET,
+        move |c| {
+            let _ = tx.send(c);
+        },
+    )
+    .unwrap();
+    assert!(failed.is_empty());
+    std::fs::write(data.join("knowledge.sqlite-wal"), "written by a sync").unwrap();
+    std::fs::write(other.join("note.md"), "# Note\n").unwrap();
+    // Had the data folder woken the watch, docs would be named, in this
+    // burst or one before.
+    assert_eq!(rx.recv_timeout(WITHIN).unwrap(), vec![other]);
+    // A folder inside the ignored one is watched as any.
+    std::fs::write(notes.join("kept.md"), "# Kept\n").unwrap();
+    assert_eq!(rx.recv_timeout(WITHIN).unwrap(), vec![docs]);
+}
