@@ -87,24 +87,7 @@ impl Profiles {
         let _writing = self.writes.lock().await;
         self.check_profile(&draft)?;
         let id = format!("prj_{}", uuid::Uuid::new_v4().simple());
-        let made = self
-            .store
-            .db()
-            .call(move |c| {
-                let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                if projects::name_taken(&tx, &draft.name, None)? {
-                    return Ok(Err(draft.name));
-                }
-                let p = projects::insert(&tx, &id, &draft)?;
-                tx.commit()?;
-                Ok(Ok(p))
-            })
-            .await?
-            .map_err(|name| ProfileError::Refused(format!("a project named `{name}` exists")))?;
-        self.write(|c| {
-            c.projects.insert(made.id.clone(), made.clone());
-        });
-        Ok(made)
+        self.write_project(id, draft, true).await
     }
 
     /// Change every setting of project `id` to `draft`'s.
@@ -119,16 +102,31 @@ impl Profiles {
             return Err(no_project(id));
         }
         self.check_profile(&draft)?;
-        let id = id.to_owned();
+        self.write_project(id.to_owned(), draft, false).await
+    }
+
+    /// Writes a cleaned `draft` as project `id` (`new`: inserted, else
+    /// over it) in one transaction with the check that no other project
+    /// has its name, then into the copy. The caller holds `writes`.
+    async fn write_project(
+        &self,
+        id: String,
+        draft: ProjectDraft,
+        new: bool,
+    ) -> Result<Project, ProfileError> {
         let made = self
             .store
             .db()
             .call(move |c| {
                 let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                if projects::name_taken(&tx, &draft.name, Some(&id))? {
+                if projects::name_taken(&tx, &draft.name, (!new).then_some(id.as_str()))? {
                     return Ok(Err(draft.name));
                 }
-                let p = projects::update(&tx, &id, &draft)?;
+                let p = if new {
+                    projects::insert(&tx, &id, &draft)?
+                } else {
+                    projects::update(&tx, &id, &draft)?
+                };
                 tx.commit()?;
                 Ok(Ok(p))
             })
