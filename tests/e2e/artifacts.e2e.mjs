@@ -200,7 +200,14 @@ test('a mermaid diagram is drawn in the real webview; a hostile SVG and a script
   // with no scripts, inside the preview frame (scripts for its own code).
   await setPreviews(true);
   try {
-    await browser.$('[data-testid="artifact-preview"]').click();
+    // The button appears only once previews are allowed, as Settings
+    // closes: a click aimed while the page still moves can land beside it
+    // (a loaded CI run's did), so it is clicked still and checked pressed.
+    await eventually(browser, 'the preview is open', async () => {
+      const pressed = await browser.$('[data-testid="artifact-preview"]').getAttribute('aria-pressed');
+      if (pressed !== 'true') await clickStill(browser, '[data-testid="artifact-preview"]');
+      return pressed === 'true';
+    }, 30_000);
     const preview = await browser.$('[data-testid="artifact-preview-frame"]');
     await preview.waitForExist({ timeout: 30_000 });
     assert.equal(await preview.getAttribute('sandbox'), 'allow-scripts');
