@@ -125,6 +125,17 @@ async fn embed(index: &Index, e: &Embedder) -> Result<f64, String> {
     Ok(started.elapsed().as_secs_f64())
 }
 
+/// What each query is searched by: the name in the tables, the mode, and
+/// whether the word search is cut to its budget (the index's default or
+/// `--word-budget`) or ranks every match.
+const MODES: [(&str, Mode, bool); 5] = [
+    ("words", Mode::Words, true),
+    ("words (every match)", Mode::Words, false),
+    ("meaning", Mode::Meaning, true),
+    ("hybrid", Mode::Hybrid, true),
+    ("hybrid (every match)", Mode::Hybrid, false),
+];
+
 #[derive(Default)]
 struct Score {
     n: usize,
@@ -156,12 +167,16 @@ async fn recall(args: &[String]) -> Result<(), String> {
         .map_or(0, |(_, d)| d);
     let mut scores: BTreeMap<(String, &str), Score> = BTreeMap::new();
     let mut latency: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    // `--word-budget N`: the matches a word search may rank (the index's
+    // own default otherwise); the rows "every match" rank them all.
+    let budget = flag(args, "--word-budget").and_then(|b| b.parse::<u64>().ok());
     for q in &queries {
-        for (name, mode) in [
-            ("words", Mode::Words),
-            ("meaning", Mode::Meaning),
-            ("hybrid", Mode::Hybrid),
-        ] {
+        for (name, mode, cut) in MODES {
+            match (cut, budget) {
+                (false, _) => index.set_word_budget(u64::MAX),
+                (true, Some(b)) => index.set_word_budget(b),
+                (true, None) => index.set_word_budget(hearth_knowledge::WORD_BUDGET),
+            }
             let started = Instant::now();
             let hits = index
                 .search(Some(&embedder), &q.query, 5, mode, None)
@@ -190,8 +205,12 @@ async fn recall(args: &[String]) -> Result<(), String> {
     );
     println!("| half | mode | queries | recall@1 | recall@5 | MRR@5 |\n|---|---|---|---|---|---|");
     let mut json = serde_json::Map::new();
+    println!(
+        "Word search cut to {} matches.\n",
+        budget.unwrap_or(hearth_knowledge::WORD_BUDGET)
+    );
     for half in ["dev", "heldout"] {
-        for mode in ["words", "meaning", "hybrid"] {
+        for (mode, _, _) in MODES {
             if let Some(s) = scores.get(&(half.to_owned(), mode)) {
                 let n = s.n.max(1) as f64;
                 println!(
@@ -287,11 +306,12 @@ async fn scale(args: &[String]) -> Result<(), String> {
         println!("| {seen} | {mb:.0} |");
     }
     let mut table = Vec::new();
-    for (name, mode) in [
-        ("words", Mode::Words),
-        ("meaning", Mode::Meaning),
-        ("hybrid", Mode::Hybrid),
-    ] {
+    for (name, mode, cut) in MODES {
+        index.set_word_budget(if cut {
+            hearth_knowledge::WORD_BUDGET
+        } else {
+            u64::MAX
+        });
         // The first search reads the matrix; measured apart.
         let started = Instant::now();
         index
@@ -316,6 +336,9 @@ async fn scale(args: &[String]) -> Result<(), String> {
             percentile(&ms, 0.95),
             percentile(&ms, 1.0)
         ));
+    }
+    if std::env::var_os("KEEP").is_some() {
+        let _ = dir.keep();
     }
     let (_, peak) = rss_mb();
     println!(

@@ -35,7 +35,7 @@ pub struct Chunk {
 pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
     let config = ChunkConfig::new(DESIRED_CHUNK_CHARS..MAX_CHUNK_CHARS + 1);
     let pieces: Vec<(usize, &str)> = match kind {
-        Kind::Markdown | Kind::Html | Kind::Docx => {
+        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument => {
             MarkdownSplitter::new(config).chunk_indices(text).collect()
         }
         Kind::Text | Kind::Code | Kind::Pdf => {
@@ -43,7 +43,10 @@ pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
         }
     };
     let lines = LineIndex::new(text);
-    let headings = if matches!(kind, Kind::Markdown | Kind::Html | Kind::Docx) {
+    let headings = if matches!(
+        kind,
+        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument
+    ) {
         Headings::of(text)
     } else {
         Headings::default()

@@ -26,6 +26,8 @@ pub enum Kind {
     Html,
     /// A Word document (DOCX).
     Docx,
+    /// An OpenDocument text, spreadsheet or presentation (LibreOffice).
+    OpenDocument,
 }
 
 impl Kind {
@@ -38,6 +40,7 @@ impl Kind {
             Self::Pdf => "pdf",
             Self::Html => "html",
             Self::Docx => "docx",
+            Self::OpenDocument => "opendocument",
         }
     }
 }
@@ -237,6 +240,8 @@ fn kind_by_name(path: &Path) -> Option<Result<Kind, Skipped>> {
         Ok(Kind::Pdf)
     } else if ext == "docx" {
         Ok(Kind::Docx)
+    } else if matches!(ext, "odt" | "ods" | "odp") {
+        Ok(Kind::OpenDocument)
     } else if NEVER.contains(&ext) {
         Err(Skipped::Binary)
     } else {
@@ -284,6 +289,10 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
         Kind::Docx => Extracted {
             kind: Kind::Markdown,
             text: crate::docx::docx_text(bytes).map_err(Skipped::Unreadable)?,
+        },
+        Kind::OpenDocument => Extracted {
+            kind: Kind::Markdown,
+            text: crate::odf::odf_text(bytes).map_err(Skipped::Unreadable)?,
         },
         Kind::Html => {
             let html = String::from_utf8_lossy(bytes);

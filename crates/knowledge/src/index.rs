@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::embed::Embedder;
 use crate::error::KnowledgeError;
 use crate::fuse::{Mode, fuse};
-use crate::query::fts_query;
+use crate::query::WORD_BUDGET;
 use crate::schema;
 use crate::vectors::{Vectors, decode, dot};
 
@@ -37,7 +37,16 @@ struct Inner {
     /// Bumped by every write that adds or drops a vector: a cached matrix
     /// of another generation is read again.
     generation: AtomicU64,
+    /// Matches one word search may rank (crate::query::WORD_BUDGET).
+    word_budget: AtomicU64,
     vectors: Mutex<Option<Arc<Vectors>>>,
+}
+
+/// The result of a search's part on a blocking thread.
+fn joined<T>(
+    r: Result<Result<T, KnowledgeError>, tokio::task::JoinError>,
+) -> Result<T, KnowledgeError> {
+    r.map_err(|e| KnowledgeError::Worker(format!("the search failed ({e})")))?
 }
 
 /// A knowledge folder and what it holds.
@@ -146,9 +155,22 @@ impl Index {
                 conn: Mutex::new(conn),
                 path,
                 generation: AtomicU64::new(0),
+                word_budget: AtomicU64::new(WORD_BUDGET),
                 vectors: Mutex::new(None),
             }),
         }
+    }
+
+    /// Sets how many matches one word search may rank before its
+    /// commonest words are left out (the default suits a desktop index;
+    /// tests and the benchmark set others to see the cut at a small scale).
+    pub fn set_word_budget(&self, matches: u64) {
+        self.inner.word_budget.store(matches, Ordering::Relaxed);
+    }
+
+    /// Matches one word search may rank ([`Index::set_word_budget`]).
+    pub(crate) fn word_budget(&self) -> u64 {
+        self.inner.word_budget.load(Ordering::Relaxed)
     }
 
     /// Where the database is.
@@ -380,122 +402,70 @@ impl Index {
         folders: Option<&[i64]>,
     ) -> Result<Vec<Hit>, KnowledgeError> {
         let depth = FUSION_DEPTH.max(limit);
-        let query_vector = match (mode, embedder) {
+        let folders = folders.map(<[i64]>::to_vec);
+        let embed_with = match (mode, embedder) {
             (Mode::Words, _) => None,
-            (Mode::Meaning, Some(e)) if self.has_vectors_of(e)? => {
-                Some(e.embed_query(query).await?)
-            }
-            // The server for meaning is down or refuses the query: words
-            // still find.
-            (Mode::Hybrid, Some(e)) if self.has_vectors_of(e)? => {
-                match e.embed_query(query).await {
-                    Ok(v) => Some(v),
-                    Err(err) => {
-                        tracing::warn!("searching by words only: {err}");
-                        None
-                    }
-                }
-            }
+            (_, Some(e)) if self.has_vectors_of(e)? => Some(e),
             (Mode::Meaning, Some(_)) => return Ok(Vec::new()),
             (Mode::Meaning, None) => return Err(KnowledgeError::NoModel),
             (Mode::Hybrid, _) => None,
         };
+        // The word search runs while the query is embedded: a model server
+        // takes about as long to embed one query as the search takes.
+        let words = (mode != Mode::Meaning).then(|| {
+            let (this, query, folders) = (self.clone(), query.to_owned(), folders.clone());
+            tokio::task::spawn_blocking(move || this.by_words(&query, depth, folders.as_deref()))
+        });
+        let vector = match embed_with {
+            None => None,
+            Some(e) if mode == Mode::Meaning => Some(e.embed_query(query).await?),
+            // The server for meaning is down or refuses the query: words
+            // still find.
+            Some(e) => match e.embed_query(query).await {
+                Ok(v) => Some(v),
+                Err(err) => {
+                    tracing::warn!("searching by words only: {err}");
+                    None
+                }
+            },
+        };
+        // The scan of the vectors needs the connection only to rank its
+        // candidates again, so it runs beside the word search too.
+        let meaning = vector.map(|v| {
+            let (this, folders) = (self.clone(), folders.clone());
+            tokio::task::spawn_blocking(move || this.by_meaning(&v, depth, folders.as_deref()))
+        });
+        let words = match words {
+            Some(task) => joined(task.await)?,
+            None => Vec::new(),
+        };
+        let meaning = match meaning {
+            Some(task) => joined(task.await)?,
+            None => Vec::new(),
+        };
         let this = self.clone();
-        let query = query.to_owned();
-        let folders = folders.map(<[i64]>::to_vec);
-        tokio::task::spawn_blocking(move || {
-            this.search_blocking(
-                &query,
-                query_vector.as_deref(),
-                limit,
-                depth,
-                mode,
-                folders.as_deref(),
-            )
-        })
-        .await
-        .map_err(|e| KnowledgeError::Worker(e.to_string()))?
+        joined(tokio::task::spawn_blocking(move || this.fused(&words, &meaning, limit)).await)
     }
 
-    fn search_blocking(
+    /// The hits of the two lists fused, best first, at most `limit`.
+    fn fused(
         &self,
-        query: &str,
-        vector: Option<&[f32]>,
+        words: &[i64],
+        meaning: &[i64],
         limit: usize,
-        depth: usize,
-        mode: Mode,
-        folders: Option<&[i64]>,
     ) -> Result<Vec<Hit>, KnowledgeError> {
-        // The two lists at once: the word search holds the connection while
-        // the scan of the vectors needs none until it ranks its candidates.
-        let (words, meaning) = std::thread::scope(|scope| {
-            let words = (mode != Mode::Meaning)
-                .then(|| scope.spawn(|| self.by_words(query, depth, folders)));
-            let meaning = match vector {
-                Some(v) => self.by_meaning(v, depth, folders),
-                None => Ok(Vec::new()),
-            };
-            let words = match words {
-                Some(w) => w
-                    .join()
-                    .map_err(|_| KnowledgeError::Worker("the word search failed".into()))
-                    .and_then(|r| r),
-                None => Ok(Vec::new()),
-            };
-            (words, meaning)
-        });
-        let (words, meaning) = (words?, meaning?);
-        let fused = fuse(&[&words, &meaning]);
+        let fused = fuse(&[words, meaning]);
         let rank = |list: &[i64], id: i64| list.iter().position(|x| *x == id).map(|p| p + 1);
         let mut hits = Vec::new();
         for (id, score) in fused.into_iter().take(limit) {
             if let Some(mut hit) = self.hit(id)? {
                 hit.score = score;
-                hit.word_rank = rank(&words, id);
-                hit.meaning_rank = rank(&meaning, id);
+                hit.word_rank = rank(words, id);
+                hit.meaning_rank = rank(meaning, id);
                 hits.push(hit);
             }
         }
         Ok(hits)
-    }
-
-    /// Passage ids by BM25 (FTS5's `rank`, weighted in the schema), best
-    /// first.
-    pub(crate) fn by_words(
-        &self,
-        query: &str,
-        depth: usize,
-        folders: Option<&[i64]>,
-    ) -> Result<Vec<i64>, KnowledgeError> {
-        let Some(fts) = fts_query(query) else {
-            return Ok(Vec::new());
-        };
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rank LIMIT ?2",
-        )?;
-        // Over-fetch when narrowed, as the narrowing is after the ranking.
-        let fetch = if folders.is_some() { depth * 4 } else { depth };
-        let ids = stmt
-            .query_map(params![fts, fetch as i64], |r| r.get::<_, i64>(0))?
-            .collect::<Result<Vec<i64>, _>>()?;
-        let Some(folders) = folders else {
-            return Ok(ids);
-        };
-        let mut folder_of = conn.prepare_cached(
-            "SELECT x.folder_id FROM chunks k JOIN files x ON x.id = k.file_id WHERE k.id = ?1",
-        )?;
-        let mut out = Vec::new();
-        for id in ids {
-            let folder: Option<i64> = folder_of.query_row([id], |r| r.get(0)).optional()?;
-            if folder.is_some_and(|f| folders.contains(&f)) {
-                out.push(id);
-                if out.len() == depth {
-                    break;
-                }
-            }
-        }
-        Ok(out)
     }
 
     /// Passage ids by cosine to `vector`, best first: candidates from the

@@ -106,7 +106,25 @@ pub(crate) fn open(path: &Path) -> Result<Connection, KnowledgeError> {
             "BEGIN; {V2} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
         ))?;
     }
+    query_tables(&conn)?;
     Ok(conn)
+}
+
+/// The tokenizer of `chunks_fts`, which the query's words go through too.
+pub(crate) const TOKENIZE: &str = "porter unicode61 remove_diacritics 2";
+
+/// This connection's temporary tables for counting a query's words
+/// (crate::query::counted): the words tokenized by the passages' own
+/// tokenizer (`query_tokens`: each word's terms), and the index's
+/// vocabulary (`passage_terms`: how many passages hold each term). Nothing
+/// of them is written to the database file.
+fn query_tables(conn: &Connection) -> Result<(), KnowledgeError> {
+    conn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words USING fts5(word, tokenize='{TOKENIZE}');
+         CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_tokens USING fts5vocab(temp, query_words, instance);
+         CREATE VIRTUAL TABLE IF NOT EXISTS temp.passage_terms USING fts5vocab(main, chunks_fts, row);"
+    ))?;
+    Ok(())
 }
 
 /// WAL, so searches read while a sync writes; foreign keys, so a folder's
@@ -118,4 +136,14 @@ fn prepare(conn: &Connection) -> Result<(), KnowledgeError> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_words_go_through_the_passages_tokenizer() {
+        assert!(V1.contains(&format!("tokenize='{TOKENIZE}'")));
+    }
 }

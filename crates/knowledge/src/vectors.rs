@@ -168,22 +168,26 @@ fn quantise(v: &[f32]) -> (Vec<i8>, f32) {
     (codes, scale)
 }
 
-/// Products of neighbours summed in 32 bits, eight pairs at a time: the
-/// shape of the multiply-add-pairs instruction every x86-64 has (SSE2's
-/// `pmaddwd`), which the compiler finds.
+/// The products summed in 32 bits, 32 lanes at a time, each lane its own
+/// element, indexed over arrays of a length the compiler knows: a loop it
+/// turns into vector multiply-adds on every x86-64 (SSE2). The neighbouring-pairs
+/// form this replaced was not vectorised: the scan of 124,000 passages
+/// took 21 ms a thread with it, 10 ms with this (bound by memory now).
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    let mut lanes = [0i32; 8];
-    let split = a.len() / 16 * 16;
-    for (x, y) in a[..split].chunks_exact(16).zip(b[..split].chunks_exact(16)) {
-        for (l, lane) in lanes.iter_mut().enumerate() {
-            let (x0, x1) = (i32::from(x[2 * l]), i32::from(x[2 * l + 1]));
-            let (y0, y1) = (i32::from(y[2 * l]), i32::from(y[2 * l + 1]));
-            *lane += x0 * y0 + x1 * y1;
+    let mut lanes = [0i32; 32];
+    let (xs, x_tail) = a.as_chunks::<32>();
+    let (ys, y_tail) = b.as_chunks::<32>();
+    for (x, y) in xs.iter().zip(ys) {
+        // Indexed, not zipped: the zipped form of this loop is not
+        // vectorised (measured: as slow as the old one).
+        #[allow(clippy::needless_range_loop)]
+        for l in 0..32 {
+            lanes[l] += i32::from(x[l]) * i32::from(y[l]);
         }
     }
-    let tail: i32 = a[split..]
+    let tail: i32 = x_tail
         .iter()
-        .zip(&b[split..])
+        .zip(y_tail)
         .map(|(x, y)| i32::from(*x) * i32::from(*y))
         .sum();
     lanes.iter().sum::<i32>() + tail

@@ -2,6 +2,7 @@ mod citations;
 mod docx;
 mod embed;
 mod folders;
+mod odf;
 mod search;
 mod sync;
 mod tool;

@@ -110,3 +110,69 @@ async fn queries_that_are_fts_syntax_are_words() {
             .is_empty()
     );
 }
+
+/// A word in more passages than the search may rank is left out while a
+/// rarer one is there; the index's own stemmed counts decide, so "kettles"
+/// and "kettle" are one word, counted once.
+#[tokio::test]
+async fn the_commonest_words_are_cut_to_the_budget_by_the_index_own_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    let mut files: Vec<(String, String)> = (0..10)
+        .map(|i| {
+            (
+                format!("shelf{i}.txt"),
+                format!("The kettle stands on shelf {i}.\n"),
+            )
+        })
+        .collect();
+    files.push(("zoo.txt".into(), "A zebra lives here.\n".into()));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write(&root, &files);
+    let index = index_with(dir.path(), &root);
+    sync(&index);
+    let found = |hits: Vec<hearth_knowledge::Hit>| {
+        let mut names: Vec<String> = hits.into_iter().map(|h| h.rel_path).collect();
+        names.sort();
+        names
+    };
+
+    // The default budget ranks every match: all eleven files.
+    let all = index
+        .search(None, "kettle zebra", 20, Mode::Words, None)
+        .await
+        .unwrap();
+    assert_eq!(found(all).len(), 11);
+
+    // Within 5 matches: "zebra" (1 passage) is kept, "kettle" (10) is not.
+    index.set_word_budget(5);
+    let rare = index
+        .search(None, "kettle zebra", 20, Mode::Words, None)
+        .await
+        .unwrap();
+    assert_eq!(found(rare), ["zoo.txt"]);
+    // Alone, the commonest word is still searched.
+    let alone = index
+        .search(None, "kettle", 20, Mode::Words, None)
+        .await
+        .unwrap();
+    assert_eq!(found(alone).len(), 10);
+
+    // 11 matches hold "zebra" and "kettle" once; counted twice ("kettles"
+    // is the same term), "kettle" would not fit.
+    index.set_word_budget(11);
+    let both = index
+        .search(None, "kettles zebra kettle", 20, Mode::Words, None)
+        .await
+        .unwrap();
+    assert_eq!(found(both).len(), 11);
+    // A word no passage holds costs nothing and keeps nothing out.
+    let unknown = index
+        .search(None, "kettle zebra quokka", 20, Mode::Words, None)
+        .await
+        .unwrap();
+    assert_eq!(found(unknown).len(), 11);
+}
