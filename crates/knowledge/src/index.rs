@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::embed::Embedder;
 use crate::error::KnowledgeError;
 use crate::fuse::{Mode, fuse};
-use crate::query::WORD_BUDGET;
+use crate::query::{self, WORD_BUDGET};
 use crate::schema;
 use crate::vectors::{Vectors, decode, dot};
 
@@ -168,9 +168,16 @@ impl Index {
         self.inner.word_budget.store(matches, Ordering::Relaxed);
     }
 
-    /// Matches one word search may rank ([`Index::set_word_budget`]).
-    pub(crate) fn word_budget(&self) -> u64 {
-        self.inner.word_budget.load(Ordering::Relaxed)
+    /// Passage ids by BM25, best first, the query cut to the budget
+    /// ([`Index::set_word_budget`]; crate::query::by_words).
+    fn by_words(
+        &self,
+        query: &str,
+        depth: usize,
+        folders: Option<&[i64]>,
+    ) -> Result<Vec<i64>, KnowledgeError> {
+        let budget = self.inner.word_budget.load(Ordering::Relaxed);
+        query::by_words(&self.conn(), query, depth, folders, budget)
     }
 
     /// Where the database is.

@@ -21,7 +21,6 @@ use std::collections::HashSet;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::KnowledgeError;
-use crate::index::Index;
 
 /// The most words a query keeps.
 const MAX_TERMS: usize = 32;
@@ -145,51 +144,48 @@ pub(crate) fn within_budget(words: &[Counted], budget: u64) -> Vec<&str> {
         .collect()
 }
 
-impl Index {
-    /// Passage ids by BM25 (FTS5's `rank`, weighted in the schema), best
-    /// first.
-    pub(crate) fn by_words(
-        &self,
-        query: &str,
-        depth: usize,
-        folders: Option<&[i64]>,
-    ) -> Result<Vec<i64>, KnowledgeError> {
-        let words = query_words(query);
-        if words.is_empty() {
-            return Ok(Vec::new());
-        }
-        let conn = self.conn();
-        let counted = counted(&conn, &words)?;
-        let budget = self.word_budget();
-        let Some(fts) = fts_query(&within_budget(&counted, budget)) else {
-            return Ok(Vec::new());
-        };
-        let mut stmt = conn.prepare_cached(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rank LIMIT ?2",
-        )?;
-        // Over-fetch when narrowed, as the narrowing is after the ranking.
-        let fetch = if folders.is_some() { depth * 4 } else { depth };
-        let ids = stmt
-            .query_map(params![fts, fetch as i64], |r| r.get::<_, i64>(0))?
-            .collect::<Result<Vec<i64>, _>>()?;
-        let Some(folders) = folders else {
-            return Ok(ids);
-        };
-        let mut folder_of = conn.prepare_cached(
-            "SELECT x.folder_id FROM chunks k JOIN files x ON x.id = k.file_id WHERE k.id = ?1",
-        )?;
-        let mut out = Vec::new();
-        for id in ids {
-            let folder: Option<i64> = folder_of.query_row([id], |r| r.get(0)).optional()?;
-            if folder.is_some_and(|f| folders.contains(&f)) {
-                out.push(id);
-                if out.len() == depth {
-                    break;
-                }
+/// Passage ids by BM25 (FTS5's `rank`, weighted in the schema), best
+/// first.
+pub(crate) fn by_words(
+    conn: &Connection,
+    query: &str,
+    depth: usize,
+    folders: Option<&[i64]>,
+    budget: u64,
+) -> Result<Vec<i64>, KnowledgeError> {
+    let words = query_words(query);
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let counted = counted(conn, &words)?;
+    let Some(fts) = fts_query(&within_budget(&counted, budget)) else {
+        return Ok(Vec::new());
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rank LIMIT ?2",
+    )?;
+    // Over-fetch when narrowed, as the narrowing is after the ranking.
+    let fetch = if folders.is_some() { depth * 4 } else { depth };
+    let ids = stmt
+        .query_map(params![fts, fetch as i64], |r| r.get::<_, i64>(0))?
+        .collect::<Result<Vec<i64>, _>>()?;
+    let Some(folders) = folders else {
+        return Ok(ids);
+    };
+    let mut folder_of = conn.prepare_cached(
+        "SELECT x.folder_id FROM chunks k JOIN files x ON x.id = k.file_id WHERE k.id = ?1",
+    )?;
+    let mut out = Vec::new();
+    for id in ids {
+        let folder: Option<i64> = folder_of.query_row([id], |r| r.get(0)).optional()?;
+        if folder.is_some_and(|f| folders.contains(&f)) {
+            out.push(id);
+            if out.len() == depth {
+                break;
             }
         }
-        Ok(out)
     }
+    Ok(out)
 }
 
 /// The FTS5 query for `words`; `None` when there is none.
