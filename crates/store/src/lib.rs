@@ -35,6 +35,7 @@ mod memories;
 mod messages;
 mod migrate;
 mod migration;
+mod model_settings;
 mod open;
 mod pdf_text;
 mod private;

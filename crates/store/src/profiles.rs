@@ -1,5 +1,6 @@
-//! Profiles, the persona and per-model load options (docs/design.md §8), and
-//! [`Profiles`]: the core's `ProfileProvider` over them.
+//! Profiles and the persona (docs/design.md §8), and [`Profiles`]: the
+//! core's `ProfileProvider` over them. Per-model load options are in
+//! `model_settings.rs`.
 //!
 //! The loop asks for the active profile before every model call, so reads
 //! come from an in-memory copy; every change is written to SQLite first and
@@ -15,7 +16,7 @@ use std::sync::{Arc, RwLock};
 
 use async_trait::async_trait;
 use hearth_core::tools::{ProfileSwitcher, SwitchError};
-use hearth_core::{DEFAULT_HOST, KeepAlive, LoadOptions, ModelSettings, Profile, ProfileProvider};
+use hearth_core::{DEFAULT_HOST, Profile, ProfileProvider};
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use crate::clock::now_ms;
@@ -573,54 +574,6 @@ impl Store {
                     })
                 })?;
                 Ok(rows.collect::<Result<_, _>>()?)
-            })
-            .await
-    }
-
-    /// Per-model load options as stored, over `defaults` for other models.
-    pub async fn model_settings(&self, defaults: LoadOptions) -> Result<ModelSettings, StoreError> {
-        let rows = self
-            .db()
-            .call(|c| {
-                let mut stmt =
-                    c.prepare("SELECT model, num_ctx, keep_alive, shift FROM model_settings")?;
-                let rows = stmt.query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, u32>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, bool>(3)?,
-                    ))
-                })?;
-                Ok(rows.collect::<Result<Vec<_>, _>>()?)
-            })
-            .await?;
-        let settings = ModelSettings::with_defaults(defaults);
-        for (model, num_ctx, keep_alive, shift) in rows {
-            let keep_alive = KeepAlive::try_from(keep_alive).map_err(StoreError::Corrupt)?;
-            settings.set(
-                &model,
-                LoadOptions {
-                    num_ctx,
-                    keep_alive,
-                    shift,
-                },
-            );
-        }
-        Ok(settings)
-    }
-
-    /// Store one model's load options (its next request reloads it).
-    pub async fn set_model_settings(&self, model: &str, o: LoadOptions) -> Result<(), StoreError> {
-        let m = model.to_owned();
-        self.db()
-            .call(move |c| {
-                c.execute(
-                    "INSERT INTO model_settings (model, num_ctx, keep_alive, shift, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT(model) DO UPDATE SET num_ctx = ?2, keep_alive = ?3, shift = ?4, updated_at = ?5",
-                    params![m, o.num_ctx, o.keep_alive.as_secs(), o.shift, now_ms()],
-                )?;
-                Ok(())
             })
             .await
     }
