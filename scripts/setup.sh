@@ -126,10 +126,13 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # the stand-in notification server of tests/e2e/notices.e2e.mjs. rpm (its
 # rpm2cpio) and cpio read and unpack the release .rpm on this Debian
 # machine (tests/package/rpm.sh); util-linux's unshare and setpriv make the
-# place without user namespaces (tests/unprivileged/no-userns.sh).
+# place without user namespaces (tests/unprivileged/no-userns.sh). openssl
+# makes the certificate of tests/package/update.sh's https server, and sudo
+# is how the updater (tauri-plugin-updater) runs dpkg there: as root it
+# asks for no password, as a desktop user pkexec or a password prompt does.
 test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
     python3-venv python3-gi curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils
-    rpm cpio)
+    rpm cpio openssl sudo)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_test)); then

@@ -9,7 +9,7 @@ use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
     app, attachments, chat, hosts, knowledge, memory, models, profiles, projects, sessions, speak,
-    tools, transfer, voice,
+    tools, transfer, updates, voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -29,6 +29,8 @@ pub fn builder() -> Builder<Wry> {
             app::backend_status,
             app::set_ollama_url,
             app::set_openai_url,
+            updates::check_update,
+            updates::install_update,
             sessions::list_sessions,
             sessions::search_sessions,
             sessions::new_session,

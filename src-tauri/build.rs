@@ -15,6 +15,8 @@ const COMMANDS: &[&str] = &[
     "backend_status",
     "set_ollama_url",
     "set_openai_url",
+    "check_update",
+    "install_update",
     "list_sessions",
     "search_sessions",
     "new_session",

@@ -23,6 +23,7 @@ mod runs;
 mod speaking;
 mod state;
 mod system_notices;
+mod updates;
 pub mod views;
 
 use std::path::PathBuf;
@@ -84,6 +85,7 @@ fn setup(app: &mut tauri::App) -> Result<(), Box<dyn std::error::Error>> {
     app.manage(state);
     app.manage(desktop::Focus::default());
     app.manage(page_events::PageEvents::default());
+    app.manage(updates::Pending::default());
     system_notices::set_up(&handle);
     desktop::quit_on_signals(&handle);
     // The window is made hidden (tauri.conf.json) and shown only now, once
@@ -200,6 +202,9 @@ pub fn run() -> Result<(), tauri::Error> {
                 .with_state_flags(window_state_flags())
                 .build(),
         )
+        // Used from Rust only (commands/updates.rs); its own commands are
+        // granted to no page.
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .plugin(navigation_guard())
         // The artifact frames' pages, with their own CSP (artifacts.rs).
         .register_uri_scheme_protocol(artifacts::SCHEME, artifacts::respond)

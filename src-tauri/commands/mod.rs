@@ -16,4 +16,5 @@ pub mod sessions;
 pub mod speak;
 pub mod tools;
 pub mod transfer;
+pub mod updates;
 pub mod voice;

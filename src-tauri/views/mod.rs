@@ -10,6 +10,7 @@ mod settings;
 mod snippet;
 mod tools;
 mod trace;
+mod updates;
 
 pub use chat::*;
 pub use knowledge::*;
@@ -17,3 +18,4 @@ pub use projects::*;
 pub use settings::*;
 pub use tools::*;
 pub use trace::*;
+pub use updates::*;

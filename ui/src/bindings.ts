@@ -36,6 +36,18 @@ export const commands = {
 	 *  resolved: `/v1` is added when no path is given.
 	 */
 	setOpenaiUrl: (url: string) => typedError<string, ErrorInfo>(__TAURI_INVOKE("set_openai_url", { url })),
+	/**
+	 *  Ask the update address whether a newer version is offered. Nothing is
+	 *  downloaded; the offer is kept for [`install_update`].
+	 */
+	checkUpdate: () => typedError<UpdateCheck, ErrorInfo>(__TAURI_INVOKE("check_update")),
+	/**
+	 *  Download the update of `version` (the one the last check offered),
+	 *  check its signature, have the system's package tool install it, and
+	 *  restart into it. Refused while an answer is being written; any failure
+	 *  leaves the running version running.
+	 */
+	installUpdate: (version: string, onProgress: Channel<UpdateProgress>) => typedError<null, ErrorInfo>(__TAURI_INVOKE("install_update", { version, onProgress })),
 	/**  Sessions, newest first. */
 	listSessions: () => typedError<SessionInfo[], ErrorInfo>(__TAURI_INVOKE("list_sessions")),
 	/**
@@ -1970,6 +1982,52 @@ export type TraceView = {
 	/**  Its steps, in order. */
 	spans: SpanView[],
 };
+
+/**  The answer to "Check for updates". */
+export type UpdateCheck = 
+/**  This copy cannot update itself; `why` says so and what to do instead. */
+{ state: "unavailable"; 
+/**  One sentence for the person. */
+why: string } | 
+/**  The newest version is the one running. */
+{ state: "up_to_date"; 
+/**  The running version. */
+current: string } | 
+/**
+ *  A newer version is offered: what it is and what it changes. Nothing
+ *  is downloaded until the person asks for it.
+ */
+{ state: "available"; 
+/**  The running version. */
+current: string; 
+/**  The version offered. */
+version: string; 
+/**
+ *  What it changes, as its publisher wrote it (plain text: the page
+ *  shows it as text, never as HTML).
+ */
+notes: string | null; 
+/**  When it was published (RFC 3339), when said. */
+date: string | null };
+
+/**  How an update being installed goes. */
+export type UpdateProgress = 
+/**
+ *  Bytes of the package received so far, of `total` when the server
+ *  said its size.
+ */
+{ phase: "downloading"; 
+/**  Received so far. */
+received: number; 
+/**  The package's size, when known. */
+total: number | null } | 
+/**
+ *  The package is downloaded and its signature checked: the system's
+ *  package tool installs it (it may ask for the password).
+ */
+{ phase: "installing" } | 
+/**  Installed: the app restarts into the new version. */
+{ phase: "restarting" };
 
 /**  Token and timing figures of one model call, from the backend's own stats. */
 export type Usage = {

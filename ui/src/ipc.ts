@@ -6,7 +6,7 @@
 // `ErrorInfo` (code + how to recover).
 import { Channel } from '@tauri-apps/api/core';
 import { commands } from './bindings';
-import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PageEvent, PlanAnswer, Prefs, ProfileView, ProjectDraftView, Value, VoiceEvent, VoiceSource } from './bindings';
+import type { AgentEvent, ApprovalDecision, AttachmentRef, ErrorInfo, PageEvent, PlanAnswer, Prefs, ProfileView, ProjectDraftView, UpdateProgress, Value, VoiceEvent, VoiceSource } from './bindings';
 
 export type * from './bindings';
 /** The wire format this page was built against (a `run_started` says the core's). */
@@ -53,6 +53,10 @@ export const openLink = (url: string) => ok(commands.openLink(url));
 export const backendStatus = () => ok(commands.backendStatus());
 export const setOllamaUrl = (url: string) => ok(commands.setOllamaUrl(url));
 export const setOpenaiUrl = (url: string) => ok(commands.setOpenaiUrl(url));
+/** Asks the update address for a newer Hearth; the shell keeps what it offers for `installUpdate`. */
+export const checkUpdate = () => ok(commands.checkUpdate());
+/** Installs `version` (the one the last check offered), its progress on `onProgress`; on success the app restarts into it. */
+export const installUpdate = (version: string, onProgress: (p: UpdateProgress) => void) => ok(commands.installUpdate(version, channel(onProgress)));
 
 export const listSessions = () => ok(commands.listSessions());
 /** Full-text search over every session, or (`project`, an id) over a project's only. */

@@ -43,3 +43,9 @@ export function timeLeft(secs: number): string {
   if (min < 60) return `${min} min`;
   return `${Math.floor(min / 60)} h ${min % 60} min`;
 }
+
+/** The day of an RFC 3339 time as the person's locale writes it ("Mar 14, 2026"); its date part when it does not parse. */
+export function day(rfc3339: string): string {
+  const t = Date.parse(rfc3339);
+  return Number.isNaN(t) ? rfc3339.slice(0, 10) : new Date(t).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}

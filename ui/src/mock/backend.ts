@@ -9,7 +9,7 @@
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
 // command answers. `?vision=1` adds a model that can see (gemma3:4b). `?holdopen=1` holds every `open_session` reply until `releaseOpen()`. `?subagents=1` adds a stored session with sub-agent
 // transcripts. Tests drive and inspect it through `window.__hearthMock`
-// (calls, config, `dialogs`: what the Save and Open dialogs answer, and `knowledge`: the knowledge folders, mock/knowledge.ts). `holdSend()` holds every `send_message` until `releaseSend()` (a core slow to start the run).
+// (calls, config, `dialogs`: what the Save and Open dialogs answer, `knowledge`: the knowledge folders, mock/knowledge.ts, and `updates`: the updater, mock/updates.ts). `holdSend()` holds every `send_message` until `releaseSend()` (a core slow to start the run).
 import { Dialogs } from './dialogs';
 import { flushThink, initialSplit, splitThink } from './thinkTags';
 import { ShownText } from './liveSanitize';
@@ -44,6 +44,7 @@ import { sessionView } from './view';
 import type { Body, Step, StoredSub } from './scripts';
 import { traceOf } from './trace';
 import { MockVoice } from './voice';
+import { MockUpdates } from './updates';
 import { searchSessions } from './search';
 import { afterRun } from './workers';
 const now = () => Date.now();
@@ -124,6 +125,8 @@ export class MockBackend {
   sources = new MockSources(this);
   /** Projects (`list_projects` … `export_project`, and a project's part of search, knowledge folders and import): mock/projects.ts. */
   projects = new MockProjects(this);
+  /** Settings › About's updater (`check_update`, `install_update`; `?update=available|unavailable`): mock/updates.ts. */
+  updates: MockUpdates;
   pulls = new MockPulls((m) => { if (!this.models.some((x) => x.name === m.name)) this.models = [...this.models, m]; });
   /** The skills folder as the shell reads it: two skills and a folder that is not one. */
   skills: SkillsView = {
@@ -160,6 +163,7 @@ export class MockBackend {
     // A message the core refuses before keeping it, the refusal coming this many ms after Send.
     this.config.refuseSendMs = Number(params.get('refusesend') ?? 0);
     if (params.get('holdopen')) this.holdOpen();
+    this.updates = new MockUpdates(params.get('update'), () => [...this.runs.values()].some((r) => !r.done));
     firstRun(this, params.get('firstrun'));
     const s = this.addSession('Welcome');
     const u = this.addMessage(s, 'user', 'Hello there');
@@ -246,6 +250,8 @@ export class MockBackend {
     switch (cmd) {
       case 'page_events': this.pageChannel = a.onEvent as ChannelLike; this.pageSent = 0; return null;
       case 'app_info': return { version: '0.1.0', demo: true, db_path: '/tmp/hearth-mock.db', ollama_url: this.url, openai_url: this.openaiUrl };
+      case 'check_update': return this.updates.checkNow();
+      case 'install_update': { const ch = a.onProgress as ChannelLike; let i = 0; return this.updates.install(String(a.version), (p) => this.deliver(ch, i++, p)); }
       case 'set_openai_url': { const u = String(a.url).trim().replace(/\/+$/, ''); this.openaiUrl = /:\/\/[^/]+\//.test(u) ? u : `${u}/v1`; this.openaiChosen = true; return this.openaiUrl; }
       case 'get_prefs': return { ...this.prefs };
       case 'set_prefs': this.prefs = { ...(a.prefs as typeof this.prefs) }; return null;
