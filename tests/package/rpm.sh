@@ -41,6 +41,11 @@ grep -qx /usr/bin/hearth-app <<<"$files" || fail "the package lacks /usr/bin/hea
 grep -qx /usr/share/applications/Hearth.desktop <<<"$files" || fail "the package lacks the desktop entry"
 icons="$(grep -c '^/usr/share/icons/hicolor/.*/apps/hearth-app\.png$' <<<"$files" || true)"
 ((icons >= 2)) || fail "expected the icons in hicolor, found $icons"
+grep -qx /usr/share/hearth/apparmor/hearth-app <<<"$files" || fail "the package lacks its AppArmor profile"
+# The same AppArmor scripts as the .deb's (played by tests/package/apparmor.sh).
+scripts="$(rpm -qp --scripts "$pkg" 2>/dev/null)"
+grep -q 'apparmor_parser -r -T -W "$dst"' <<<"$scripts" || fail "the package's %post does not load the AppArmor profile"
+grep -q '^remove | 0)' <<<"$scripts" || fail "the package's %preun does not remove the profile on erase only"
 for f in setup.sh hearth_stt.py hearth_tts.py requirements.txt; do
     grep -q "/voice/$f\$" <<<"$files" || fail "the package lacks voice/$f"
 done

@@ -2,7 +2,8 @@
 # The release .deb on this machine, as a user gets it:
 #   1. `apt-get install ./….deb` (its dependencies from the archive);
 #   2. the package's files: the binary, the desktop entry, the icons, the
-#      version Cargo says;
+#      version Cargo says, the AppArmor profile and its scripts
+#      (tests/package/apparmor.sh);
 #   3. the installed /usr/bin/hearth-app under Xvfb against hearth-sim
 #      (tests/e2e/run.sh), sending a message;
 #   4. `apt-get remove`, then install again: the conversation is still there
@@ -77,6 +78,22 @@ grep -q '/voice/hearth_stt\.py$' <<<"$listed" || fail "the package lacks voice/h
 grep -q '/voice/hearth_tts\.py$' <<<"$listed" || fail "the package lacks voice/hearth_tts.py"
 grep -q '/voice/requirements\.txt$' <<<"$listed" || fail "the package lacks voice/requirements.txt"
 
+# The AppArmor profile (packaging/): shipped, put in place only where the
+# kernel mediates user namespaces, and the scripts' every case played in a
+# namespace of their own (tests/package/apparmor.sh).
+[[ -s /usr/share/hearth/apparmor/hearth-app ]] || fail "the package lacks its AppArmor profile"
+if [[ -e /sys/kernel/security/apparmor/features/namespaces/userns_create ||
+    -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ]]; then
+    [[ -s /etc/apparmor.d/hearth-app ]] || fail "AppArmor mediates user namespaces here, and the package did not install its profile"
+else
+    [[ ! -e /etc/apparmor.d/hearth-app ]] || fail "the package installed an AppArmor profile where none is needed"
+fi
+if [[ "$(id -u)" == 0 ]]; then
+    tests/package/apparmor.sh "$deb"
+else
+    "${sudo[@]}" tests/package/apparmor.sh "$deb"
+fi
+
 echo "package: the installed app sends a message"
 HEARTH_E2E_DATA_DIR="$data" HEARTH_PACKAGE_PHASE=first \
     HEARTH_E2E_TESTS=tests/package/installed.e2e.mjs tests/e2e/run.sh /usr/bin/hearth-app
@@ -87,6 +104,7 @@ echo "package: removed and installed again"
 "${sudo[@]}" apt-get remove -y -qq "$package" >/dev/null
 [[ ! -e /usr/bin/hearth-app ]] || fail "apt-get remove left /usr/bin/hearth-app"
 [[ -s "$db" ]] || fail "removing the package removed the user's database"
+[[ ! -e /etc/apparmor.d/hearth-app ]] || fail "apt-get remove left /etc/apparmor.d/hearth-app"
 install
 HEARTH_E2E_DATA_DIR="$data" HEARTH_PACKAGE_PHASE=again \
     HEARTH_E2E_TESTS=tests/package/installed.e2e.mjs tests/e2e/run.sh /usr/bin/hearth-app

@@ -138,7 +138,7 @@ fn userns_restriction(read: impl Fn(&str) -> Option<String>) -> String {
         "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
         "1",
     ) {
-        "AppArmor does not let programs create user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 23.10 and later; the hearth package's AppArmor profile for bubblewrap lifts it for bubblewrap alone)".to_owned()
+        "AppArmor does not let programs create user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 23.10 and later; the hearth package's AppArmor profile, /etc/apparmor.d/hearth-app, lets the installed /usr/bin/hearth-app alone create them; a copy run from anywhere else, or without the profile, has Landlock and seccomp only)".to_owned()
     } else if is("/proc/sys/kernel/unprivileged_userns_clone", "0") {
         "the kernel does not let unprivileged programs create user namespaces (kernel.unprivileged_userns_clone = 0)".to_owned()
     } else if is("/proc/sys/user/max_user_namespaces", "0") {
