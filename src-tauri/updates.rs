@@ -52,11 +52,25 @@ pub struct Source {
 /// from. `Err` is the sentence the person reads.
 pub fn source() -> Result<Source, String> {
     let url = std::env::var("HEARTH_UPDATE_URL").ok();
+    // Flatpak's own file in every sandbox it makes (a Flatpak built from
+    // the .deb keeps the .deb's mark, and has no dpkg inside).
+    let flatpak = std::path::Path::new("/.flatpak-info").exists();
     source_of(
         PUBKEY,
-        tauri::utils::platform::bundle_type(),
+        (!flatpak)
+            .then(tauri::utils::platform::bundle_type)
+            .flatten(),
         url.as_deref().or(ENDPOINT),
     )
+    .map_err(|why| {
+        if flatpak {
+            "This copy of Hearth is a Flatpak: `flatpak update` (or your software centre) \
+             updates it."
+                .to_owned()
+        } else {
+            why
+        }
+    })
 }
 
 /// [`source`] from its parts.
