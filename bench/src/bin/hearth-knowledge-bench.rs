@@ -170,7 +170,21 @@ async fn recall(args: &[String]) -> Result<(), String> {
     // `--word-budget N`: the matches a word search may rank (the index's
     // own default otherwise); the rows "every match" rank them all.
     let budget = flag(args, "--word-budget").and_then(|b| b.parse::<u64>().ok());
-    for q in &queries {
+    // `--rrf-k K`, `--meaning-weight W`: another fusion than the index's
+    // (the tuning of it reads the development half only: `--half dev`).
+    let mut fusion = hearth_knowledge::Fusion::default();
+    if let Some(k) = flag(args, "--rrf-k").and_then(|k| k.parse::<f32>().ok()) {
+        fusion.k = k;
+    }
+    if let Some(w) = flag(args, "--meaning-weight").and_then(|w| w.parse::<f32>().ok()) {
+        fusion.meaning_weight = w;
+    }
+    index.set_fusion(fusion);
+    let half = flag(args, "--half");
+    for q in queries
+        .iter()
+        .filter(|q| half.as_ref().is_none_or(|h| *h == q.half))
+    {
         for (name, mode, cut) in MODES {
             match (cut, budget) {
                 (false, _) => index.set_word_budget(u64::MAX),

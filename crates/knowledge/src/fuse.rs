@@ -22,12 +22,32 @@ pub enum Mode {
     Meaning,
 }
 
-/// The lists fused, best first: (passage, fused score).
-pub(crate) fn fuse(lists: &[&[i64]]) -> Vec<(i64, f32)> {
+/// How the two lists are weighed: the constant, and the weight of the
+/// list by meaning against the words' 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    /// The fusion's constant.
+    pub k: f32,
+    /// What a rank by meaning counts against a rank by words.
+    pub meaning_weight: f32,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion {
+            k: RRF_K,
+            meaning_weight: 1.0,
+        }
+    }
+}
+
+/// The lists fused, best first: (passage, fused score). Each list comes
+/// with its weight.
+pub(crate) fn fuse(lists: &[(&[i64], f32)], k: f32) -> Vec<(i64, f32)> {
     let mut scores: HashMap<i64, f32> = HashMap::new();
-    for list in lists {
+    for (list, weight) in lists {
         for (rank, id) in list.iter().enumerate() {
-            *scores.entry(*id).or_default() += 1.0 / (RRF_K + rank as f32 + 1.0);
+            *scores.entry(*id).or_default() += weight / (k + rank as f32 + 1.0);
         }
     }
     let mut out: Vec<(i64, f32)> = scores.into_iter().collect();
@@ -43,10 +63,10 @@ mod tests {
     fn a_passage_both_lists_find_beats_one_only_one_finds_first() {
         let words = [1, 2, 3];
         let meaning = [4, 2, 5];
-        let fused = fuse(&[&words, &meaning]);
+        let fused = fuse(&[(&words, 1.0), (&meaning, 1.0)], RRF_K);
         assert_eq!(fused[0].0, 2);
         let ids: Vec<i64> = fused.iter().map(|f| f.0).collect();
         assert_eq!(ids, vec![2, 1, 4, 3, 5]);
-        assert!(fuse(&[]).is_empty());
+        assert!(fuse(&[], RRF_K).is_empty());
     }
 }

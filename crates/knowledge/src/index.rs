@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::embed::Embedder;
 use crate::error::KnowledgeError;
-use crate::fuse::{Mode, fuse};
+use crate::fuse::{Fusion, Mode, fuse};
 use crate::query::{self, WORD_BUDGET};
 use crate::schema;
 use crate::vectors::{Vectors, decode, dot};
@@ -39,6 +39,8 @@ struct Inner {
     generation: AtomicU64,
     /// Matches one word search may rank (crate::query::WORD_BUDGET).
     word_budget: AtomicU64,
+    /// How the lists are fused (crate::fuse::Fusion).
+    fusion: Mutex<Fusion>,
     vectors: Mutex<Option<Arc<Vectors>>>,
 }
 
@@ -156,6 +158,7 @@ impl Index {
                 path,
                 generation: AtomicU64::new(0),
                 word_budget: AtomicU64::new(WORD_BUDGET),
+                fusion: Mutex::new(Fusion::default()),
                 vectors: Mutex::new(None),
             }),
         }
@@ -166,6 +169,11 @@ impl Index {
     /// tests and the benchmark set others to see the cut at a small scale).
     pub fn set_word_budget(&self, matches: u64) {
         self.inner.word_budget.store(matches, Ordering::Relaxed);
+    }
+
+    /// Sets how the two lists are fused (the benchmark measures others).
+    pub fn set_fusion(&self, fusion: Fusion) {
+        *self.inner.fusion.lock().unwrap_or_else(|p| p.into_inner()) = fusion;
     }
 
     /// Passage ids by BM25, best first, the query cut to the budget
@@ -461,7 +469,8 @@ impl Index {
         meaning: &[i64],
         limit: usize,
     ) -> Result<Vec<Hit>, KnowledgeError> {
-        let fused = fuse(&[words, meaning]);
+        let f = *self.inner.fusion.lock().unwrap_or_else(|p| p.into_inner());
+        let fused = fuse(&[(words, 1.0), (meaning, f.meaning_weight)], f.k);
         let rank = |list: &[i64], id: i64| list.iter().position(|x| *x == id).map(|p| p + 1);
         let mut hits = Vec::new();
         for (id, score) in fused.into_iter().take(limit) {

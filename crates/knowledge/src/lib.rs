@@ -40,7 +40,7 @@ pub use citations::{Citations, Quote, Source, check as check_citations, passages
 pub use embed::{EmbedReport, Embedder};
 pub use error::KnowledgeError;
 pub use extract::{Extracted, Kind, MAX_FILE_BYTES, Skipped, extract};
-pub use fuse::{Mode, RRF_K};
+pub use fuse::{Fusion, Mode, RRF_K};
 pub use index::{Folder, FolderStatus, Hit, Index};
 pub use query::WORD_BUDGET;
 pub use scope::Passage;
