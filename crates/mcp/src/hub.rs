@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use hearth_core::{Tool, ToolSource, Unavailable};
 
+use crate::apps::{AppCall, AppViews};
 use crate::config::ServerConfig;
 use crate::listings::{Book, Listings};
 use crate::server::Server;
@@ -18,6 +19,8 @@ pub struct Hub {
     servers: RwLock<BTreeMap<String, Arc<Server>>>,
     /// Where the servers' first listings are kept across restarts.
     book: Option<Arc<Book>>,
+    /// Calls of tools with apps, of every server (`apps.rs`).
+    views: Arc<AppViews>,
 }
 
 impl Hub {
@@ -38,17 +41,41 @@ impl Hub {
     }
 
     fn build(servers: BTreeMap<String, ServerConfig>, book: Option<Arc<Book>>) -> Arc<Self> {
+        let views = Arc::<AppViews>::default();
         let servers = servers
             .into_iter()
             .map(|(name, config)| {
-                let server = Server::kept_in(&name, config, book.clone());
+                let server = Server::kept_in(&name, config, book.clone(), views.clone());
                 (name, server)
             })
             .collect();
         Arc::new(Self {
             servers: RwLock::new(servers),
             book,
+            views,
         })
+    }
+
+    /// The call `call_id` of run `run_id` when its tool has an app that
+    /// can be shown, with its server: `None` for a call with no app (or
+    /// one made before Hearth started); an error when the server was
+    /// removed or now runs something else (an app talks to the program
+    /// that made it, never to another one given its name).
+    pub fn app_call(
+        &self,
+        run_id: &str,
+        call_id: &str,
+    ) -> Result<Option<(AppCall, Arc<Server>)>, String> {
+        let Some(call) = self.views.get(run_id, call_id) else {
+            return Ok(None);
+        };
+        match self.server(&call.server) {
+            Some(server) if server.config().describe() == call.runs => Ok(Some((call, server))),
+            _ => Err(format!(
+                "the MCP server \"{}\" was removed or changed since this call, so its app is not shown",
+                call.server
+            )),
+        }
     }
 
     /// Take a new configuration: servers removed or changed are stopped
@@ -67,8 +94,9 @@ impl Hub {
                 }
             }
             for (name, config) in servers {
-                map.entry(name.clone())
-                    .or_insert_with(|| Server::kept_in(&name, config, self.book.clone()));
+                map.entry(name.clone()).or_insert_with(|| {
+                    Server::kept_in(&name, config, self.book.clone(), self.views.clone())
+                });
             }
         }
         for server in stale {

@@ -7,6 +7,7 @@
 //! used here and nowhere else, so its next major version touches this
 //! crate only.
 
+pub mod apps;
 mod command;
 pub mod config;
 mod hub;

@@ -203,6 +203,13 @@ impl ServerError {
     }
 }
 
+/// A speech server's session tools (`dyn_tools`): only voice input and
+/// read aloud call them.
+fn is_session_tool(name: &str) -> bool {
+    use hearth_core::voice::{SPEAK, SPEECH_STATUS, START, STOP, STOP_SPEAKING, UPDATES};
+    [START, UPDATES, STOP, SPEAK, STOP_SPEAKING, SPEECH_STATUS].contains(&name)
+}
+
 /// When the next start is tried ([`Server::next_try`]).
 enum NextTry {
     Now,
@@ -231,8 +238,17 @@ impl ClientHandler for Handler {
         // latest (2026-07-28) has none, so announcing it in `initialize`
         // named a revision that handshake does not belong to (servers on
         // 2025-11-25 negotiated down; a strict one could refuse).
+        // MCP Apps (`apps.rs`): a server may then give its tools an app.
+        let mut capabilities = ClientCapabilities::default();
+        let mut ui = serde_json::Map::new();
+        ui.insert(
+            "mimeTypes".into(),
+            serde_json::json!([crate::apps::APP_MIME]),
+        );
+        capabilities.extensions =
+            Some(std::iter::once((crate::apps::EXTENSION.to_owned(), ui)).collect());
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("hearth", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -278,11 +294,15 @@ pub struct Server {
     /// Its tools as first listed (`listings.rs`): a tool that differs
     /// later is asked despite a pre-approval.
     first: crate::listings::FirstSeen,
+    /// Calls of its tools whose apps can be shown (shared by the hub).
+    views: Arc<crate::apps::AppViews>,
 }
 
 #[derive(Default)]
 struct View {
     tools: Vec<Arc<McpTool>>,
+    /// The live connection's peer, for an app's resource reads.
+    peer: Option<rmcp::service::Peer<RoleClient>>,
     server: String,
     starting: bool,
     /// A start is being retried in the background.
@@ -296,7 +316,7 @@ struct View {
 impl Server {
     /// `name` with `config`; nothing starts yet.
     pub fn new(name: &str, config: ServerConfig) -> Arc<Self> {
-        Self::kept_in(name, config, None)
+        Self::kept_in(name, config, None, Arc::default())
     }
 
     /// [`Server::new`], its first listing kept in `book`.
@@ -304,6 +324,7 @@ impl Server {
         name: &str,
         config: ServerConfig,
         book: Option<Arc<crate::listings::Book>>,
+        views: Arc<crate::apps::AppViews>,
     ) -> Arc<Self> {
         Arc::new(Self {
             name: name.to_owned(),
@@ -313,6 +334,7 @@ impl Server {
             conn: tokio::sync::Mutex::new(None),
             view: RwLock::new(View::default()),
             first: crate::listings::FirstSeen::new(book),
+            views,
         })
     }
 
@@ -345,16 +367,83 @@ impl Server {
     /// computer plays, or end the user's own session), and a speaker's,
     /// which only read aloud calls (a model could talk over the user, or
     /// silence what they asked to hear).
+    /// Nor a tool its server shows only its apps (`_meta.ui.visibility`
+    /// without "model": the spec says the model must not see it).
     pub fn dyn_tools(&self) -> Vec<Arc<dyn Tool>> {
-        use hearth_core::voice::{SPEAK, SPEECH_STATUS, START, STOP, STOP_SPEAKING, UPDATES};
         self.tools()
             .into_iter()
-            .filter(|t| {
-                ![START, UPDATES, STOP, SPEAK, STOP_SPEAKING, SPEECH_STATUS]
-                    .contains(&t.remote_name())
-            })
+            .filter(|t| !is_session_tool(t.remote_name()) && t.ui().model)
             .map(|t| t as Arc<dyn Tool>)
             .collect()
+    }
+
+    /// Its tool `name` as an app of this server may call it: listed, shown
+    /// to apps (`visibility` holds "app"), and not a speech session tool
+    /// (which only the app's own voice controls call). Each refusal is a
+    /// sentence for the person and the app.
+    pub fn app_tool(&self, name: &str) -> Result<Arc<McpTool>, String> {
+        let server = &self.name;
+        let Some(tool) = self.tools().into_iter().find(|t| t.remote_name() == name) else {
+            return Err(format!(
+                "the MCP server \"{server}\" has no tool `{}` (running now)",
+                hearth_core::visible::visible(name, false)
+            ));
+        };
+        if is_session_tool(name) || !tool.ui().app {
+            return Err(format!(
+                "the MCP server \"{server}\" does not let its apps call `{name}`"
+            ));
+        }
+        Ok(tool)
+    }
+
+    /// Reads `uri` of this server for an app (its own document, or a
+    /// resource the app asks for): the server must be running.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<rmcp::model::ReadResourceResult, String> {
+        let peer = self.view.read().ok().and_then(|v| v.peer.clone());
+        let Some(peer) = peer else {
+            return Err(format!(
+                "the MCP server \"{}\" is not running; run a tool of it again to start it",
+                self.name
+            ));
+        };
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
+        match tokio::time::timeout(LIST_TIMEOUT, peer.read_resource(params)).await {
+            Err(_) => Err(format!(
+                "the MCP server \"{}\" did not answer the read of {uri} within {} s",
+                self.name,
+                LIST_TIMEOUT.as_secs()
+            )),
+            Ok(Err(e)) => {
+                self.log
+                    .push(&format!("[hearth] reading {uri} failed: {e}"));
+                Err(format!(
+                    "the MCP server \"{}\" could not read {uri}: {e}",
+                    self.name
+                ))
+            }
+            Ok(Ok(r)) => Ok(r),
+        }
+    }
+
+    /// Adds what an app of this server logged to its log (the Tools
+    /// panel's), marked as the app's.
+    pub fn app_log(&self, level: &str, text: &str) {
+        let level: String = level
+            .chars()
+            .filter(char::is_ascii_alphabetic)
+            .take(12)
+            .collect();
+        let text: String = text.chars().take(2_000).collect();
+        self.log.push(&format!("[app {level}] {text}"));
+    }
+
+    /// The calls of its tools whose apps can be shown.
+    pub fn views(&self) -> &Arc<crate::apps::AppViews> {
+        &self.views
     }
 
     /// What it is doing now.
@@ -581,6 +670,7 @@ impl Server {
             Duration::from_secs(1 << attempts.min(6)).min(MAX_BACKOFF)
         };
         v.tools.clear();
+        v.peer = None;
         v.server.clear();
         v.starting = false;
         v.failure = Some(Failure {
@@ -801,6 +891,7 @@ impl Server {
                         self.log.clone(),
                         call_timeout,
                         c.broken.clone(),
+                        self.views.clone(),
                     )
                     .changed(changed),
                 )
@@ -833,6 +924,7 @@ impl Server {
             .unwrap_or_else(|| self.name.clone());
         if let Ok(mut v) = self.view.write() {
             v.tools = built;
+            v.peer = Some(c.service.peer().clone());
             v.server = server;
             v.starting = false;
             v.failure = None;

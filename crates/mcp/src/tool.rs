@@ -16,6 +16,7 @@ use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
 use rmcp::service::{Peer, ServiceError};
 
+use crate::apps::{AppCall, AppViews, UiLink};
 use crate::log::ServerLog;
 
 /// Characters of a server's description shown to the model (a server
@@ -123,6 +124,10 @@ pub struct McpTool {
     /// The server changed this tool's description or schema since it
     /// first listed it: no pre-approval covers it.
     changed: bool,
+    /// Its app and who may call it (`_meta.ui`; `apps.rs`).
+    ui: UiLink,
+    /// Where a call of a tool with an app is kept for the app to show.
+    views: Arc<AppViews>,
 }
 
 /// What a pre-approval of a tool was given for: its description and input
@@ -148,7 +153,9 @@ impl McpTool {
         log: Arc<ServerLog>,
         call_timeout: Duration,
         broken: Arc<AtomicBool>,
+        views: Arc<AppViews>,
     ) -> Self {
+        let ui = UiLink::of(tool.meta.as_ref().map(|m| &m.0));
         let mut description: String = tool
             .description
             .as_deref()
@@ -174,7 +181,14 @@ impl McpTool {
             call_timeout,
             broken,
             changed: false,
+            ui,
+            views,
         }
+    }
+
+    /// Its app and who may call it.
+    pub fn ui(&self) -> &UiLink {
+        &self.ui
     }
 
     /// Marked as changed since the server first listed it (security review
@@ -233,6 +247,50 @@ impl Tool for McpTool {
     }
 
     fn reach(&self, arguments: &serde_json::Value, _ctx: &ToolContext) -> String {
+        self.reach_text(arguments)
+    }
+
+    async fn call(
+        &self,
+        arguments: serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<String, ToolError> {
+        let serde_json::Value::Object(arguments) = arguments else {
+            return Err(ToolError::InvalidArguments(
+                "the arguments must be a JSON object".into(),
+            ));
+        };
+        // Dropping the request (Stop drops this future) sends the server
+        // `notifications/cancelled`.
+        let kept = arguments.clone();
+        let raw = tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => return Err(ToolError::Failed("stopped by the user".into())),
+            r = self.send_raw(arguments) => r?,
+        };
+        if let Some(resource_uri) = &self.ui.resource_uri {
+            let (result, note) = AppViews::result_of(&raw);
+            self.views.keep(AppCall {
+                run_id: ctx.run_id.clone(),
+                call_id: ctx.call_id.clone(),
+                server: self.server.clone(),
+                runs: self.runs.clone(),
+                tool: self.tool.name.to_string(),
+                resource_uri: resource_uri.clone(),
+                arguments: serde_json::Value::Object(kept),
+                result,
+                is_error: raw.is_error == Some(true),
+                note,
+            });
+        }
+        self.text_of(&raw)
+    }
+}
+
+impl McpTool {
+    /// What a call with `arguments` does, for an approval (a run's, or an
+    /// app's in the desktop).
+    pub fn reach_text(&self, arguments: &serde_json::Value) -> String {
         let (read_only, destructive, open_world) = self.hints();
         let mut says = Vec::new();
         if read_only == Some(true) {
@@ -256,27 +314,6 @@ impl Tool for McpTool {
         )
     }
 
-    async fn call(
-        &self,
-        arguments: serde_json::Value,
-        ctx: &ToolContext,
-    ) -> Result<String, ToolError> {
-        let serde_json::Value::Object(arguments) = arguments else {
-            return Err(ToolError::InvalidArguments(
-                "the arguments must be a JSON object".into(),
-            ));
-        };
-        // Dropping the request (Stop drops this future) sends the server
-        // `notifications/cancelled`.
-        tokio::select! {
-            biased;
-            () = ctx.cancel.cancelled() => Err(ToolError::Failed("stopped by the user".into())),
-            r = self.send(arguments) => r,
-        }
-    }
-}
-
-impl McpTool {
     /// Call it outside a run: the voice runtime's session tools, which the
     /// user starts with the microphone button (no model asks for them, so
     /// no approval is asked either).
@@ -286,13 +323,23 @@ impl McpTool {
                 "the arguments must be a JSON object".into(),
             ));
         };
-        self.send(arguments).await
+        let raw = self.send_raw(arguments).await?;
+        self.text_of(&raw)
     }
 
-    async fn send(
+    /// Call it for its app (an app's own `tools/call`, approved by the
+    /// person in the desktop): the server's whole result, for the app.
+    pub async fn call_for_app(
         &self,
         arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<String, ToolError> {
+    ) -> Result<CallToolResult, ToolError> {
+        self.send_raw(arguments).await
+    }
+
+    async fn send_raw(
+        &self,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<CallToolResult, ToolError> {
         let params =
             CallToolRequestParams::new(self.tool.name.to_string()).with_arguments(arguments);
         let call = self.peer.call_tool(params);
@@ -326,8 +373,14 @@ impl McpTool {
             }
             Ok(Ok(r)) => r,
         };
+        Ok(result)
+    }
+
+    /// The result as the model reads it: text, capped; an error result is
+    /// the tool's failure.
+    fn text_of(&self, result: &CallToolResult) -> Result<String, ToolError> {
         let is_error = result.is_error == Some(true);
-        let text = result_text(&result);
+        let text = result_text(result);
         let text = hearth_tools::cap(
             text,
             hearth_tools::MAX_OUTPUT_CHARS,

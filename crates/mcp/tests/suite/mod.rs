@@ -1,4 +1,5 @@
 mod agent;
+mod apps;
 mod conformance;
 mod failures;
 mod servers;

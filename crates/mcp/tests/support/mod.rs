@@ -52,6 +52,16 @@ pub fn everything() -> ServerConfig {
     }
 }
 
+/// `server-basic-vanillajs`, the MCP Apps project's own example server
+/// (a tool with an app), on stdio.
+pub fn basic_app() -> ServerConfig {
+    ServerConfig {
+        command: Some("node".into()),
+        args: vec![npm_server("server-basic-vanillajs"), "--stdio".into()],
+        ..ServerConfig::default()
+    }
+}
+
 /// `server-filesystem` confined to `root`.
 pub fn filesystem(root: &std::path::Path) -> ServerConfig {
     ServerConfig {
