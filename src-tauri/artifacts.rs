@@ -22,12 +22,23 @@ use tauri::{Runtime, UriSchemeContext};
 pub const SCHEME: &str = "hearth-artifact";
 
 /// What is served: the frames' pages and their one script each.
-const FILES: [&str; 4] = [
+const FILES: [&str; 6] = [
     "artifact/render.html",
     "artifact/render.js",
     "artifact/preview.html",
     "artifact/preview.js",
+    "artifact/mcp-app.html",
+    "artifact/mcp-app.js",
 ];
+
+/// The scheme's own origin, as a CSP source.
+fn own() -> &'static str {
+    if cfg!(any(windows, target_os = "android")) {
+        "http://hearth-artifact.localhost"
+    } else {
+        "hearth-artifact:"
+    }
+}
 
 /// The frames' CSP: scripts only from this scheme (a sandboxed frame's
 /// opaque origin is not `'self'` to WebKitGTK), inline styles (mermaid's,
@@ -38,14 +49,31 @@ const FILES: [&str; 4] = [
 /// navigated anywhere (its first `srcdoc` is not a fetch). A previewed
 /// page's frame inherits this policy.
 pub fn csp() -> String {
-    let own = if cfg!(any(windows, target_os = "android")) {
-        "http://hearth-artifact.localhost"
-    } else {
-        "hearth-artifact:"
-    };
+    let own = own();
     format!(
         "default-src 'none'; script-src {own}; style-src 'unsafe-inline'; img-src data:; \
          font-src data:; base-uri 'none'; form-action 'none'; frame-src 'none'"
+    )
+}
+
+/// The MCP app frame's CSP (`artifact/mcp-app.html`; docs/security.md,
+/// "MCP Apps"). An MCP app is one HTML document with its scripts inline
+/// (the project's own example is 218 KB of inline script), put by the
+/// frame's script into an inner `<iframe sandbox="allow-scripts">` by
+/// `srcdoc`, which inherits this policy: so inline scripts run, and that is
+/// all they get. Nothing is fetched or connected to (`connect-src 'none'`:
+/// no `fetch`, XHR, WebSocket or IPC), pictures, sounds and fonts only
+/// inline, no frames, no objects, no forms, no `<base>`. The spec's default
+/// allows `'self'` for scripts, styles, pictures and media; an opaque
+/// origin has no self worth allowing, and the spec lets a host restrict
+/// further. The domains an app's `_meta.ui.csp` asks for are shown to the
+/// person and never added (no network for apps).
+pub fn app_csp() -> String {
+    let own = own();
+    format!(
+        "default-src 'none'; script-src 'unsafe-inline' {own}; style-src 'unsafe-inline'; \
+         img-src data: blob:; media-src data: blob:; font-src data:; connect-src 'none'; \
+         frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
     )
 }
 
@@ -89,7 +117,14 @@ pub fn respond<R: Runtime>(
                 "text/html"
             },
         )
-        .header("Content-Security-Policy", csp())
+        .header(
+            "Content-Security-Policy",
+            if path.starts_with("artifact/mcp-app.") {
+                app_csp()
+            } else {
+                csp()
+            },
+        )
         .header("X-Content-Type-Options", "nosniff")
         .header("Referrer-Policy", "no-referrer")
         .header(header::CACHE_CONTROL, "no-store")
@@ -101,16 +136,19 @@ pub fn respond<R: Runtime>(
 mod tests {
     use super::*;
 
+    /// The value of directive `name` in `csp` ("" when absent).
+    fn directive(csp: &str, name: &str) -> String {
+        csp.split(';')
+            .map(str::trim)
+            .find_map(|d| d.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
     #[test]
     fn the_frames_policy_fetches_nothing_and_runs_only_its_own_scripts() {
         let csp = csp();
-        let directive = |name: &str| {
-            csp.split(';')
-                .map(str::trim)
-                .find_map(|d| d.strip_prefix(name)?.strip_prefix(' '))
-                .unwrap_or_default()
-                .to_owned()
-        };
+        let directive = |name: &str| directive(&csp, name);
         assert_eq!(directive("default-src"), "'none'");
         assert_eq!(directive("frame-src"), "'none'");
         assert_eq!(directive("img-src"), "data:");
@@ -126,6 +164,30 @@ mod tests {
         }
         assert!(
             !csp.contains("'unsafe-eval'") && !csp.contains("http:") && !csp.contains("https:")
+        );
+    }
+
+    #[test]
+    fn the_app_frames_policy_runs_inline_scripts_and_reaches_nothing() {
+        let csp = app_csp();
+        let directive = |name: &str| directive(&csp, name);
+        for d in [
+            "default-src",
+            "connect-src",
+            "frame-src",
+            "object-src",
+            "base-uri",
+            "form-action",
+        ] {
+            assert_eq!(directive(d), "'none'", "{d}");
+        }
+        assert_eq!(directive("img-src"), "data: blob:");
+        assert_eq!(directive("media-src"), "data: blob:");
+        assert_eq!(directive("font-src"), "data:");
+        assert!(directive("script-src").starts_with("'unsafe-inline' "));
+        assert!(
+            !csp.contains("'unsafe-eval'") && !csp.contains("http:") && !csp.contains("https:"),
+            "no network source: {csp}"
         );
     }
 }

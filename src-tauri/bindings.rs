@@ -8,8 +8,8 @@ use tauri::Wry;
 use tauri_specta::{Builder, collect_commands};
 
 use crate::commands::{
-    app, attachments, chat, hosts, knowledge, memory, models, profiles, projects, sessions, speak,
-    tools, transfer, updates, voice,
+    app, attachments, chat, hosts, knowledge, mcp_apps, memory, models, profiles, projects,
+    sessions, speak, tools, transfer, updates, voice,
 };
 
 /// The commands, in one place. `build.rs` lists the same names for the app
@@ -117,6 +117,11 @@ pub fn builder() -> Builder<Wry> {
             tools::mcp_server_log,
             tools::list_skills,
             tools::show_hooks,
+            mcp_apps::mcp_app_view,
+            mcp_apps::mcp_app_call_tool,
+            mcp_apps::mcp_app_read_resource,
+            mcp_apps::mcp_app_open_link,
+            mcp_apps::mcp_app_log,
         ])
         // Ids and byte sizes stay far below 2^53.
         .dangerously_cast_bigints_to_number()

@@ -103,6 +103,11 @@ const COMMANDS: &[&str] = &[
     "mcp_server_log",
     "list_skills",
     "show_hooks",
+    "mcp_app_view",
+    "mcp_app_call_tool",
+    "mcp_app_read_resource",
+    "mcp_app_open_link",
+    "mcp_app_log",
 ];
 
 fn main() {

@@ -1,6 +1,7 @@
-// The artifact frames (docs/security.md, "Artifacts"): two small pages,
-// artifact/render.html (mermaid draws a diagram) and artifact/preview.html
-// (an HTML answer shown with no scripts), each with one script. The app
+// The artifact frames (docs/security.md, "Artifacts"): three small pages,
+// artifact/render.html (mermaid draws a diagram), artifact/preview.html
+// (an HTML answer shown with no scripts) and artifact/mcp-app.html (the
+// sandbox an MCP server's app runs in), each with one script. The app
 // shows them only in <iframe sandbox="allow-scripts">, whose opaque origin
 // loads a module script only with CORS, which the desktop's custom scheme
 // does not answer (WebKitGTK: "Origin null is not allowed by
@@ -11,17 +12,21 @@
 import path from 'node:path';
 import { build, type Plugin, type Rollup } from 'vite';
 
-const PAGES = ['render', 'preview'] as const;
+const PAGES = ['render', 'preview', 'mcp-app'] as const;
+
+const TITLES: Record<(typeof PAGES)[number], string> = { render: 'Hearth diagram renderer', preview: 'Hearth HTML preview', 'mcp-app': 'Hearth MCP app' };
 
 /** A frame's page: one classic script, no module, no inline script. */
 function page(name: (typeof PAGES)[number]): string {
-  const title = name === 'render' ? 'Hearth diagram renderer' : 'Hearth HTML preview';
+  // An MCP app draws its own background from the theme Hearth gives it;
+  // an HTML preview is a page written for a white one.
+  const background = name === 'mcp-app' ? 'transparent' : '#fff';
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="UTF-8" />
-    <title>${title}</title>
-    <style>html, body { margin: 0; padding: 0; background: transparent; } iframe { display: block; width: 100%; height: 100vh; border: 0; background: #fff; }</style>
+    <title>${TITLES[name]}</title>
+    <style>html, body { margin: 0; padding: 0; background: transparent; } iframe { display: block; width: 100%; height: 100vh; border: 0; background: ${background}; }</style>
   </head>
   <body>
     <script src="/artifact/${name}.js"></script>
@@ -44,7 +49,7 @@ async function bundle(root: string, name: string): Promise<string> {
       minify: true,
       reportCompressedSize: false,
       chunkSizeWarningLimit: 8192,
-      lib: { entry: path.join(root, 'src/artifact', `${name}.ts`), formats: ['iife'], name: `hearthArtifact_${name}`, fileName: () => `${name}.js` },
+      lib: { entry: path.join(root, 'src/artifact', `${name}.ts`), formats: ['iife'], name: `hearthArtifact_${name.replace(/\W/g, '_')}`, fileName: () => `${name}.js` },
     },
   });
   const outputs = (Array.isArray(result) ? result : [result]) as Rollup.RollupOutput[];
@@ -53,7 +58,7 @@ async function bundle(root: string, name: string): Promise<string> {
   return chunks[0]!.code;
 }
 
-/** Emits artifact/{render,preview}.{html,js} into the build's output. */
+/** Emits artifact/{render,preview,mcp-app}.{html,js} into the build's output. */
 export function artifactFrames(root: string): Plugin {
   return {
     name: 'hearth-artifact-frames',

@@ -8,6 +8,7 @@ pub mod attachments;
 pub mod chat;
 pub mod hosts;
 pub mod knowledge;
+pub mod mcp_apps;
 pub mod memory;
 pub mod models;
 pub mod profiles;

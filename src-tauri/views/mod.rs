@@ -5,6 +5,7 @@
 
 mod chat;
 mod knowledge;
+mod mcp_apps;
 mod projects;
 mod settings;
 mod snippet;
@@ -14,6 +15,7 @@ mod updates;
 
 pub use chat::*;
 pub use knowledge::*;
+pub use mcp_apps::*;
 pub use projects::*;
 pub use settings::*;
 pub use tools::*;

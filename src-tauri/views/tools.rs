@@ -18,6 +18,10 @@ pub struct McpToolView {
     pub destructive: Option<bool>,
     /// The server says it reaches outside this computer.
     pub open_world: Option<bool>,
+    /// It shows an app of its server under its calls (MCP Apps).
+    pub has_app: bool,
+    /// The server keeps it for its apps: never offered to the model.
+    pub app_only: bool,
 }
 
 /// One configured MCP server.
@@ -83,6 +87,8 @@ impl From<&hearth_mcp::Server> for McpServerView {
                     read_only,
                     destructive,
                     open_world,
+                    has_app: t.ui().resource_uri.is_some(),
+                    app_only: !t.ui().model,
                 }
             })
             .collect();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, started, startApp } from './support.mjs';
+import { captureWindow, eventually, offerServerInChat, started, startApp } from './support.mjs';
 import { answer } from './x11.mjs';
 
 const START_SERVERS = 'Hearth: start MCP servers?';
@@ -41,7 +41,7 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
     (await browser.$('[data-testid="mcp-config-error"]').isExisting()) &&
     (await browser.$('[data-testid="mcp-config-error"]').getText()).includes('was declined'),
   );
-  assert.equal(await browser.$('[data-testid="mcp-server"]').isExisting(), false, 'nothing was saved');
+  assert.equal(await browser.$('[data-testid="mcp-server"][data-server="everything"]').isExisting(), false, 'nothing was saved');
   // Started: Alt+S is the dialog's "Start".
   await click('[data-testid="mcp-save"]');
   await answer(START_SERVERS, 'alt+s');
@@ -51,17 +51,7 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
   await click('[data-testid="panel-close"]');
 
   // The default profile (Chat, the session's) offers every tool and the server.
-  await click('[data-testid="open-profiles"]');
-  await click('[data-testid="profile-item"][data-profile="Chat"] [data-testid="profile-edit"]');
-  await click('[data-testid="tools-all"]');
-  await click('[data-testid="mcp-choice"][data-server="everything"]');
-  await click('[data-testid="profile-save"]');
-  // Saved before the message is sent: the run reads the profile as it starts.
-  await eventually(browser, 'the profile is saved', async () => {
-    for (const t of await browser.$$('[data-testid="toast-text"]')) if ((await t.getText()).includes('Saved profile Chat')) return true;
-    return false;
-  });
-  await click('[data-testid="panel-close"]');
+  await offerServerInChat(browser, 'everything');
 
   const input = browser.$('[data-testid="composer-input"]');
   await input.waitForEnabled({ timeout: 30_000 });

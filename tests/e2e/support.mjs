@@ -151,3 +151,26 @@ export async function textOf(browser, selector) {
   const element = browser.$(selector);
   return (await element.isExisting()) ? (await element.getText()).trim() : null;
 }
+
+/**
+ * Offers every tool and the MCP server `server` to the Chat profile (the
+ * session's), saved before anything is sent: a run reads the profile as it
+ * starts.
+ */
+export async function offerServerInChat(browser, server) {
+  const click = async (selector) => {
+    const el = browser.$(selector);
+    await el.waitForClickable({ timeout: 30_000 });
+    await el.click();
+  };
+  await click('[data-testid="open-profiles"]');
+  await click('[data-testid="profile-item"][data-profile="Chat"] [data-testid="profile-edit"]');
+  await click('[data-testid="tools-all"]');
+  await click(`[data-testid="mcp-choice"][data-server="${server}"]`);
+  await click('[data-testid="profile-save"]');
+  await eventually(browser, 'the profile is saved', async () => {
+    for (const t of await browser.$$('[data-testid="toast-text"]')) if ((await t.getText()).includes('Saved profile Chat')) return true;
+    return false;
+  });
+  await click('[data-testid="panel-close"]');
+}

@@ -47,15 +47,43 @@ export function artifactCsp(origin) {
   ].join('; ');
 }
 
+/**
+ * The MCP app frame's CSP (src-tauri/artifacts.rs, artifact/mcp-app.html
+ * only), with the server's origin where the app names hearth-artifact:.
+ * An MCP app is one HTML file with inline scripts; it runs in an opaque
+ * origin with no network, no frames and no forms, so its inline scripts
+ * reach nothing.
+ */
+export function mcpAppCsp(origin) {
+  return [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' ${origin}`,
+    "style-src 'unsafe-inline'",
+    'img-src data: blob:',
+    'media-src data: blob:',
+    'font-src data:',
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2' };
 
-/** Serves the mock build on a free loopback port. */
+/**
+ * Serves the mock build on a free loopback port. `seen` lists the path of
+ * every request that reached it (a hostile frame's request must not).
+ */
 export async function startServer() {
   if (!existsSync(path.join(root, 'mock.html'))) {
     throw new Error('ui/dist-mock is missing: run `npm run test:ui` (it builds the mock first)');
   }
+  const seen = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    seen.push(url.pathname);
     if (url.pathname === '/favicon.ico') {
       res.writeHead(204).end();
       return;
@@ -67,16 +95,18 @@ export async function startServer() {
       return;
     }
     const frame = rel.startsWith('artifact/');
+    const own = `http://${req.headers.host}`;
+    const mcpApp = rel === 'artifact/mcp-app.html' || rel === 'artifact/mcp-app.js';
     res.writeHead(200, {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-      'content-security-policy': frame ? artifactCsp(`http://${req.headers.host}`) : CSP,
+      'content-security-policy': mcpApp ? mcpAppCsp(own) : frame ? artifactCsp(own) : CSP,
       ...(frame ? { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' } : {}),
     });
     res.end(readFileSync(file));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${port}/`, seen, close: () => new Promise((r) => server.close(r)) };
 }
 
 const CHROMIUM = {
@@ -188,7 +218,7 @@ export function setup(hooks) {
    * (`frames: false`: errors the artifact frames log, such as their CSP
    * refusing a hostile diagram's handler, are the test's to judge).
    */
-  return async function withApp(query, fn, { frames = true } = {}) {
+  async function withApp(query, fn, { frames = true } = {}) {
     const app = await openApp(state.browser, state.server.url, query);
     try {
       await fn(app);
@@ -196,7 +226,10 @@ export function setup(hooks) {
     } finally {
       await app.close();
     }
-  };
+  }
+  /** The paths that reached the mock's server so far (startServer's `seen`). */
+  withApp.seen = () => state.server?.seen ?? [];
+  return withApp;
 }
 
 /**

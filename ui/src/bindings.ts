@@ -377,6 +377,32 @@ export const commands = {
 	listSkills: () => typedError<SkillsView, ErrorInfo>(__TAURI_INVOKE("list_skills")),
 	/**  The hooks as saved, with why they cannot be used if they cannot. */
 	showHooks: () => typedError<HooksView, ErrorInfo>(__TAURI_INVOKE("show_hooks")),
+	/**
+	 *  The app of tool call `call_id` of run `run_id`, with the call's
+	 *  arguments and result; `None` when the call has no app (or was made
+	 *  before Hearth started).
+	 */
+	mcpAppView: (runId: string, callId: string) => typedError<McpAppView | null, ErrorInfo>(__TAURI_INVOKE("mcp_app_view", { runId, callId })),
+	/**
+	 *  Calls `name` of the app's own server with `input` (its arguments; not
+	 *  named `arguments`, which the generated TypeScript could not take as a
+	 *  parameter in strict mode), when the person
+	 *  allows it in a native dialog: the server's whole result (an app reads
+	 *  its structured content), or why not.
+	 */
+	mcpAppCallTool: (runId: string, callId: string, name: string, input: Value) => typedError<Value, ErrorInfo>(__TAURI_INVOKE("mcp_app_call_tool", { runId, callId, name, input })),
+	/**
+	 *  Reads `uri` from the app's own server (a resource the app asks for):
+	 *  the server's `ReadResourceResult`, at most the size of an app.
+	 */
+	mcpAppReadResource: (runId: string, callId: string, uri: string) => typedError<Value, ErrorInfo>(__TAURI_INVOKE("mcp_app_read_resource", { runId, callId, uri })),
+	/**
+	 *  Opens `url` in the browser for the app, when the person allows it in a
+	 *  native dialog (an app's script could otherwise open pages unasked).
+	 */
+	mcpAppOpenLink: (runId: string, callId: string, url: string) => typedError<null, ErrorInfo>(__TAURI_INVOKE("mcp_app_open_link", { runId, callId, url })),
+	/**  What the app logged, into its server's log (the Tools panel). */
+	mcpAppLog: (runId: string, callId: string, level: string, text: string) => __TAURI_INVOKE<void>("mcp_app_log", { runId, callId, level, text }),
 };
 
 /* Constants */
@@ -1171,6 +1197,33 @@ export type LiveRunView = {
 	queued: QueuedView[],
 };
 
+/**  An app to show under the tool call that made it, with that call. */
+export type McpAppView = {
+	/**  The server's name in the configuration. */
+	server: string,
+	/**  The tool's own name on that server. */
+	tool: string,
+	/**  The app's `ui://` resource. */
+	resource_uri: string,
+	/**  The app's document: shown only in the sandboxed frame. */
+	html: string,
+	/**  Origins the app asked to reach; Hearth grants none of them. */
+	asked_domains: string[],
+	/**  Whether it asked for a border (`None`: it did not say). */
+	prefers_border: boolean | null,
+	/**  What the model called the tool with. */
+	arguments: Value,
+	/**
+	 *  The server's whole `CallToolResult` (`None`: not kept, `note` says
+	 *  why).
+	 */
+	result: Value | null,
+	/**  The server said the call failed. */
+	is_error: boolean,
+	/**  A sentence to show with the app, when there is one. */
+	note: string | null,
+};
+
 /**  One configured MCP server. */
 export type McpServerView = {
 	/**  Its configured name. */
@@ -1208,6 +1261,10 @@ export type McpToolView = {
 	destructive: boolean | null,
 	/**  The server says it reaches outside this computer. */
 	open_world: boolean | null,
+	/**  It shows an app of its server under its calls (MCP Apps). */
+	has_app: boolean,
+	/**  The server keeps it for its apps: never offered to the model. */
+	app_only: boolean,
 };
 
 /**

@@ -126,6 +126,19 @@ export const listMcpServers = () => ok(commands.listMcpServers());
 export const saveMcpConfig = (config: string) => ok(commands.saveMcpConfig(config));
 export const restartMcpServer = (name: string) => ok(commands.restartMcpServer(name));
 export const mcpServerLog = (name: string) => ok(commands.mcpServerLog(name));
+// MCP apps (MCP Apps, SEP-1865: components/McpAppView.svelte, lib/mcpApps.ts):
+// what an MCP tool call's app shows, and what the app asks of the server
+// through Hearth. Each names the run and the call whose app asks.
+/** The app of a call (its HTML, the call's arguments and result); null when the tool has none. */
+export const mcpAppView = (runId: string, callId: string) => ok(commands.mcpAppView(runId, callId));
+/** A tool of its own server the app asks to call (the person is asked first): an MCP CallToolResult. */
+export const mcpAppCallTool = (runId: string, callId: string, name: string, args: JsonValue) => ok(commands.mcpAppCallTool(runId, callId, name, args));
+/** A resource of the app's own server the app asks for: an MCP ReadResourceResult. */
+export const mcpAppReadResource = (runId: string, callId: string, uri: string) => ok(commands.mcpAppReadResource(runId, callId, uri));
+/** A link the app asks to open in the browser (the person is asked first). */
+export const mcpAppOpenLink = (runId: string, callId: string, url: string) => ok(commands.mcpAppOpenLink(runId, callId, url));
+/** What the app logs, into the server's log. */
+export const mcpAppLog = (runId: string, callId: string, level: string, text: string) => commands.mcpAppLog(runId, callId, level, text);
 export const listSkills = () => ok(commands.listSkills());
 export const showHooks = () => ok(commands.showHooks());
 export const listMemories = () => ok(commands.listMemories());

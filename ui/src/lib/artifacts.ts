@@ -35,12 +35,13 @@ export function artifactKind(lang: string, text: string): ArtifactKind | null {
 }
 
 /**
- * Where the frames' pages are. In the desktop app: Hearth's own scheme
+ * Where the frames' pages are (an MCP app's sandbox, lib/mcpApps.ts, is
+ * one of them). In the desktop app: Hearth's own scheme
  * (src-tauri/artifacts.rs serves the built pages with the frames' CSP);
  * in the mock build, beside the app (tests/ui/harness.mjs serves them with
  * the same CSP).
  */
-export function framePage(name: 'render' | 'preview'): string {
+export function framePage(name: 'render' | 'preview' | 'mcp-app'): string {
   const internals = (window as { __TAURI_INTERNALS__?: { convertFileSrc?: (path: string, protocol: string) => string } }).__TAURI_INTERNALS__;
   const base = typeof internals?.convertFileSrc === 'function' ? internals.convertFileSrc('', 'hearth-artifact') : new URL('/', location.href).href;
   return `${base}artifact/${name}.html`;

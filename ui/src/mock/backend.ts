@@ -3,7 +3,8 @@
 // through the turn's Channel on timers. The message text picks the script:
 // "think", "plan", "tools", "write", "shell", "nested", "deep", "twin", "switch to <profile>",
 // "slow", "fail", "limit", "repeat", "notfound", "xss", "links", "fetch" (an injection in a
-// tool result), "context <pct>", "compact"; anything else gets a short
+// tool result), "context <pct>", "compact", "mcp app counter" / "mcp app hostile" (an MCP
+// tool with an app, mock/mcpApps.ts); anything else gets a short
 // Markdown answer. A message that looks like a prompt injection is
 // screened first, by the profile's input guard. `run_trace` reads a run's
 // spans back from its events (`config.traceError` makes it fail). Scripts that ask for approval pause until the `approve`
@@ -31,6 +32,7 @@ import { screenMessage } from './guardScripts';
 import { MockFiles } from './attachments';
 import { parseImport } from './imports';
 import { MockMcp } from './mcp';
+import { MockMcpApps } from './mcpApps';
 import { MockPulls } from './pulls';
 import { MockHosts } from './hosts';
 import { MockKnowledge } from './knowledge';
@@ -114,6 +116,8 @@ export class MockBackend {
   ];
   defaultProfile = 'Chat';
   mcp = new MockMcp();
+  /** MCP apps (`mcp_app_*`): the fixture apps, a refusal, a failing view (mock/mcpApps.ts). */
+  mcpApps = new MockMcpApps((id) => this.runs.has(id));
   voice = new MockVoice();
   files = new MockFiles();
   /** The OpenAI-compatible server's URL was chosen (the shell lists that host only then, or when a profile names it). */
@@ -246,6 +250,9 @@ export class MockBackend {
     // gets its passages attached here, then goes on below.
     const forSources = this.sources.handle(cmd, a);
     if (forSources !== undefined) return forSources;
+    // ---- MCP apps (mock/mcpApps.ts): a call's app, and what the app asks for.
+    const forApps = this.mcpApps.handle(cmd, a);
+    if (forApps !== undefined) return forApps;
     // ---- every other command
     switch (cmd) {
       case 'page_events': this.pageChannel = a.onEvent as ChannelLike; this.pageSent = 0; return null;

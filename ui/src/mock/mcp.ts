@@ -55,8 +55,8 @@ export class MockMcp {
       ? {
           name, runs, state: 'running', detail: 'mcp-servers/everything 2.0.0', retry_in_secs: null,
           tools: [
-            { name: `${name}__echo`, description: `[MCP server ${name}] Echoes back the input`, read_only: true, destructive: false, open_world: false },
-            { name: `${name}__write-note`, description: `[MCP server ${name}] Writes a note`, read_only: false, destructive: true, open_world: null },
+            { name: `${name}__echo`, description: `[MCP server ${name}] Echoes back the input`, read_only: true, destructive: false, open_world: false, has_app: false, app_only: false },
+            { name: `${name}__write-note`, description: `[MCP server ${name}] Writes a note`, read_only: false, destructive: true, open_world: null, has_app: false, app_only: false },
           ],
         }
       : { name, runs, state: 'failed', detail: `command \`${c.command}\` was not found. Hearth searched its own PATH (/usr/bin:/bin) and your login shell's PATH: /usr/bin:/bin. Install it, or give its full path in "command".`, retry_in_secs: 2, tools: [] };

@@ -4,10 +4,11 @@
 // sub-agent), "think", "slow", "fail", "revise" (text_replaced), "rethink" (text taken back as reasoning), "limit" (fix_config), "repeat"
 // (no recovery), "notfound", "mcp down" (tools_unavailable), "host down"
 // (host_failover), "tool fails" (a failed call, stored as one), "xss", "links",
-// "stream text".
+// "stream text"; "mcp app …" is in mcpApps.ts.
 import type { ErrorInfo, GuardMode, MessageView } from '../bindings';
 import { compactScript, contextScript } from './contextScripts';
 import { fetchScript } from './guardScripts';
+import { mcpAppScript } from './mcpApps';
 import { DEEP_PAYLOAD, XSS_PAYLOAD } from './payloads';
 import { planWorkflowScript } from './planScript';
 import { deepScript, nestedScript, oddCardsScript, planScript, shellScript, switchScript, twinScript, writeScript, type Body, type Step, type StoredSub } from './scripts';
@@ -50,6 +51,7 @@ export function pickScript(text: string, model: string, guard: GuardMode, config
   const pct = /^context (\d+)/.exec(text);
   if (pct) return contextScript(kit, Number(pct[1]));
   if (text.startsWith('compact')) return compactScript(kit);
+  if (text.startsWith('mcp app')) return mcpAppScript(kit);
   if (/^\s*\/plan(\s|$)/.test(text)) return planWorkflowScript(kit);
   if (text.startsWith('switch to ')) return switchScript(kit, text.slice('switch to '.length));
   if (text.startsWith('fetch')) return fetchScript(kit);
