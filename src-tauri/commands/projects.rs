@@ -192,16 +192,28 @@ pub async fn export_project(
         .profiles
         .project(&id)
         .ok_or_else(|| invalid(format!("no project `{id}`")))?;
+    // Its knowledge folders, by path (an index that cannot be read gives
+    // none: the export still holds the sessions).
+    let knowledge: Vec<std::path::PathBuf> = state
+        .knowledge
+        .index()
+        .ok()
+        .and_then(|index| index.folders().ok())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| f.project.as_deref() == Some(id.as_str()))
+        .map(|f| f.path)
+        .collect();
     let body = match format {
         ExportFormat::Markdown => state
             .store
-            .export_project_markdown(&id)
+            .export_project_markdown(&id, &knowledge)
             .await
             .map_err(store_error)?,
         ExportFormat::Json => super::transfer::pretty(
             &state
                 .store
-                .export_project_json(&id)
+                .export_project_json(&id, &knowledge)
                 .await
                 .map_err(store_error)?,
         )?,

@@ -267,14 +267,21 @@ async fn run_inner(args: ProjectsArgs) -> Result<(), String> {
         }
         Action::Export { name, format, out } => {
             let p = find(&profiles, &name)?;
+            let knowledge: Vec<PathBuf> = Index::open(&hearth_compose::knowledge_path(&db))
+                .and_then(|index| index.folders())
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter(|f| f.project.as_deref() == Some(p.id.as_str()))
+                .map(|f| f.path)
+                .collect();
             let text = match format {
                 Format::Md => store
-                    .export_project_markdown(&p.id)
+                    .export_project_markdown(&p.id, &knowledge)
                     .await
                     .map_err(|e| e.to_string())?,
                 Format::Json => {
                     let v = store
-                        .export_project_json(&p.id)
+                        .export_project_json(&p.id, &knowledge)
                         .await
                         .map_err(|e| e.to_string())?;
                     let mut t = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;

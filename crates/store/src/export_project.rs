@@ -2,7 +2,12 @@
 //! deleted), as Markdown for people or as JSON that Hearth imports back
 //! into a project of the same name. Each session is the one-session
 //! export's own shape ([`Store::export_json`]), files included, so a
-//! project moved to another machine arrives whole.
+//! project moved to another machine arrives whole. Its knowledge folders
+//! (kept in the knowledge index, which the caller reads) are listed by
+//! path: the import says them and adds none (a file someone sent must not
+//! choose what gets indexed for the model to search).
+
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -35,9 +40,14 @@ impl Store {
             .await
     }
 
-    /// The project as Markdown: its name, settings and instructions, then
-    /// each session's Markdown export, newest first, each under a rule.
-    pub async fn export_project_markdown(&self, id: &str) -> Result<String, StoreError> {
+    /// The project as Markdown: its name, settings, knowledge folders
+    /// (`knowledge`, their paths) and instructions, then each session's
+    /// Markdown export, newest first, each under a rule.
+    pub async fn export_project_markdown(
+        &self,
+        id: &str,
+        knowledge: &[PathBuf],
+    ) -> Result<String, StoreError> {
         let (p, ids) = self.project_and_sessions(id).await?;
         let mut out = format!("# Project: {}\n\n", one_line(&p.name));
         if let Some(w) = &p.workspace {
@@ -48,6 +58,9 @@ impl Store {
         }
         if let Some(m) = &p.model {
             out.push_str(&format!("- Model: {}\n", one_line(m)));
+        }
+        for k in knowledge {
+            out.push_str(&format!("- Knowledge folder: `{}`\n", k.display()));
         }
         out.push_str(&format!(
             "- {} session{}\n",
@@ -74,12 +87,19 @@ impl Store {
     /// { "format": "hearth.project", "version": 1,
     ///   "project": { "name": "…", "workspace": null, "profile": null,
     ///                "model": null, "instructions": "",
+    ///                "knowledge_folders": ["/home/…/notes"],
     ///                "created_at_ms": 0, "updated_at_ms": 0 },
     ///   "sessions": [ { "format": "hearth.session", "version": 2, … } ] }
     /// ```
     ///
-    /// `sessions` holds each session's own export, newest first.
-    pub async fn export_project_json(&self, id: &str) -> Result<Value, StoreError> {
+    /// `sessions` holds each session's own export, newest first;
+    /// `knowledge_folders` the paths of `knowledge` (an older Hearth's
+    /// import ignores the field, so the version stays 1).
+    pub async fn export_project_json(
+        &self,
+        id: &str,
+        knowledge: &[PathBuf],
+    ) -> Result<Value, StoreError> {
         let (p, ids) = self.project_and_sessions(id).await?;
         let mut sessions = Vec::with_capacity(ids.len());
         for sid in ids {
@@ -94,6 +114,10 @@ impl Store {
                 "profile": p.profile,
                 "model": p.model,
                 "instructions": p.instructions,
+                "knowledge_folders": knowledge
+                    .iter()
+                    .map(|k| k.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>(),
                 "created_at_ms": p.created_at,
                 "updated_at_ms": p.updated_at,
             },

@@ -85,7 +85,14 @@ pub struct ImportReport {
     /// The project a project export described: the caller makes it (or
     /// finds one of its name) and puts `sessions` in it.
     pub project: Option<crate::projects::ProjectDraft>,
+    /// The knowledge folders the exported project had, as the file names
+    /// them (at most [`MAX_LISTED_FOLDERS`]): said to the person, never
+    /// added (a file must not choose what gets indexed on this machine).
+    pub knowledge_folders: Vec<String>,
 }
+
+/// The most knowledge folders of a project export that are listed.
+pub const MAX_LISTED_FOLDERS: usize = 20;
 
 /// The largest export read (ChatGPT's can be large; past this it is better
 /// split).
@@ -100,10 +107,13 @@ pub fn parse(text: &str) -> Result<(ImportSource, Vec<Conversation>), StoreError
     parse_with_project(text).map(|(source, conversations, _)| (source, conversations))
 }
 
+/// A project export's settings and the knowledge folders it names.
+type ProjectPart = (ProjectDraft, Vec<String>);
+
 /// [`parse`], and the project a project export describes.
 fn parse_with_project(
     text: &str,
-) -> Result<(ImportSource, Vec<Conversation>, Option<ProjectDraft>), StoreError> {
+) -> Result<(ImportSource, Vec<Conversation>, Option<ProjectPart>), StoreError> {
     if text.len() > MAX_IMPORT_BYTES {
         return Err(refuse(format!(
             "the file is {} MB; the most Hearth imports at once is {} MB",
@@ -120,8 +130,12 @@ fn parse_with_project(
         return Ok((ImportSource::Hearth, vec![hearth(&v)?], None));
     }
     if v.get("format").and_then(Value::as_str) == Some(PROJECT_EXPORT_FORMAT) {
-        let (draft, conversations) = project(&v)?;
-        return Ok((ImportSource::HearthProject, conversations, Some(draft)));
+        let (draft, folders, conversations) = project(&v)?;
+        return Ok((
+            ImportSource::HearthProject,
+            conversations,
+            Some((draft, folders)),
+        ));
     }
     let list: Vec<&Value> = match &v {
         Value::Array(a) => a.iter().collect(),
@@ -146,8 +160,10 @@ fn parse_with_project(
     ))
 }
 
-/// A project export: its settings as a draft, and its sessions.
-fn project(v: &Value) -> Result<(ProjectDraft, Vec<Conversation>), StoreError> {
+/// A project export: its settings as a draft, the knowledge folders it
+/// names (strings only, at most [`MAX_LISTED_FOLDERS`], each shown as
+/// the person can read it), and its sessions.
+fn project(v: &Value) -> Result<(ProjectDraft, Vec<String>, Vec<Conversation>), StoreError> {
     let version = v.get("version").and_then(Value::as_i64).unwrap_or(1);
     if version > PROJECT_EXPORT_VERSION {
         return Err(refuse(format!(
@@ -166,12 +182,29 @@ fn project(v: &Value) -> Result<(ProjectDraft, Vec<Conversation>), StoreError> {
         model: text("model"),
         instructions: text("instructions").unwrap_or_default(),
     };
+    let folders = p
+        .get("knowledge_folders")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .filter(|f| !f.trim().is_empty())
+                .take(MAX_LISTED_FOLDERS)
+                .map(|f| {
+                    hearth_core::visible::visible(f, false)
+                        .chars()
+                        .take(1024)
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let sessions = v
         .get("sessions")
         .and_then(Value::as_array)
         .ok_or_else(|| refuse("a Hearth project export without its `sessions`"))?;
     let conversations = sessions.iter().map(hearth).collect::<Result<_, _>>()?;
-    Ok((draft, conversations))
+    Ok((draft, folders, conversations))
 }
 
 fn role_of(s: &str) -> Option<Role> {
@@ -396,6 +429,10 @@ impl Store {
         })
         .await
         .map_err(|e| refuse(format!("reading the export failed: {e}")))??;
+        let (project, knowledge_folders) = match project {
+            Some((draft, folders)) => (Some(draft), folders),
+            None => (None, Vec::new()),
+        };
         let carried = files.len();
         let shas = self.keep_files(files).await?;
         // Each carried file's place becomes its address.
@@ -424,6 +461,7 @@ impl Store {
                 messages: 0,
                 skipped,
                 project,
+                knowledge_folders,
             });
         }
         if conversations.is_empty() {
@@ -478,6 +516,7 @@ impl Store {
             messages: count,
             skipped,
             project,
+            knowledge_folders,
         })
     }
 }

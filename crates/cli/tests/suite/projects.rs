@@ -245,6 +245,24 @@ async fn a_project_chat_searches_its_own_folders_and_its_quotes_are_checked() {
         err.contains("note: the project's profile `Finder` is not here"),
         "{err}"
     );
+    // Its knowledge folder travels as a path, said and not added there.
+    assert!(
+        err.contains(&format!(
+            "the project used the knowledge folders {}; a file does not add folders here",
+            garden.canonicalize().unwrap().display()
+        )),
+        "{err}"
+    );
+    let made = err
+        .split("in project Garden (")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .expect("the new project's id");
+    let there = ok(&["knowledge", "--db", other, "list"]).await;
+    assert!(
+        !there.contains(&format!("[project {made}]")),
+        "no folder added to the imported project: {there}"
+    );
     let listed = ok(&["projects", "--db", other]).await;
     assert!(listed.contains("1 session   Garden"), "{listed}");
 

@@ -258,6 +258,18 @@ impl Profiles {
         for s in &report.sessions {
             self.move_session(s, Some(&made.id)).await?;
         }
+        if !report.knowledge_folders.is_empty() {
+            // Said, not added: indexing what a received file names would
+            // let its sender choose what the model can search here.
+            let folders = report.knowledge_folders.join(", ");
+            let said = format!(
+                "the project used the knowledge folders {folders}; a file does not add folders here: add those you want in the project's settings"
+            );
+            note = Some(match note {
+                Some(n) => format!("{n}; {said}"),
+                None => said,
+            });
+        }
         Ok(Some((made, note)))
     }
 }

@@ -177,8 +177,16 @@ async fn search_and_export_per_project_and_a_project_imports_whole() {
     assert_eq!(inside.len(), 4);
     assert!(inside.iter().all(|h| h.session_id != "out"));
 
-    let md = store.export_project_markdown(&trip.id).await.unwrap();
+    let notes = std::path::PathBuf::from("/home/someone/notes");
+    let md = store
+        .export_project_markdown(&trip.id, std::slice::from_ref(&notes))
+        .await
+        .unwrap();
     assert!(md.starts_with("# Project: Trip\n"), "{md}");
+    assert!(
+        md.contains("- Knowledge folder: `/home/someone/notes`\n"),
+        "{md}"
+    );
     assert!(
         md.contains("## Instructions\n\nWe travel by train.\n"),
         "{md}"
@@ -186,8 +194,15 @@ async fn search_and_export_per_project_and_a_project_imports_whole() {
     assert!(md.contains("ferry to Skye") && md.contains("ferry times"));
     assert!(!md.contains("ferry model"), "a session outside it");
 
-    let json = store.export_project_json(&trip.id).await.unwrap();
+    let json = store
+        .export_project_json(&trip.id, std::slice::from_ref(&notes))
+        .await
+        .unwrap();
     assert_eq!(json["format"], "hearth.project");
+    assert_eq!(
+        json["project"]["knowledge_folders"][0],
+        "/home/someone/notes"
+    );
     assert_eq!(json["sessions"].as_array().unwrap().len(), 2);
 
     // Into another database: the project comes with its sessions.
@@ -200,7 +215,16 @@ async fn search_and_export_per_project_and_a_project_imports_whole() {
     let (made, note) = there_profiles.adopt_import(&report).await.unwrap().unwrap();
     assert_eq!(made.name, "Trip (imported)", "the name was taken there");
     assert_eq!(made.instructions, "We travel by train.");
-    assert!(note.is_none());
+    // Its knowledge folder is said, not added (the index is the caller's:
+    // the import hands nothing to it).
+    assert_eq!(report.knowledge_folders, ["/home/someone/notes"]);
+    let note = note.expect("the folders are said");
+    assert!(
+        note.contains(
+            "the knowledge folders /home/someone/notes; a file does not add folders here"
+        ),
+        "{note}"
+    );
     let listed = there.sessions().await.unwrap();
     assert_eq!(listed.len(), 2);
     assert!(
