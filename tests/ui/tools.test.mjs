@@ -176,3 +176,16 @@ test('after a save with a token, the panel says where the values are kept', () =
     await note.waitFor();
     assert.match(await note.textContent(), /^Saved environment and header values are kept in Hearth's database, readable by your account only: /);
   }));
+
+test('tools panel: a tool that shows an app, and one for its app only, say so', () =>
+  withApp('', async ({ page }) => {
+    await page.getByTestId('open-tools').click();
+    await page.getByTestId('mcp-config').fill(JSON.stringify({ mcpServers: { clock: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-basic-vanillajs', '--stdio'] } } }));
+    await page.getByTestId('mcp-save').click();
+    const clock = page.locator('[data-testid=mcp-server][data-server=clock][data-state=running]');
+    await clock.waitFor();
+    const hint = (tool) => clock.locator(`[data-tool="${tool}"]`).textContent();
+    assert.match(await hint('clock__get-time'), /shows an app/);
+    assert.doesNotMatch(await hint('clock__get-time'), /never offered to the model/);
+    assert.match(await hint('clock__refresh'), /for its app only: never offered to the model/);
+  }));

@@ -51,7 +51,16 @@ export class MockMcp {
     const c = this.servers[name];
     if (!c) throw err('invalid_input', `no MCP server named "${name}"`, 'none');
     const runs = this.runs(c);
-    const s: McpServerView = runs.includes('everything')
+    const s: McpServerView = runs.includes('server-basic-vanillajs')
+      ? {
+          // The MCP Apps example: a tool with an app, and one for its app only.
+          name, runs, state: 'running', detail: 'Basic MCP App Server (Vanilla JS) 1.0.0', retry_in_secs: null,
+          tools: [
+            { name: `${name}__get-time`, description: `[MCP server ${name}] Returns the current server time`, read_only: null, destructive: null, open_world: null, has_app: true, app_only: false },
+            { name: `${name}__refresh`, description: `[MCP server ${name}] Refreshes the app`, read_only: true, destructive: false, open_world: false, has_app: true, app_only: true },
+          ],
+        }
+      : runs.includes('everything')
       ? {
           name, runs, state: 'running', detail: 'mcp-servers/everything 2.0.0', retry_in_secs: null,
           tools: [
