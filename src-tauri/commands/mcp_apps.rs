@@ -86,14 +86,35 @@ pub async fn mcp_app_view(
     }))
 }
 
-/// The question for an app's call of `tool` (its reach, as a run's
-/// approval says it).
+/// The most of an app's arguments its question shows (the rest is
+/// counted): up to 64 KB could push the server's own claims off the dialog.
+const SHOWN_ARGUMENT_CHARS: usize = 1_000;
+
+/// `arguments` as a question shows them: JSON, cut to
+/// [`SHOWN_ARGUMENT_CHARS`] with the rest counted.
+pub fn shown_arguments(arguments: &serde_json::Value) -> serde_json::Value {
+    let text = arguments.to_string();
+    let n = text.chars().count();
+    if n <= SHOWN_ARGUMENT_CHARS {
+        return arguments.clone();
+    }
+    let head: String = text.chars().take(SHOWN_ARGUMENT_CHARS).collect();
+    serde_json::Value::String(format!(
+        "{head} … ({} more characters)",
+        n - SHOWN_ARGUMENT_CHARS
+    ))
+}
+
+/// The question for an app's call (`reach`: what the call does, as a
+/// run's approval says it), with every invisible or direction character
+/// made visible, as a run's approval is: the arguments are the app's text.
 pub fn app_call_text(server: &str, reach: &str) -> String {
-    format!(
+    let text = format!(
         "The app that the MCP server \"{server}\" shows in this chat asks Hearth to call one of \
-         that server's tools. You did not type this; the app asked when you used it.\n\n\
+         that server's tools. You did not type this: the app asks, whether or not you used it.\n\n\
          The call {reach}\n\nAllow it this once?"
-    )
+    );
+    hearth_core::visible::visible(&text, true).into_owned()
 }
 
 /// Calls `name` of the app's own server with `input` (its arguments; not
@@ -125,23 +146,37 @@ pub async fn mcp_app_call_tool(
     }
     tracing::info!("an app of MCP server {} asks to call `{name}`", call.server);
     let tool = server.app_tool(&name).map_err(invalid)?;
-    let arguments_value = serde_json::Value::Object(arguments.clone());
-    let reach = tool.reach_text(&arguments_value);
+    let reach = tool.reach_text(&shown_arguments(&serde_json::Value::Object(
+        arguments.clone(),
+    )));
     let text = app_call_text(&call.server, &reach);
-    if !crate::confirm::ask(&app, APP_CALL_TITLE, text, "_Allow").await {
+    // One question of this app at a time, and none after a few "no"s.
+    let views = server.views();
+    views.may_ask(&run_id, &call_id).map_err(invalid)?;
+    let allowed = crate::confirm::ask(&app, APP_CALL_TITLE, text, "_Allow").await;
+    views.answered(&run_id, &call_id, allowed);
+    // The server's log (the Tools panel) keeps what the app did.
+    server.note(&format!(
+        "its app asked to call `{name}`: {}",
+        if allowed { "allowed" } else { "refused" }
+    ));
+    if !allowed {
         return Err(invalid(format!(
             "you did not allow the app to call `{name}`, so it was not called"
         )));
     }
-    tracing::info!(
-        "an app of MCP server {} calls `{name}` (allowed)",
-        call.server
-    );
     let result = tool
         .call_for_app(arguments)
         .await
         .map_err(|e| invalid(e.to_string()))?;
-    serde_json::to_value(result).map_err(|e| crate::state::internal(e.to_string()))
+    let value = serde_json::to_value(result).map_err(|e| crate::state::internal(e.to_string()))?;
+    if value.to_string().len() > MAX_APP_BYTES {
+        return Err(invalid(format!(
+            "the tool's result is larger than the {} MB an app may take at once",
+            MAX_APP_BYTES / (1024 * 1024)
+        )));
+    }
+    Ok(value)
 }
 
 /// Reads `uri` from the app's own server (a resource the app asks for):
@@ -177,14 +212,31 @@ pub async fn mcp_app_open_link(
     call_id: String,
     url: String,
 ) -> Result<(), ErrorInfo> {
-    let (call, _) = call_of(&state, &run_id, &call_id)?;
+    let (call, server) = call_of(&state, &run_id, &call_id)?;
+    if url.len() > 2_000 {
+        return Err(invalid("an app's link may be at most 2,000 characters"));
+    }
     let url = crate::links::openable(&url).map_err(invalid)?;
     let text = format!(
         "The app that the MCP server \"{}\" shows in this chat asks to open this address in \
          your browser:\n\n{url}\n\nOpen it?",
         call.server
     );
-    if !crate::confirm::ask(&app, APP_LINK_TITLE, text, "_Open").await {
+    let views = server.views();
+    views.may_ask(&run_id, &call_id).map_err(invalid)?;
+    let allowed = crate::confirm::ask(
+        &app,
+        APP_LINK_TITLE,
+        hearth_core::visible::visible(&text, true).into_owned(),
+        "_Open",
+    )
+    .await;
+    views.answered(&run_id, &call_id, allowed);
+    server.note(&format!(
+        "its app asked to open a link: {}",
+        if allowed { "opened" } else { "refused" }
+    ));
+    if !allowed {
         return Err(invalid("you did not open the link"));
     }
     open::that_detached(url.as_str()).map_err(|e| invalid(format!("cannot open the link: {e}")))
@@ -218,5 +270,20 @@ mod tests {
         assert!(text.contains("MCP server \"basic\" shows in this chat"));
         assert!(text.contains("You did not type this"));
         assert!(text.contains("calls `get-time`"));
+        // An app's hidden characters are shown, not passed to the dialog.
+        let hidden = app_call_text("basic", "with {\"t\":\"a\u{202e}b\u{200b}\"}.");
+        assert!(
+            !hidden.contains('\u{202e}') && !hidden.contains('\u{200b}'),
+            "{hidden}"
+        );
+    }
+
+    #[test]
+    fn long_arguments_are_cut_and_counted() {
+        let long = serde_json::json!({"text": "x".repeat(5_000)});
+        let shown = shown_arguments(&long).as_str().unwrap().to_owned();
+        assert!(shown.ends_with("… (4011 more characters)"), "{shown}");
+        let short = serde_json::json!({"a": 1});
+        assert_eq!(shown_arguments(&short), short);
     }
 }

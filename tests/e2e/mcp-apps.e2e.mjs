@@ -9,6 +9,7 @@
 // allows it in a native dialog (declined first: the time stays). Run
 // through tests/e2e/run.sh.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { captureWindow, eventually, offerServerInChat, started, startApp } from './support.mjs';
@@ -20,8 +21,18 @@ const APP_CALL = 'Hearth: let an app call a tool?';
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
 
+// A listener on loopback that counts what reaches it: the app's fetch
+// must not (a closed port would refuse it whether or not the CSP held).
+const hits = [];
+const listener = http.createServer((req, res) => {
+  hits.push(req.url);
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.end('reached');
+});
+
 after(async () => {
   await browser?.deleteSession();
+  listener.close();
 });
 
 const basic = path.resolve('node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
@@ -113,7 +124,10 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
     return false;
   }, 60_000);
 
-  // The app, from the server, through Hearth's frame.
+  // The app, from the server, through Hearth's frame, once the person
+  // runs it.
+  assert.equal(await browser.$(`${card} [data-testid="mcp-app-frame"]`).isExisting(), false, 'the app waits for the person');
+  await click(`${card} [data-testid="mcp-app-show"]`);
   const frame = await browser.$(`${card} [data-testid="mcp-app-frame"]`);
   await frame.waitForExist({ timeout: 30_000 });
   assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts');
@@ -124,8 +138,10 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
   assert.equal(first, output.trim(), 'the app shows the call\'s own result');
 
   // What a script of the app can reach.
+  await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const port = listener.address().port;
   const inside = await inApp(card, () =>
-    browser.executeAsync((done) => {
+    browser.executeAsync((port, done) => {
       const r = { origin: String(self.origin), internals: typeof window.__TAURI_INTERNALS__, ipc: typeof window.ipc };
       try {
         r.parent = String(parent.document.title);
@@ -138,12 +154,13 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
       } catch (e) {
         r.top = e.name;
       }
-      Promise.allSettled([fetch('http://127.77.7.7:7777/app-fetch'), fetch('ipc://localhost/new_session', { method: 'POST', body: '{}' })]).then((s) => {
+      Promise.allSettled([fetch(`http://127.0.0.1:${port}/app-fetch`), fetch('ipc://localhost/new_session', { method: 'POST', body: '{}' })]).then((s) => {
         r.fetches = s.map((x) => x.status);
         done(r);
       });
-    }),
+    }, port),
   );
+  assert.deepEqual(hits, [], 'nothing of the app reached the listener');
   t.diagnostic(`inside the app: ${JSON.stringify(inside)}`);
   assert.deepEqual(inside, { origin: 'null', internals: 'undefined', ipc: 'undefined', parent: 'SecurityError', top: 'SecurityError', fetches: ['rejected', 'rejected'] });
 

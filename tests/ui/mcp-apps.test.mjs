@@ -29,6 +29,9 @@ async function showApp(page, which) {
   await waitIdle(page);
   const region = page.getByTestId('mcp-app');
   await region.waitFor();
+  // Nothing of the server's runs until the person asks for it.
+  assert.equal(await region.getByTestId('mcp-app-frame').count(), 0, 'the app waits for the person');
+  await region.getByTestId('mcp-app-show').click();
   return region;
 }
 
@@ -130,6 +133,11 @@ test('a message the app suggests goes into the composer after what is typed, and
     await page.getByTestId('toast-text').filter({ hasText: 'The app apps put a message in the composer: read it, then send it if you want.' }).waitFor();
     assert.equal((await calls(page, 'send_message')).length, sent, 'nothing was sent');
     assert.equal(await page.getByTestId('send-button').isVisible(), true);
+    // A message with hidden characters is refused, and the composer keeps what it had.
+    await app.locator('#message-hidden').click();
+    await app.locator('#message-hidden-result').filter({ hasText: 'error:' }).waitFor();
+    assert.match(await app.locator('#message-hidden-result').textContent(), /invisible or direction-changing characters/);
+    assert.equal(await input.inputValue(), 'Hi there\n\nPlease add 2 to the counter.');
   }));
 
 test('a tool call the person refuses comes back to the app as an error result', () =>

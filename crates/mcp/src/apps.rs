@@ -12,7 +12,7 @@
 //! an app's own tool calls go back to its own server only, through the
 //! person's approval (src-tauri/commands/mcp_apps.rs).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use base64::Engine as _;
@@ -90,9 +90,12 @@ pub struct AppCall {
     pub call_id: String,
     /// The server's name in the configuration.
     pub server: String,
-    /// What it ran (its program line or URL): the app is shown, and may
-    /// call tools, only while the server of that name still runs this.
-    pub runs: String,
+    /// Which start of the configured server made the call
+    /// ([`crate::Server::id`]): the app is shown, and may call tools, only
+    /// while the server of that name is that one (any change of its
+    /// configuration — program, arguments, environment, headers — makes a
+    /// new one).
+    pub server_id: u64,
     /// The tool's own name on that server.
     pub tool: String,
     /// The app: a `ui://` resource of the server.
@@ -115,7 +118,23 @@ pub struct AppCall {
 #[derive(Default)]
 pub struct AppViews {
     calls: Mutex<VecDeque<AppCall>>,
+    /// The person's answers to each app's requests (by run and call).
+    asking: Mutex<HashMap<(String, String), Asking>>,
 }
+
+/// What one app has asked the person so far.
+#[derive(Default, Clone, Copy)]
+struct Asking {
+    /// A question of this app is open.
+    pending: bool,
+    /// How often the person said no.
+    refused: u32,
+}
+
+/// After this many "no"s an app's requests are refused without a
+/// question: an app could otherwise ask again the moment it is told no,
+/// and keep the person in a loop of dialogs whose only way out is "Allow".
+pub const MAX_REFUSALS: u32 = 3;
 
 impl AppViews {
     /// Keep `call` (replacing one with the same key).
@@ -125,6 +144,41 @@ impl AppViews {
             calls.push_back(call);
             while calls.len() > MAX_VIEWS {
                 calls.pop_front();
+            }
+        }
+    }
+
+    /// Whether the app of call `call_id` of run `run_id` may put a question
+    /// to the person now: one question at a time, and none after
+    /// [`MAX_REFUSALS`] refusals. On `Ok` the question is open until
+    /// [`AppViews::answered`].
+    pub fn may_ask(&self, run_id: &str, call_id: &str) -> Result<(), String> {
+        let Ok(mut asking) = self.asking.lock() else {
+            return Err("Hearth could not keep track of this app's questions".into());
+        };
+        let a = asking
+            .entry((run_id.to_owned(), call_id.to_owned()))
+            .or_default();
+        if a.pending {
+            return Err("the app already asked something that you have not answered".into());
+        }
+        if a.refused >= MAX_REFUSALS {
+            return Err(format!(
+                "you said no to this app {MAX_REFUSALS} times, so Hearth no longer asks you for it (until Hearth restarts)"
+            ));
+        }
+        a.pending = true;
+        Ok(())
+    }
+
+    /// The person answered the app's open question.
+    pub fn answered(&self, run_id: &str, call_id: &str, allowed: bool) {
+        if let Ok(mut asking) = self.asking.lock()
+            && let Some(a) = asking.get_mut(&(run_id.to_owned(), call_id.to_owned()))
+        {
+            a.pending = false;
+            if !allowed {
+                a.refused += 1;
             }
         }
     }
@@ -360,7 +414,7 @@ mod tests {
             run_id: run.into(),
             call_id: id.to_string(),
             server: "s".into(),
-            runs: "s".into(),
+            server_id: 1,
             tool: "t".into(),
             resource_uri: "ui://a".into(),
             arguments: json!({}),
@@ -384,6 +438,33 @@ mod tests {
                 .unwrap()
                 .is_error
         );
+    }
+
+    #[test]
+    fn an_app_asks_one_question_at_a_time_and_stops_after_refusals() {
+        let views = AppViews::default();
+        views.may_ask("r", "c").unwrap();
+        assert!(
+            views
+                .may_ask("r", "c")
+                .unwrap_err()
+                .contains("not answered")
+        );
+        // Another app is another question.
+        views.may_ask("r", "other").unwrap();
+        views.answered("r", "c", true);
+        for _ in 0..MAX_REFUSALS {
+            views.may_ask("r", "c").unwrap();
+            views.answered("r", "c", false);
+        }
+        assert!(
+            views
+                .may_ask("r", "c")
+                .unwrap_err()
+                .contains("no longer asks")
+        );
+        views.answered("r", "other", true);
+        views.may_ask("r", "other").unwrap();
     }
 
     #[test]

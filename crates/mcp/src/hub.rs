@@ -59,8 +59,9 @@ impl Hub {
     /// The call `call_id` of run `run_id` when its tool has an app that
     /// can be shown, with its server: `None` for a call with no app (or
     /// one made before Hearth started); an error when the server was
-    /// removed or now runs something else (an app talks to the program
-    /// that made it, never to another one given its name).
+    /// removed or configured anew in any way (an app talks to the server
+    /// that made it, never to another one given its name, its credentials
+    /// or its environment).
     pub fn app_call(
         &self,
         run_id: &str,
@@ -70,7 +71,7 @@ impl Hub {
             return Ok(None);
         };
         match self.server(&call.server) {
-            Some(server) if server.config().describe() == call.runs => Ok(Some((call, server))),
+            Some(server) if server.id() == call.server_id => Ok(Some((call, server))),
             _ => Err(format!(
                 "the MCP server \"{}\" was removed or changed since this call, so its app is not shown",
                 call.server

@@ -296,7 +296,12 @@ pub struct Server {
     first: crate::listings::FirstSeen,
     /// Calls of its tools whose apps can be shown (shared by the hub).
     views: Arc<crate::apps::AppViews>,
+    /// Unique in the process: a server configured anew is another one.
+    id: u64,
 }
+
+/// The next [`Server::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 #[derive(Default)]
 struct View {
@@ -335,6 +340,7 @@ impl Server {
             view: RwLock::new(View::default()),
             first: crate::listings::FirstSeen::new(book),
             views,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -429,6 +435,11 @@ impl Server {
         }
     }
 
+    /// Adds Hearth's own line to its log (the Tools panel's).
+    pub fn note(&self, text: &str) {
+        self.log.push(&format!("[hearth] {text}"));
+    }
+
     /// Adds what an app of this server logged to its log (the Tools
     /// panel's), marked as the app's.
     pub fn app_log(&self, level: &str, text: &str) {
@@ -444,6 +455,12 @@ impl Server {
     /// The calls of its tools whose apps can be shown.
     pub fn views(&self) -> &Arc<crate::apps::AppViews> {
         &self.views
+    }
+
+    /// Its identity in this process: a server of the same name configured
+    /// anew (anything changed) has another.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// What it is doing now.
@@ -891,7 +908,7 @@ impl Server {
                         self.log.clone(),
                         call_timeout,
                         c.broken.clone(),
-                        self.views.clone(),
+                        (self.views.clone(), self.id),
                     )
                     .changed(changed),
                 )

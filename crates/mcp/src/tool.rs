@@ -128,6 +128,8 @@ pub struct McpTool {
     ui: UiLink,
     /// Where a call of a tool with an app is kept for the app to show.
     views: Arc<AppViews>,
+    /// Which start of its configured server listed it ([`crate::Server::id`]).
+    server_id: u64,
 }
 
 /// What a pre-approval of a tool was given for: its description and input
@@ -153,7 +155,7 @@ impl McpTool {
         log: Arc<ServerLog>,
         call_timeout: Duration,
         broken: Arc<AtomicBool>,
-        views: Arc<AppViews>,
+        (views, server_id): (Arc<AppViews>, u64),
     ) -> Self {
         let ui = UiLink::of(tool.meta.as_ref().map(|m| &m.0));
         let mut description: String = tool
@@ -183,6 +185,7 @@ impl McpTool {
             changed: false,
             ui,
             views,
+            server_id,
         }
     }
 
@@ -274,7 +277,7 @@ impl Tool for McpTool {
                 run_id: ctx.run_id.clone(),
                 call_id: ctx.call_id.clone(),
                 server: self.server.clone(),
-                runs: self.runs.clone(),
+                server_id: self.server_id,
                 tool: self.tool.name.to_string(),
                 resource_uri: resource_uri.clone(),
                 arguments: serde_json::Value::Object(kept),

@@ -24,6 +24,7 @@
 // reaches the model is what the person sends.
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { AppBridge, McpUiHostCapabilities, McpUiHostContext, McpUiStyles, McpUiStyleVariableKey } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { hasHidden } from './visible';
 import { errorInfo, mcpAppCallTool, mcpAppLog, mcpAppOpenLink, mcpAppReadResource, type JsonValue, type McpAppView } from '../ipc';
 
 export type { McpAppView };
@@ -34,8 +35,37 @@ type BridgeModule = typeof import('@modelcontextprotocol/ext-apps/app-bridge');
 export const APP_HEIGHT = { start: 200, min: 80, max: 1200 } as const;
 /** What one log line of an app may carry into the server's log. */
 const LOG_CHARS = 2000;
-/** The longest message an app may put in the composer, and the longest the composer grows to by it. */
-const MESSAGE_CHARS = 20_000;
+/**
+ * The longest message an app may put in the composer (and its lines), and
+ * the longest the composer grows to by it: short enough to be read whole
+ * before it is sent, with nothing pushed out of sight below it.
+ */
+const MESSAGE_CHARS = 4_000;
+const MESSAGE_LINES = 40;
+/** Log lines one app may add to its server's log (the log keeps 400 lines; an app must not push Hearth's own out). */
+const LOG_LINES = 100;
+/** A tool name shown in Hearth's own words; anything else is "a tool" (the name is the app's text). */
+const TOOL_NAME = /^[\w.-]{1,64}$/;
+
+/** Apps the person chose to run, by run and call: run again, without asking, when their card is shown again. */
+const started = new Set<string>();
+const MAX_STARTED = 256;
+
+/** Whether the person chose to run the app of this call. */
+export function appStarted(runId: string, callId: string): boolean {
+  return started.has(`${runId}\n${callId}`);
+}
+
+/** Remembers that the person chose to run the app of this call. */
+export function startApp(runId: string, callId: string): void {
+  started.add(`${runId}\n${callId}`);
+  while (started.size > MAX_STARTED) started.delete(started.values().next().value!);
+}
+
+/** A tool's name as Hearth may show it. */
+export function shownToolName(name: string): string {
+  return TOOL_NAME.test(name) ? name : 'a tool';
+}
 const DRAFT_CHARS = 100_000;
 /** How long a closing app has to answer `ui/resource-teardown`. */
 const TEARDOWN_MS = 1000;
@@ -167,9 +197,13 @@ export function connectMcpApp(mod: BridgeModule, frame: HTMLIFrameElement, o: Mc
     // No origin and no permission granted, whatever the resource asked.
     void bridge.sendSandboxResourceReady({ html: view.html, csp: {}, permissions: {} }).catch(() => {});
   };
+  // The theme the app was told at its start; one switched before the app
+  // says it is initialized is sent after (nothing goes to it before).
+  const startDark = dark;
   bridge.oninitialized = () => {
     if (initialized || closed) return;
     initialized = true;
+    if (dark !== startDark) bridge.setHostContext(hostContext(view, dark));
     const args = isObject(view.arguments) ? view.arguments : {};
     void (async () => {
       await bridge.sendToolInput({ arguments: args });
@@ -218,13 +252,19 @@ export function connectMcpApp(mod: BridgeModule, frame: HTMLIFrameElement, o: Mc
     const text = texts.join('\n\n').trim();
     if (text === '') throw new Error('the message is empty');
     if (text.length > MESSAGE_CHARS) throw new Error(`the message is longer than ${MESSAGE_CHARS.toLocaleString('en')} characters`);
+    if (text.split('\n').length > MESSAGE_LINES) throw new Error(`the message has more than ${MESSAGE_LINES} lines`);
+    // What the person reads must be what the model gets: no invisible or
+    // direction characters (text hidden in them would be sent as theirs).
+    if (hasHidden(text)) throw new Error('the message holds invisible or direction-changing characters, so Hearth does not put it in the composer');
     if (!callbacks.compose(text)) throw new Error('the composer cannot take more text now');
     return {};
   };
   bridge.onupdatemodelcontext = async () => {
     throw new Error("Hearth does not pass an app's context to the model; the app can put a message in the composer instead");
   };
+  let logged = 0;
   bridge.onloggingmessage = ({ level, data }) => {
+    if (++logged > LOG_LINES) return;
     const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data));
     void mcpAppLog(runId, callId, level, text.slice(0, LOG_CHARS)).catch(() => {});
   };
@@ -237,6 +277,7 @@ export function connectMcpApp(mod: BridgeModule, frame: HTMLIFrameElement, o: Mc
     setTheme(next: boolean) {
       if (next === dark || closed) return;
       dark = next;
+      if (!initialized) return;
       // Kept for an app that starts again; sent (what changed: the theme
       // and the colours) to one that runs.
       bridge.setHostContext(hostContext(view, dark));

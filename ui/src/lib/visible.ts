@@ -11,3 +11,8 @@ const DECEPTIVE =
 export function visible(text: string): string {
   return text.replace(DECEPTIVE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }
+
+/** Whether `text` holds a hidden or display-changing character (newlines and tabs aside). */
+export function hasHidden(text: string): boolean {
+  return new RegExp(DECEPTIVE.source, 'u').test(text);
+}

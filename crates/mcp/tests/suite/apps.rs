@@ -158,10 +158,11 @@ async fn visibility_keeps_app_tools_from_the_model_and_model_tools_from_apps() {
         "{missing}"
     );
 
-    // Reconfigured to run something else under the same name, the server
-    // is not the one the app came from.
+    // Configured anew under the same name — only its environment changed
+    // (a key the app must not get to use) — it is not the server the app
+    // came from.
     let mut other: ServerConfig = scripted("apps");
-    other.args.push("--other".into());
+    other.env.insert("API_KEY".into(), "another account".into());
     hub.configure(std::iter::once(("apps".to_owned(), other)).collect())
         .await;
     let gone = hub.app_call("r", "show-1").err().unwrap();
