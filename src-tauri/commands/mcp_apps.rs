@@ -149,18 +149,13 @@ pub async fn mcp_app_call_tool(
     let reach = tool.reach_text(&shown_arguments(&serde_json::Value::Object(
         arguments.clone(),
     )));
-    let text = app_call_text(&call.server, &reach);
-    // One question of this app at a time, and none after a few "no"s.
-    let views = server.views();
-    views.may_ask(&run_id, &call_id).map_err(invalid)?;
-    let allowed = crate::confirm::ask(&app, APP_CALL_TITLE, text, "_Allow").await;
-    views.answered(&run_id, &call_id, allowed);
-    // The server's log (the Tools panel) keeps what the app did.
-    server.note(&format!(
-        "its app asked to call `{name}`: {}",
-        if allowed { "allowed" } else { "refused" }
-    ));
-    if !allowed {
+    let question = Question {
+        title: APP_CALL_TITLE,
+        text: app_call_text(&call.server, &reach),
+        yes: "_Allow",
+        what: format!("call `{name}`"),
+    };
+    if !ask(&app, &server, (&run_id, &call_id), question).await? {
         return Err(invalid(format!(
             "you did not allow the app to call `{name}`, so it was not called"
         )));
@@ -169,10 +164,49 @@ pub async fn mcp_app_call_tool(
         .call_for_app(arguments)
         .await
         .map_err(|e| invalid(e.to_string()))?;
-    let value = serde_json::to_value(result).map_err(|e| crate::state::internal(e.to_string()))?;
+    bounded(result, "the tool's result")
+}
+
+/// A question an app's request puts to the person.
+struct Question {
+    title: &'static str,
+    text: String,
+    /// The yes button, with its mnemonic.
+    yes: &'static str,
+    /// What the app asked, for the server's log ("call `get-time`").
+    what: String,
+}
+
+/// Asks `q` in a native dialog for the app of `key` (run, call): one
+/// question of an app at a time and none after a few "no"s (an error
+/// says so, without a dialog), and the answer in the server's log (the
+/// Tools panel) either way.
+async fn ask(
+    app: &tauri::AppHandle,
+    server: &hearth_mcp::Server,
+    (run_id, call_id): (&str, &str),
+    q: Question,
+) -> Result<bool, ErrorInfo> {
+    let views = server.views();
+    views.may_ask(run_id, call_id).map_err(invalid)?;
+    let text = hearth_core::visible::visible(&q.text, true).into_owned();
+    let allowed = crate::confirm::ask(app, q.title, text, q.yes).await;
+    views.answered(run_id, call_id, allowed);
+    server.note(&format!(
+        "its app asked to {}: {}",
+        q.what,
+        if allowed { "allowed" } else { "refused" }
+    ));
+    Ok(allowed)
+}
+
+/// `value` as JSON for the app, refused past the size an app may take at
+/// once (`what` names it).
+fn bounded(value: impl serde::Serialize, what: &str) -> Result<serde_json::Value, ErrorInfo> {
+    let value = serde_json::to_value(value).map_err(|e| crate::state::internal(e.to_string()))?;
     if value.to_string().len() > MAX_APP_BYTES {
         return Err(invalid(format!(
-            "the tool's result is larger than the {} MB an app may take at once",
+            "{what} is larger than the {} MB an app may take at once",
             MAX_APP_BYTES / (1024 * 1024)
         )));
     }
@@ -191,14 +225,7 @@ pub async fn mcp_app_read_resource(
 ) -> Result<serde_json::Value, ErrorInfo> {
     let (_, server) = call_of(&state, &run_id, &call_id)?;
     let read = server.read_resource(&uri).await.map_err(invalid)?;
-    let value = serde_json::to_value(read).map_err(|e| crate::state::internal(e.to_string()))?;
-    if value.to_string().len() > MAX_APP_BYTES {
-        return Err(invalid(format!(
-            "{uri} is larger than the {} MB an app may read at once",
-            MAX_APP_BYTES / (1024 * 1024)
-        )));
-    }
-    Ok(value)
+    bounded(read, &uri)
 }
 
 /// Opens `url` in the browser for the app, when the person allows it in a
@@ -222,21 +249,13 @@ pub async fn mcp_app_open_link(
          your browser:\n\n{url}\n\nOpen it?",
         call.server
     );
-    let views = server.views();
-    views.may_ask(&run_id, &call_id).map_err(invalid)?;
-    let allowed = crate::confirm::ask(
-        &app,
-        APP_LINK_TITLE,
-        hearth_core::visible::visible(&text, true).into_owned(),
-        "_Open",
-    )
-    .await;
-    views.answered(&run_id, &call_id, allowed);
-    server.note(&format!(
-        "its app asked to open a link: {}",
-        if allowed { "opened" } else { "refused" }
-    ));
-    if !allowed {
+    let question = Question {
+        title: APP_LINK_TITLE,
+        text,
+        yes: "_Open",
+        what: "open a link".to_owned(),
+    };
+    if !ask(&app, &server, (&run_id, &call_id), question).await? {
         return Err(invalid("you did not open the link"));
     }
     open::that_detached(url.as_str()).map_err(|e| invalid(format!("cannot open the link: {e}")))
