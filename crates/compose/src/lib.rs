@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use hearth_core::compaction::CompactionWorker;
 use hearth_core::tools::{ReadAttachment, Remember, SwitchProfile, builtin_registry};
+use hearth_core::workers::fact_vote::{ChosenModel, FactVote};
 use hearth_core::workers::{MemoryWorker, TitleWorker};
 use hearth_core::{
     Agent, Approvals, BackendError, Hosts, ModelBackend, ModelSettings, ProfileProvider,
@@ -327,6 +328,19 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         knowledge,
     } = parts;
     let mut tools = tools(&store, &profiles, &mcp, &skills);
+    // Memory's vote uses the embedding model chosen for knowledge folders,
+    // on the host serving the conversation (`workers::fact_vote`); none
+    // chosen, no vote.
+    let vote = knowledge.as_ref().map(|index| {
+        let index = index.clone();
+        let chosen: ChosenModel = Arc::new(move || index.model().ok().flatten());
+        let vote = FactVote::new(chosen);
+        // Beside the database: one embedding of the examples per model.
+        Arc::new(match data_folder(&store).pop() {
+            Some(folder) => vote.cached_in(folder),
+            None => vote,
+        })
+    });
     if let Some(index) = knowledge {
         tools.add_source(Arc::new(KnowledgeTools::new(
             index,
@@ -349,6 +363,9 @@ pub fn agent(parts: Parts) -> Arc<Agent> {
         .hosts(hosts);
     for (name, backend) in named {
         builder = builder.named_backend(name, backend);
+    }
+    if let Some(vote) = vote {
+        builder = builder.memory_vote(vote);
     }
     builder.build()
 }

@@ -29,6 +29,7 @@ pub struct AgentBuilder {
     pub(crate) approvals: Arc<Approvals>,
     pub(crate) subagents: bool,
     pub(crate) memory_writer: Option<Arc<dyn MemoryWriter>>,
+    pub(crate) memory_vote: Option<Arc<crate::workers::fact_vote::FactVote>>,
 }
 
 impl Agent {
@@ -52,6 +53,7 @@ impl Agent {
             approvals: Arc::default(),
             subagents: false,
             memory_writer: None,
+            memory_vote: None,
         }
     }
 }
@@ -68,6 +70,13 @@ impl AgentBuilder {
     /// (docs/background.md §3.8); without one, compaction summarizes only.
     pub fn memory_writer(mut self, writer: Arc<dyn MemoryWriter>) -> Self {
         self.memory_writer = Some(writer);
+        self
+    }
+
+    /// Which of the user's sentences memory asks the model about, by their
+    /// nearest labelled examples (`workers::fact_vote`); without it, all.
+    pub fn memory_vote(mut self, vote: Arc<crate::workers::fact_vote::FactVote>) -> Self {
+        self.memory_vote = Some(vote);
         self
     }
 
@@ -161,6 +170,7 @@ impl AgentBuilder {
                     max_depth: self.max_depth,
                     approvals: self.approvals,
                     memory_writer: self.memory_writer,
+                    memory_vote: self.memory_vote,
                     counter: crate::budget::TokenCounter::default(),
                     summarizers: Arc::default(),
                     speeds: crate::answer_cap::Speeds::default(),

@@ -137,6 +137,8 @@ pub struct Compactor<'a> {
     pub ratio: f64,
     /// Where the memory flush writes, when memory is on.
     pub memory: Option<&'a Arc<dyn MemoryWriter>>,
+    /// Which sentences the flush asks about (`workers::fact_vote`).
+    pub vote: Option<&'a crate::workers::fact_vote::FactVote>,
     /// The session's summarizer lock.
     pub summarizers: &'a Summarizers,
     /// The run this compaction belongs to (provenance of flushed facts).
@@ -302,6 +304,7 @@ impl Compactor<'_> {
             source: "flush",
             fresh: &said,
             said: &said,
+            vote: self.vote,
         });
         match tokio::time::timeout(FLUSH_TIMEOUT, flush).await {
             Ok(Ok(kept)) => tracing::debug!(
@@ -371,6 +374,7 @@ impl PostTurnWorker for CompactionWorker {
             window: ctx.window,
             ratio: ctx.ratio,
             memory: ctx.memory.as_ref(),
+            vote: ctx.memory_vote.as_deref(),
             summarizers: &ctx.summarizers,
             run_id: &ctx.run_id,
             cancel: &ctx.cancel,

@@ -43,6 +43,8 @@ pub(crate) struct Deps {
     pub(crate) approvals: Arc<Approvals>,
     /// Where the memory flush before a compaction writes.
     pub(crate) memory_writer: Option<Arc<dyn crate::memory::MemoryWriter>>,
+    /// Which of the user's sentences memory asks about.
+    pub(crate) memory_vote: Option<Arc<crate::workers::fact_vote::FactVote>>,
     /// The budget's token counts, calibrated per model.
     pub(crate) counter: crate::budget::TokenCounter,
     /// At most one summarizer per session.

@@ -149,6 +149,7 @@ impl Run<'_> {
             window: self.deps.window(&profile.model),
             ratio: self.deps.counter.ratio(&profile.model),
             memory: self.deps.memory_writer.as_ref(),
+            vote: self.deps.memory_vote.as_deref(),
             summarizers: &self.deps.summarizers,
             run_id: &ctx.run_id,
             cancel: &ctx.cancel,

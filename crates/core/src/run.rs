@@ -120,6 +120,7 @@ impl Run<'_> {
             window: self.deps.window(&profile.model),
             ratio: self.deps.counter.ratio(&profile.model),
             memory: self.deps.memory_writer.clone(),
+            memory_vote: self.deps.memory_vote.clone(),
             summarizers: self.deps.summarizers.clone(),
             profile,
             backend,

@@ -397,3 +397,87 @@ async fn the_profile_decides_whether_memory_keeps_asks_or_stays_off() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--memory takes auto, ask or off"));
 }
+
+/// Memory's vote (issue 48, `workers/fact_vote.rs`): with an embedding model
+/// chosen for knowledge folders, memory asks the model only about the
+/// sentences most of whose nearest labelled examples are facts; the
+/// examples are embedded once per model and kept beside the database; an
+/// embedding server that fails loses nothing (every sentence is asked about
+/// again). The two sentences are shipped examples whose seven nearest
+/// neighbours under the simulator's word-hash vectors are 7 facts and 1
+/// fact out of 7.
+#[tokio::test]
+async fn with_an_embedding_model_memory_asks_only_about_sentences_its_examples_call_facts() {
+    const FACT: &str = "I work as a pharmacist in Winnipeg.";
+    const PASSING: &str = "I just burned the toast and the kitchen smells awful.";
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
+    let sim = sim(Script::default()).await;
+    let url = sim.url();
+    let said = format!("{FACT} {PASSING}");
+    let turn = |session: &'static str| {
+        let (db, url, said) = (db.clone(), url.clone(), said.clone());
+        let sim = &sim;
+        async move {
+            let before = memory_requests(sim);
+            sim.push_reply(Reply::text("Noted!"));
+            sim.push_reply(Reply::text("A title"));
+            sim.push_reply(facts(&[]));
+            ok(&[
+                "chat",
+                "--db",
+                &db,
+                "--url",
+                &url,
+                "--model",
+                MODEL,
+                "--session",
+                session,
+                &said,
+            ])
+            .await;
+            assert_eq!(memory_requests(sim), before + 1, "memory asked once");
+            // The listing of the memory request of this turn.
+            sim.chat_bodies()
+                .iter()
+                .rev()
+                .filter_map(|b| b["messages"].as_array()?.last()?["content"].as_str())
+                .find(|c| c.starts_with(hearth_core::MEMORY_PROMPT))
+                .map(str::to_owned)
+                .expect("memory asked the model")
+        }
+    };
+    let embeds = || sim.stats().embed_requests;
+
+    // No embedding model: both sentences, nothing embedded.
+    let asked = turn("A").await;
+    assert!(asked.contains(FACT) && asked.contains(PASSING), "{asked}");
+    assert_eq!(embeds(), 0);
+
+    ok(&["knowledge", "--db", &db, "model", MODEL]).await;
+    let asked = turn("B").await;
+    assert!(asked.contains(&format!("1. {FACT}")), "{asked}");
+    assert!(!asked.contains(PASSING), "{asked}");
+    // The examples in batches, then the sentences.
+    let examples =
+        hearth_core::workers::fact_vote::FactVote::new(std::sync::Arc::new(|| None)).examples();
+    let batches = examples.div_ceil(hearth_core::workers::fact_vote::BATCH) as u64;
+    let first = embeds();
+    assert_eq!(first, batches + 1, "{examples} examples");
+    let kept: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("memory-examples-") && n.ends_with(".f32"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+
+    // Another process: the examples' vectors come from the file.
+    let asked = turn("C").await;
+    assert!(!asked.contains(PASSING), "{asked}");
+    assert_eq!(embeds(), first + 1, "only the sentences were embedded");
+
+    // The embedding server fails: every sentence is asked about.
+    sim.fail_embeddings(Some(500));
+    let asked = turn("D").await;
+    assert!(asked.contains(FACT) && asked.contains(PASSING), "{asked}");
+}

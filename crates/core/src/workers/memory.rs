@@ -23,6 +23,7 @@ use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::side::{ChatPrefix, MEMORY_PROMPT, Side, memory_max_tokens, side_request};
 use crate::store::SessionStore;
+use crate::workers::fact_vote::FactVote;
 use crate::workers::{PostTurnWorker, WorkerContext, WorkerError, facts, statements};
 
 /// Learns durable facts about the user after each turn.
@@ -64,6 +65,9 @@ pub(crate) struct FactPass<'a> {
     /// What the user wrote in the whole conversation, in their own words:
     /// a fact must rest on one sentence of it.
     pub said: &'a str,
+    /// Which sentences are worth asking about, by their nearest labelled
+    /// examples (`fact_vote`); `None`: all of them.
+    pub vote: Option<&'a FactVote>,
 }
 
 impl FactPass<'_> {
@@ -86,6 +90,41 @@ pub(crate) struct Kept {
     pub proposed: Vec<String>,
 }
 
+/// The sentences of `statements` most of whose nearest examples are facts
+/// (all of them when there is no vote to take); the others are logged.
+async fn voted(
+    vote: &FactVote,
+    backend: &dyn ModelBackend,
+    statements: Vec<String>,
+    cancel: &CancellationToken,
+) -> Vec<String> {
+    let Some(ballots) = vote.ballots(backend, &statements, cancel).await else {
+        // Stopped: nothing is asked; else every sentence, as without a vote.
+        return if cancel.is_cancelled() {
+            Vec::new()
+        } else {
+            statements
+        };
+    };
+    statements
+        .into_iter()
+        .zip(ballots)
+        .filter_map(|(sentence, b)| {
+            if b.keeps() {
+                return Some(sentence);
+            }
+            tracing::debug!(
+                %sentence,
+                facts = b.facts,
+                of = crate::workers::fact_vote::NEIGHBOURS,
+                nearest = %b.nearest,
+                "memory: not asked about (its nearest examples are not facts)"
+            );
+            None
+        })
+        .collect()
+}
+
 /// Ask the model for new durable facts in `pass.fresh` and, as the
 /// profile's memory mode says, store them or propose them. Nothing is
 /// asked when memory is off (or the user stopped).
@@ -95,7 +134,15 @@ pub(crate) async fn learn_facts(pass: FactPass<'_>) -> Result<Kept, WorkerError>
     }
     // Only the sentences where the user speaks of themselves can hold a
     // fact about them; a message without one asks nothing.
-    let statements = statements::statements(pass.fresh);
+    let statements = match pass.vote {
+        Some(vote) => {
+            let read = statements::latest(pass.fresh, statements::MAX_VOTED);
+            let mut kept = voted(vote, pass.backend, read, pass.cancel).await;
+            kept.drain(..kept.len().saturating_sub(statements::MAX_STATEMENTS));
+            kept
+        }
+        None => statements::statements(pass.fresh),
+    };
     if statements.is_empty() {
         return Ok(Kept::default());
     }
@@ -238,6 +285,7 @@ impl PostTurnWorker for MemoryWorker {
             source: "worker",
             fresh: &fresh,
             said: &said,
+            vote: ctx.memory_vote.as_deref(),
         })
         .await?;
         if !kept.learned.is_empty() {

@@ -15,6 +15,7 @@ use crate::profile::Profile;
 use crate::settings::LoadOptions;
 use crate::store::SessionStore;
 
+pub mod fact_vote;
 pub mod facts;
 mod happened;
 pub(crate) mod memory;
@@ -60,6 +61,8 @@ pub struct WorkerContext {
     pub fixed_tokens: usize,
     /// Where the memory flush before a compaction writes.
     pub memory: Option<Arc<dyn MemoryWriter>>,
+    /// Which of the user's sentences memory asks about (`fact_vote`).
+    pub memory_vote: Option<Arc<fact_vote::FactVote>>,
     /// At most one summarizer per session.
     pub summarizers: Arc<Summarizers>,
     /// The run's events, for what the work changed that a front end shows

@@ -32,6 +32,16 @@ pub const FACTS_PER_STATEMENT: usize = 4;
 /// which the user states something of themselves (not a request): the latest
 /// [`MAX_STATEMENTS`], each at most [`MAX_FACT_CHARS`] long.
 pub fn statements(said: &str) -> Vec<String> {
+    latest(said, MAX_STATEMENTS)
+}
+
+/// Most sentences memory's vote reads from one stretch of the conversation
+/// (`fact_vote`: the latest [`MAX_STATEMENTS`] of those it keeps are asked
+/// about, so a vote sees further back than the cap).
+pub const MAX_VOTED: usize = 64;
+
+/// As [`statements`], the latest `max`.
+pub fn latest(said: &str, max: usize) -> Vec<String> {
     let mut out: Vec<String> = split(said)
         .into_iter()
         .filter(|(sentence, mood)| {
@@ -47,7 +57,7 @@ pub fn statements(said: &str) -> Vec<String> {
         .collect();
     let mut seen = std::collections::HashSet::new();
     out.retain(|s| seen.insert(s.clone()));
-    let skip = out.len().saturating_sub(MAX_STATEMENTS);
+    let skip = out.len().saturating_sub(max);
     out.drain(..skip);
     out
 }

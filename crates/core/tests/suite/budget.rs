@@ -323,6 +323,7 @@ async fn at_most_one_summarizer_per_session() {
         window: WINDOW,
         ratio: 1.0,
         memory: None,
+        vote: None,
         summarizers: &summarizers,
         run_id: "r",
         cancel: &cancel,

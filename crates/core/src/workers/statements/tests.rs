@@ -473,3 +473,15 @@ fn a_pasted_megabyte_is_read_in_one_pass() {
     let said = crate::workers::facts::own_words(&quotes);
     assert_eq!(statements(&said), ["I'm Sam."]);
 }
+
+#[test]
+fn the_request_asks_about_the_latest_eight_and_a_vote_reads_further_back() {
+    let said: String = (1..=12).map(|i| format!("I own {i} bikes. ")).collect();
+    let asked = statements(&said);
+    assert_eq!(asked.len(), MAX_STATEMENTS);
+    assert_eq!(asked[0], "I own 5 bikes.");
+    let read = latest(&said, MAX_VOTED);
+    assert_eq!(read.len(), 12);
+    assert_eq!(read[0], "I own 1 bikes.");
+    assert_eq!(read[4..], asked[..]);
+}
