@@ -97,6 +97,7 @@ unset HEARTH_API_KEY
 cleanup() {
   [ -n "${STOP_PID:-}" ] && kill "$STOP_PID" 2>/dev/null
   "$REALMODEL/stop.sh" -p "$PORT" >/dev/null
+  "$REALMODEL/stop.sh" -p "$((PORT + 1))" >/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -241,13 +242,24 @@ SAMPLE=$(jq -r '.conversations as $c
   + ([$c[] | select((.facts | length) == 0)] | to_entries | map(select(.key % 7 == 0).value.id))
   | join(",")' "$ROOT/bench/memory/dev.json")
 echo "      conversations: $SAMPLE"
-if timeout $((WAIT_S * 4)) python3 "$ROOT/bench/memory/quality.py" --hearth "$BIN" --url "$BASE" --model "$MODEL" \
+# With memory's vote (crates/core/src/workers/fact_vote.rs): the real
+# embedding model beside the chat model, one address for both as one
+# Ollama host (quality.py --embed-url). These conversations are among the
+# vote's examples, so this checks that the vote runs and keeps what it
+# should, not how well it generalises (that is the held-out sets').
+"$REALMODEL/stop.sh" -p "$((PORT + 1))" >/dev/null
+VOTE_URL=$("$REALMODEL/start.sh" -m minilm -p "$((PORT + 1))" -t 1) || VOTE_URL=""
+if [ -z "$VOTE_URL" ]; then
+  fail "memory: the embedding server for memory's vote did not start"
+elif timeout $((WAIT_S * 4)) python3 "$ROOT/bench/memory/quality.py" --hearth "$BIN" --url "$BASE" --model "$MODEL" \
+  --embed-url "$VOTE_URL/v1" --embed-model all-minilm:l6-v2 --require-vote \
   --conversations dev.json --only "$SAMPLE" --min-precision 0.95 --min-recall 0.6 --require-planted-empty --min-stored 1 >"$TMP/memory.md" 2>"$TMP/memory.err"; then
   pass "memory: $(tail -1 "$TMP/memory.md")"
 else
   fail "memory: $(tail -3 "$TMP/memory.err" | tr '\n' ' ') $(tail -1 "$TMP/memory.md")"
   grep '^| ' "$TMP/memory.md" | sed 's/^/      /'
 fi
+"$REALMODEL/stop.sh" -p "$((PORT + 1))" >/dev/null
 
 check "7. the real server as a host: a session moved to it with --host, failover to it from a host that is off"
 "$BIN" hosts add llama "$BASE" --kind openai >/dev/null 2>"$TMP/hosts.err"

@@ -40,6 +40,13 @@ def names(fact, words):
     return any(re.search(pattern(w), fact, re.IGNORECASE) for w in words)
 
 
+def example_count():
+    """How many labelled examples memory's vote embeds (fact_examples.tsv)."""
+    path = os.path.join(HERE, "..", "..", "crates", "core", "src", "workers", "fact_examples.tsv")
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for line in f if line[:2] in ("0\t", "1\t"))
+
+
 def run(cmd, timeout):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
 
@@ -55,6 +62,12 @@ def converse(args, conv, tmp):
     )
     if setup.returncode != 0:
         raise RuntimeError(f"profiles set failed: {setup.stderr.strip()}")
+    if args.embed_model:
+        # Memory's vote (crates/core/src/workers/fact_vote.rs) uses the
+        # embedding model chosen for knowledge folders.
+        chosen = run(base + ["knowledge", "--db", db, "model", args.embed_model], args.timeout)
+        if chosen.returncode != 0:
+            raise RuntimeError(f"knowledge model failed: {chosen.stderr.strip()}")
     chat = run(
         base + ["chat", "--db", db, "--backend", "openai", "--url", args.url, "--model", args.model,
                 # After "--": a message may start with a dash ("---------- Forwarded
@@ -95,6 +108,12 @@ def main():
                         "once before anything was tuned on it: README.md says which are still unread), "
                         "other-languages.json")
     p.add_argument("--only", help="comma-separated ids")
+    p.add_argument("--embed-url", help="an embedding server (llama.cpp --embedding): served with the chat "
+                   "server at one address, as one Ollama host serves both")
+    p.add_argument("--embed-model", help="the embedding model memory's vote uses (without it: no vote)")
+    p.add_argument("--require-vote", action="store_true",
+                   help="fail unless the vote ran: the embedding server answered and the examples' "
+                        "vectors were kept beside the databases")
     p.add_argument("--max-tokens", type=int, default=160, help="answer length cap")
     p.add_argument("--timeout", type=int, default=300, help="seconds one command may take")
     p.add_argument("--json", help="write the per-conversation results here")
@@ -106,6 +125,10 @@ def main():
     p.add_argument("--min-stored", type=int, default=0,
                    help="fail when fewer facts are stored (a broken memory worker stores none)")
     args = p.parse_args()
+    proxied = {}
+    if args.embed_url:
+        import one_host
+        args.url, _stop, proxied = one_host.start(args.url, args.embed_url)
 
     convs = []
     for path in args.conversations.split(","):
@@ -151,6 +174,8 @@ def main():
             results.append({"id": conv["id"], "kind": conv.get("kind"), "stored": stored, "true": [t for _, t in verdicts],
                             "expected": len(conv["facts"]), "found": found})
             print(f"{conv['id']}: {len(stored)} stored, {found}/{len(conv['facts'])} found", file=sys.stderr)
+        # The vote's examples, embedded once and kept beside the databases.
+        vote_files = [f for f in os.listdir(tmp) if f.startswith("memory-examples-")]
     precision = true_n / stored_n if stored_n else 1.0
     recall = found_n / expected_n if expected_n else 1.0
     print(f"Memory quality: {len(convs)} conversations, {args.model}, {time.monotonic() - started:.0f} s\n")
@@ -176,6 +201,13 @@ def main():
         short.append(f"recall {recall:.2f} < {args.min_recall}")
     if stored_n < args.min_stored:
         short.append(f"{stored_n} facts stored, fewer than {args.min_stored}")
+    # The vote ran when the examples' vectors were kept and some sentence
+    # was embedded beyond them (their batches come first).
+    batches = -(-example_count() // 64)
+    if args.require_vote and not (args.embed_url and proxied["embed"] > batches and vote_files):
+        short.append("memory's vote did not run (embedding requests answered: "
+                     f"{proxied['embed'] if args.embed_url else 'no --embed-url'}, the examples' "
+                     f"take {batches}; their vectors kept: {len(vote_files) if args.embed_url else 0})")
     if args.require_planted_empty and planted_stored:
         short.append(f"a conversation with forbidden words stored facts ({', '.join(planted_stored)})")
     if short:
