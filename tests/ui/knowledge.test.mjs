@@ -96,7 +96,7 @@ test('an embedding model makes the sync embed; search shows where each passage i
   withApp('', async ({ page }) => {
     const k = await openKnowledge(page);
     const hint = k.getByTestId('knowledge-model-hint');
-    assert.match(await text(hint), /Without an embedding model, search is by words only\..*nomic-embed-text.*all-minilm/);
+    assert.match(await text(hint), /Without an embedding model, search is by words only\..*nomic-embed-text.*all-minilm.*Memory then uses it as well/);
     await addAndSync(page, k, NOTES);
 
     await hold(page, true);
@@ -117,7 +117,7 @@ test('an embedding model makes the sync embed; search shows where each passage i
     assert.equal(await text(folder(k, NOTES).getByTestId('knowledge-folder-counts')), '12 files · 38 passages · 38 embedded · 2 left out');
     assert.equal(await field.inputValue(), 'nomic-embed-text');
     assert.equal(await k.getByTestId('knowledge-model-save').isDisabled(), true, 'nothing to save');
-    assert.match(await text(hint), /by their meaning/);
+    assert.match(await text(hint), /by their meaning\. Memory uses it too/);
 
     const input = k.getByTestId('knowledge-search-input');
     await input.fill('passport');
