@@ -518,3 +518,22 @@ pub(crate) async fn ok(args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// `hearth chat` of `text` in `session` of the database `db`, against the
+/// server at `url` with the tests' model; asserts it succeeded, returns its
+/// stdout.
+pub(crate) async fn chat_in(db: &str, url: &str, session: &str, text: &str) -> String {
+    ok(&[
+        "chat",
+        "--db",
+        db,
+        "--url",
+        url,
+        "--model",
+        MODEL,
+        "--session",
+        session,
+        text,
+    ])
+    .await
+}

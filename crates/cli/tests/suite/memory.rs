@@ -7,7 +7,7 @@
 
 use hearth_sim::{Reply, Script};
 
-use super::basics::{agent_turn, ok, sim, turn_bodies};
+use super::basics::{agent_turn, chat_in, ok, sim, turn_bodies};
 use crate::MODEL;
 use hearth_core::MEMORY_HEADING as HEADING;
 
@@ -43,21 +43,7 @@ async fn a_fact_reaches_new_sessions_is_editable_and_once_deleted_never_returns(
     let url = sim.url();
     let chat = |session: &'static str, text: &'static str| {
         let (db, url) = (db.clone(), url.clone());
-        async move {
-            ok(&[
-                "chat",
-                "--db",
-                &db,
-                "--url",
-                &url,
-                "--model",
-                MODEL,
-                "--session",
-                session,
-                text,
-            ])
-            .await
-        }
+        async move { chat_in(&db, &url, session, text).await }
     };
 
     // Session A: the user states a fact; the worker learns it.
@@ -423,19 +409,7 @@ async fn with_an_embedding_model_memory_asks_only_about_sentences_its_examples_c
             sim.push_reply(Reply::text("Noted!"));
             sim.push_reply(Reply::text("A title"));
             sim.push_reply(facts(&[]));
-            ok(&[
-                "chat",
-                "--db",
-                &db,
-                "--url",
-                &url,
-                "--model",
-                MODEL,
-                "--session",
-                session,
-                &said,
-            ])
-            .await;
+            chat_in(&db, &url, session, &said).await;
             assert_eq!(memory_requests(sim), before + 1, "memory asked once");
             // The listing of the memory request of this turn.
             sim.chat_bodies()
