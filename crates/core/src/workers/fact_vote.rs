@@ -13,13 +13,14 @@
 //! nearest examples are facts. How it chose its size and how it did on a
 //! set none of the examples came from: BENCHMARKS.md, "Memory's vote".
 //!
+//! The sentences are embedded on the host serving the conversation; the
+//! examples once per model, kept in a file beside the database (`cache`).
 //! Without an embedding model, or when it fails, every sentence goes on to
 //! the model as before: the vote only ever asks about fewer sentences.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::Mutex;

@@ -4,12 +4,13 @@
 //! anything the user deleted or edited away. Only the sentences in which
 //! the user speaks of themselves are asked about (`statements`), and where
 //! an embedding model is chosen only those most like known facts
-//! (`fact_vote`); a message with none asks nothing. The question is asked after the conversation
-//! itself (its prefix, so the server's prompt cache serves it:
-//! docs/design.md §5), listing those sentences. The answer is JSON against
-//! a schema with one slot per sentence (each fact with a category and a
-//! confidence, resting on its slot's sentence), and only the facts that
-//! hold up against what the user wrote are kept (`facts::screen`).
+//! (`fact_vote`); a message with none asks nothing. The question is asked
+//! after the conversation itself (its prefix, so the server's prompt cache
+//! serves it: docs/design.md §5), listing those sentences. The answer is
+//! JSON against a schema with one slot per sentence (each fact with a
+//! category and a confidence, resting on its slot's sentence), and only the
+//! facts that hold up against what the user wrote are kept
+//! (`facts::screen`).
 
 use std::sync::Arc;
 
