@@ -48,7 +48,8 @@ FAILED=0
 # vote its examples (crates/core/src/workers/fact_examples.tsv), so only
 # heldout-6.json says how the vote does on sentences it has not seen; it
 # was scored once, as BENCHMARKS.md's "Memory's vote" says, and is
-# development data since.
+# development data since. Not heldout-7.json: unread and unscored, it is run
+# once, by hand, to measure the next change to memory (bench/memory/README.md).
 MEMORY_SETS="conversations.json dev.json heldout.json heldout-2.json heldout-3.json heldout-4.json heldout-5.json heldout-6.json other-languages.json"
 memory() { # $1: label, $2: url, $3: model
   for set in $MEMORY_SETS; do
