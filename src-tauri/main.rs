@@ -12,8 +12,9 @@ fn main() -> ExitCode {
     if let Some(code) = hearth_tools::sandbox::run_if_requested() {
         return code;
     }
-    // The store re-executes it to read an attached PDF's text, bounded.
-    if let Some(code) = hearth_store::run_pdf_reader_if_requested() {
+    // The store re-executes it to read a PDF's or a spreadsheet's text,
+    // bounded.
+    if let Some(code) = hearth_store::run_reader_if_requested() {
         return code;
     }
     // `make bindings`: write ui/src/bindings.ts and leave (no window).

@@ -35,7 +35,7 @@ pub struct Chunk {
 pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
     let config = ChunkConfig::new(DESIRED_CHUNK_CHARS..MAX_CHUNK_CHARS + 1);
     let pieces: Vec<(usize, &str)> = match kind {
-        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument => {
+        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument | Kind::Spreadsheet => {
             MarkdownSplitter::new(config).chunk_indices(text).collect()
         }
         Kind::Text | Kind::Code | Kind::Pdf => {
@@ -45,7 +45,7 @@ pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
     let lines = LineIndex::new(text);
     let headings = if matches!(
         kind,
-        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument
+        Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument | Kind::Spreadsheet
     ) {
         Headings::of(text)
     } else {

@@ -28,6 +28,9 @@ pub enum Kind {
     Docx,
     /// An OpenDocument text, spreadsheet or presentation (LibreOffice).
     OpenDocument,
+    /// An Excel workbook: its sheets, read by the store's bounded child
+    /// process.
+    Spreadsheet,
 }
 
 impl Kind {
@@ -41,6 +44,7 @@ impl Kind {
             Self::Html => "html",
             Self::Docx => "docx",
             Self::OpenDocument => "opendocument",
+            Self::Spreadsheet => "spreadsheet",
         }
     }
 }
@@ -242,6 +246,8 @@ fn kind_by_name(path: &Path) -> Option<Result<Kind, Skipped>> {
         Ok(Kind::Docx)
     } else if matches!(ext, "odt" | "ods" | "odp") {
         Ok(Kind::OpenDocument)
+    } else if matches!(ext, "xlsx" | "xlsm" | "xltx" | "xltm" | "xls") {
+        Ok(Kind::Spreadsheet)
     } else if NEVER.contains(&ext) {
         Err(Skipped::Binary)
     } else {
@@ -270,10 +276,26 @@ fn looks_like_text(bytes: &[u8]) -> bool {
 
 /// The text of the file at `path` whose bytes are `bytes`.
 pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    let named = kind_by_name(path);
+    // A PDF has the store's own, larger limit.
+    if bytes.len() as u64 > MAX_FILE_BYTES && named != Some(Ok(Kind::Pdf)) {
         return Err(Skipped::TooLarge);
     }
-    let kind = match kind_by_name(path) {
+    let kind = match named {
+        // Named as a workbook and not one: many programs export a web page
+        // or tab-separated text as `.xls`, to be read as what it is.
+        Some(Ok(Kind::Spreadsheet)) if !hearth_store::is_workbook(bytes) => {
+            if !looks_like_text(bytes) {
+                return Err(Skipped::Binary);
+            }
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(SNIFF_BYTES)]);
+            let head = head.to_ascii_lowercase();
+            if head.contains("<html") || head.contains("<table") {
+                Kind::Html
+            } else {
+                Kind::Text
+            }
+        }
         Some(known) => known?,
         None if looks_like_text(bytes) => Kind::Text,
         None => return Err(Skipped::Binary),
@@ -293,6 +315,10 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
         Kind::OpenDocument => Extracted {
             kind: Kind::Markdown,
             text: crate::odf::odf_text(bytes).map_err(Skipped::Unreadable)?,
+        },
+        Kind::Spreadsheet => Extracted {
+            kind: Kind::Markdown,
+            text: hearth_store::sheet_text(bytes).map_err(Skipped::Unreadable)?,
         },
         Kind::Html => {
             let html = String::from_utf8_lossy(bytes);

@@ -65,7 +65,7 @@ pub(crate) struct Intake {
 /// type), and what is kept of it.
 pub(crate) fn intake(name: &str, bytes: Vec<u8>) -> Result<Intake, StoreError> {
     if infer::get(&bytes).is_some_and(|t| t.mime_type() == "application/pdf") {
-        let text = crate::pdf_text::text_of(name, &bytes)?;
+        let text = crate::reader::text_of(name, &bytes)?;
         if text.len() > MAX_TEXT_BYTES {
             return Err(StoreError::Attachment(format!(
                 "cannot attach {name}: its text is {} MB; the most Hearth attaches as text is {} MB",

@@ -41,11 +41,13 @@ mod pdf_text;
 mod private;
 mod profiles;
 mod projects;
+mod reader;
 mod recovery;
 mod runs;
 mod search;
 mod session_store;
 mod sessions;
+mod sheet_text;
 mod spans;
 mod store;
 mod subagents;
@@ -63,20 +65,22 @@ pub use import::{
     Conversation, ImportReport, ImportSource, MAX_IMPORT_BYTES, parse as parse_import,
 };
 pub use migrate::SCHEMA_VERSION;
-pub use pdf_text::{
-    MAX_PDF_BYTES, READ_PDF_FLAG, pdf_text, run_if_requested as run_pdf_reader_if_requested,
-    set_reader as set_pdf_reader, set_reader_limits as set_pdf_reader_limits,
-};
+pub use pdf_text::MAX_PDF_BYTES;
 pub use profiles::{
     InvalidProfile, ProfileSwitch, Profiles, SEED_MODEL, validate as validate_profile,
 };
 pub use projects::{
     MAX_PROJECT_INSTRUCTIONS, MAX_PROJECT_NAME, Project, ProjectDraft, ProjectSummary,
 };
+pub use reader::{
+    READ_PDF_FLAG, READ_SHEET_FLAG, pdf_text, run_if_requested as run_reader_if_requested,
+    set_reader, set_reader_limits, sheet_text,
+};
 pub use recovery::OUTCOME_UNKNOWN;
 pub use runs::AnswerRun;
 pub use search::{MATCH_END, MATCH_START, SearchHit};
 pub use sessions::{SessionSummary, UNDO_DAYS};
+pub use sheet_text::{MAX_SHEET_BYTES, is_workbook};
 pub use spans::{RunTrace, SpanRecord};
 pub use store::{OpenReport, Store};
 pub use summaries::SummaryRecord;

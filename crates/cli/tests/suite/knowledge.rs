@@ -85,6 +85,119 @@ async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
 }
 
 #[tokio::test]
+async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    // As openpyxl and xlwt wrote them (crates/store/tests/sheets/make.py).
+    let sheets = concat!(env!("CARGO_MANIFEST_DIR"), "/../store/tests/sheets");
+    for name in ["harvest.xlsx", "harvest.xls"] {
+        std::fs::copy(format!("{sheets}/{name}"), docs.join(name)).unwrap();
+    }
+    // Named like a workbook, and not one: the reader (this binary again)
+    // says so, and the others are read.
+    std::fs::write(docs.join("broken.xlsx"), b"PK\x03\x04 not a zip").unwrap();
+    // What programs export as `.xls`: a web page and tab-separated text,
+    // read as what they are.
+    std::fs::write(
+        docs.join("bank.xls"),
+        "<html><body><table><tr><td>Pumpkin seeds</td><td>12.50</td></tr></table></body></html>",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("export.xls"),
+        "Variety\tYield\nMarrowfat peas\t7\n",
+    )
+    .unwrap();
+    let folder = docs.to_str().unwrap();
+    ok(&["knowledge", "--db", db, "add", folder]).await;
+    ok(&["knowledge", "--db", db, "sync"]).await;
+
+    let hits = ok(&[
+        "knowledge",
+        "--db",
+        db,
+        "search",
+        "pumpkins",
+        "--mode",
+        "words",
+        "--json",
+    ])
+    .await;
+    let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    // (bank.xls's "Pumpkin seeds" matches too.)
+    let mut found: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["rel_path"].as_str().unwrap().starts_with("harvest"))
+        .map(|h| {
+            assert_eq!(h["heading"], "Harvest", "{h}");
+            let text = h["text"].as_str().unwrap();
+            assert!(
+                text.contains("| Pumpkins | 38 | 2026-10-03 | TRUE |"),
+                "{text}"
+            );
+            h["rel_path"].as_str().unwrap()
+        })
+        .collect();
+    found.sort_unstable();
+    assert_eq!(found, ["harvest.xls", "harvest.xlsx"]);
+
+    for (query, file) in [("seeds", "bank.xls"), ("marrowfat", "export.xls")] {
+        let hits = ok(&[
+            "knowledge",
+            "--db",
+            db,
+            "search",
+            query,
+            "--mode",
+            "words",
+            "--json",
+        ])
+        .await;
+        let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+        assert_eq!(hits[0]["rel_path"], file, "{hits}");
+    }
+
+    let skipped = ok(&["knowledge", "--db", db, "skipped", folder]).await;
+    assert!(
+        skipped.starts_with("broken.xlsx: its text cannot be read (not a spreadsheet Hearth reads"),
+        "{skipped}"
+    );
+}
+
+#[tokio::test]
+async fn a_pdf_over_16_mb_goes_to_the_pdf_reader_whose_own_limit_is_50() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let db = db.to_str().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    // 17 MB: over what is read of other files, under a PDF's 50 MB. Not a
+    // PDF inside, so the reader (this binary again) is what refuses it.
+    let mut big = b"%PDF-1.4\n".to_vec();
+    big.resize(17 << 20, b'%');
+    std::fs::write(docs.join("big.pdf"), &big).unwrap();
+    std::fs::write(docs.join("big.txt"), &big).unwrap();
+    let folder = docs.to_str().unwrap();
+    ok(&["knowledge", "--db", db, "add", folder]).await;
+    ok(&["knowledge", "--db", db, "sync"]).await;
+    let skipped = ok(&["knowledge", "--db", db, "skipped", folder]).await;
+    let lines: Vec<&str> = skipped.lines().collect();
+    assert_eq!(lines.len(), 2, "{skipped}");
+    assert!(lines.contains(&"big.txt: larger than 16 MB"), "{skipped}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("big.pdf: its text cannot be read (")),
+        "{skipped}"
+    );
+}
+
+#[tokio::test]
 async fn the_agent_searches_knowledge_and_gets_numbered_passages_with_their_source() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");

@@ -86,7 +86,7 @@ async fn files_are_kept_once_per_content_and_go_with_the_last_session_that_uses_
 
 #[tokio::test]
 async fn what_is_neither_a_picture_nor_text_is_refused_and_a_name_cannot_leave_the_folder() {
-    hearth_store::set_pdf_reader(env!("CARGO_BIN_EXE_hearth-read-pdf"));
+    hearth_store::set_reader(env!("CARGO_BIN_EXE_hearth-reader"));
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
     let e = store
@@ -142,7 +142,7 @@ fn pdf(lines: &[&str]) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_pdf_is_kept_as_its_text() {
-    hearth_store::set_pdf_reader(env!("CARGO_BIN_EXE_hearth-read-pdf"));
+    hearth_store::set_reader(env!("CARGO_BIN_EXE_hearth-reader"));
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
     let file = pdf(&["Quarterly report", "Revenue grew by 12 percent."]);

@@ -86,8 +86,8 @@ fn plain() -> Vec<u8> {
 }
 
 async fn refused_then_readable(name: &str, bomb: Vec<u8>) {
-    hearth_store::set_pdf_reader(env!("CARGO_BIN_EXE_hearth-read-pdf"));
-    hearth_store::set_pdf_reader_limits(256 << 20, 2);
+    hearth_store::set_reader(env!("CARGO_BIN_EXE_hearth-reader"));
+    hearth_store::set_reader_limits(256 << 20, 2);
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("h.sqlite")).await.unwrap();
     let e = store.add_file(name, bomb).await.unwrap_err().to_string();

@@ -13,4 +13,5 @@ mod profiles;
 mod projects;
 mod search;
 mod sessions;
+mod sheets;
 mod summaries;
