@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, test } from 'node:test';
-import { captureWindow, clickStill, eventually, started, startApp } from './support.mjs';
+import { captureWindow, clickStill, eventually, setSettingsBox, started, startApp } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -57,15 +57,7 @@ function texts(svg) {
 /** Turns HTML previews on or off in Settings. */
 async function setPreviews(on) {
   await browser.$('[data-testid="open-settings"]').click();
-  const box = browser.$('[data-testid="html-preview-pref"]');
-  await box.waitForClickable({ timeout: 30_000 });
-  // The knowledge section above it loads after the panel opens.
-  await eventually(browser, 'the knowledge section read', async () => {
-    const list = browser.$('[data-testid="knowledge-folders"]');
-    return (await list.isExisting()) && (await list.getAttribute('aria-busy')) !== 'true';
-  });
-  if ((await box.isSelected()) !== on) await clickStill(browser, '[data-testid="html-preview-pref"]');
-  await eventually(browser, `previews ${on ? 'on' : 'off'}`, async () => (await box.isSelected()) === on);
+  await setSettingsBox(browser, 'html-preview-pref', on);
   await browser.$('[data-testid="panel-close"]').click();
   await eventually(browser, 'the settings are closed', async () => !(await browser.$('[data-testid="panel-settings"]').isExisting()));
 }

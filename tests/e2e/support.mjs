@@ -146,6 +146,25 @@ export async function clickStill(browser, selector) {
   await el.click();
 }
 
+/**
+ * Sets the checkbox `testid` of the open Settings panel on or off: once the
+ * knowledge section above it is read and the box stands still (`clickStill`),
+ * then until it shows so. The voice test's "send at once" box, clicked a
+ * moment too early on a new machine under load, stayed on (CI, stop 64).
+ */
+export async function setSettingsBox(browser, testid, on) {
+  const selector = `[data-testid="${testid}"]`;
+  const box = browser.$(selector);
+  await box.waitForClickable({ timeout: 30_000 });
+  // The knowledge section above it loads after the panel opens.
+  await eventually(browser, 'the knowledge section read', async () => {
+    const list = browser.$('[data-testid="knowledge-folders"]');
+    return (await list.isExisting()) && (await list.getAttribute('aria-busy')) !== 'true';
+  });
+  if ((await box.isSelected()) !== on) await clickStill(browser, selector);
+  await eventually(browser, `${testid} ${on ? 'on' : 'off'}`, async () => (await box.isSelected()) === on);
+}
+
 /** Text of the element, or null when it is not there. */
 export async function textOf(browser, selector) {
   const element = browser.$(selector);

@@ -11,7 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
-import { captureWindow, eventually } from './support.mjs';
+import { captureWindow, eventually, setSettingsBox } from './support.mjs';
 import { answer } from './x11.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
@@ -56,7 +56,7 @@ test('what is said lands in the composer, and sent from there it is answered', a
   await click(browser, '[data-testid="panel-close"]');
 
   await click(browser, '[data-testid="open-settings"]');
-  await click(browser, '[data-testid="voice-send"]');
+  await setSettingsBox(browser, 'voice-send', false);
   await click(browser, '[data-testid="panel-close"]');
 
   await click(browser, '[data-testid="voice-button"]');
