@@ -15,6 +15,8 @@
 //!   "outcome unknown" result — never "cancelled".
 //! - Branch switching ([`branches`]), full-text search over every branch
 //!   ([`search`], FTS5) and Markdown/JSON export ([`export`]).
+//! - The text of an untrusted PDF or Excel workbook, read in a child
+//!   process with limits ([`reader`]): for attachments and knowledge folders.
 //!
 //! Depends on the core for the `SessionStore` trait; never on Tauri or HTTP.
 

@@ -11,13 +11,19 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-#[tokio::test]
-async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
+/// A throwaway folder: the path of its database, and its empty `docs`.
+fn folder() -> (tempfile::TempDir, String, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("h.sqlite");
-    let db = db.to_str().unwrap();
+    let db = dir.path().join("h.sqlite").to_str().unwrap().to_owned();
     let docs = dir.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
+    (dir, db, docs)
+}
+
+#[tokio::test]
+async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
+    let (_dir, db, docs) = folder();
+    let db = db.as_str();
     std::fs::write(
         docs.join("boat.md"),
         "# Boat\n\n## Engine\n\nChange the impeller every spring.\n",
@@ -86,11 +92,8 @@ async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
 
 #[tokio::test]
 async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("h.sqlite");
-    let db = db.to_str().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
+    let (_dir, db, docs) = folder();
+    let db = db.as_str();
     // As openpyxl and xlwt wrote them (crates/store/tests/sheets/make.py).
     let sheets = concat!(env!("CARGO_MANIFEST_DIR"), "/../store/tests/sheets");
     for name in ["harvest.xlsx", "harvest.xls"] {
@@ -171,11 +174,8 @@ async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name(
 
 #[tokio::test]
 async fn a_pdf_over_16_mb_goes_to_the_pdf_reader_whose_own_limit_is_50() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("h.sqlite");
-    let db = db.to_str().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
+    let (_dir, db, docs) = folder();
+    let db = db.as_str();
     // 17 MB: over what is read of other files, under a PDF's 50 MB. Not a
     // PDF inside, so the reader (this binary again) is what refuses it.
     let mut big = b"%PDF-1.4\n".to_vec();
@@ -199,11 +199,8 @@ async fn a_pdf_over_16_mb_goes_to_the_pdf_reader_whose_own_limit_is_50() {
 
 #[tokio::test]
 async fn the_agent_searches_knowledge_and_gets_numbered_passages_with_their_source() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("h.sqlite");
-    let db = db.to_str().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
+    let (_dir, db, docs) = folder();
+    let db = db.as_str();
     std::fs::write(
         docs.join("garden.md"),
         "# Garden\n\nPrune the roses in late winter.\n",
