@@ -8,7 +8,7 @@ use std::path::Path;
 use hearth_sim::Reply;
 
 use super::basics::{ok, sim, with_workers};
-use super::voice::{add_voice, finals, printed, sox, speak, stt_command, voice, voice_python, wer};
+use super::voice::{add_voice, finals, printed, speak, stt_command, voice, voice_python, wer};
 
 /// `hearth mcp add speaker`: the TTS server writing to `output`.
 async fn add_speaker(db: &str, output: &Path) {
@@ -51,21 +51,12 @@ async fn heard_back(db: &str, wav: &Path) -> String {
     finals(&printed(&out.stdout).0).join(" ")
 }
 
-/// `hearth voice --speak` on the recording `wav`, answered by `sim`: it
-/// succeeds; its output.
-async fn voice_speaking(db: &str, sim_url: &str, wav: &Path) -> std::process::Output {
-    let out = voice(&[
-        "voice",
-        "--db",
-        db,
-        "--url",
-        sim_url,
-        "--json",
-        "--speak",
-        "--file",
-        wav.to_str().unwrap(),
-    ])
-    .await;
+/// `hearth voice --speak` listening to `source` (`--file` and a recording,
+/// or `--source microphone`), answered by `sim`: it succeeds; its output.
+async fn voice_speaking(db: &str, sim_url: &str, source: &[&str]) -> std::process::Output {
+    let mut args = vec!["voice", "--db", db, "--url", sim_url, "--json", "--speak"];
+    args.extend_from_slice(source);
+    let out = voice(&args).await;
     assert!(
         out.status.success(),
         "{}",
@@ -97,7 +88,7 @@ async fn the_answer_is_read_aloud_sentence_by_sentence_and_heard_back() {
         ANSWER[0], ANSWER[1], ANSWER[2], ANSWER[3], ANSWER[4]
     );
     let sim = sim(with_workers("Paris").with_reply(Reply::text(answer))).await;
-    let out = voice_speaking(db, &sim.url(), &question).await;
+    let out = voice_speaking(db, &sim.url(), &["--file", question.to_str().unwrap()]).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("[speaker]"), "{stderr}");
 
@@ -117,38 +108,33 @@ async fn talking_over_an_answer_stops_it_and_the_next_answer_is_read() {
     let db = dir.path().join("h.sqlite");
     let db = db.to_str().unwrap();
     let spoken = dir.path().join("spoken.wav");
-    add_voice(db, &[], &stt_command()).await;
-    add_speaker(db, &spoken).await;
-    // Two questions, the second said while the first answer is read: 16 s
-    // of quiet between them, so that on a loaded machine the first answer
-    // has begun (heard, transcribed, answered, its first sentence made
-    // and played) before the second is said — with 6 s, two loaded runs
-    // on 2026-12-07 heard none of it. The answer is long (twelve
-    // sentences, about 40 s played): it cannot be over before the second
-    // question, and the test fails if talking over it does not cut it.
+    // Two questions, the second said once the first answer is being read:
+    // the "microphone" (HEARTH_STT_CAPTURE) says the first, then gives
+    // quiet as a microphone does, a quarter second at a time, until the
+    // speaker has written 3 s of the answer (its first sentence heard),
+    // then says the second over it. A recording with a fixed pause between
+    // them was the clock's to decide: on loaded machines the answer had not
+    // begun (2026-12-07, a 6 s pause) or not got past its first words (a
+    // new machine, a 16 s pause). The answer is long (twelve sentences,
+    // about 40 s played): it cannot be over before the second question,
+    // and the test fails if talking over it does not cut it.
     let first = speak(dir.path(), "q1", &["Tell me about Paris."]);
     let second = speak(dir.path(), "q2", &["Thank you, that is enough."]);
-    let quiet = dir.path().join("quiet16.wav");
-    sox(&[
-        "-n",
-        "-r",
-        "16000",
-        "-c",
-        "1",
-        "-b",
-        "16",
-        quiet.to_str().unwrap(),
-        "trim",
-        "0",
-        "16",
-    ]);
-    let questions = dir.path().join("questions.wav");
-    sox(&[
-        first.to_str().unwrap(),
-        quiet.to_str().unwrap(),
-        second.to_str().unwrap(),
-        questions.to_str().unwrap(),
-    ]);
+    // 3 s of Piper's 22,050 Hz 16-bit mono, after the 44-byte header; the
+    // wait is bounded (480 quarters: 2 minutes), then the question is said.
+    let raw = "-t raw -r 16000 -e signed -b 16 -c 1 -";
+    let microphone = format!(
+        "sh -c 'sox -R {first} {raw}; i=0; \
+         while [ $(stat -c %s {spoken} 2>/dev/null || echo 0) -lt 132344 ] && [ $i -lt 480 ]; do \
+         sox -R -n {raw} trim 0 0.25; sleep 0.25; i=$((i + 1)); done; \
+         sox -R {second} {raw}'",
+        first = first.display(),
+        second = second.display(),
+        spoken = spoken.display(),
+    );
+    let capture = format!("HEARTH_STT_CAPTURE={microphone}");
+    add_voice(db, &[&capture], &stt_command()).await;
+    add_speaker(db, &spoken).await;
     let long: Vec<String> = (1..=12)
         .map(|i| format!("This is sentence number {i} of a very long answer about the city."))
         .collect();
@@ -156,7 +142,7 @@ async fn talking_over_an_answer_stops_it_and_the_next_answer_is_read() {
         .with_reply(Reply::text(long.join(" ")))
         .with_reply(Reply::text("You are welcome, enjoy the trip.")))
     .await;
-    let out = voice_speaking(db, &sim.url(), &questions).await;
+    let out = voice_speaking(db, &sim.url(), &["--source", "microphone"]).await;
     let (heard, _) = printed(&out.stdout);
     assert_eq!(finals(&heard).len(), 2, "{heard:?}");
 
