@@ -36,7 +36,16 @@ pub fn openable(link: &str) -> Result<Url, String> {
         return Err("a link with control characters is not opened".into());
     }
     let url = Url::parse(link).map_err(|_| "only http, https and mailto links are opened")?;
+    // A web link says where it goes as written: `https:éx` is read by the
+    // URL standard as `https://xn--x-9fa/`, a host the text never showed.
+    let written = link
+        .trim_start()
+        .get(url.scheme().len()..)
+        .is_some_and(|rest| rest.starts_with("://"));
     match url.scheme() {
+        "http" | "https" if url.host().is_some() && !written => {
+            Err("this web link does not begin `https://` and its host, so it is not opened".into())
+        }
         "http" | "https" if url.host().is_some() => Ok(url),
         "mailto" => mail(url),
         _ => Err("only http, https and mailto links are opened".into()),
@@ -101,6 +110,14 @@ mod tests {
             "é://x",
             "https://example.com/\u{7}",
             "",
+            "https:éx",
+            "http:example.com",
+            "https:/example.com",
+            "data:text/html,x",
+            "http://",
+            "https://a\nb",
+            "vbscript:x",
+            "htté://x",
         ] {
             assert!(openable(bad).is_err(), "{bad}");
         }
