@@ -111,7 +111,10 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
   await click('[data-testid="approve-once"]');
   const card = '[data-testid="tool-card"][data-tool="basic__get-time"][data-outcome="ok"]';
   await eventually(browser, 'the tool card shows the result', async () => browser.$(card).isExisting(), 60_000);
-  if ((await browser.$(card).getAttribute('open')) === null) await browser.$(`${card} summary`).click();
+  // The card opens by itself for its app (ToolCard's `appShown`). Not
+  // clicked open: read closed, it could open itself before the click lands,
+  // and the click would close it (a loaded run saw the card stay closed).
+  await eventually(browser, 'the card opens for its app', async () => (await browser.$(card).getAttribute('open')) !== null);
   const output = await eventually(browser, 'the output is shown', async () => {
     const el = browser.$(`${card} [data-testid="tool-output"]`);
     return (await el.isExisting()) ? el.getText() : false;
