@@ -6,9 +6,12 @@
 //! small embedding model reads 256 to 512 tokens, and a passage the model
 //! cuts short is found by its beginning only.
 
+mod table_header;
+
 use text_splitter::{ChunkConfig, MarkdownSplitter, TextSplitter};
 
 use crate::extract::Kind;
+use table_header::TableHeaders;
 
 /// The longest passage, in characters.
 pub const MAX_CHUNK_CHARS: usize = 1000;
@@ -27,7 +30,9 @@ pub struct Chunk {
     pub start_line: u32,
     /// The line it ends on.
     pub end_line: u32,
-    /// The Markdown headings above it, outermost first, joined by " › ".
+    /// The Markdown headings above it, outermost first, joined by " › ";
+    /// for a passage that starts in a table below its header row, that
+    /// row's cells last ("Harvest › columns: Date | Field | Kg").
     pub heading: Option<String>,
 }
 
@@ -43,13 +48,13 @@ pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
         }
     };
     let lines = LineIndex::new(text);
-    let headings = if matches!(
+    let (headings, tables) = if matches!(
         kind,
         Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument | Kind::Spreadsheet
     ) {
-        Headings::of(text)
+        (Headings::of(text), TableHeaders::of(text))
     } else {
-        Headings::default()
+        (Headings::default(), TableHeaders::default())
     };
     pieces
         .into_iter()
@@ -58,9 +63,19 @@ pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
             text: piece.to_owned(),
             start_line: lines.line_of(at),
             end_line: lines.line_of(at + piece.len().saturating_sub(1)),
-            heading: headings.above(at),
+            heading: heading_of(headings.above(at), tables.columns_at(at)),
         })
         .collect()
+}
+
+/// A passage's heading path, ending with the columns of the table it
+/// starts inside of, below that table's header row.
+fn heading_of(path: Option<String>, columns: Option<&str>) -> Option<String> {
+    match (path, columns) {
+        (Some(path), Some(columns)) => Some(format!("{path} › columns: {columns}")),
+        (None, Some(columns)) => Some(format!("columns: {columns}")),
+        (path, None) => path,
+    }
 }
 
 /// Where each line starts, to turn a byte offset into a line number.
@@ -89,6 +104,31 @@ fn newline_offsets(text: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Each line of Markdown `text` with its byte offset, those of fenced code
+/// blocks and their fences left out (a `#` or `|` there is code).
+fn outside_fences(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut fence: Option<&str> = None;
+    let mut at = 0;
+    text.split_inclusive('\n').filter_map(move |line| {
+        let start = at;
+        at += line.len();
+        let trimmed = line.trim_start();
+        if let Some(open) = fence {
+            if trimmed.starts_with(open) {
+                fence = None;
+            }
+            return None;
+        }
+        for open in ["```", "~~~"] {
+            if trimmed.starts_with(open) {
+                fence = Some(open);
+                return None;
+            }
+        }
+        Some((start, line))
+    })
+}
+
 /// The heading path in force from each ATX heading on (`#` to `######`,
 /// outside fenced code blocks).
 #[derive(Default)]
@@ -101,26 +141,8 @@ impl Headings {
     fn of(text: &str) -> Self {
         let mut marks = Vec::new();
         let mut stack: Vec<(usize, String)> = Vec::new();
-        let mut fence: Option<&str> = None;
-        let mut at = 0;
-        for line in text.split_inclusive('\n') {
-            let start = at;
-            at += line.len();
+        for (start, line) in outside_fences(text) {
             let trimmed = line.trim_start();
-            if let Some(open) = fence {
-                if trimmed.starts_with(open) {
-                    fence = None;
-                }
-                continue;
-            }
-            if trimmed.starts_with("```") {
-                fence = Some("```");
-                continue;
-            }
-            if trimmed.starts_with("~~~") {
-                fence = Some("~~~");
-                continue;
-            }
             let level = trimmed.bytes().take_while(|&b| b == b'#').count();
             if level == 0 || level > 6 || line.len() - trimmed.len() > 3 {
                 continue;
@@ -193,6 +215,63 @@ mod tests {
             assert!(c.heading.is_none());
         }
         assert_eq!(chunks.last().map(|c| c.end_line), Some(5));
+    }
+
+    #[test]
+    fn passages_of_a_long_sheet_carry_its_header_row_in_their_heading() {
+        let mut text = String::from("# Harvest\n\n| Date | Field | Kg |\n");
+        for day in 1..=120 {
+            text.push_str(&format!(
+                "| 2026-10-{day:03} | {} | {} |\n",
+                day % 7,
+                500 + day
+            ));
+        }
+        text.push_str("\n# Costs\n\n| Item | EUR |\n");
+        for n in 1..=80 {
+            text.push_str(&format!("| seed lot {n} | {n}.50 |\n"));
+        }
+        let chunks = split(Kind::Spreadsheet, &text);
+        let headings: Vec<_> = chunks.iter().map(|c| c.heading.as_deref()).collect();
+        let mut below = 0;
+        for c in &chunks {
+            let (sheet, header, row) = if c.text.contains("| seed lot") {
+                ("Costs", "| Item | EUR |", "| seed lot")
+            } else if c.text.contains("| 2026-10-") {
+                ("Harvest", "| Date | Field | Kg |", "| 2026-10-")
+            } else {
+                continue;
+            };
+            if c.text.contains(header) {
+                // It holds the header row itself.
+                assert_eq!(c.heading.as_deref(), Some(sheet), "{headings:?}");
+                continue;
+            }
+            below += 1;
+            let columns = &header[2..header.len() - 2];
+            assert_eq!(
+                c.heading,
+                Some(format!("{sheet} › columns: {columns}")),
+                "{}",
+                c.text
+            );
+            // The passage is the file's own lines: the header row is not
+            // copied into its text.
+            assert!(c.text.starts_with(row), "{}", c.text);
+            assert!(c.text.chars().count() <= MAX_CHUNK_CHARS);
+            let first = text
+                .lines()
+                .nth(c.start_line as usize - 1)
+                .unwrap_or_default();
+            assert!(
+                c.text.starts_with(first),
+                "line {} is {first:?}",
+                c.start_line
+            );
+        }
+        assert!(below >= 4, "{headings:?}");
+        // Text that is not Markdown has no tables.
+        assert!(split(Kind::Text, &text).iter().all(|c| c.heading.is_none()));
     }
 
     #[test]

@@ -173,6 +173,46 @@ async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name(
 }
 
 #[tokio::test]
+async fn a_row_deep_in_a_long_sheet_is_found_under_the_columns_its_header_row_names() {
+    let (_dir, db, docs) = folder();
+    let db = db.as_str();
+    // 400 rows under one header row, as openpyxl wrote them
+    // (crates/store/tests/sheets/make.py): row 321 is many passages below it.
+    let sheets = concat!(env!("CARGO_MANIFEST_DIR"), "/../store/tests/sheets");
+    std::fs::copy(format!("{sheets}/ledger.xlsx"), docs.join("ledger.xlsx")).unwrap();
+    ok(&["knowledge", "--db", db, "add", docs.to_str().unwrap()]).await;
+    ok(&["knowledge", "--db", db, "sync"]).await;
+    let hits = ok(&[
+        "knowledge",
+        "--db",
+        db,
+        "search",
+        "Hollowbrook",
+        "--mode",
+        "words",
+        "--json",
+    ])
+    .await;
+    let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    let hit = &hits[0];
+    assert_eq!(hit["rel_path"], "ledger.xlsx", "{hits}");
+    assert_eq!(
+        hit["heading"], "Ledger › columns: Date | Account | Payee | Amount (EUR)",
+        "{hit}"
+    );
+    let text = hit["text"].as_str().unwrap();
+    assert!(
+        text.contains("| 2026-11-18 | Tools | Hollowbrook Nursery | 481.5 |"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("| Date |"),
+        "the passage is the sheet's own rows: {text}"
+    );
+    assert!(hit["start_line"].as_u64().unwrap() > 100, "{hit}");
+}
+
+#[tokio::test]
 async fn a_pdf_over_16_mb_goes_to_the_pdf_reader_whose_own_limit_is_50() {
     let (_dir, db, docs) = folder();
     let db = db.as_str();

@@ -11,6 +11,8 @@ harvest.*     two sheets with text, numbers, dates, a boolean, a '|' and a
 far-apart.*   two cells at the sheet's opposite corners: A1 and the last
               cell Excel allows (XFD1048576 in .xlsx, IV65536 in .xls)
 protected.xlsx  harvest.xlsx encrypted with the password "garden"
+ledger.xlsx   a sheet of 400 rows under one header row: its passages below
+              the first name the columns (crates/knowledge's table_header)
 """
 import datetime
 
@@ -72,6 +74,18 @@ def xls():
     far.save("far-apart.xls")
 
 
+def ledger():
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Ledger"
+    sheet.append(["Date", "Account", "Payee", "Amount (EUR)"])
+    for n in range(1, 401):
+        payee = "Hollowbrook Nursery" if n == 321 else f"Supplier {n % 17}"
+        account = ["Seeds", "Tools", "Fuel", "Rent"][n % 4]
+        sheet.append([datetime.date(2026, 1, 1) + datetime.timedelta(days=n % 365), account, payee, n * 1.5])
+    book.save("ledger.xlsx")
+
+
 def protected():
     with open("harvest.xlsx", "rb") as plain, open("protected.xlsx", "wb") as out:
         msoffcrypto.format.ooxml.OOXMLFile(plain).encrypt("garden", out)
@@ -81,3 +95,4 @@ if __name__ == "__main__":
     xlsx()
     xls()
     protected()
+    ledger()
