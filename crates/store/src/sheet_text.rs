@@ -76,14 +76,16 @@ pub(crate) fn markdown(bytes: &[u8]) -> Result<String, String> {
             }
         };
         for name in worksheets(book.sheets_metadata()) {
-            let range = book.worksheet_range(&name).map_err(|e| not_one(&e))?;
-            out.sheet(&name)?;
-            let (top, left) = range.start().unwrap_or_default();
-            for (r, row) in (top..).zip(range.rows()) {
-                for (c, value) in (left..).zip(row) {
-                    out.cell(r, c, shown(value))?;
+            out.sheet(&name, |out| {
+                let range = book.worksheet_range(&name).map_err(Broken::sheet)?;
+                let (top, left) = range.start().unwrap_or_default();
+                for (r, row) in (top..).zip(range.rows()) {
+                    for (c, value) in (left..).zip(row) {
+                        out.cell(r, c, shown(value))?;
+                    }
                 }
-            }
+                Ok(())
+            })?;
         }
     } else {
         let mut book = Xlsx::new(Cursor::new(bytes)).map_err(|e| match e {
@@ -91,17 +93,40 @@ pub(crate) fn markdown(bytes: &[u8]) -> Result<String, String> {
             e => not_one(&e),
         })?;
         for name in worksheets(book.sheets_metadata()) {
-            out.sheet(&name)?;
-            let mut cells = book
-                .worksheet_cells_reader(&name)
-                .map_err(|e| not_one(&e))?;
-            while let Some(cell) = cells.next_cell().map_err(|e| not_one(&e))? {
-                let (r, c) = cell.get_position();
-                out.cell(r, c, shown_ref(cell.get_value()))?;
-            }
+            out.sheet(&name, |out| {
+                let mut cells = book.worksheet_cells_reader(&name).map_err(Broken::sheet)?;
+                while let Some(cell) = cells.next_cell().map_err(Broken::sheet)? {
+                    let (r, c) = cell.get_position();
+                    out.cell(r, c, shown_ref(cell.get_value()))?;
+                }
+                Ok(())
+            })?;
         }
     }
-    out.finish()
+    out.finish().map_err(|e| match e {
+        Broken::Sheet(why) => not_one(&why),
+        Broken::Book(why) => why,
+    })
+}
+
+/// Why text was not read: one sheet's (its cells cannot be read, the
+/// others may be) or the whole workbook's (its text is over the bound).
+#[derive(Debug)]
+enum Broken {
+    Sheet(String),
+    Book(String),
+}
+
+impl Broken {
+    fn sheet(e: impl std::fmt::Display) -> Self {
+        Self::Sheet(e.to_string())
+    }
+}
+
+impl From<String> for Broken {
+    fn from(why: String) -> Self {
+        Self::Book(why)
+    }
 }
 
 /// A cell's value as the sheet shows it.
@@ -211,20 +236,56 @@ struct Out {
     /// The bytes the row will take, counted toward the bound before it is
     /// written.
     row_bytes: usize,
+    /// Worksheets read, and why the first that could not be was not.
+    read: usize,
+    broken: Option<String>,
 }
 
 impl Out {
-    /// A worksheet begins.
-    fn sheet(&mut self, name: &str) -> Result<(), String> {
-        self.end_row()?;
+    /// Worksheet `name`, its cells given by `read`. A sheet whose cells
+    /// cannot be read (a damaged part of the file) leaves none of them,
+    /// and says so under its name: the other sheets are still read, and a
+    /// search for it finds why it holds nothing.
+    fn sheet(
+        &mut self,
+        name: &str,
+        read: impl FnOnce(&mut Self) -> Result<(), Broken>,
+    ) -> Result<(), String> {
         // A name is one line: one with a line break would write headings.
         let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
-        self.heading = Some(if name.is_empty() {
+        let name = if name.is_empty() {
             "Sheet".into()
         } else {
             name
-        });
-        Ok(())
+        };
+        let mark = self.text.len();
+        self.heading = Some(name.clone());
+        let done = match read(self) {
+            Ok(()) => self.end_row().map_err(Broken::Book),
+            failed => failed,
+        };
+        match done {
+            Ok(()) => {
+                self.read += 1;
+                Ok(())
+            }
+            Err(Broken::Book(why)) => Err(why),
+            Err(Broken::Sheet(why)) => {
+                self.text.truncate(mark);
+                self.heading = None;
+                self.row = None;
+                self.cells.clear();
+                self.row_bytes = 0;
+                let note = format!(
+                    "{}# {name}\n\nThis sheet could not be read ({why}).\n",
+                    if self.text.is_empty() { "" } else { "\n" }
+                );
+                self.bounded(note.len())?;
+                self.text.push_str(&note);
+                self.broken.get_or_insert(why);
+                Ok(())
+            }
+        }
     }
 
     /// The cell in row `r`, column `c` (from 0) holds `value`: an empty one
@@ -295,9 +356,13 @@ impl Out {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<String, String> {
-        self.end_row()?;
-        Ok(self.text)
+    /// The workbook's text; when no sheet could be read and one could
+    /// not, why (a file with nothing to find is left out with its reason).
+    fn finish(self) -> Result<String, Broken> {
+        match self.broken {
+            Some(why) if self.read == 0 => Err(Broken::Sheet(why)),
+            _ => Ok(self.text),
+        }
     }
 }
 
@@ -337,43 +402,64 @@ mod tests {
     #[test]
     fn rows_keep_their_columns_and_empty_sheets_leave_nothing() {
         let mut out = Out::default();
-        out.sheet("Empty").unwrap();
-        out.sheet("Harvest\n# Injected").unwrap();
-        out.cell(0, 0, "Crop".into()).unwrap();
-        out.cell(0, 2, "kg".into()).unwrap();
-        out.cell(1, 2, "38".into()).unwrap();
-        // Out of column order within its row: put in its column.
-        out.cell(1, 0, "Pumpkins | squash".into()).unwrap();
-        out.cell(1, 1, "  ".into()).unwrap();
-        out.cell(5, 1, "a\nnote".into()).unwrap();
-        // A stray cell far to the right: one empty cell for the gap.
-        out.cell(6, 16_383, "far".into()).unwrap();
+        out.sheet("Empty", |_| Ok(())).unwrap();
+        out.sheet("Harvest\n# Injected", |out| {
+            out.cell(0, 0, "Crop".into())?;
+            out.cell(0, 2, "kg".into())?;
+            out.cell(1, 2, "38".into())?;
+            // Out of column order within its row: put in its column.
+            out.cell(1, 0, "Pumpkins | squash".into())?;
+            out.cell(1, 1, "  ".into())?;
+            out.cell(5, 1, "a\nnote".into())?;
+            // A stray cell far to the right: one empty cell for the gap.
+            out.cell(6, 16_383, "far".into())?;
+            Ok(())
+        })
+        .unwrap();
+        // Damaged after a row was read: none of its rows are kept.
+        out.sheet("Costs", |out| {
+            out.cell(0, 0, "half a row".into())?;
+            Err(Broken::sheet("bad XML"))
+        })
+        .unwrap();
         assert_eq!(
             out.finish().unwrap(),
-            "# Harvest # Injected\n\n| Crop |  | kg |\n| Pumpkins \\| squash |  | 38 |\n|  | a note |\n|  | far |\n"
+            "# Harvest # Injected\n\n| Crop |  | kg |\n| Pumpkins \\| squash |  | 38 |\n|  | a note |\n|  | far |\n\n# Costs\n\nThis sheet could not be read (bad XML).\n"
         );
+        // No sheet read, one damaged: the workbook has nothing to read.
+        let mut out = Out::default();
+        out.sheet("Empty", |_| Err(Broken::sheet("bad XML")))
+            .unwrap();
+        assert!(matches!(out.finish(), Err(Broken::Sheet(why)) if why == "bad XML"));
     }
 
     #[test]
     fn a_sheet_past_the_bound_is_refused_while_read() {
         let mut out = Out::default();
-        out.sheet("Dump").unwrap();
         let cell = "x".repeat(32_000);
-        let mut refused = None;
-        for r in 0..1_000 {
-            if let Err(e) = out.cell(r, 0, cell.clone()) {
-                refused = Some((r, e));
-                break;
-            }
-        }
-        let (r, e) = refused.expect("refused");
-        assert!(r > 500 && r < 600, "{r}");
+        let mut rows = 0;
+        let e = out
+            .sheet("Dump", |out| {
+                for r in 0..1_000 {
+                    out.cell(r, 0, cell.clone())?;
+                    rows = r;
+                }
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(rows > 500 && rows < 600, "{rows}");
         assert!(e.contains("over 16 MB"), "{e}");
         // A cell of pipes counts as written, escaped: twice its length.
         let mut out = Out::default();
-        out.sheet("Pipes").unwrap();
         let pipes = "|".repeat(32_000);
-        let refused = (0..1_000).find(|r| out.cell(*r, 0, pipes.clone()).is_err());
-        assert!(refused.is_some_and(|r| r > 250 && r < 300), "{refused:?}");
+        let mut rows = 0;
+        let refused = out.sheet("Pipes", |out| {
+            for r in 0..1_000 {
+                out.cell(r, 0, pipes.clone())?;
+                rows = r;
+            }
+            Ok(())
+        });
+        assert!(refused.is_err() && rows > 250 && rows < 300, "{rows}");
     }
 }

@@ -11,10 +11,14 @@ harvest.*     two sheets with text, numbers, dates, a boolean, a '|' and a
 far-apart.*   two cells at the sheet's opposite corners: A1 and the last
               cell Excel allows (XFD1048576 in .xlsx, IV65536 in .xls)
 protected.xlsx  harvest.xlsx encrypted with the password "garden"
+damaged.xlsx  harvest.xlsx with its Harvest sheet's part cut short in its
+              third row (a file cut off as it was copied or saved)
+damaged-all.xlsx  far-apart.xlsx, its one sheet's part cut short likewise
 ledger.xlsx   a sheet of 400 rows under one header row: its passages below
               the first name the columns (crates/knowledge's table_header)
 """
 import datetime
+import zipfile
 
 import msoffcrypto.format.ooxml
 import openpyxl
@@ -86,6 +90,16 @@ def ledger():
     book.save("ledger.xlsx")
 
 
+def damaged(source, out, cut_at):
+    """`source` with its first sheet's XML cut short after `cut_at`."""
+    with zipfile.ZipFile(source) as book, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for name in book.namelist():
+            part = book.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                part = part[: part.index(cut_at) + len(cut_at) + 20]
+            copy.writestr(name, part)
+
+
 def protected():
     with open("harvest.xlsx", "rb") as plain, open("protected.xlsx", "wb") as out:
         msoffcrypto.format.ooxml.OOXMLFile(plain).encrypt("garden", out)
@@ -96,3 +110,5 @@ if __name__ == "__main__":
     xls()
     protected()
     ledger()
+    damaged("harvest.xlsx", "damaged.xlsx", b'<row r="3">')
+    damaged("far-apart.xlsx", "damaged-all.xlsx", b'<row r="1"')

@@ -89,3 +89,27 @@ fn what_is_not_a_workbook_is_named_so() {
     let e = hearth_store::sheet_text(&too_big).unwrap_err();
     assert_eq!(e, "the spreadsheet is over 16 MB, the most Hearth reads");
 }
+
+#[test]
+fn a_damaged_sheet_is_named_so_under_its_name_and_the_others_are_read() {
+    use_the_reader();
+    // Harvest's part ends in its third row: the rows read before the break
+    // are not kept (a damaged sheet is read whole or not at all), and the
+    // sheet after it is read as in the whole workbook.
+    let text = hearth_store::sheet_text(&workbook("damaged.xlsx")).unwrap();
+    let (harvest, notes) = text
+        .split_once("\n\n# Notes")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        harvest.starts_with("# Harvest\n\nThis sheet could not be read (Xml error: "),
+        "{text}"
+    );
+    assert!(!harvest.contains("Pumpkins"), "{text}");
+    assert_eq!(notes, "\n\n| Seed order goes in by February |");
+    // With no sheet read, the workbook is left out with the reason.
+    let e = hearth_store::sheet_text(&workbook("damaged-all.xlsx")).unwrap_err();
+    assert!(
+        e.starts_with("its text cannot be read (not a spreadsheet Hearth reads (Xml error: "),
+        "{e}"
+    );
+}
