@@ -114,7 +114,7 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
   // The card opens by itself for its app (ToolCard's `appShown`). Not
   // clicked open: read closed, it could open itself before the click lands,
   // and the click would close it (a loaded run saw the card stay closed).
-  await eventually(browser, 'the card opens for its app', async () => (await browser.$(card).getAttribute('open')) !== null);
+  await eventually(browser, 'the card opens for its app', async () => (await browser.$(card).getAttribute('open')) !== null, 60_000);
   const output = await eventually(browser, 'the output is shown', async () => {
     const el = browser.$(`${card} [data-testid="tool-output"]`);
     return (await el.isExisting()) ? el.getText() : false;

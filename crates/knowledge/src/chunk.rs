@@ -52,7 +52,10 @@ pub fn split(kind: Kind, text: &str) -> Vec<Chunk> {
         kind,
         Kind::Markdown | Kind::Html | Kind::Docx | Kind::OpenDocument | Kind::Spreadsheet
     ) {
-        (Headings::of(text), TableHeaders::of(text))
+        (
+            Headings::of(text),
+            TableHeaders::of(text, kind == Kind::Markdown),
+        )
     } else {
         (Headings::default(), TableHeaders::default())
     };
@@ -270,6 +273,14 @@ mod tests {
             );
         }
         assert!(below >= 4, "{headings:?}");
+        // A person's Markdown file of the same lines: without a delimiter
+        // row they are no table.
+        assert!(split(Kind::Markdown, &text).iter().all(|c| {
+            !c.heading
+                .as_deref()
+                .unwrap_or_default()
+                .contains("columns:")
+        }));
         // Text that is not Markdown has no tables.
         assert!(split(Kind::Text, &text).iter().all(|c| c.heading.is_none()));
     }

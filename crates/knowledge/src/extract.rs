@@ -55,6 +55,10 @@ pub struct Extracted {
     /// How it is split ([`Kind::Html`] comes out as [`Kind::Markdown`], a
     /// PDF as [`Kind::Text`]).
     pub kind: Kind,
+    /// What the file was: the Markdown Hearth writes of a workbook or a
+    /// document differs from a person's (its tables have no delimiter
+    /// rows), and [`crate::chunk::split`] reads it so.
+    pub source: Kind,
     /// The text.
     pub text: String,
 }
@@ -304,19 +308,23 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
         Kind::Pdf => {
             let text = hearth_store::pdf_text(bytes).map_err(Skipped::Unreadable)?;
             Extracted {
+                source: kind,
                 kind: Kind::Text,
                 text,
             }
         }
         Kind::Docx => Extracted {
+            source: kind,
             kind: Kind::Markdown,
             text: crate::docx::docx_text(bytes).map_err(Skipped::Unreadable)?,
         },
         Kind::OpenDocument => Extracted {
+            source: kind,
             kind: Kind::Markdown,
             text: crate::odf::odf_text(bytes).map_err(Skipped::Unreadable)?,
         },
         Kind::Spreadsheet => Extracted {
+            source: kind,
             kind: Kind::Markdown,
             text: hearth_store::sheet_text(bytes).map_err(Skipped::Unreadable)?,
         },
@@ -324,6 +332,7 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
             let html = String::from_utf8_lossy(bytes);
             let doc = dom_query::Document::from(html.as_ref());
             Extracted {
+                source: kind,
                 kind: Kind::Markdown,
                 text: doc
                     .md(Some(&[
@@ -337,6 +346,7 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, Skipped> {
                 return Err(Skipped::Binary);
             }
             Extracted {
+                source: kind,
                 kind,
                 text: String::from_utf8_lossy(bytes).into_owned(),
             }

@@ -271,7 +271,7 @@ impl Index {
             report.unchanged += 1;
             return Ok(false);
         }
-        let chunks = extract(path, &bytes).map(|e| (e.kind, split(e.kind, &e.text)));
+        let chunks = extract(path, &bytes).map(|e| (e.kind, split(e.source, &e.text)));
         drop(bytes);
         match &chunks {
             Ok((_, c)) => {

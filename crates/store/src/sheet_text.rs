@@ -271,6 +271,8 @@ impl Out {
             }
             Err(Broken::Book(why)) => Err(why),
             Err(Broken::Sheet(why)) => {
+                // One line: the reason may quote a name from the file.
+                let why = why.split_whitespace().collect::<Vec<_>>().join(" ");
                 self.text.truncate(mark);
                 self.heading = None;
                 self.row = None;
@@ -419,12 +421,13 @@ mod tests {
         // Damaged after a row was read: none of its rows are kept.
         out.sheet("Costs", |out| {
             out.cell(0, 0, "half a row".into())?;
-            Err(Broken::sheet("bad XML"))
+            // A reason that quotes a name with a line break stays one line.
+            Err(Broken::sheet("bad\n# XML"))
         })
         .unwrap();
         assert_eq!(
             out.finish().unwrap(),
-            "# Harvest # Injected\n\n| Crop |  | kg |\n| Pumpkins \\| squash |  | 38 |\n|  | a note |\n|  | far |\n\n# Costs\n\nThis sheet could not be read (bad XML).\n"
+            "# Harvest # Injected\n\n| Crop |  | kg |\n| Pumpkins \\| squash |  | 38 |\n|  | a note |\n|  | far |\n\n# Costs\n\nThis sheet could not be read (bad # XML).\n"
         );
         // No sheet read, one damaged: the workbook has nothing to read.
         let mut out = Out::default();

@@ -15,7 +15,11 @@ use super::outside_fences;
 pub(super) const MAX_COLUMNS_CHARS: usize = 200;
 
 /// The tables of a Markdown text: runs of lines that begin with `|`
-/// (outside fenced code), each with its first line as its header.
+/// (outside fenced code), each with its first line as its header. In a
+/// Markdown file a table is one as GitHub reads it, its second line a
+/// delimiter row (`|---|---|`): prose or a table's rows after a code
+/// block that begin with a bar are not a new table. The Markdown Hearth
+/// writes of a sheet or a document's table has no delimiter row.
 #[derive(Default)]
 pub(super) struct TableHeaders {
     /// (byte offset where the table's second line starts, where the table
@@ -24,7 +28,7 @@ pub(super) struct TableHeaders {
 }
 
 impl TableHeaders {
-    pub(super) fn of(text: &str) -> Self {
+    pub(super) fn of(text: &str, delimited: bool) -> Self {
         let mut tables = Vec::new();
         // The table being read: its first line's text, where its second
         // line starts, where its last line ends.
@@ -44,6 +48,9 @@ impl TableHeaders {
             };
         }
         tables.extend(open.and_then(Self::closed));
+        if delimited {
+            tables.retain(|(body, _, _)| text[*body..].lines().next().is_some_and(is_delimiter));
+        }
         Self { tables }
     }
 
@@ -77,25 +84,37 @@ fn columns(line: &str) -> Option<String> {
         _ => inner,
     };
     let cells: Vec<&str> = inner.split(" | ").map(str::trim).collect();
-    let delimiter = inner
-        .chars()
-        .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'));
-    if delimiter || cells.iter().all(|c| c.is_empty()) {
+    if is_delimiter(line) || cells.iter().all(|c| c.is_empty()) {
         return None;
     }
+    // Every cell in its place, blank ones too ("|  | Q1 | Q2 |" has its
+    // corner empty: "Q1" is the second column, not the first).
     let mut shown = String::new();
-    for cell in cells {
-        let next = if shown.is_empty() { 0 } else { 3 } + cell.chars().count();
-        if shown.chars().count() + next > MAX_COLUMNS_CHARS {
-            shown.push_str(" | …");
+    for (i, cell) in cells.into_iter().enumerate() {
+        let sep = if i == 0 { "" } else { " | " };
+        if shown.chars().count() + sep.len() + cell.chars().count() > MAX_COLUMNS_CHARS {
+            if i == 0 {
+                // One cell longer than the bound: its beginning.
+                shown.extend(cell.chars().take(MAX_COLUMNS_CHARS - 1));
+                shown.push('…');
+            } else {
+                shown.push_str(" | …");
+            }
             break;
         }
-        if !shown.is_empty() {
-            shown.push_str(" | ");
-        }
+        shown.push_str(sep);
         shown.push_str(cell);
     }
-    (!shown.is_empty()).then_some(shown)
+    Some(shown)
+}
+
+/// Whether `line` is a Markdown table's delimiter row (`|---|:--:|`).
+fn is_delimiter(line: &str) -> bool {
+    let line = line.trim();
+    line.contains('-')
+        && line
+            .chars()
+            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 #[cfg(test)]
@@ -105,7 +124,7 @@ mod tests {
     #[test]
     fn rows_below_the_first_have_its_columns_and_the_first_has_none() {
         let text = "# Harvest\n\n| Date | Field | Kg |\n| 2026-10-03 | 4 | 812 |\n| 2026-10-04 | 2 | 640 |\n\nAfter.\n";
-        let t = TableHeaders::of(text);
+        let t = TableHeaders::of(text, false);
         let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
         assert_eq!(t.columns_at(at("| Date")), None, "the header's own line");
         assert_eq!(t.columns_at(at("| 2026-10-03")), Some("Date | Field | Kg"));
@@ -117,19 +136,23 @@ mod tests {
     #[test]
     fn a_markdown_delimiter_row_is_not_a_column_and_each_table_has_its_own() {
         let text = "| Name | Price |\n|---|:--:|\n| tea | 3 |\n\n| City | Zone |\n| Oslo | CET |\n";
-        let t = TableHeaders::of(text);
+        let t = TableHeaders::of(text, false);
         let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
         assert_eq!(t.columns_at(at("|---")), Some("Name | Price"));
         assert_eq!(t.columns_at(at("| tea")), Some("Name | Price"));
         assert_eq!(t.columns_at(at("| Oslo")), Some("City | Zone"));
         // A table whose first line is a delimiter names nothing.
-        assert!(TableHeaders::of("|---|---|\n| a | b |\n").tables.is_empty());
+        assert!(
+            TableHeaders::of("|---|---|\n| a | b |\n", false)
+                .tables
+                .is_empty()
+        );
     }
 
     #[test]
     fn bars_in_code_and_lone_rows_make_no_table() {
         let text = "```\n| not | a table |\n| in | code |\n```\n| one row |\n\nText | with a bar\n";
-        assert!(TableHeaders::of(text).tables.is_empty());
+        assert!(TableHeaders::of(text, false).tables.is_empty());
     }
 
     #[test]
@@ -143,5 +166,28 @@ mod tests {
         assert!(shown.chars().count() <= MAX_COLUMNS_CHARS + 4, "{shown}");
         assert!(shown.ends_with("column name | …"), "{shown}");
         assert_eq!(columns("|  |   |"), None);
+        // A blank corner keeps the columns in their places.
+        assert_eq!(columns("|  | Q1 | Q2 |").as_deref(), Some(" | Q1 | Q2"));
+        let long = format!("| {} | b |", "x".repeat(300));
+        let shown = columns(&long).unwrap_or_default();
+        assert_eq!(shown.chars().count(), MAX_COLUMNS_CHARS);
+        assert!(shown.ends_with("x…"), "{shown}");
+    }
+
+    #[test]
+    fn in_a_markdown_file_a_table_has_a_delimiter_row() {
+        let text = "| Name | Price |\n|---|---|\n| tea | 3 |\n```\nx\n```\n| two |\n| three |\n\n| prose | with bars |\n| more | bars |\n";
+        let t = TableHeaders::of(text, true);
+        let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+        assert_eq!(t.columns_at(at("| tea")), Some("Name | Price"));
+        assert_eq!(
+            t.columns_at(at("| three")),
+            None,
+            "rows after a code block are no new table"
+        );
+        assert_eq!(t.columns_at(at("| more")), None);
+        // Without the rule (a sheet's Markdown), both are tables.
+        let t = TableHeaders::of(text, false);
+        assert_eq!(t.columns_at(at("| three")), Some("two"));
     }
 }
