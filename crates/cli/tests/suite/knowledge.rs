@@ -20,6 +20,22 @@ fn folder() -> (tempfile::TempDir, String, std::path::PathBuf) {
     (dir, db, docs)
 }
 
+/// The passages a search by words finds in `db`'s folders, as JSON.
+async fn by_words(db: &str, query: &str) -> serde_json::Value {
+    let hits = ok(&[
+        "knowledge",
+        "--db",
+        db,
+        "search",
+        query,
+        "--mode",
+        "words",
+        "--json",
+    ])
+    .await;
+    serde_json::from_str(&hits).unwrap()
+}
+
 #[tokio::test]
 async fn a_folder_is_synced_embedded_searched_and_what_was_left_out_says_why() {
     let (_dir, db, docs) = folder();
@@ -118,18 +134,7 @@ async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name(
     ok(&["knowledge", "--db", db, "add", folder]).await;
     ok(&["knowledge", "--db", db, "sync"]).await;
 
-    let hits = ok(&[
-        "knowledge",
-        "--db",
-        db,
-        "search",
-        "pumpkins",
-        "--mode",
-        "words",
-        "--json",
-    ])
-    .await;
-    let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    let hits = by_words(db, "pumpkins").await;
     // (bank.xls's "Pumpkin seeds" matches too.)
     let mut found: Vec<&str> = hits
         .as_array()
@@ -150,18 +155,7 @@ async fn workbooks_in_a_folder_are_found_by_their_cells_under_their_sheets_name(
     assert_eq!(found, ["harvest.xls", "harvest.xlsx"]);
 
     for (query, file) in [("seeds", "bank.xls"), ("marrowfat", "export.xls")] {
-        let hits = ok(&[
-            "knowledge",
-            "--db",
-            db,
-            "search",
-            query,
-            "--mode",
-            "words",
-            "--json",
-        ])
-        .await;
-        let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+        let hits = by_words(db, query).await;
         assert_eq!(hits[0]["rel_path"], file, "{hits}");
     }
 
@@ -182,18 +176,7 @@ async fn a_row_deep_in_a_long_sheet_is_found_under_the_columns_its_header_row_na
     std::fs::copy(format!("{sheets}/ledger.xlsx"), docs.join("ledger.xlsx")).unwrap();
     ok(&["knowledge", "--db", db, "add", docs.to_str().unwrap()]).await;
     ok(&["knowledge", "--db", db, "sync"]).await;
-    let hits = ok(&[
-        "knowledge",
-        "--db",
-        db,
-        "search",
-        "Hollowbrook",
-        "--mode",
-        "words",
-        "--json",
-    ])
-    .await;
-    let hits: serde_json::Value = serde_json::from_str(&hits).unwrap();
+    let hits = by_words(db, "Hollowbrook").await;
     let hit = &hits[0];
     assert_eq!(hit["rel_path"], "ledger.xlsx", "{hits}");
     assert_eq!(
