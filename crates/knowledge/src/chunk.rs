@@ -1,5 +1,6 @@
 //! A file's text cut into passages on its structure, with where each came
-//! from (lines, the headings above it) for the citation. The cutting is
+//! from (lines, the headings above it, the columns of a table it starts
+//! in: `table_header.rs`) for the citation. The cutting is
 //! `text-splitter`'s: Markdown at headings, then blocks, paragraphs,
 //! lines and sentences; other text at blank lines, then lines and
 //! sentences. Each passage is at most [`MAX_CHUNK_CHARS`] characters: a
