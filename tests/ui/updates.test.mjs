@@ -27,10 +27,12 @@ const disabled = (page) => Promise.all(['update-check', 'update-install'].map((i
 
 test('updates: checking says so, then that this is the newest version, politely, and again on a second check', () =>
   withApp('', async ({ page }) => {
-    await check(page, { stepMs: 400 });
+    // The check is held until the page has been read while it runs.
+    await check(page, { holdCheck: true });
     const button = page.getByTestId('update-check');
     assert.equal(await button.textContent(), 'Checking…');
     assert.equal(await button.isDisabled(), true);
+    await page.evaluate(() => (window.__hearthMock.updates.holdCheck = false));
     await status(page, 'Hearth 0.1.0 is the newest version.');
     assert.equal(await button.textContent(), 'Check for updates');
     assert.equal(await button.isDisabled(), false);

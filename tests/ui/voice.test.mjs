@@ -15,25 +15,27 @@ const listening = (page) => page.locator('[data-testid=voice-state][data-state=l
 
 test('the microphone button listens, shows what is heard, and sends each utterance as a typed message', () =>
   withApp('', async ({ page }) => {
-    // The server takes 600 ms to start: long enough to see it starting.
-    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 600));
+    // The server starts only once the page has been seen starting.
+    await page.evaluate(() => (window.__hearthMock.voice.holdStart = true));
     const button = page.getByTestId('voice-button');
     await page.getByTestId('composer-input').waitFor();
     assert.equal(await button.getAttribute('aria-pressed'), 'false');
     await button.click();
     await page.locator('[data-testid=voice-state][data-state=starting]').waitFor();
+    await page.evaluate(() => (window.__hearthMock.voice.holdStart = false));
     await listening(page);
     await page.evaluate(() => (window.__hearthMock.voice.stepMs = 120));
     assert.equal(await button.getAttribute('aria-pressed'), 'true');
     assert.equal(await button.getAttribute('aria-label'), 'Stop listening');
     assert.deepEqual((await calls(page, 'voice_start')).map((c) => c.args.source), ['microphone']);
 
-    // The partial grows in the composer; the final is sent.
-    // Checked every frame; each partial shows for one step of the mock,
-    // long enough for a slow frame too.
-    await page.evaluate(() => (window.__hearthMock.voice.stepMs = 400));
+    // The partial grows in the composer; the final is sent. The mock says
+    // no more once it has said 'What is the capital' until the page has
+    // shown it; the rest of the test says a word every 400 ms.
+    await page.evaluate(() => Object.assign(window.__hearthMock.voice, { holdAt: 'What is the capital', stepMs: 400 }));
     const said = say(page, 'What is the capital of France?');
     await page.waitForFunction(() => document.querySelector('[data-testid=voice-partial]')?.textContent === 'What is the capital');
+    await page.evaluate(() => (window.__hearthMock.voice.holdAt = null));
     await said;
     await page.getByTestId('message-user').filter({ hasText: 'What is the capital of France?' }).waitFor();
     assert.equal(await page.getByTestId('voice-partial').innerText(), '');

@@ -8,7 +8,7 @@
 // `stepMs`, then installing and restarting; `installError` ends it after
 // the download instead. `hold` keeps the install at that phase (after the
 // first piece of the download) until it is cleared, so a test reads the
-// progress with nothing to race.
+// progress with nothing to race; `holdCheck` does the same for a check.
 import type { UpdateCheck, UpdateProgress } from '../bindings';
 import { err } from './pickScript';
 
@@ -31,6 +31,7 @@ export class MockUpdates {
   chunks = 4;
   stepMs = 40;
   hold: 'downloading' | 'installing' | null = null;
+  holdCheck = false;
   /** The version the last check offered, until an install takes it. */
   #offered: string | null = null;
 
@@ -42,6 +43,7 @@ export class MockUpdates {
   async checkNow(): Promise<UpdateCheck> {
     // A moment, as a request takes: the page says it is checking.
     await sleep(this.stepMs);
+    while (this.holdCheck) await sleep(20);
     if (this.checkError) throw err('backend_failed', this.checkError);
     this.#offered = this.check.state === 'available' ? this.check.version : null;
     return this.check;

@@ -2,16 +2,23 @@
 // speech server: voice_start fails with the shell's words), 'no-device'
 // (the session starts, then the server cannot listen), or 'ok'. A test says
 // things with `say(text)`: partials grow word by word, then the final.
+// `holdStart` keeps a start at 'starting' and `holdAt` keeps `say` at that
+// partial until the test clears them, so it reads either with nothing to
+// race.
 // Stop finishes the utterance going on (`pending`) before turning off.
 import type { VoiceEvent, VoiceSource, VoiceView } from '../bindings';
 
 type Send = (e: VoiceEvent) => void;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class MockVoice {
   setup: 'ok' | 'none' | 'no-device' = 'ok';
   /** Said when Stop comes: what was being said as it was stopped. */
   pending = '';
   stepMs = 30;
+  holdStart = false;
+  holdAt: string | null = null;
   /** A stop the shell had to end past its bound: no last events come. */
   silentStop = false;
   #send: Send | null = null;
@@ -25,7 +32,9 @@ export class MockVoice {
     this.#send = send;
     this.#source = source;
     send({ type: 'voice_state', state: 'starting', source, detail: null });
-    setTimeout(() => {
+    void (async () => {
+      await sleep(this.stepMs);
+      while (this.holdStart) await sleep(20);
       if (this.#send !== send) return;
       if (this.setup === 'no-device') {
         this.#send = null;
@@ -33,7 +42,7 @@ export class MockVoice {
         return;
       }
       send({ type: 'voice_state', state: 'listening', source, detail: null });
-    }, this.stepMs);
+    })();
   }
 
   /** Say `text`: a partial for each word so far, then the final. */
@@ -42,8 +51,10 @@ export class MockVoice {
     if (!send) throw new Error('nothing listens');
     const words = text.split(' ');
     for (let i = 1; i < words.length; i++) {
-      send({ type: 'voice_partial', text: words.slice(0, i).join(' ') });
-      await new Promise((r) => setTimeout(r, this.stepMs));
+      const partial = words.slice(0, i).join(' ');
+      send({ type: 'voice_partial', text: partial });
+      await sleep(this.stepMs);
+      while (this.holdAt === partial) await sleep(20);
     }
     send({ type: 'voice_final', text, latency_ms: 400 });
   }
