@@ -177,11 +177,18 @@ step "clippy canary" 300 scripts/clippy-canary.sh
 # ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
 join "real model ready"
-# One thread of the real model, beside the tests, the e2e and the release
-# build (which yields to it: nice), so none waits for the other.
-beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" scripts/test-real.sh
+# The real model on one thread, beside the tests, the e2e and the release
+# build (which yields to it: nice), so none waits for the other; in two
+# parts, each with a server of its own: its two longest checks (memory and
+# /plan) beside the rest, so the stage is not the run's longest path.
+beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
+    HEARTH_REAL_CHECKS="1 2 3 4 5 7 8 10 11 12" scripts/test-real.sh
+beside "real engine: memory and /plan" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
+    HEARTH_REAL_CHECKS="6 9" HEARTH_REAL_PORT=18084 scripts/test-real.sh
+# .config/nextest.toml: 4 tests at a time, the longest first.
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
-step "desktop e2e" 900 tests/e2e/run.sh "$CARGO_TARGET_DIR/debug/hearth-app"
+# Two shards at once, each its own app, display and simulator.
+step "desktop e2e" 900 tests/e2e/shards.sh "$CARGO_TARGET_DIR/debug/hearth-app"
 step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # Joined here, not after the build: when only our crates compile (a warm
 # cache), the build ends minutes before the Chromium tests do.
@@ -197,5 +204,6 @@ step "package install" 600 tests/package/run.sh
 step "package update" 600 tests/package/update.sh
 step "rpm package" 600 tests/package/rpm.sh
 join "real engine"
+join "real engine: memory and /plan"
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"
