@@ -49,12 +49,22 @@ test('thinking (native and <think> tags split across deltas) is shown and collap
 test('live thinking splits <think> tags out of text while streaming', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
-    await page.evaluate(() => (window.__hearthMock.config.tickMs = 200));
+    // The run's events are sent one at a time by the test (stepped), so
+    // each state is read while the answer is still live.
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'think live');
     const live = page.locator('[data-testid=message-assistant][data-live=true]');
+    const shown = async () => (await live.getByTestId('markdown').allTextContents()).join('');
+    await stepUntil(page, 'text_delta'); // '<thi', the start of a tag
+    await live.getByTestId('thinking').filter({ hasText: 'about thinking' }).first().waitFor();
+    assert.doesNotMatch(await shown(), /<thi/);
+    await stepUntil(page, 'text_delta'); // the tag's reasoning and '</th'
     await live.getByTestId('thinking').filter({ hasText: 'Tagged reasoning' }).first().waitFor();
-    assert.doesNotMatch((await live.getByTestId('markdown').allTextContents()).join(''), /<thi|think>/);
+    assert.doesNotMatch(await shown(), /<thi|think>|<\/th/);
+    await stepUntil(page, 'thinking_ended');
     await live.getByTestId('thinking-summary').filter({ hasText: 'Thought for 2.3 s' }).waitFor();
+    assert.doesNotMatch(await shown(), /<thi|think>|<\/th/);
+    await stepAll(page);
     await waitIdle(page);
   }));
 
