@@ -177,6 +177,18 @@ step "clippy canary" 300 scripts/clippy-canary.sh
 # ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
 join "real model ready"
+# The release package from here on, beside the tests (nice: they and the
+# real model come first; it takes the time they leave while they wait).
+# Plain rustc for what users run, trusting this machine's update key
+# (scripts/update-key.sh; docs/updates.md) so that the update test can
+# sign a newer package for it. The key is kept with the cache: a warm run
+# builds with the same one and recompiles nothing for it. No
+# beforeBuildCommand: the UI was built above, and writing ui/dist again
+# while the tests run would make their cargo rebuild the app.
+update_pubkey="$(scripts/update-key.sh)"
+beside "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+    HEARTH_UPDATE_PUBKEY="$update_pubkey" npx tauri build --bundles deb,rpm \
+    --config '{"build":{"beforeBuildCommand":""}}'
 # The real model on one thread, beside the tests, the e2e and the release
 # build (which yields to it: nice), so none waits for the other; in two
 # parts, each with a server of its own: its two longest checks (memory and
@@ -193,13 +205,7 @@ step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # Joined here, not after the build: when only our crates compile (a warm
 # cache), the build ends minutes before the Chromium tests do.
 join "ui tests in chromium"
-# Plain rustc for what users run, trusting this machine's update key
-# (scripts/update-key.sh; docs/updates.md) so that the update test can
-# sign a newer package for it. The key is kept with the cache: a warm run
-# builds with the same one and recompiles nothing for it.
-update_pubkey="$(scripts/update-key.sh)"
-step "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
-    HEARTH_UPDATE_PUBKEY="$update_pubkey" npx tauri build --bundles deb,rpm
+join "release package"
 step "package install" 600 tests/package/run.sh
 step "package update" 600 tests/package/update.sh
 step "rpm package" 600 tests/package/rpm.sh
