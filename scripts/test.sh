@@ -134,6 +134,17 @@ join() {
     fi
 }
 
+# unnice NAME: a background step started under `nice` runs at the normal
+# priority from now on (the steps it yielded to are over). `timeout` leads
+# a process group of its own; what it starts later inherits the new value.
+# Lowering a nice value needs root (CI); as a user it stays niced.
+unnice() {
+    local child
+    for child in $(pgrep -P "${bg_pid[$1]}" 2>/dev/null); do
+        renice -n 0 -g "$child" >/dev/null 2>&1 || true
+    done
+}
+
 # A failed step ends the run: what still runs beside it is stopped (the
 # process group `timeout` makes for it, so its children too), and its
 # output so far shown.
@@ -205,6 +216,8 @@ step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # Joined here, not after the build: when only our crates compile (a warm
 # cache), the build ends minutes before the Chromium tests do.
 join "ui tests in chromium"
+# The tests are over: the release build no longer yields to them.
+unnice "release package"
 join "release package"
 step "package install" 600 tests/package/run.sh
 step "package update" 600 tests/package/update.sh
