@@ -28,11 +28,11 @@ const disabled = (page) => Promise.all(['update-check', 'update-install'].map((i
 test('updates: checking says so, then that this is the newest version, politely, and again on a second check', () =>
   withApp('', async ({ page }) => {
     // The check is held until the page has been read while it runs.
-    await check(page, { holdCheck: true });
+    await check(page, { hold: 'checking' });
     const button = page.getByTestId('update-check');
     assert.equal(await button.textContent(), 'Checking…');
     assert.equal(await button.isDisabled(), true);
-    await page.evaluate(() => (window.__hearthMock.updates.holdCheck = false));
+    await page.evaluate(() => (window.__hearthMock.updates.hold = null));
     await status(page, 'Hearth 0.1.0 is the newest version.');
     assert.equal(await button.textContent(), 'Check for updates');
     assert.equal(await button.isDisabled(), false);

@@ -6,9 +6,9 @@
 // starts while an answer is being written. The download comes in `chunks`
 // pieces of `total` bytes (null: a size the server did not say), one every
 // `stepMs`, then installing and restarting; `installError` ends it after
-// the download instead. `hold` keeps the install at that phase (after the
-// first piece of the download) until it is cleared, so a test reads the
-// progress with nothing to race; `holdCheck` does the same for a check.
+// the download instead. `hold` keeps a check ('checking') or the install
+// at that phase (after the first piece of the download) until it is
+// cleared, so a test reads the page with nothing to race.
 import type { UpdateCheck, UpdateProgress } from '../bindings';
 import { err } from './pickScript';
 
@@ -30,8 +30,7 @@ export class MockUpdates {
   total: number | null = 10_000_000;
   chunks = 4;
   stepMs = 40;
-  hold: 'downloading' | 'installing' | null = null;
-  holdCheck = false;
+  hold: 'checking' | 'downloading' | 'installing' | null = null;
   /** The version the last check offered, until an install takes it. */
   #offered: string | null = null;
 
@@ -43,7 +42,7 @@ export class MockUpdates {
   async checkNow(): Promise<UpdateCheck> {
     // A moment, as a request takes: the page says it is checking.
     await sleep(this.stepMs);
-    while (this.holdCheck) await sleep(20);
+    await this.#held('checking');
     if (this.checkError) throw err('backend_failed', this.checkError);
     this.#offered = this.check.state === 'available' ? this.check.version : null;
     return this.check;
@@ -67,7 +66,7 @@ export class MockUpdates {
     return null;
   }
 
-  async #held(phase: 'downloading' | 'installing'): Promise<void> {
+  async #held(phase: 'checking' | 'downloading' | 'installing'): Promise<void> {
     while (this.hold === phase) await sleep(20);
   }
 }
