@@ -43,12 +43,10 @@ if [[ -n "${CI:-}" && "${CI}" != "true" && "${CI}" != "false" ]]; then
     export CI=true
 fi
 
-# One target directory per machine, outside any clone: every clone and
-# every run shares the compiled dependencies (cargo's lock keeps two
-# builds from writing it at once). An explicit CARGO_TARGET_DIR wins.
-export HEARTH_CACHE="${HEARTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hearth}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HEARTH_CACHE/target}"
-mkdir -p "$CARGO_TARGET_DIR"
+# One target directory per machine, outside any clone, fresh by the
+# content of the files rather than their times (scripts/build-cache.sh).
+# shellcheck source=scripts/build-cache.sh
+source scripts/build-cache.sh
 # A fresh clone has new paths and times: incremental data of the last
 # clone is never reused, and writing it costs every compile of our crates.
 if [[ "${CI:-}" == "true" ]]; then

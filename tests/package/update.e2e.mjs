@@ -63,6 +63,20 @@ async function until(what, check, timeout = 120_000) {
   assert.fail(`${what} within ${timeout / 1000} s`);
 }
 
+/** The processes of the app and whether the X display still answers to connections. */
+function restartState() {
+  const display = (process.env.DISPLAY ?? '').replace(/^:/, '').split('.')[0];
+  const socket = `/tmp/.X11-unix/X${display}`;
+  let ps = '';
+  try {
+    ps = execFileSync('ps', ['-eo', 'pid,ppid,stat,etime,args'], { encoding: 'utf8' })
+      .split('\n').filter((l) => /hearth-app|Xvfb|WebKit/.test(l)).join('\n');
+  } catch (e) {
+    ps = `ps failed: ${e}`;
+  }
+  return `restart: DISPLAY=${process.env.DISPLAY}, ${socket} ${fs.existsSync(socket) ? 'exists' : 'is gone'}\n${ps}`;
+}
+
 /** Serve description `name` (update.sh wrote it) as latest.json, then check. */
 async function offer(name) {
   fs.copyFileSync(path.join(descriptions, `${name}.json`), path.join(www, 'latest.json'));
@@ -113,7 +127,12 @@ test('a forged update is refused, the genuine one installed and restarted into',
   await until(`the package is at ${next}`, () => installedVersion() === next);
   const restarted = await until('the app runs again, a new process, on the same database', () =>
     appPids().find((pid) => !before.includes(pid) && holds(pid, db)),
-  );
+  ).catch((e) => {
+    // What a restart that never came back leaves to read: the restarted
+    // process's own output is in the tauri-driver log run.sh prints.
+    console.error(restartState());
+    throw e;
+  });
   await until('the old process is gone', () => !appPids().includes(before[0]), 30_000);
   process.kill(restarted, 'SIGTERM');
   await until('the restarted app quits', () => !appPids().includes(restarted), 60_000);
