@@ -25,9 +25,10 @@
 #   - the one release build is the .deb users install (docs/adr/0013).
 #
 # The target directory and the caches live outside the clone
-# ($HEARTH_CACHE, default ~/.cache/hearth): a second run on the same
-# machine, or a fresh clone of it, compiles only the workspace's own
-# crates. A machine without them builds everything (README, "Tests").
+# ($HEARTH_CACHE, default ~/.cache/hearth), and cargo judges the clone's
+# files by their content (scripts/build-cache.sh): a second run on the
+# same machine, or a fresh clone of it, compiles only the crates a change
+# touches. A machine without them builds everything (README, "Tests").
 #
 # Steps that mostly wait (the Chromium tests, the real model on one thread,
 # the llama.cpp build on a new machine) run beside the compiles that keep
