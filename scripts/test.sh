@@ -178,14 +178,25 @@ step "svelte-check" 300 npm run --silent check
 # compile time, and does not compile without it.
 step "ui build" 300 npm run --silent build
 # The Chromium tests wait on the page far more than they compute; they run
-# beside the build, the Rust tests and the e2e.
+# beside the build, the Rust tests and the e2e: one file at a time while
+# the build runs (more took its cores, which every later step waits on),
+# three at once after it (tests/ui/run.mjs).
+export HEARTH_UI_WIDEN_WHEN="$logs/build-over" HEARTH_UI_JOBS=1 HEARTH_UI_JOBS_LATER=3
 beside "ui tests in chromium" 1500 npm run --silent test:ui
 # The wrapper must really lint with warnings as errors: a crate with one
 # clippy finding and one rustc warning must fail to build with it.
 step "clippy canary" 300 scripts/clippy-canary.sh
 # --timings: where the compile time went, crate by crate
 # ($CARGO_TARGET_DIR/cargo-timings/cargo-timing.html; docs/testing.md).
+# In CI, the app's build script runs only when its inputs changed, not
+# whenever the clone is new (scripts/build-inputs.sh).
+if [[ "${CI:-}" == "true" ]]; then
+    # shellcheck source=scripts/build-inputs.sh
+    source scripts/build-inputs.sh
+    app_build_inputs "$root"
+fi
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
+touch "$HEARTH_UI_WIDEN_WHEN"
 join "real model ready"
 # The release package from here on, beside the tests (nice: they and the
 # real model come first; it takes the time they leave while they wait).

@@ -111,6 +111,10 @@ const COMMANDS: &[&str] = &[
 ];
 
 fn main() {
+    // The hash of tauri-build's inputs in CI, where their times are set back
+    // so that a fresh clone's new files do not run this again
+    // (scripts/build-inputs.sh): a change of their content changes it.
+    println!("cargo:rerun-if-env-changed=HEARTH_APP_BUILD_INPUTS");
     let manifest = tauri_build::AppManifest::new().commands(COMMANDS);
     let attributes = tauri_build::Attributes::new().app_manifest(manifest);
     if let Err(err) = tauri_build::try_build(attributes) {

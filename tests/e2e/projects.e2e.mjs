@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { appFor, cleanup, cliBin, click, removeDir, startSim } from './owned.mjs';
-import { captureWindow, eventually } from './support.mjs';
+import { captureWindow, eventually, textOf } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -53,8 +53,13 @@ test('a chat in a project searches its folder, and its answer shows the sources 
   await eventually(browser, 'the project in the sidebar', async () => browser.$(project).isExisting(), 30_000);
   await click(browser, `${project} [data-testid="project-menu"]`);
   await click(browser, '[data-testid="project-new-chat"]');
+  // The new chat is open in the project, and the menu that made it has
+  // closed: while it closes, the page takes no pointer or typing (CI under
+  // load found the composer enabled but "not interactable" at that moment).
+  await eventually(browser, 'the new chat, in the project', async () =>
+    (await textOf(browser, '[data-testid="session-project"]'))?.includes('Garden'), 30_000);
   const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
+  await input.waitForClickable({ timeout: 30_000 });
   await input.setValue('When do I prune the roses?');
   await click(browser, '[data-testid="send-button"]');
 
