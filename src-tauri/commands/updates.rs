@@ -3,7 +3,7 @@
 
 use hearth_protocol::{ErrorCode, ErrorInfo, Recovery};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Manager, State};
 use tauri_plugin_updater::UpdaterExt;
 
 use crate::state::{AppState, invalid};
@@ -128,7 +128,21 @@ pub async fn install_update(
         ))
     })?;
     installed.map_err(failed)?;
-    tracing::info!("update {version} installed: restarting");
+    // Tauri restarts into the file this binary started from (now the new
+    // package's); where that path cannot be read it would only quit, and
+    // Hearth would vanish. Then the person is asked to open it again, and
+    // this one keeps running. The path is logged: a restart that never
+    // comes back is read from here.
+    let exe = tauri::process::current_binary(&app.env()).map_err(|e| ErrorInfo {
+        code: ErrorCode::BackendFailed,
+        recovery: Recovery::None,
+        message: format!(
+            "Hearth {version} is installed, but cannot start itself in place of this one ({e}): \
+             quit Hearth and open it again."
+        ),
+        details: None,
+    })?;
+    tracing::info!(exe = %exe.display(), "update {version} installed: restarting");
     let _ = on_progress.send(UpdateProgress::Restarting);
     // Through the app's own quit (runs store what they have, MCP servers
     // end, the single-instance name is given up), then the new binary.
