@@ -179,9 +179,12 @@ step "svelte-check" 300 npm run --silent check
 step "ui build" 300 npm run --silent build
 # The Chromium tests wait on the page far more than they compute; they run
 # beside the build, the Rust tests and the e2e: one file at a time while
-# the build runs (more took its cores, which every later step waits on),
-# three at once after it (tests/ui/run.mjs).
-export HEARTH_UI_WIDEN_WHEN="$logs/build-over" HEARTH_UI_JOBS=1 HEARTH_UI_JOBS_LATER=3
+# the build and the Rust tests run, two at once after them
+# (tests/ui/run.mjs). More at once took the build's cores, which every
+# later step waits on; and three at once from the build's end starved the
+# read-aloud tests, which start nextest and play speech in real time (their
+# speech server did not answer within read-aloud's 15 s under the loop).
+export HEARTH_UI_WIDEN_WHEN="$logs/rust-tests-over" HEARTH_UI_JOBS=1 HEARTH_UI_JOBS_LATER=2
 beside "ui tests in chromium" 1500 npm run --silent test:ui
 # The wrapper must really lint with warnings as errors: a crate with one
 # clippy finding and one rustc warning must fail to build with it.
@@ -196,7 +199,6 @@ if [[ "${CI:-}" == "true" ]]; then
     app_build_inputs "$root"
 fi
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
-touch "$HEARTH_UI_WIDEN_WHEN"
 join "real model ready"
 # The release package from here on, beside the tests (nice: they and the
 # real model come first; it takes the time they leave while they wait).
@@ -220,6 +222,7 @@ beside "real engine: memory and /plan" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_D
     HEARTH_REAL_CHECKS="6 9" HEARTH_REAL_PORT=18084 scripts/test-real.sh
 # .config/nextest.toml: 4 tests at a time, the longest first.
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
+touch "$HEARTH_UI_WIDEN_WHEN"
 # Two shards at once, each its own app, display and simulator.
 step "desktop e2e" 900 tests/e2e/shards.sh "$CARGO_TARGET_DIR/debug/hearth-app"
 step "as an unprivileged user" 900 tests/unprivileged/run.sh

@@ -6,10 +6,11 @@
 // Each file is its own `node --test` process, the largest first, and its
 // output is printed whole when it ends, so files running at once never
 // mix their lines. How many at once: HEARTH_UI_JOBS (default one, node's
-// own default on 2 cores). In CI the suite runs beside the build, and two
-// or three files at once took the build's cores, which the rest of the run
-// waits on (docs/testing.md); once the file named by HEARTH_UI_WIDEN_WHEN
-// exists (scripts/test.sh writes it when the build is over),
+// own default on 2 cores). In CI the suite runs beside the build and the
+// Rust tests, and two or three files at once took the build's cores, which
+// the rest of the run waits on, and starved the tests that play speech in
+// real time (docs/testing.md); once the file named by HEARTH_UI_WIDEN_WHEN
+// exists (scripts/test.sh writes it when the Rust tests are over),
 // HEARTH_UI_JOBS_LATER files run at once (default: the same as before).
 //
 // Arguments: test files (default: every *.test.mjs in tests/ui/), and
