@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, test } from 'node:test';
-import { captureWindow, clickStill, eventually, setSettingsBox, started, startApp } from './support.mjs';
+import { captureWindow, clickStill, eventually, setSettingsBox, started, startApp, typeInto } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -84,8 +84,7 @@ test('a mermaid diagram is drawn in the real webview; a hostile SVG and a script
     });
     window.__start = { title: document.title, href: location.href };
   });
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.setValue('ARTIFACT-E2E: draw the run and the badge');
+  await typeInto(browser, '[data-testid="composer-input"]', 'ARTIFACT-E2E: draw the run and the badge');
   await browser.$('[data-testid="send-button"]').click();
   await eventually(browser, 'the answer completes', async () => {
     const done = browser.$('[data-testid="message-assistant"][data-status="done"]');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, simStats, simUrl, startApp } from './support.mjs';
+import { captureWindow, eventually, simStats, simUrl, startApp, typeInto } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -17,11 +17,9 @@ after(async () => {
 const LIVE = '[data-testid="message-assistant"][data-live="true"]';
 
 async function send(text) {
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForExist({ timeout: 30_000 });
+  await browser.$('[data-testid="composer-input"]').waitForExist({ timeout: 30_000 });
   // Enabled once the session is open (the page opens one at start).
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue(text);
+  await typeInto(browser, '[data-testid="composer-input"]', text);
   await browser.$('[data-testid="send-button"]').click();
 }
 
@@ -153,7 +151,7 @@ test('Stop ends the answer at once and the model stays loaded', async () => {
 test('after a restart the session is there with its interrupted answer, and the text typed and not sent', async () => {
   assert.ok(browser);
   const input = browser.$('[data-testid="composer-input"]');
-  await input.setValue('half a thought, not sent');
+  await typeInto(browser, '[data-testid="composer-input"]', 'half a thought, not sent');
   await eventually(browser, 'the text is kept', async () => (await input.getAttribute('data-kept')) === 'kept' && (await input.getValue()) === 'half a thought, not sent');
   await browser.deleteSession();
   browser = undefined;

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, offerServerInChat, started, startApp } from './support.mjs';
+import { captureWindow, eventually, offerServerInChat, started, startApp, typeInto } from './support.mjs';
 import { answer } from './x11.mjs';
 
 const START_SERVERS = 'Hearth: start MCP servers?';
@@ -103,9 +103,7 @@ test('an MCP server\'s app shows its call\'s result, reaches nothing, and calls 
   // The default profile (Chat, the session's) offers every tool and the server.
   await offerServerInChat(browser, 'basic');
 
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue('Please show me the server time app.');
+  await typeInto(browser, '[data-testid="composer-input"]', 'Please show me the server time app.');
   await click('[data-testid="send-button"]');
   await eventually(browser, 'the call is asked', async () => browser.$('[data-testid="approve-once"]').isExisting(), 60_000);
   await click('[data-testid="approve-once"]');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { captureWindow, eventually, offerServerInChat, started, startApp } from './support.mjs';
+import { captureWindow, eventually, offerServerInChat, started, startApp, typeInto } from './support.mjs';
 import { answer } from './x11.mjs';
 
 const START_SERVERS = 'Hearth: start MCP servers?';
@@ -53,9 +53,7 @@ test('a server added in the Tools panel gives a tool card in a run', async () =>
   // The default profile (Chat, the session's) offers every tool and the server.
   await offerServerInChat(browser, 'everything');
 
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue('Please use the echo tool.');
+  await typeInto(browser, '[data-testid="composer-input"]', 'Please use the echo tool.');
   await click('[data-testid="send-button"]');
   // The server starts for this run; the call asks first, naming it.
   const reach = await eventually(browser, 'the approval names the server', async () => {

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually, started } from './support.mjs';
+import { eventually, started, typeInto } from './support.mjs';
 import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
 import { geometry, pointerTo, startBus, until, windowOf } from './x11.mjs';
 
@@ -67,9 +67,7 @@ function focusIs(focused) {
 
 /** Sends `text` and waits for its approval card. */
 async function askAndWaitForApproval(text) {
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue(text);
+  await typeInto(browser, '[data-testid="composer-input"]', text);
   await click(browser, '[data-testid="send-button"]');
   const seen = await eventually(
     browser,

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { app, eventually, startApp } from './support.mjs';
+import { app, eventually, startApp, typeInto } from './support.mjs';
 
 const simBin = path.resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'debug/hearth-sim');
 const sims = [];
@@ -155,9 +155,7 @@ export async function click(browser, selector) {
 /** Sends `text` and waits for its answer to be complete; the answer's model. */
 export async function answered(browser, text) {
   const before = (await browser.$$('[data-testid="message-assistant"][data-status="done"]')).length;
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue(text);
+  await typeInto(browser, '[data-testid="composer-input"]', text);
   await click(browser, '[data-testid="send-button"]');
   await eventually(browser, `the answer to "${text}"`, async () =>
     (await browser.$$('[data-testid="message-assistant"][data-status="done"]')).length > before,

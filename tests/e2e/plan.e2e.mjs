@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { appFor, cleanup, click, startSim } from './owned.mjs';
-import { captureWindow, eventually } from './support.mjs';
+import { captureWindow, eventually, typeInto } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -30,9 +30,7 @@ const replies = [
 test('/plan runs its phases in the desktop app, waiting for the plan to be run', async () => {
   const url = await startSim([{ name: 'qwen3:8b', capabilities: ['completion', 'tools'] }], 0, replies);
   browser = await appFor(url);
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue('/plan fix the greeting');
+  await typeInto(browser, '[data-testid="composer-input"]', '/plan fix the greeting');
   await click(browser, '[data-testid="send-button"]');
   const proposal = browser.$('[data-testid="plan-proposal"]');
   await proposal.waitForExist({ timeout: 30_000 });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { appFor, cleanup, cliBin, click, removeDir, startSim } from './owned.mjs';
-import { captureWindow, eventually, textOf } from './support.mjs';
+import { captureWindow, eventually, textOf, typeInto } from './support.mjs';
 
 /** @type {import('webdriverio').Browser | undefined} */
 let browser;
@@ -58,9 +58,7 @@ test('a chat in a project searches its folder, and its answer shows the sources 
   // load found the composer enabled but "not interactable" at that moment).
   await eventually(browser, 'the new chat, in the project', async () =>
     (await textOf(browser, '[data-testid="session-project"]'))?.includes('Garden'), 30_000);
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForClickable({ timeout: 30_000 });
-  await input.setValue('When do I prune the roses?');
+  await typeInto(browser, '[data-testid="composer-input"]', 'When do I prune the roses?');
   await click(browser, '[data-testid="send-button"]');
 
   const sources = '[data-testid="message-assistant"] [data-testid="answer-sources"]';

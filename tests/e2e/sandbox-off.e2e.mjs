@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually, started } from './support.mjs';
+import { eventually, started, typeInto } from './support.mjs';
 import { appFor, cleanup, click, removeDir, startSim, toast } from './owned.mjs';
 import { answer } from './x11.mjs';
 
@@ -63,9 +63,7 @@ test('turning the sandbox off is confirmed natively: declined, nothing is saved;
   await toast(browser, 'Saved profile Chat');
   await click(browser, '[data-testid="panel-close"]');
 
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue('Write the note.');
+  await typeInto(browser, '[data-testid="composer-input"]', 'Write the note.');
   await click(browser, '[data-testid="send-button"]');
   const reach = await eventually(browser, 'the approval', async () => {
     const el = browser.$('[data-testid="approval-reach"]');

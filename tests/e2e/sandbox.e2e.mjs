@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually, started } from './support.mjs';
+import { eventually, started, typeInto } from './support.mjs';
 import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hearth-e2e-sandbox-'));
@@ -64,9 +64,7 @@ test('an approved command runs sandboxed as this user: the approval says so, a w
   });
   await click(browser, '[data-testid="panel-close"]');
 
-  const input = browser.$('[data-testid="composer-input"]');
-  await input.waitForEnabled({ timeout: 30_000 });
-  await input.setValue('Tidy the folder.');
+  await typeInto(browser, '[data-testid="composer-input"]', 'Tidy the folder.');
   await click(browser, '[data-testid="send-button"]');
 
   // What the person is told before anything runs: the mechanism the probe

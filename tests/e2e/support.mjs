@@ -124,6 +124,29 @@ export async function eventually(browser, what, check, timeout = 20_000) {
 }
 
 /**
+ * Types `text` into the field `selector`, its old value replaced, once the
+ * page lets it be typed into: enabled, and under nothing. A menu or panel
+ * that is closing takes the pointer and the keys for a moment, and
+ * WebKitWebDriver then refuses with "element not interactable" (two CI runs
+ * under load, 2026-12-07: the composer right after a menu chose a model or
+ * opened a new chat). Tried again until the field holds the text.
+ */
+export async function typeInto(browser, selector, text, timeout = 30_000) {
+  const field = browser.$(selector);
+  await field.waitForEnabled({ timeout });
+  await eventually(browser, `${selector} takes "${text.slice(0, 40)}"`, async () => {
+    if (!(await field.isClickable())) return false;
+    try {
+      await field.setValue(text);
+    } catch (e) {
+      if (/not interactable/i.test(String(e?.message ?? e))) return false;
+      throw e;
+    }
+    return (await field.getValue()) === text;
+  }, timeout);
+}
+
+/**
  * Clicks `selector` once it can be clicked and has stopped moving: a panel
  * whose sections load one after another (Settings: knowledge, voice,
  * hosts) moves what is below them, and a click aimed a moment earlier
