@@ -329,7 +329,10 @@ if runs 9; then
   "$BIN" profiles set Coder --model "$MODEL" --tools read_file,list_dir,search_files,edit_file,write_file,run_shell \
     --workspace "$PROJECT" --auto-approve write_file,edit_file,run_shell --planning off --temperature 0 \
     --max-iterations 4 --review-cycles 0 --max-output-tokens 400 >/dev/null 2>&1
-  timeout "$WAIT_S" "$BIN" plan --backend openai --url "$BASE" --profile Coder --yes --json \
+  # Four phases of several model calls each on one thread: a hang guard as
+  # for the other many-call checks (it took 234 s under one load and ran
+  # past 300 s under a heavier one, in CI on 2026-12-07).
+  timeout $((WAIT_S * 3)) "$BIN" plan --backend openai --url "$BASE" --profile Coder --yes --json \
     "make python3 test_calc.py pass" >"$TMP/plan.log" 2>"$TMP/plan.err"
   rc=$?
   ends=$(jq -c 'select(.is_subagent == false and (.type == "stream_end" or .type == "stream_stopped" or .type == "error"))' "$TMP/plan.log" | grep -c .)
