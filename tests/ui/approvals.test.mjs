@@ -11,9 +11,11 @@ const writeCard = '[data-testid=tool-card][data-tool=write_file]';
 test('allow once: the question shows reach and arguments, buttons lock, the tool runs', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
-    // A slow answer keeps the buttons' disabled state observable; slow ticks
-    // keep the live card (with the decision) on screen long enough to check.
-    await page.evaluate(() => Object.assign(window.__hearthMock.config, { approveDelayMs: 400, tickMs: 200 }));
+    // The answer to the approval is held until the buttons' locked state is
+    // read (a 400 ms delay raced the reads under load, CI 2026-12-07); slow
+    // ticks keep the live card (with the decision) on screen long enough to
+    // check.
+    await page.evaluate(() => Object.assign(window.__hearthMock.config, { approveHeld: true, tickMs: 200 }));
     await send(page, 'write a note');
     const card = page.locator(writeCard);
     const question = card.getByTestId('approval');
@@ -24,6 +26,7 @@ test('allow once: the question shows reach and arguments, buttons lock, the tool
     assert.match(await card.getByTestId('tool-status').textContent(), /waiting/);
     await card.getByTestId('approve-once').click();
     for (const id of ['approve-once', 'approve-session', 'approve-deny']) assert.ok(await card.getByTestId(id).isDisabled(), id);
+    await page.evaluate(() => { window.__hearthMock.config.approveHeld = false; });
     await card.getByTestId('approval-decision').filter({ hasText: 'allowed once' }).waitFor();
     // Done, the card folds; its result is inside.
     await card.getByTestId('tool-output').filter({ hasText: 'wrote 18 bytes' }).waitFor({ state: 'attached' });

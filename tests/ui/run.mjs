@@ -76,8 +76,8 @@ function runFile(file) {
 const queue = [...files];
 await new Promise((done) => {
   // Starts files while there are free places; ends when nothing runs and
-  // nothing is left. Called when a file ends and every second (the build's
-  // end is seen within a second).
+  // nothing is left. Called when a file ends and every second (the end of
+  // the Rust tests is seen within a second).
   const fill = () => {
     while (!stopping && queue.length > 0 && running.size < jobs()) runFile(queue.shift()).then(fill);
     if ((stopping || queue.length === 0) && running.size === 0) {

@@ -70,7 +70,7 @@ export class MockBackend {
    * one); `streamStored`: the message the core
    * would store for it (its view sanitized), when not the text itself.
    */
-  config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveDelayMs: 0, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamChunk: 1, streamStored: null as Partial<MessageView> | null, noSpeaker: false };
+  config = { refuseSendMs: 0, queueDelayMs: 1500, queueRunEnded: false, tickMs: 40, slowDelayMs: 60, reachable: true, approveHeld: false, traceError: false, stepped: false, protocol: PROTOCOL_VERSION as number, streamText: '', streamChunk: 1, streamStored: null as Partial<MessageView> | null, noSpeaker: false };
   /** Set by a test: `preload_model` waits until the test calls it (a load that takes a while). */
   preloadGate: Promise<void> | null = null;
   sessions = new Map<string, Sess>();
@@ -353,7 +353,13 @@ export class MockBackend {
         run.queue.push(q);
         return { kind: 'queued', queue_id: q.queue_id };
       }
-      case 'approve': await new Promise((r) => setTimeout(r, this.config.approveDelayMs)); return this.approve(String(a.requestId), a.decision);
+      case 'approve': {
+        // `approveHeld`: the answer waits until the test clears it, so the
+        // page's state while it waits (buttons locked) is read with nothing
+        // to race.
+        while (this.config.approveHeld) await new Promise((r) => setTimeout(r, 20));
+        return this.approve(String(a.requestId), a.decision);
+      }
       case 'answer_plan': return this.answerPlan(String(a.requestId), a.answer as PlanAnswer);
       case 'voice_start': { const ch = a.onEvent as ChannelLike; let i = 0; this.voice.start(a.source, (e) => this.deliver(ch, i++, e)); return null; }
       case 'voice_stop': return this.voice.stop();
