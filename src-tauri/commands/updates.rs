@@ -134,13 +134,12 @@ pub async fn install_update(
     // this one keeps running. The path is logged: a restart that never
     // comes back is read from here.
     let exe = tauri::process::current_binary(&app.env()).map_err(|e| ErrorInfo {
-        code: ErrorCode::BackendFailed,
+        // Installing again would not help: the person restarts it.
         recovery: Recovery::None,
-        message: format!(
+        ..failed(format!(
             "Hearth {version} is installed, but cannot start itself in place of this one ({e}): \
              quit Hearth and open it again."
-        ),
-        details: None,
+        ))
     })?;
     tracing::info!(exe = %exe.display(), "update {version} installed: restarting");
     let _ = on_progress.send(UpdateProgress::Restarting);
