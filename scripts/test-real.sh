@@ -58,7 +58,10 @@ REALMODEL=$ROOT/scripts/realmodel
 REALMODEL_HOME=${REALMODEL_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/hearth-realmodel}
 PORT=${HEARTH_REAL_PORT:-18080}
 MODEL=qwen2.5-coder:0.5b # the alias start.sh gives qwen05
-MAX_ITERATIONS=6
+# Check 4's cap on model calls: the call, its result back to the model, and
+# one more (a 0.5B model calls the calculator again with the result, greedy,
+# every run; the repeat guard would take two more calls to end that).
+MAX_ITERATIONS=3
 WAIT_S=300 # the longest any one command or wait below may take (a loaded 2-core machine)
 cd "$ROOT"
 

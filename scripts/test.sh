@@ -48,11 +48,12 @@ fi
 # content of the files rather than their times (scripts/build-cache.sh).
 # shellcheck source=scripts/build-cache.sh
 source scripts/build-cache.sh
-# A fresh clone has new paths and times: incremental data of the last
-# clone is never reused, and writing it costs every compile of our crates.
-if [[ "${CI:-}" == "true" ]]; then
-    export CARGO_INCREMENTAL=0
-fi
+# Our crates compile incrementally, debug and release (Cargo.toml's
+# profiles decide, not the caller's environment, so every run builds the
+# cache in one mode): a clone at the same path as the last run's reuses
+# rustc's incremental data, and a one-file change recompiles what it
+# touches (docs/adr/0013-build-profiles.md).
+unset CARGO_INCREMENTAL
 
 features=(--features tauri/custom-protocol)
 started=$SECONDS
