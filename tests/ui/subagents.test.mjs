@@ -4,7 +4,7 @@
 // repeat across runs and sub-agents).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { send, setup, waitIdle } from './harness.mjs';
+import { send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -30,8 +30,14 @@ test('opening a session renders its sub-agents under the stored spawn_agent card
 test('a sub-agent whose own spawn_agent repeats its parent call id nests under its own card, live and stored', () =>
   withApp('', async ({ page }) => {
     await page.getByTestId('new-session').click();
-    await page.evaluate(() => (window.__hearthMock.config.tickMs = 150));
+    // Stepped: the live view is checked with the run held right after the
+    // outer sub-agent's result (the second tool_event), not raced against
+    // the answer's end (at a tick of 150 ms it ended 600 ms later, and a
+    // loaded machine read the live message after it was gone, CI 2026-12-07).
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'deep please');
+    await stepUntil(page, 'tool_event'); // the inner sub-agent's result, to the outer one
+    await stepUntil(page, 'tool_event'); // the outer sub-agent's result, to the run
     const check = async (scope) => {
       const outer = scope.locator('[data-testid=tool-card][data-tool=spawn_agent]').first().getByTestId('subagent').first();
       await outer.getByText('Outer agent text.').waitFor();
@@ -45,6 +51,7 @@ test('a sub-agent whose own spawn_agent repeats its parent call id nests under i
       assert.equal(await scope.getByText('Outer agent text.').count(), 1);
     };
     await check(page.locator('[data-testid=message-assistant][data-live=true]'));
+    await stepAll(page);
     await waitIdle(page);
     await page.getByTestId('message-assistant').last().getByText('Deep work done.').waitFor();
     await check(page.getByTestId('message-assistant').last());
