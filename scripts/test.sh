@@ -68,11 +68,29 @@ export RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 logs="$(mktemp -d -t hearth-test.XXXXXX)"
 
-# report NAME RC T0: the line a step ends with.
+# cpu_s: the CPU time (user and system, in seconds) of this shell's
+# children that have ended so far: a step's time on the cores beside its
+# time on the clock (docs/testing.md). What a step starts and leaves to run
+# on its own (a model server) is not counted.
+# Sets $cpu, not printed: a command substitution would be a shell of its
+# own, with no children.
+tick_hz=$(getconf CLK_TCK)
+cpu_s() {
+    local f
+    read -ra f <"/proc/$BASHPID/stat"
+    cpu=$(((f[15] + f[16]) / tick_hz))
+}
+
+# report NAME RC T0 [LIMIT] [CPU0]: the line a step ends with.
 report() {
-    local name=$1 rc=$2 t0=$3 limit=${4:-}
+    local name=$1 rc=$2 t0=$3 limit=${4:-} cpu0=${5:-}
     if ((rc == 0)); then
-        printf '==> %s: ok (%ss)\n' "$name" "$((SECONDS - t0))"
+        local used=""
+        if [[ -n "$cpu0" ]]; then
+            cpu_s
+            used=", $((cpu - cpu0))s of CPU"
+        fi
+        printf '==> %s: ok (%ss%s)\n' "$name" "$((SECONDS - t0))" "$used"
     elif ((rc == 124 || rc == 137)); then
         printf '\n==> %s: timed out after %ss\n' "$name" "$limit" >&2
     else
@@ -85,11 +103,13 @@ report() {
 step() {
     local name=$1 limit=$2
     shift 2
-    local t0=$SECONDS
+    local t0=$SECONDS cpu cpu0
+    cpu_s
+    cpu0=$cpu
     printf '\n==> %s\n' "$name"
     local rc=0
     timeout --kill-after=30 "$limit" "$@" || rc=$?
-    report "$name" "$rc" "$t0" "$limit"
+    report "$name" "$rc" "$t0" "$limit" "$cpu0"
     ((rc == 0)) || exit "$rc"
 }
 
@@ -107,7 +127,8 @@ beside() {
         t0=$SECONDS
         rc=0
         timeout --kill-after=30 "$limit" "$@" </dev/null >"$log" 2>&1 || rc=$?
-        echo "$((SECONDS - t0))" >"$log.took"
+        cpu_s
+        echo "$((SECONDS - t0))s, ${cpu}s of CPU" >"$log.took"
         exit "$rc"
     ) &
     bg_pid[$name]=$!
@@ -127,7 +148,7 @@ join() {
     local took
     took="$(cat "${bg_log[$name]}.took" 2>/dev/null || echo "?")"
     if ((rc == 0)); then
-        printf '==> %s: ok (%ss, beside the steps above)\n' "$name" "$took"
+        printf '==> %s: ok (%s, beside the steps above)\n' "$name" "$took"
     else
         report "$name" "$rc" "${bg_t0[$name]}" "${bg_limit[$name]}"
         exit "$rc"

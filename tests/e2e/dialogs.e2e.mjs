@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually, started } from './support.mjs';
+import { clickInSettings, eventually, started } from './support.mjs';
 import { answered, appFor, cleanup, click, removeDir, startSim, toast } from './owned.mjs';
 import { focusWindow, press, typeText, until, windowTitled } from './x11.mjs';
 
@@ -31,7 +31,20 @@ after(async () => {
 async function dialog(title) {
   // A GTK file chooser that is the first of its run loads its themes and
   // icons: beside a build on two cores that once took more than 30 s.
-  const id = await until(`the dialog "${title}" opens (app log: ${log})`, () => windowTitled(title), 90_000);
+  let id;
+  try {
+    id = await until(`the dialog "${title}" opens (app log: ${log})`, () => windowTitled(title), 90_000);
+  } catch (e) {
+    // The folder with the log is gone after the run: what the app said.
+    let lines = [];
+    try {
+      lines = readFileSync(log, 'utf8').trimEnd().split('\n').slice(-30);
+    } catch (read) {
+      lines = [`(not read: ${read.message})`];
+    }
+    console.log(`# the app's log, last lines:\n${lines.map((l) => `#   ${l}`).join('\n')}`);
+    throw e;
+  }
   focusWindow(id);
   return id;
 }
@@ -110,7 +123,7 @@ test('a session exports through the Save dialog, named after its title; conversa
     ]),
   );
   await click(browser, '[data-testid="open-settings"]');
-  await click(browser, '[data-testid="import-button"]');
+  await clickInSettings(browser, '[data-testid="import-button"]');
   await dialog('Import conversations');
   press('ctrl+l');
   typeText(path.basename(exported));

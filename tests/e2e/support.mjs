@@ -179,13 +179,34 @@ export async function setSettingsBox(browser, testid, on) {
   const selector = `[data-testid="${testid}"]`;
   const box = browser.$(selector);
   await box.waitForClickable({ timeout: 30_000 });
-  // The knowledge section above it loads after the panel opens.
-  await eventually(browser, 'the knowledge section read', async () => {
-    const list = browser.$('[data-testid="knowledge-folders"]');
-    return (await list.isExisting()) && (await list.getAttribute('aria-busy')) !== 'true';
-  });
+  await settingsRead(browser);
   if ((await box.isSelected()) !== on) await clickStill(browser, selector);
   await eventually(browser, `${testid} ${on ? 'on' : 'off'}`, async () => (await box.isSelected()) === on);
+}
+
+/**
+ * Waits until the open Settings panel's lists that load after it opens
+ * (hosts, knowledge folders) are read: each changes the height of what is
+ * below it.
+ */
+export async function settingsRead(browser) {
+  for (const [list, what] of [['host-list', 'hosts'], ['knowledge-folders', 'knowledge folders']]) {
+    await eventually(browser, `the ${what} in Settings read`, async () => {
+      const el = browser.$(`[data-testid="${list}"]`);
+      return (await el.isExisting()) && (await el.getAttribute('aria-busy')) !== 'true';
+    });
+  }
+}
+
+/**
+ * Clicks the button `selector` of the open Settings panel once the lists
+ * above it are read and it stands still. The import button, clicked while
+ * they loaded, missed: no dialog came in 90 s (CI under load, 2026-12-08).
+ */
+export async function clickInSettings(browser, selector) {
+  await browser.$(selector).waitForClickable({ timeout: 30_000 });
+  await settingsRead(browser);
+  await clickStill(browser, selector);
 }
 
 /** Text of the element, or null when it is not there. */
