@@ -68,12 +68,13 @@ export RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 logs="$(mktemp -d -t hearth-test.XXXXXX)"
 
-# cpu_s: the CPU time (user and system, in seconds) of this shell's
-# children that have ended so far: a step's time on the cores beside its
-# time on the clock (docs/testing.md). What a step starts and leaves to run
-# on its own (a model server) is not counted.
-# Sets $cpu, not printed: a command substitution would be a shell of its
-# own, with no children.
+# cpu_s: the CPU time (user and system, in whole seconds) of this shell's
+# children that have ended so far, in $cpu (not printed: a command
+# substitution would be a shell of its own, with no children). Each step
+# runs in a subshell of its own and reads it there as it ends, so the count
+# is that step's processes and nothing else: the main shell also collects
+# the steps that run beside as they end. What a step leaves running on its
+# own (a model server, a display) is not counted.
 tick_hz=$(getconf CLK_TCK)
 cpu_s() {
     local f
@@ -81,16 +82,12 @@ cpu_s() {
     cpu=$(((f[15] + f[16]) / tick_hz))
 }
 
-# report NAME RC T0 [LIMIT] [CPU0]: the line a step ends with.
+# report NAME RC T0 [LIMIT] [CPU]: the line a step ends with (CPU: the
+# seconds of CPU it used, when known).
 report() {
-    local name=$1 rc=$2 t0=$3 limit=${4:-} cpu0=${5:-}
+    local name=$1 rc=$2 t0=$3 limit=${4:-} used=${5:-}
     if ((rc == 0)); then
-        local used=""
-        if [[ -n "$cpu0" ]]; then
-            cpu_s
-            used=", $((cpu - cpu0))s of CPU"
-        fi
-        printf '==> %s: ok (%ss%s)\n' "$name" "$((SECONDS - t0))" "$used"
+        printf '==> %s: ok (%ss%s)\n' "$name" "$((SECONDS - t0))" "${used:+, ${used}s of CPU}"
     elif ((rc == 124 || rc == 137)); then
         printf '\n==> %s: timed out after %ss\n' "$name" "$limit" >&2
     else
@@ -103,13 +100,18 @@ report() {
 step() {
     local name=$1 limit=$2
     shift 2
-    local t0=$SECONDS cpu cpu0
-    cpu_s
-    cpu0=$cpu
+    local t0=$SECONDS
     printf '\n==> %s\n' "$name"
     local rc=0
-    timeout --kill-after=30 "$limit" "$@" || rc=$?
-    report "$name" "$rc" "$t0" "$limit" "$cpu0"
+    rm -f "$logs/step.cpu"
+    (
+        rc=0
+        timeout --kill-after=30 "$limit" "$@" || rc=$?
+        cpu_s
+        echo "$cpu" >"$logs/step.cpu"
+        exit "$rc"
+    ) || rc=$?
+    report "$name" "$rc" "$t0" "$limit" "$(cat "$logs/step.cpu" 2>/dev/null || true)"
     ((rc == 0)) || exit "$rc"
 }
 
@@ -222,20 +224,27 @@ if [[ "${CI:-}" == "true" ]]; then
 fi
 step "cargo build and clippy" 3600 cargo build --workspace --all-targets --timings "${features[@]}"
 join "real model ready"
-# The release package from here on, beside the tests (nice: they and the
-# real model come first; it takes the time they leave while they wait).
-# Plain rustc for what users run, trusting this machine's update key
-# (scripts/update-key.sh; docs/updates.md) so that the update test can
-# sign a newer package for it. The key is kept with the cache: a warm run
+# The release package from here on, beside the tests: it takes the time
+# they leave while they wait. Plain rustc for what users run, trusting this
+# machine's update key (scripts/update-key.sh; docs/updates.md) so that the
+# update test can sign a newer package for it. The key is kept with the cache: a warm run
 # builds with the same one and recompiles nothing for it. No
 # beforeBuildCommand: the UI was built above, and writing ui/dist again
 # while the tests run would make their cargo rebuild the app.
 update_pubkey="$(scripts/update-key.sh)"
-beside "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+# Niced only while the cache has no release build: on a new machine it
+# compiles every dependency at `opt-level = 3` (about 1,700 s of CPU), which
+# would take the tests' cores. With one, it compiles only what changed,
+# incrementally (a minute or so of CPU), and at a tenth of the machine
+# beside the tests it waited for their end (CI under load, 2026-12-08: one
+# app file's release compile not done after 730 s).
+release_nice=0
+[[ -x "$CARGO_TARGET_DIR/release/hearth-app" ]] || release_nice=10
+beside "release package" 2400 nice -n "$release_nice" env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
     HEARTH_UPDATE_PUBKEY="$update_pubkey" npx tauri build --bundles deb,rpm \
     --config '{"build":{"beforeBuildCommand":""}}'
 # The real model on one thread, beside the tests, the e2e and the release
-# build (which yields to it: nice), so none waits for the other; in two
+# build (which yields to it when niced), so none waits for the other; in two
 # parts, each with a server of its own: its two longest checks (memory and
 # /plan) beside the rest, so the stage is not the run's longest path.
 beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
@@ -251,7 +260,7 @@ step "as an unprivileged user" 900 tests/unprivileged/run.sh
 # Joined here, not after the build: when only our crates compile (a warm
 # cache), the build ends minutes before the Chromium tests do.
 join "ui tests in chromium"
-# The tests are over: the release build no longer yields to them.
+# The tests are over: a niced release build no longer yields to them.
 unnice "release package"
 join "release package"
 step "package install" 600 tests/package/run.sh

@@ -114,12 +114,17 @@ test('a message refused before the run was kept: ended(error), the text and file
     await page.getByTestId('attach-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('some notes') });
     const composerFiles = page.getByTestId('composer-wrap').getByTestId('attachment-name');
     await composerFiles.filter({ hasText: 'notes.txt' }).waitFor();
+    // The send is held while the page is read as it starts: with only the
+    // 400 ms before the refusal, a loaded machine read it after the refusal
+    // had put the file back (CI, 2026-12-08).
+    await page.evaluate(() => window.__hearthMock.holdSend());
     await send(page, 'a message the server will refuse');
     await phase(page, 'starting').waitFor();
     // While it starts, the message is shown as sent, with its file; the composer is empty.
     await page.getByTestId('message-user').filter({ hasText: 'a message the server will refuse' }).waitFor();
     assert.equal(await composerFiles.count(), 0);
     assert.equal(await page.getByTestId('transcript').getByTestId('attachment-name').textContent(), 'notes.txt');
+    await page.evaluate(() => window.__hearthMock.releaseSend());
 
     await phase(page, 'ended', 'error').waitFor({ timeout: 10_000 });
     await page.locator('[data-testid=run-error][data-code=invalid_input]').waitFor();

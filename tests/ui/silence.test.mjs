@@ -47,6 +47,12 @@ test('a running answer says what the model is doing: loading, reading the prompt
   withApp('', async ({ page }) => {
     await page.clock.install();
     await send(page, 'slow start');
+    // The script is timed from the run's start: the clock moves only once the
+    // mock has started it. Pressing Enter returns before the page sends, and
+    // a run started part way into the first second moved every later event
+    // (the call's 200 characters came after the clock had stopped: CI,
+    // 2026-12-08).
+    await page.waitForFunction(() => [...window.__hearthMock.runs.values()].some((r) => !r.done), null, { timeout: 10_000 });
     const line = page.getByTestId('run-progress');
     await page.clock.runFor(3_000);
     await page.locator('[data-testid=run-progress][data-phase=loading]').waitFor();
