@@ -232,19 +232,21 @@ join "real model ready"
 # beforeBuildCommand: the UI was built above, and writing ui/dist again
 # while the tests run would make their cargo rebuild the app.
 update_pubkey="$(scripts/update-key.sh)"
-# Niced only while the cache has no release build: on a new machine it
-# compiles every dependency at `opt-level = 3` (about 1,700 s of CPU), which
-# would take the tests' cores. With one, it compiles only what changed,
-# incrementally (a minute or so of CPU), and at a tenth of the machine
-# beside the tests it waited for their end (CI under load, 2026-12-08: one
-# app file's release compile not done after 730 s).
-release_nice=0
-[[ -x "$CARGO_TARGET_DIR/release/hearth-app" ]] || release_nice=10
-beside "release package" 2400 nice -n "$release_nice" env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+# Niced while nextest runs: its speech tests play in real time, and beside
+# a release compile at full priority the speech server did not answer in
+# time (CI under load, 2026-12-08). After nextest it runs at full priority
+# when the cache has a release build, since it then compiles only what
+# changed, incrementally (a minute or so of CPU; left at a tenth of the
+# machine it was still compiling 730 s into a run under load). A new
+# machine's release build (every dependency at `opt-level = 3`, about
+# 1,700 s of CPU) stays niced until the tests are over.
+warm_release=false
+[[ -x "$CARGO_TARGET_DIR/release/hearth-app" ]] && warm_release=true
+beside "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
     HEARTH_UPDATE_PUBKEY="$update_pubkey" npx tauri build --bundles deb,rpm \
     --config '{"build":{"beforeBuildCommand":""}}'
 # The real model on one thread, beside the tests, the e2e and the release
-# build (which yields to it when niced), so none waits for the other; in two
+# build (which yields to it while niced), so none waits for the other; in two
 # parts, each with a server of its own: its two longest checks (memory and
 # /plan) beside the rest, so the stage is not the run's longest path.
 beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
@@ -253,6 +255,9 @@ beside "real engine: memory and /plan" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_D
     HEARTH_REAL_CHECKS="6 9" HEARTH_REAL_PORT=18084 scripts/test-real.sh
 # .config/nextest.toml: 4 tests at a time, the longest first.
 step "cargo nextest" 2400 cargo nextest run --workspace "${features[@]}"
+if $warm_release; then
+    unnice "release package"
+fi
 touch "$HEARTH_UI_WIDEN_WHEN"
 # Two shards at once, each its own app, display and simulator.
 step "desktop e2e" 900 tests/e2e/shards.sh "$CARGO_TARGET_DIR/debug/hearth-app"
