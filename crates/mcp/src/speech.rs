@@ -14,11 +14,17 @@ pub struct Speech(pub Arc<Server>);
 
 #[async_trait]
 impl SpeechServer for Speech {
-    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, SpeechError> {
+    async fn start(&self) -> Result<(), SpeechError> {
         let name = self.0.name();
         self.0.prepare().await.map_err(|e| {
             SpeechError::Unavailable(format!("the MCP server \"{name}\" cannot start: {e}"))
-        })?;
+        })
+    }
+
+    async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, SpeechError> {
+        let name = self.0.name();
+        // Started already by the caller's `start` (at once when it runs).
+        self.start().await?;
         let found = self.0.tools().into_iter().find(|t| t.remote_name() == tool);
         let Some(t) = found else {
             return Err(SpeechError::NoTool {

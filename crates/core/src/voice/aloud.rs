@@ -249,14 +249,7 @@ async fn bounded(
     tool: &str,
     args: serde_json::Value,
 ) -> Result<String, SpeechError> {
-    tokio::time::timeout(CALL_WITHIN, server.call(tool, args))
-        .await
-        .unwrap_or_else(|_| {
-            Err(SpeechError::Timeout {
-                tool: tool.to_owned(),
-                secs: CALL_WITHIN.as_secs(),
-            })
-        })
+    super::bounded_call(server, tool, args, CALL_WITHIN).await
 }
 
 fn head(s: &str) -> String {

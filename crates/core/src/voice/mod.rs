@@ -104,9 +104,49 @@ fn needs(tool: &str) -> String {
 /// its tools called by name.
 #[async_trait]
 pub trait SpeechServer: Send + Sync {
+    /// Starts the server if it does not run yet (its process, its model);
+    /// at once when it runs. A first call waits for this under
+    /// [`START_WITHIN`], apart from the call's own bound.
+    async fn start(&self) -> Result<(), SpeechError> {
+        Ok(())
+    }
+
     /// Call `tool` with `arguments` (a JSON object); the text it answers,
     /// or why the call failed.
     async fn call(&self, tool: &str, arguments: serde_json::Value) -> Result<String, SpeechError>;
+}
+
+/// How long a speech server may take to start. Its process loads a speech
+/// model first (Piper's voice, Whisper): a second or two on a quiet machine,
+/// and more than the 15 s a call may take on two loaded cores (CI,
+/// 2026-12-08), so a first sentence read aloud was lost to the start.
+pub const START_WITHIN: Duration = Duration::from_secs(60);
+
+/// `tool` on `server` within `within`, once the server has started within
+/// [`START_WITHIN`].
+pub(crate) async fn bounded_call(
+    server: &dyn SpeechServer,
+    tool: &str,
+    args: serde_json::Value,
+    within: Duration,
+) -> Result<String, SpeechError> {
+    match tokio::time::timeout(START_WITHIN, server.start()).await {
+        Ok(started) => started?,
+        Err(_) => {
+            return Err(SpeechError::Unavailable(format!(
+                "the speech server did not start within {} s",
+                START_WITHIN.as_secs()
+            )));
+        }
+    }
+    tokio::time::timeout(within, server.call(tool, args))
+        .await
+        .unwrap_or_else(|_| {
+            Err(SpeechError::Timeout {
+                tool: tool.to_owned(),
+                secs: within.as_secs(),
+            })
+        })
 }
 
 /// Where the runtime's events go (the app's channel, the CLI's loop).

@@ -282,11 +282,5 @@ async fn call(
     args: serde_json::Value,
     within: Duration,
 ) -> Result<String, SpeechError> {
-    match tokio::time::timeout(within, server.call(tool, args)).await {
-        Ok(r) => r,
-        Err(_) => Err(SpeechError::Timeout {
-            tool: tool.to_owned(),
-            secs: within.as_secs(),
-        }),
-    }
+    super::bounded_call(server.as_ref(), tool, args, within).await
 }

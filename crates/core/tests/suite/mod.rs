@@ -20,4 +20,5 @@ mod stored;
 mod subagent;
 mod tools;
 mod voice;
+mod voice_start;
 mod workflow;
