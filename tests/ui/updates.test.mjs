@@ -39,9 +39,14 @@ test('updates: checking says so, then that this is the newest version, politely,
     assert.equal(await page.getByTestId('update-status').getAttribute('aria-live'), 'polite');
     assert.equal(await page.getByTestId('update-progress').getAttribute('aria-live'), 'polite');
     assert.equal(await page.getByTestId('update-install').count(), 0);
-    // Checking again: the old answer goes until the new one comes (said again, not left stale).
+    // Checking again: the old answer goes until the new one comes (said again,
+    // not left stale). Held while read: the mock's answer came before a loaded
+    // machine read the status (CI, 2026-12-08).
+    await page.evaluate(() => (window.__hearthMock.updates.hold = 'checking'));
     await button.click();
+    await page.getByTestId('update-check').filter({ hasText: 'Checking…' }).waitFor();
     assert.equal(await page.getByTestId('update-status').textContent(), '');
+    await page.evaluate(() => (window.__hearthMock.updates.hold = null));
     await status(page, 'Hearth 0.1.0 is the newest version.');
     assert.equal((await calls(page, 'check_update')).length, 2);
   }));
