@@ -5,7 +5,8 @@
 //! same path as a typed message (so a final that comes during an answer is
 //! queued like a typed one).
 //!
-//! Nothing here hangs: every call to the server is bounded, a session that
+//! Nothing here hangs: the server's start and every call to it are bounded
+//! apart ([`START_WITHIN`], then the call's own bound), a session that
 //! does not start listening in time is ended, a server that stops
 //! answering is given up after a few tries, and Stop is taken as soon as
 //! the poll in flight (bounded) returns; the server is then asked to finish
