@@ -46,6 +46,11 @@ test("Hearth's notice on an answer it ended is shown apart, never inside the ans
 test('a running answer says what the model is doing: loading, reading the prompt, writing a call, tokens so far', () =>
   withApp('', async ({ page }) => {
     await page.clock.install();
+    // Paused: an installed clock otherwise also runs on with real time, and
+    // a loaded machine's seconds between the steps below moved the script
+    // past what they read (CI, 2026-12-08). Only runFor moves it now.
+    const t0 = await page.evaluate(() => Date.now());
+    await page.clock.pauseAt(t0 + 100);
     await send(page, 'slow start');
     // The script is timed from the run's start: the clock moves only once the
     // mock has started it. Pressing Enter returns before the page sends, and
