@@ -109,7 +109,8 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
     libssl-dev libayatana-appindicator3-dev librsvg2-dev bubblewrap mold)
 # What the tests need: a headless X server, the WebKit WebDriver,
 # screenshots, and Debian's Chromium for the UI tests (no browser is ever
-# downloaded by a tool: playwright-core drives this one).
+# downloaded by a tool: playwright-core drives this one; its headless shell,
+# chromium-headless-shell, runs the suite: tests/ui/harness.mjs).
 # python3 and util-linux (flock, setsid) are what the sandbox's attack
 # suite runs inside the sandbox. python3-venv, cmake's build of llama.cpp
 # (build-essential), curl and jq are the real-engine stage's
@@ -130,7 +131,7 @@ build_pkgs=(libwebkit2gtk-4.1-dev build-essential pkg-config file libxdo-dev
 # makes the certificate of tests/package/update.sh's https server, and sudo
 # is how the updater (tauri-plugin-updater) runs dpkg there: as root it
 # asks for no password, as a desktop user pkexec or a password prompt does.
-test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium python3 util-linux
+test_pkgs=(xvfb xauth webkit2gtk-driver imagemagick chromium chromium-headless-shell python3 util-linux
     python3-venv python3-gi curl jq dbus gnome-keyring espeak-ng sox alsa-utils xdotool x11-utils
     rpm cpio openssl sudo)
 
@@ -245,12 +246,36 @@ fi
 
 # -------------------------------------------------------------- npm packages
 # npm ci when node_modules is missing or was installed from another lockfile.
+# What npm ci made is kept under $HEARTH_CACHE/node_modules, one copy per
+# lockfile, Node version and machine, and the next clone copies it: npm ci
+# unpacks 521 packages (32,000 files) every time, about 38 s of a CI run's
+# setup on 2 cores, where a copy of the same files takes a few seconds. The
+# copy is a real one, not links: nothing the clone does to its own
+# node_modules (vite's cache) reaches the kept one.
 lock_hash="$(sha256sum package-lock.json | awk '{print $1}')"
 stamp=node_modules/.hearth-lock-sha256
 if [[ ! -d node_modules || ! -f "$stamp" || "$(cat "$stamp")" != "$lock_hash" ]]; then
-    say "npm ci"
-    npm ci --no-audit --no-fund
-    printf '%s\n' "$lock_hash" >"$stamp"
+    npm_cache="${HEARTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hearth}/node_modules"
+    kept="$npm_cache/$lock_hash-node$(node --version)-$(uname -m)"
+    if [[ -f "$kept/.hearth-lock-sha256" ]]; then
+        say "node_modules copied from $kept"
+        rm -rf node_modules
+        cp -a "$kept" node_modules
+    else
+        say "npm ci"
+        npm ci --no-audit --no-fund
+        printf '%s\n' "$lock_hash" >"$stamp"
+        # Kept whole or not at all (copied aside, then renamed), and only the
+        # newest three lockfiles' copies stay.
+        mkdir -p "$npm_cache"
+        part=$(mktemp -d "$npm_cache/.part.XXXXXX")
+        if cp -a node_modules "$part/copy" && mv -T "$part/copy" "$kept" 2>/dev/null; then
+            say "node_modules kept in $kept for the next clone"
+        fi
+        rm -rf "$part"
+        # shellcheck disable=SC2012 # names made above: no odd characters
+        ls -1td "$npm_cache"/*-node* 2>/dev/null | tail -n +4 | xargs -r rm -rf
+    fi
 else
     say "node_modules up to date"
 fi

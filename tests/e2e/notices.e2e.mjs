@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { eventually, started, typeInto } from './support.mjs';
+import { clickStill, eventually, started, typeInto } from './support.mjs';
 import { appFor, cleanup, click, removeDir, startSim } from './owned.mjs';
 import { geometry, pointerTo, startBus, until, windowOf } from './x11.mjs';
 
@@ -88,8 +88,14 @@ async function askAndWaitForApproval(text) {
   assert.equal(seen, 'asked', `the call was to ask first; log: ${readFileSync(log, 'utf8').slice(-3000)}`);
 }
 
+/**
+ * Denies the waiting call once its card stands still: the session opened by
+ * a notice's click scrolls to its end after the card is shown, and a Deny
+ * clicked then lands where the button was (CI under load, 2026-12-08: the
+ * approval stayed waiting after the click).
+ */
 async function denyAndWaitForTheAnswer(text) {
-  await click(browser, '[data-testid="approve-deny"]');
+  await clickStill(browser, '[data-testid="approve-deny"]');
   await eventually(browser, `the answer "${text}"`, async () => {
     for (const d of await browser.$$('[data-testid="message-assistant"][data-status="done"]')) if ((await d.getText()).includes(text)) return true;
     return false;
