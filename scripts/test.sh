@@ -248,14 +248,16 @@ beside "release package" 2400 nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPP
 # The real model on one thread, beside the tests, the e2e and the release
 # build (which yields to it while niced), so none waits for the other; in
 # three parts of about the same length, each with a server of its own (and
-# its port above for a second one): memory; the cache and /plan; the rest.
+# its port above for a second one): memory, the tool call and reasoning;
+# the cache and /plan; the rest (the seeded Agent on 0.5B and 1.5B its
+# longest check).
 # In two parts (memory and /plan beside the rest) each took 860 s under
 # load and was the run's longest path: a server on one thread beside a
 # build gets a small share of the machine (docs/testing.md).
 beside "real engine" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
-    HEARTH_REAL_CHECKS="1 3 4 5 7 8 10 11 12" scripts/test-real.sh
-beside "real engine: memory" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
-    HEARTH_REAL_CHECKS="6" HEARTH_REAL_PORT=18084 scripts/test-real.sh
+    HEARTH_REAL_CHECKS="1 3 7 8 10 11 12" scripts/test-real.sh
+beside "real engine: memory, the tool call, reasoning" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
+    HEARTH_REAL_CHECKS="4 5 6" HEARTH_REAL_PORT=18084 scripts/test-real.sh
 beside "real engine: the cache and /plan" 2400 env HEARTH_PREBUILT="$CARGO_TARGET_DIR/debug" \
     HEARTH_REAL_CHECKS="2 9" HEARTH_REAL_PORT=18088 scripts/test-real.sh
 # .config/nextest.toml: 4 tests at a time, the longest first.
@@ -277,7 +279,7 @@ step "package install" 600 tests/package/run.sh
 step "package update" 600 tests/package/update.sh
 step "rpm package" 600 tests/package/rpm.sh
 join "real engine"
-join "real engine: memory"
+join "real engine: memory, the tool call, reasoning"
 join "real engine: the cache and /plan"
 
 printf '\n==> all checks passed in %ss\n' "$((SECONDS - started))"

@@ -8,9 +8,10 @@
 #
 # The files ($HEARTH_E2E_TESTS or tests/e2e/*.e2e.mjs) are dealt longest
 # first to the shard with less work so far. How long a file takes is read
-# from the table below (seconds in CI's run of 2026-12-07, a cargo build
-# beside it); a file not in it counts as 8 s. The table only balances the
-# shards: a wrong entry makes one shard longer, never a test wrong.
+# from the table below (seconds its tests took in CI's run of 2026-12-08, a
+# cargo build beside it); a file not in it counts as 8 s. The table only
+# balances the shards: a wrong entry makes one shard longer, never a test
+# wrong.
 # Each shard's output is printed whole when it ends, the first one's
 # first; the run fails if either shard fails.
 set -euo pipefail
@@ -19,9 +20,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
 declare -A took=(
-    [dialogs]=55 [mcp-apps]=27 [mcp]=22 [sandbox-off]=21 [chat]=20
-    [firstrun]=18 [artifacts]=17 [voice]=11 [hosts]=10 [desktop]=8
-    [notices]=7 [sandbox]=7 [projects]=6 [attachments]=5 [plan]=4 [shell]=2
+    [dialogs]=88 [firstrun]=70 [mcp-apps]=60 [artifacts]=46 [sandbox-off]=44
+    [hosts]=43 [mcp]=42 [voice]=42 [chat]=40 [notices]=39 [projects]=33
+    [attachments]=29 [sandbox]=25 [plan]=23 [desktop]=20 [shell]=11
 )
 weight() {
     local name

@@ -4,7 +4,7 @@
 // session after switching away.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { send, setup, waitIdle } from './harness.mjs';
+import { send, setup, stepAll, stepUntil, waitIdle } from './harness.mjs';
 
 const withApp = setup({ before, after });
 
@@ -50,9 +50,16 @@ test('compaction: a notice in that answer, the warning gone once there is room, 
     await send(page, 'context 90');
     await page.getByTestId('context-warning').waitFor();
     await waitIdle(page);
+    // Stepped: the live answer is read with the run held right after the
+    // compaction, not raced against the answer's end (three deltas later at
+    // 40 ms a tick: a loaded machine read it after it had ended, CI
+    // 2026-12-08).
+    await page.evaluate(() => (window.__hearthMock.config.stepped = true));
     await send(page, 'compact please');
+    await stepUntil(page, 'context_compacted');
     const live = page.locator('[data-testid=message-assistant][data-live=true]');
     await live.getByTestId('compaction-notice').waitFor();
+    await stepAll(page);
     await waitIdle(page);
     const text = 'Summarized the first 12 messages to make room (~7864 → ~2150 tokens). Nothing was deleted.';
     const answer = page.getByTestId('message-assistant').last();

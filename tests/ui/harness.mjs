@@ -244,6 +244,8 @@ export function setup(hooks) {
  * by one until one of `type` is out (fails if the run ends first).
  */
 export async function stepUntil(page, type) {
+  // Pressing Enter returns before the page has asked for the run.
+  await page.waitForFunction(() => [...window.__hearthMock.runs.values()].some((r) => !r.done && r.held.length > 0), null, { timeout: 10_000 });
   for (;;) {
     const sent = await page.evaluate(() => {
       const run = [...window.__hearthMock.runs.values()].find((r) => !r.done && r.held.length > 0);
