@@ -156,7 +156,16 @@ impl Client {
             .post(&endpoint)
             .header(ACCEPT, "text/event-stream")
             .json(&request);
+        let asked = std::time::Instant::now();
         let resp = self.send(req, &endpoint, Some(&request.model)).await?;
+        // What is left of the first-byte timeout, and never less than the
+        // idle one: the body's first bytes may wait for the whole prompt
+        // to be read (`stream::EventReader::first_wait`).
+        let first_wait = self
+            .options
+            .first_byte_timeout
+            .saturating_sub(asked.elapsed())
+            .max(self.options.idle_timeout);
         let json = resp
             .headers()
             .get(CONTENT_TYPE)
@@ -181,7 +190,11 @@ impl Client {
             });
         }
         let key = self.key.clone();
-        let deltas = delta_stream(Box::pin(resp.bytes_stream()), self.options.idle_timeout);
+        let deltas = delta_stream(
+            Box::pin(resp.bytes_stream()),
+            first_wait,
+            self.options.idle_timeout,
+        );
         Ok(Box::pin(futures::StreamExt::map(deltas, move |d| {
             d.map_err(|e| e.scrubbed(key.as_ref()))
         })))

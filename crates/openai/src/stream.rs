@@ -29,6 +29,12 @@ pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<ModelDelta, OpenAiError>
 struct EventReader {
     body: ByteStream,
     sse: SseSplitter,
+    /// The wait for the body's first bytes, until they come. llama.cpp's
+    /// server sends the response head at once and evaluates the prompt
+    /// after it, so on a slow machine the first chunk comes minutes later:
+    /// that wait is the first-byte timeout's, as it is where a server holds
+    /// the head back until the first token (Ollama), not the idle one's.
+    first_wait: Option<Duration>,
     idle_timeout: Duration,
     drained: bool,
 }
@@ -43,14 +49,22 @@ impl EventReader {
             if self.drained {
                 return None;
             }
-            match next_chunk(&mut self.body, self.idle_timeout).await {
+            let first = self.first_wait;
+            match next_chunk(&mut self.body, first.unwrap_or(self.idle_timeout)).await {
                 Chunk::Idle { seconds } => {
                     return Some(Err(OpenAiError::Timeout {
-                        phase: "between chunks of the answer",
+                        phase: if first.is_some() {
+                            "before the first chunk of the answer, while the prompt is read"
+                        } else {
+                            "between chunks of the answer"
+                        },
                         seconds,
                     }));
                 }
-                Chunk::Bytes(bytes) => self.sse.push(&bytes),
+                Chunk::Bytes(bytes) => {
+                    self.first_wait = None;
+                    self.sse.push(&bytes);
+                }
                 // The connection dropped mid-body: the answer broke off.
                 Chunk::Dropped => return Some(Err(OpenAiError::Truncated)),
                 Chunk::End => {
@@ -105,12 +119,18 @@ struct State {
 }
 
 /// Wrap an event-stream response body. Yields deltas in order; ends after
-/// `Done` or after the first error.
-pub(crate) fn delta_stream(body: ByteStream, idle_timeout: Duration) -> DeltaStream {
+/// `Done` or after the first error. `first_wait` bounds the wait for the
+/// body's first bytes, `idle_timeout` every wait after them.
+pub(crate) fn delta_stream(
+    body: ByteStream,
+    first_wait: Duration,
+    idle_timeout: Duration,
+) -> DeltaStream {
     let state = State {
         reader: EventReader {
             body,
             sse: SseSplitter::new(),
+            first_wait: Some(first_wait),
             idle_timeout,
             drained: false,
         },
@@ -156,7 +176,68 @@ mod tests {
 
     fn stream_of(chunks: Vec<&'static [u8]>) -> DeltaStream {
         let body = futures::stream::iter(chunks.into_iter().map(|c| Ok(Bytes::from_static(c))));
-        delta_stream(Box::pin(body), Duration::from_secs(5))
+        delta_stream(
+            Box::pin(body),
+            Duration::from_secs(5),
+            Duration::from_secs(5),
+        )
+    }
+
+    /// `chunks`, each sent `.0` seconds after the one before it (tokio's
+    /// paused clock), read with a first wait of 900 s and an idle one of 60.
+    async fn collect_timed(
+        chunks: Vec<(u64, &'static [u8])>,
+    ) -> Vec<Result<ModelDelta, OpenAiError>> {
+        let body = futures::stream::iter(chunks).then(|(after, c)| async move {
+            tokio::time::sleep(Duration::from_secs(after)).await;
+            Ok(Bytes::from_static(c))
+        });
+        delta_stream(
+            Box::pin(body),
+            Duration::from_secs(900),
+            Duration::from_secs(60),
+        )
+        .collect()
+        .await
+    }
+
+    const A: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n";
+    const B: &[u8] = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"},\"finish_reason\":\"stop\"}]}\n\n";
+
+    #[tokio::test(start_paused = true)]
+    async fn a_prompt_read_for_minutes_before_the_first_chunk_is_waited_for() {
+        // llama.cpp's head comes at once, its first chunk once the prompt is
+        // read: five minutes on a slow machine is no stall.
+        let got = collect_timed(vec![(300, A), (1, B)]).await;
+        assert_eq!(got[0], Ok(ModelDelta::Text("a".into())), "{got:?}");
+        assert_eq!(got[1], Ok(ModelDelta::Text("b".into())), "{got:?}");
+        assert!(matches!(got[2], Ok(ModelDelta::Done(_))), "{got:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn after_the_first_chunk_a_gap_longer_than_the_idle_timeout_is_a_stall() {
+        let got = collect_timed(vec![(300, A), (61, B)]).await;
+        assert_eq!(got[0], Ok(ModelDelta::Text("a".into())), "{got:?}");
+        assert_eq!(
+            got[1],
+            Err(OpenAiError::Timeout {
+                phase: "between chunks of the answer",
+                seconds: 60
+            })
+        );
+        assert_eq!(got.len(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_first_chunk_within_the_first_wait_is_a_timeout_that_says_so() {
+        let got = collect_timed(vec![(901, A)]).await;
+        assert_eq!(
+            got,
+            vec![Err(OpenAiError::Timeout {
+                phase: "before the first chunk of the answer, while the prompt is read",
+                seconds: 900
+            })]
+        );
     }
 
     async fn collect(chunks: Vec<&'static [u8]>) -> Vec<Result<ModelDelta, OpenAiError>> {

@@ -160,6 +160,12 @@ pub(crate) async fn serve(
                 .saturating_mul(eval_count as u64),
         ),
     };
+    // llama.cpp's server answers a streamed request with its head at once,
+    // then evaluates the prompt (`Reply::head_first`).
+    if reply.head_first && matches!(dialect, Dialect::OpenAi(_)) && req.stream.unwrap_or(true) {
+        conn.set_stream_type("text/event-stream");
+        conn.stream_piece(b"").await?;
+    }
     let eval_started = Instant::now();
     let evaluated = async {
         tokio::time::sleep(eval_delay).await;

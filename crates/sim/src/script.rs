@@ -318,6 +318,13 @@ pub struct Reply {
     /// A fault to inject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+    /// On the OpenAI-compatible API, send the streamed response's head
+    /// before the prompt is evaluated, as llama.cpp's server does (Ollama
+    /// holds its head back until the first token, as the simulator does
+    /// otherwise): the client then waits through the prompt's evaluation
+    /// for the first chunk of the body.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub head_first: bool,
 }
 
 impl Reply {
@@ -346,6 +353,13 @@ impl Reply {
     #[must_use]
     pub fn for_model(mut self, model: impl Into<String>) -> Self {
         self.model = Some(model.into());
+        self
+    }
+
+    /// Sends the head before the prompt is evaluated ([`Reply::head_first`]).
+    #[must_use]
+    pub fn with_head_first(mut self) -> Self {
+        self.head_first = true;
         self
     }
 

@@ -124,6 +124,66 @@ async fn a_stall_times_out_and_closes_the_connection() {
     assert_eq!(partial, "alpha beta");
 }
 
+/// llama.cpp's server sends the response head at once and the first chunk
+/// once the prompt is read (minutes on a slow CPU with a long prompt): that
+/// wait is the first-byte timeout's, not the idle one's (CI's seeded-Agent
+/// check on 1.5B timed out at the idle 300 s while its 1,708-token prompt
+/// was still being read, 2026-12-08).
+#[tokio::test]
+async fn a_head_sent_before_a_long_prompt_read_waits_for_the_first_chunk() {
+    let opts = ClientOptions {
+        idle_timeout: Duration::from_millis(300),
+        ..ClientOptions::default()
+    };
+    let script = Script::with_models(vec![model()]).with_reply(
+        Reply::text(TEXT)
+            .with_head_first()
+            .with_prompt_eval_ms(1_500),
+    );
+    let sim = sim(script).await;
+    let agent = agent_with(&sim, 20, opts);
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    assert!(
+        matches!(last(&evs), EventKind::StreamEnd { .. }),
+        "{evs:#?}"
+    );
+    assert_eq!(text_of(&evs), TEXT);
+}
+
+/// Past the first-byte timeout the wait ends, and the error says the
+/// prompt was still being read.
+#[tokio::test]
+async fn a_prompt_read_past_the_first_byte_timeout_is_a_timeout_that_says_so() {
+    let opts = ClientOptions {
+        first_byte_timeout: Duration::from_millis(600),
+        idle_timeout: Duration::from_millis(300),
+        ..ClientOptions::default()
+    };
+    let mut script = Script::with_models(vec![model()]);
+    // A timeout before any output is retried (three attempts in all).
+    for _ in 0..3 {
+        script = script.with_reply(
+            Reply::text(TEXT)
+                .with_head_first()
+                .with_prompt_eval_ms(60_000),
+        );
+    }
+    let sim = sim(script).await;
+    let agent = agent_with(&sim, 20, opts);
+    let mut run = agent.run_stream("s", "hi");
+    let evs = events(&mut run).await;
+    let EventKind::Error { error, .. } = last(&evs) else {
+        panic!("{evs:#?}")
+    };
+    assert_eq!(error.code, ErrorCode::Timeout, "{error:?}");
+    assert!(
+        error.message.contains("while the prompt is read"),
+        "{}",
+        error.message
+    );
+}
+
 #[tokio::test]
 async fn utf8_split_inside_characters_arrives_exact() {
     let text = "héllo wörld 🌍 — naïve café, 日本語 テキスト";
