@@ -67,9 +67,9 @@ cd "$ROOT"
 
 FAILED=0
 # $HEARTH_REAL_CHECKS: which checks run, by number (default: all). CI runs
-# them in three parts at once (6; 2 and 9; the rest), each with a server of
-# its own on $HEARTH_REAL_PORT and the port above it: scripts/test.sh.
-# Check 8 uses the host check 7 adds.
+# them in three parts at once (4, 5 and 6; 2 and 9; the rest), each with a
+# server of its own on $HEARTH_REAL_PORT and the port above it:
+# scripts/test.sh. Check 8 uses the host check 7 adds.
 CHECKS=" ${HEARTH_REAL_CHECKS:-1 2 3 4 5 6 7 8 9 10 11 12} "
 runs() { [[ "$CHECKS" == *" $1 "* ]]; }
 # Each check says how long it took (docs/testing.md's stage table): the
