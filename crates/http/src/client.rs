@@ -11,7 +11,9 @@ pub struct ClientOptions {
     /// From sending a request to the response head. Servers that hold the
     /// head back until the first token (Ollama does) include loading the
     /// model and evaluating the prompt in it, which on a CPU or a slow GPU
-    /// takes minutes.
+    /// takes minutes. Where the head comes at once and the prompt is read
+    /// after it (llama.cpp's server), the OpenAI-compatible client gives
+    /// the wait for the body's first bytes what is left of it.
     pub first_byte_timeout: Duration,
     /// Between two reads of a streaming answer.
     pub idle_timeout: Duration,

@@ -1,7 +1,9 @@
 //! A `/chat/completions` event stream as a stream of the core's deltas.
 //!
 //! Bytes → events ([`SseSplitter`]) → chunks (JSON) → deltas
-//! ([`Assembler`]), with an idle timeout on every read. Ends after
+//! ([`Assembler`]). The wait for the body's first bytes has what is left
+//! of the first-byte timeout (llama.cpp sends its head before it reads the
+//! prompt), every later read the idle timeout. Ends after
 //! `ModelDelta::Done`, or with one typed error: an in-band error event, an
 //! event that is not JSON, a dropped connection or an end with neither
 //! `[DONE]` nor a `finish_reason`. Dropping it closes the connection, which
